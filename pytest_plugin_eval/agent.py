@@ -1,0 +1,144 @@
+"""Starting and supervising the agent under test: the real Claude Code, as `claude -p` in stream-json mode."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from .transcript import Transcript
+
+KILL_GRACE_SECONDS = 3
+
+
+class ClaudeNotFound(Exception):
+    pass
+
+
+def bundled_claude() -> Path | None:
+    """The binary shipped inside the claude-agent-sdk wheel."""
+    try:
+        import claude_agent_sdk
+    except ImportError:
+        return None
+    path = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
+    return path if os.access(path, os.X_OK) else None
+
+
+def find_claude(explicit: str | None) -> Path:
+    """`--claude PATH`, else the bundled binary, else `claude` on PATH."""
+    if explicit:
+        return Path(explicit)
+    found = bundled_claude() or shutil.which("claude")
+    if not found:
+        raise ClaudeNotFound("Error: no Claude Code binary found — install claude-agent-sdk (it bundles one), "
+                             "put `claude` on PATH, or pass --claude PATH")
+    return Path(found)
+
+
+@lru_cache(maxsize=8)
+def claude_version(path: Path) -> str:
+    """`2.1.327` from `claude --version` ('unknown' when it cannot be asked)."""
+    try:
+        out = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.split()[0] if out.split() else "unknown"
+
+
+@dataclass(frozen=True)
+class AgentCommand:
+    argv: tuple[str, ...]
+    env: dict
+    cwd: Path
+    prompt: str
+    timeout: float
+
+
+@dataclass(frozen=True)
+class ChildExit:
+    returncode: int | None
+    timed_out: bool
+    duration: float
+    stderr: str
+
+
+def run_child(cmd: AgentCommand, trace_path: Path, stderr_path: Path) -> ChildExit:
+    """Run the child to completion or timeout. Its stdout *is* the trace: written verbatim to `trace_path`.
+
+    The child gets its own process group so that a timeout (or Ctrl-C) stops everything it started."""
+    started = time.monotonic()
+    with open(trace_path, "wb") as out, open(stderr_path, "wb") as err:
+        child = subprocess.Popen(list(cmd.argv), cwd=cmd.cwd, env=cmd.env, stdin=subprocess.PIPE, stdout=out,
+                                 stderr=err, start_new_session=True)
+        timed_out = False
+        try:
+            try:
+                child.stdin.write(cmd.prompt.encode("utf-8"))
+                child.stdin.close()
+            except BrokenPipeError:
+                pass
+            try:
+                child.wait(timeout=cmd.timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                stop_group(child)
+        except BaseException:
+            stop_group(child)
+            raise
+    stderr = stderr_path.read_text(encoding="utf-8", errors="replace")
+    return ChildExit(child.returncode, timed_out, time.monotonic() - started, stderr)
+
+
+def stop_group(child: subprocess.Popen) -> None:
+    """SIGTERM the child's process group, then SIGKILL what is left after a grace period."""
+    for sig, wait in ((signal.SIGTERM, KILL_GRACE_SECONDS), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(child.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            child.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@dataclass(frozen=True)
+class RunError:
+    """Why a run did not end normally. `kind` decides how it counts:
+    api/auth (the model could not be reached: infrastructure, not the plugin), timeout, max_turns,
+    agent (the child reported an error), crash (no result at all), start (could not be started)."""
+    kind: str
+    message: str
+    status: int | None = None
+
+    @property
+    def infrastructure(self) -> bool:
+        return self.kind in ("api", "auth")
+
+
+def classify(exit: ChildExit, transcript: Transcript, timeout: float) -> RunError | None:
+    if exit.timed_out:
+        return RunError("timeout", f"timed out after {timeout:g}s")
+    result = transcript.result
+    if result is not None:
+        if not result.get("is_error") and result.get("subtype") == "success":
+            return None
+        errors = result.get("errors") or []
+        text = errors[0] if errors and isinstance(errors[0], str) else str(result.get("result") or result.get("subtype"))
+        message = f"exit {exit.returncode}: {text}"
+        status = result.get("api_error_status")
+        if isinstance(status, int):
+            return RunError("auth" if status in (401, 403) else "api", message, status)
+        if result.get("subtype") == "error_max_turns":
+            return RunError("max_turns", message)
+        return RunError("agent", message)
+    if exit.returncode == 0:
+        return RunError("crash", "exit 0: the agent ended without a result line")
+    last = [line for line in exit.stderr.strip().splitlines() if line.strip()]
+    return RunError("crash", f"exit {exit.returncode}: {last[-1] if last else 'no output'}")

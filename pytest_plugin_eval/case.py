@@ -1,0 +1,559 @@
+"""An eval case folder, read and validated up front.
+
+A case is a folder holding `prompt.md` (YAML frontmatter + the prompt) and/or `case.yaml`, plus graders in
+`graders/*.md` or inline in case.yaml. Everything that can be checked without running the agent is checked
+here, and every problem names the file and the key, so a broken case fails before any money is spent.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from . import permissions
+from .graders import GraderSpec, SpecError, registry
+from .graders.base import ARMS, COMMON_KEYS, type_name
+from .target import NOT_CASE_DIRS, RESERVED_DIR, resolve_plugin
+from .yamlio import FrontmatterError, YamlError, load_yaml, split_frontmatter
+
+PROMPT_FILE = "prompt.md"
+CASE_FILE = "case.yaml"
+GRADERS_DIR = "graders"
+PROMPT_CAP = 1024 * 1024
+PROMPT_TEMPLATE = "TODO: describe what the agent should do"
+GRADER_TEMPLATE = "TODO: describe what a successful response looks like"
+ENV_KEY_RE = re.compile(r"^EVAL_[A-Z0-9_]*$")
+VERSION_RE = re.compile(r"^(\d+)(?:\.\d+)*$")
+DEFAULT_RUNS = 3
+DEFAULT_MAX_TURNS = 10
+DEFAULT_TIMEOUT = 300
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a case: the file, the key in it ('' for the file as a whole), and what to do."""
+    file: Path
+    key: str
+    message: str
+
+    def render(self, base: Path | None = None) -> str:
+        where = display_path(self.file, base)
+        return f"{where}: {self.key}: {self.message}" if self.key else f"{where}: {self.message}"
+
+
+class CaseLoadError(Exception):
+    def __init__(self, case_dir: Path, problems: list[Problem]):
+        self.case_dir = case_dir
+        self.problems = problems
+        super().__init__("\n".join(p.render() for p in problems))
+
+
+def display_path(path: Path, base: Path | None = None) -> str:
+    base = base or Path.cwd()
+    try:
+        return os.path.relpath(path, base) if Path(path).is_absolute() else str(path)
+    except ValueError:
+        return str(path)
+
+
+@dataclass(frozen=True)
+class Context:
+    """case.yaml `context:` — staging a run: a scaffold script, a resumed history, readable fixture folders."""
+    scaffold_script: Path | None = None
+    history_file: Path | None = None
+    add_dirs: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    dir: Path
+    eval_root: Path
+    plugin_root: Path | None
+    source: str                     # "prose" (prompt.md), "case_yaml", or "mixed"
+    prompt: str
+    graders: tuple[GraderSpec, ...]
+    runs: int | None = None         # as written (None: the default, 3)
+    max_turns: int = DEFAULT_MAX_TURNS
+    timeout_seconds: int = DEFAULT_TIMEOUT
+    model: str | None = None
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+    append_system_prompt: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    tags: tuple[str, ...] = ()
+    plugins: tuple[Path, ...] = ()  # explicit plugin folders; () = the enclosing plugin
+    description: str | None = None
+    expected_outcome: str | None = None
+    context: Context = field(default_factory=Context)
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def runs_per_arm(self) -> int:
+        return self.runs if self.runs is not None else DEFAULT_RUNS
+
+    @property
+    def rel_dir(self) -> str:
+        """The case folder as the results JSON names it: relative to the suite (the eval dir's parent)."""
+        return os.path.relpath(self.dir, self.eval_root.parent)
+
+    @property
+    def plugin_dirs(self) -> tuple[Path, ...]:
+        """The folders loaded with --plugin-dir in the with arm."""
+        if self.plugins:
+            return self.plugins
+        return (self.plugin_root,) if self.plugin_root is not None else ()
+
+    @property
+    def prompt_file(self) -> Path:
+        """The file a pytest item is anchored on."""
+        return self.dir / (PROMPT_FILE if (self.dir / PROMPT_FILE).exists() else CASE_FILE)
+
+
+def is_case_dir(folder: Path) -> bool:
+    return (folder / PROMPT_FILE).is_file() or (folder / CASE_FILE).is_file()
+
+
+# ---- field validators -------------------------------------------------------------------------------------
+
+Check = Callable[[Any, str], Any]
+
+
+def _int_between(low: int, high: int) -> Check:
+    def check(value: Any, key: str) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SpecError(key, f"must be a whole number from {low} to {high} (got {type_name(value)}"
+                                 f"{' ' + repr(value) if isinstance(value, (str, float)) else ''})")
+        if not low <= value <= high:
+            raise SpecError(key, f"must be a whole number from {low} to {high} (got {value})")
+        return value
+    return check
+
+
+def _string(value: Any, key: str) -> str:
+    if not isinstance(value, str):
+        raise SpecError(key, f"must be a string (got {type_name(value)})")
+    return value
+
+
+def _name(value: Any, key: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(key, f"must be a non-empty string (got {type_name(value) if not isinstance(value, str) else 'an empty string'})")
+    return value
+
+
+def _string_list(value: Any, key: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        hint = f" — write it as a list: [{value}]" if isinstance(value, str) else ""
+        raise SpecError(key, f"must be a list of strings (got {type_name(value)}){hint}")
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise SpecError(f"{key}[{i}]", f"must be a string (got {type_name(item)})")
+    return tuple(value)
+
+
+def _disallowed(value: Any, key: str) -> tuple[str, ...]:
+    tools = _string_list(value, key)
+    for i, tool in enumerate(tools):
+        problem = permissions.disallow_problem(tool)
+        if problem:
+            raise SpecError(f"{key}[{i}]", problem)
+    return tools
+
+
+def _env(value: Any, key: str) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict):
+        raise SpecError(key, f"must be a mapping of EVAL_* names to strings (got {type_name(value)})")
+    for name, item in value.items():
+        if not isinstance(name, str) or not ENV_KEY_RE.match(name):
+            raise SpecError(f"{key}.{name}", "only EVAL_* variables (upper case: ^EVAL_[A-Z0-9_]*$) can be set "
+                                             "from a case; anything else must come from the operator's shell")
+        if not isinstance(item, str):
+            raise SpecError(f"{key}.{name}", f"must be a string (got {type_name(item)}) — quote it: \"{item}\"")
+    return tuple((str(k), v) for k, v in value.items())
+
+
+def _mapping(value: Any, key: str) -> dict:
+    if not isinstance(value, dict):
+        raise SpecError(key, f"must be a mapping (got {type_name(value)})")
+    return value
+
+
+def _boolean(value: Any, key: str) -> bool:
+    if not isinstance(value, bool):
+        raise SpecError(key, f"must be true or false (got {type_name(value)})")
+    return value
+
+
+def _schema_version(value: Any, key: str) -> str:
+    if not isinstance(value, str):
+        raise SpecError(key, f'must be a quoted version string such as "1.0" (got {type_name(value)})')
+    m = VERSION_RE.match(value.strip())
+    if not m:
+        raise SpecError(key, f'"{value}" is not a version string such as "1.0"')
+    if int(m.group(1)) > 1:
+        raise SpecError(key, f'"{value}" needs a newer case format than this tool reads (up to 1.x)')
+    return value
+
+
+# Keys shared by prompt.md frontmatter and case.yaml (top level or under execution:).
+TOP_FIELDS: dict[str, Check] = {
+    "schema_version": _schema_version, "name": _name, "description": _string, "tags": _string_list,
+    "plugins": _string_list, "runs": _int_between(1, 50), "expected_outcome": _string,
+}
+EXECUTION_FIELDS: dict[str, Check] = {
+    "model": _string, "max_turns": _int_between(1, 200), "timeout_seconds": _int_between(1, 3600),
+    "allowed_tools": _string_list, "disallowed_tools": _disallowed, "artifact_publish": _boolean,
+    "growthbook_overrides": _mapping, "append_system_prompt": _string, "env": _env,
+}
+FRONTMATTER_KEYS = tuple(TOP_FIELDS) + tuple(EXECUTION_FIELDS)
+CONTEXT_KEYS = ("scaffold_script", "history_file", "add_dirs")
+
+
+class _Collector:
+    """Gathers every problem of one case instead of stopping at the first."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def add(self, file: Path, key: str, message: str) -> None:
+        self.problems.append(Problem(file, key, message))
+
+    def check(self, file: Path, fields: dict[str, Check], data: dict, prefix: str = "") -> dict:
+        out = {}
+        for key, value in data.items():
+            if key in fields:
+                try:
+                    out[key] = fields[key](value, prefix + key)
+                except SpecError as e:
+                    self.add(file, e.key, e.message)
+        return out
+
+
+# ---- graders ----------------------------------------------------------------------------------------------
+
+def parse_grader(raw: dict, body: str, name: str, source: str) -> GraderSpec:
+    """Validate one grader definition (frontmatter or inline mapping). Raises SpecError."""
+    kinds = registry()
+    kind_name = raw.get("type")
+    if kind_name is None:
+        raise SpecError("type", f"is required ({' | '.join(kinds)})")
+    if kind_name not in kinds:
+        raise SpecError("type", f"{kind_name!r} is not a grader type (expected one of: {', '.join(kinds)})")
+    kind = kinds[kind_name]
+    allowed = COMMON_KEYS + kind.keys
+    unknown = [k for k in raw if k not in allowed]
+    if unknown:
+        raise SpecError(unknown[0], f"is not a key of {kind_name} graders (expected: {', '.join(allowed)})")
+    weight = raw.get("weight", 1)
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight <= 0:
+        raise SpecError("weight", f"must be a number greater than 0 (got {weight!r})")
+    arm = raw.get("arm")
+    if arm is not None and arm not in ARMS:
+        raise SpecError("arm", f"must be one of {', '.join(ARMS)} (got {arm!r})")
+    if kind.uses_body and GRADER_TEMPLATE in body:
+        raise SpecError("", f'grader "{name}" is still the blank `init` template — replace the '
+                            f'"{GRADER_TEMPLATE}" line with concrete pass criteria')
+    config = kind.parse(raw, body)
+    return GraderSpec(name=name, type=kind_name, weight=weight, arm=arm, config=config, source=source,
+                      body=body.strip() if kind.uses_body else None)
+
+
+def _grader_file_order(path: Path) -> bytes:
+    # Plain code-unit order, as JavaScript sorts strings.
+    return path.name.encode("utf-16-be")
+
+
+def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str]) -> list[GraderSpec]:
+    folder = case_dir / GRADERS_DIR
+    if not folder.exists():
+        return []
+    if not folder.is_dir():
+        errors.add(folder, "", "is not a folder — graders go in graders/<name>.md")
+        return []
+    specs = []
+    for path in sorted((p for p in folder.iterdir() if p.name.endswith(".md") and p.is_file()), key=_grader_file_order):
+        try:
+            meta, body = split_frontmatter(path.read_text(encoding="utf-8"))
+        except (FrontmatterError, YamlError) as e:
+            errors.add(path, "", f"invalid frontmatter: {e}")
+            continue
+        except (OSError, UnicodeDecodeError) as e:
+            errors.add(path, "", f"cannot be read: {e}")
+            continue
+        if meta is None:
+            warnings.append(f"{display_path(path)} has no frontmatter (a `---` block with `type:`), so it is not a "
+                            f"grader and is ignored")
+            continue
+        name = meta.get("name", path.name[:-3])
+        if not isinstance(name, str) or not name:
+            errors.add(path, "name", f"must be a non-empty string (got {type_name(name)})")
+            continue
+        try:
+            specs.append(parse_grader(meta, body, name, str(path)))
+        except SpecError as e:
+            errors.add(path, e.key, e.message)
+    return specs
+
+
+def load_inline_graders(case_file: Path, raw: Any, errors: _Collector) -> list[GraderSpec]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        errors.add(case_file, "graders", f"must be a list of grader mappings (got {type_name(raw)})")
+        return []
+    specs = []
+    for i, item in enumerate(raw):
+        key = f"graders[{i}]"
+        if not isinstance(item, dict):
+            errors.add(case_file, key, f"must be a mapping with name and type (got {type_name(item)})")
+            continue
+        name = item.get("name")
+        if not isinstance(name, str) or not name:
+            errors.add(case_file, f"{key}.name", "is required for a grader written in case.yaml")
+            continue
+        fields = {k: v for k, v in item.items() if k != "name"}
+        kind = registry().get(fields.get("type"))
+        body = ""
+        if kind is not None and kind.uses_body:
+            # Inline judges give their rubric as `criteria:` (the body of a graders/*.md file).
+            body = fields.pop("criteria", "")
+            if not isinstance(body, str):
+                errors.add(case_file, f"{key}.criteria", f"must be a string (got {type_name(body)})")
+                continue
+        try:
+            specs.append(parse_grader(fields, body, name, f"{case_file}:{key}"))
+        except SpecError as e:
+            errors.add(case_file, f"{key}.{e.key}" if e.key else key, e.message)
+    return specs
+
+
+# ---- the case ---------------------------------------------------------------------------------------------
+
+def _read_prompt_md(path: Path, errors: _Collector) -> tuple[dict, str] | None:
+    try:
+        size = path.stat().st_size
+        if size > PROMPT_CAP:
+            errors.add(path, "", f"is {size} bytes; the cap is {PROMPT_CAP} (1 MiB)")
+            return None
+        meta, body = split_frontmatter(path.read_text(encoding="utf-8"))
+    except FrontmatterError as e:
+        errors.add(path, "", str(e))
+        return None
+    except YamlError as e:
+        errors.add(path, "", f"invalid YAML frontmatter: {e}")
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        errors.add(path, "", f"cannot be read: {e}")
+        return None
+    meta = meta or {}
+    for key in meta:
+        if key not in FRONTMATTER_KEYS:
+            errors.add(path, str(key), f"is not a frontmatter key (expected one of: {', '.join(FRONTMATTER_KEYS)})")
+    return meta, body.strip()
+
+
+MISPLACED = {**{k: "execution" for k in EXECUTION_FIELDS}, **{k: "top" for k in TOP_FIELDS},
+             **{k: "context" for k in CONTEXT_KEYS}, "prompt": "execution"}
+
+
+def _misplaced_hint(key: str, where: str) -> str:
+    home = MISPLACED.get(key)
+    if home is None or home == where:
+        return ""
+    return " — it belongs at the top level" if home == "top" else f" — it belongs under `{home}:`"
+
+
+def _read_case_yaml(path: Path, errors: _Collector) -> dict | None:
+    try:
+        data = load_yaml(path.read_text(encoding="utf-8"))
+    except YamlError as e:
+        errors.add(path, "", f"invalid YAML: {e}")
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        errors.add(path, "", f"cannot be read: {e}")
+        return None
+    if not isinstance(data, dict):
+        errors.add(path, "", f"must be a YAML mapping (got {type_name(data)})")
+        return None
+    allowed_top = tuple(TOP_FIELDS) + ("context", "execution", "graders")
+    for key in data:
+        if key not in allowed_top:
+            errors.add(path, str(key), f"is not a case.yaml key{_misplaced_hint(key, 'top')} "
+                                       f"(top-level keys: {', '.join(allowed_top)})")
+    for section, keys in (("execution", tuple(EXECUTION_FIELDS) + ("prompt",)), ("context", CONTEXT_KEYS)):
+        value = data.get(section)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            errors.add(path, section, f"must be a mapping (got {type_name(value)})")
+            data[section] = {}
+            continue
+        for key in value:
+            if key not in keys:
+                errors.add(path, f"{section}.{key}", f"is not a key of `{section}:`{_misplaced_hint(key, section)} "
+                                                     f"(expected: {', '.join(keys)})")
+    if "schema_version" not in data:
+        errors.add(path, "schema_version", 'is required in case.yaml (e.g. schema_version: "1.0")')
+    if "name" not in data:
+        errors.add(path, "name", "is required in case.yaml")
+    return data
+
+
+def _inside(path: Path, root: Path) -> bool:
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    return real == base or real.startswith(base + os.sep)
+
+
+def _case_path(case_dir: Path, value: Any, key: str, file: Path, errors: _Collector, *, folder: bool) -> Path | None:
+    """A context path: relative to the case folder, inside it, and existing."""
+    if not isinstance(value, str) or not value:
+        errors.add(file, key, f"must be a path relative to the case folder (got {type_name(value)})")
+        return None
+    if os.path.isabs(value) or ".." in Path(value).parts:
+        errors.add(file, key, f'"{value}" leaves the case folder (absolute or `..`) — it must name something inside it')
+        return None
+    path = case_dir / value
+    if not path.exists():
+        errors.add(file, key, f'"{value}" does not exist in the case folder')
+        return None
+    if not _inside(path, case_dir):
+        errors.add(file, key, f'"{value}" is a symlink out of the case folder')
+        return None
+    if folder and not path.is_dir():
+        errors.add(file, key, f'"{value}" is not a folder')
+        return None
+    if not folder and not path.is_file():
+        errors.add(file, key, f'"{value}" is not a file')
+        return None
+    return path
+
+
+def _context(case_dir: Path, raw: dict, file: Path, errors: _Collector) -> Context:
+    scaffold = history = None
+    if raw.get("scaffold_script") is not None:
+        scaffold = _case_path(case_dir, raw["scaffold_script"], "context.scaffold_script", file, errors, folder=False)
+    if raw.get("history_file") is not None:
+        history = _case_path(case_dir, raw["history_file"], "context.history_file", file, errors, folder=False)
+    dirs: list[Path] = []
+    add_dirs = raw.get("add_dirs")
+    if add_dirs is not None:
+        if not isinstance(add_dirs, list):
+            errors.add(file, "context.add_dirs", f"must be a list of folders (got {type_name(add_dirs)})")
+        else:
+            for i, value in enumerate(add_dirs):
+                path = _case_path(case_dir, value, f"context.add_dirs[{i}]", file, errors, folder=True)
+                if path:
+                    dirs.append(path)
+    return Context(scaffold, history, tuple(dirs))
+
+
+def _plugins(case_dir: Path, entries: tuple[str, ...], containment: Path, file: Path,
+             errors: _Collector) -> tuple[Path, ...]:
+    out = []
+    for i, entry in enumerate(entries):
+        path = (case_dir / entry).resolve()
+        if not path.is_dir():
+            errors.add(file, f"plugins[{i}]", f'"{entry}" does not exist (plugins are folders relative to the case folder)')
+        elif not _inside(path, containment):
+            errors.add(file, f"plugins[{i}]", f'"{entry}" resolves to {path}, outside {containment}; only plugins '
+                                              f"inside the plugin under test can be loaded from a case")
+        else:
+            out.append(path)
+    return tuple(out)
+
+
+def load_case(case_dir: Path, eval_root: Path) -> Case:
+    """Read and validate the case in `case_dir`. Raises CaseLoadError listing every problem found."""
+    case_dir = case_dir.absolute()
+    errors = _Collector()
+    warnings: list[str] = []
+    prompt_md, case_yaml = case_dir / PROMPT_FILE, case_dir / CASE_FILE
+    if RESERVED_DIR in case_dir.relative_to(eval_root).parts:
+        raise CaseLoadError(case_dir, [Problem(case_dir, "", f"{RESERVED_DIR}/ is reserved for mock responders — a case "
+                                                             f"there is never run; move it out of {RESERVED_DIR}/")])
+    has_md, has_yaml = prompt_md.is_file(), case_yaml.is_file()
+    for path in (prompt_md, case_yaml):
+        if path.is_symlink() and not _inside(path, eval_root.parent):
+            errors.add(path, "", "is a symlink out of the suite; case files must live inside it")
+            raise CaseLoadError(case_dir, errors.problems)
+
+    yaml_data = _read_case_yaml(case_yaml, errors) if has_yaml else {}
+    md = _read_prompt_md(prompt_md, errors) if has_md else None
+    if yaml_data is None or (has_md and md is None):
+        raise CaseLoadError(case_dir, errors.problems)
+    meta, body = md if md else ({}, "")
+    yaml_file = case_yaml if has_yaml else prompt_md
+    execution = yaml_data.get("execution") or {}
+
+    # case.yaml values first, prompt.md frontmatter on top (it wins key by key).
+    settings = errors.check(case_yaml, TOP_FIELDS, {k: v for k, v in yaml_data.items() if k in TOP_FIELDS})
+    settings.update(errors.check(case_yaml, EXECUTION_FIELDS, execution, "execution."))
+    settings.update(errors.check(prompt_md, {**TOP_FIELDS, **EXECUTION_FIELDS}, meta))
+
+    prompt = body or (execution.get("prompt") or "")
+    if not isinstance(prompt, str):
+        errors.add(case_yaml, "execution.prompt", f"must be a string (got {type_name(prompt)})")
+        prompt = ""
+    prompt = prompt.strip()
+    if not prompt:
+        errors.add(prompt_md if has_md else case_yaml, "prompt" if has_md else "execution.prompt",
+                   "is empty — write the user prompt to test as the prompt.md body (or execution.prompt in case.yaml)")
+    elif PROMPT_TEMPLATE in prompt:
+        errors.add(prompt_md if body else case_yaml, "prompt", f'is still the blank `init` template — replace the '
+                                                               f'"{PROMPT_TEMPLATE}" line with the user prompt to test')
+
+    disallowed = tuple(settings.get("disallowed_tools", ()))
+    if has_md and has_yaml and "disallowed_tools" in meta and "disallowed_tools" in execution:
+        both = errors.check(case_yaml, EXECUTION_FIELDS, {"disallowed_tools": execution["disallowed_tools"]})
+        disallowed = tuple(both.get("disallowed_tools", ())) + disallowed
+
+    before = len(errors.problems)
+    graders = load_inline_graders(case_yaml, yaml_data.get("graders"), errors) if has_yaml else []
+    graders += load_grader_files(case_dir, errors, warnings)
+    grader_problems = len(errors.problems) > before
+    seen: set[str] = set()
+    for spec in graders:
+        if spec.name in seen:
+            errors.add(case_dir / GRADERS_DIR, "name", f'two graders are named "{spec.name}"; grader names must be unique')
+        seen.add(spec.name)
+    if not graders and not grader_problems:
+        errors.add(case_dir, GRADERS_DIR, "the case has no graders — add graders/<name>.md files (each with a "
+                                          "`type:` frontmatter), or a graders: list in case.yaml")
+
+    context = _context(case_dir, yaml_data.get("context") or {}, yaml_file, errors) if has_yaml else Context()
+    if context.history_file is not None and not prompt:
+        errors.add(case_yaml, "context.history_file", "needs a prompt: the resumed session needs a next turn")
+
+    plugin_root = resolve_plugin(case_dir, eval_root)
+    containment = plugin_root or eval_root.parent
+    plugins = _plugins(case_dir, settings.get("plugins", ()), containment,
+                       prompt_md if "plugins" in meta else yaml_file, errors)
+
+    if errors.problems:
+        raise CaseLoadError(case_dir, errors.problems)
+    return Case(
+        name=settings.get("name", case_dir.name), dir=case_dir, eval_root=eval_root, plugin_root=plugin_root,
+        source="mixed" if has_md and has_yaml else ("case_yaml" if has_yaml else "prose"),
+        prompt=prompt, graders=tuple(graders), runs=settings.get("runs"),
+        max_turns=settings.get("max_turns", DEFAULT_MAX_TURNS),
+        timeout_seconds=settings.get("timeout_seconds", DEFAULT_TIMEOUT), model=settings.get("model"),
+        allowed_tools=tuple(settings.get("allowed_tools", ())), disallowed_tools=disallowed,
+        append_system_prompt=settings.get("append_system_prompt"), env=tuple(settings.get("env", ())),
+        tags=tuple(settings.get("tags", ())), plugins=plugins, description=settings.get("description"),
+        expected_outcome=settings.get("expected_outcome"), context=context, warnings=tuple(warnings),
+    )
+
+
+def find_case_dirs(eval_root: Path) -> list[Path]:
+    """Every case folder under an eval dir, in path order (results/, node_modules/ and .claude/ skipped)."""
+    out = []
+    for folder, subdirs, _ in os.walk(eval_root):
+        subdirs[:] = sorted(d for d in subdirs if d not in NOT_CASE_DIRS)
+        if is_case_dir(Path(folder)):
+            out.append(Path(folder))
+    return out

@@ -1,0 +1,114 @@
+"""The pytest nodes: a case file collects into one item per arm × run.
+
+Node ids are anchored on the case's file, so one run can be picked out by id:
+`evals/drafts-commit-message/prompt.md::drafts-commit-message[with-plugin-2]`. The arm labels are chosen so
+that `-k with-plugin` and `-k no-plugin` each select one arm (neither contains the other).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .case import Case, CaseLoadError, display_path
+from .results import RunResult
+
+ARM_LABELS = {"with": "with-plugin", "without": "no-plugin"}
+
+
+class CaseLoadFailure(Exception):
+    """Raised while collecting a case that does not load; reported as a collection error."""
+
+    def __init__(self, error: CaseLoadError):
+        super().__init__(str(error))
+        self.error = error
+
+
+class CaseFile(pytest.File):
+    """A case folder, anchored on its prompt.md (or case.yaml when it has no prompt.md)."""
+
+    def __init__(self, *, eval_root: Path, **kwargs):
+        super().__init__(**kwargs)
+        self.eval_root = eval_root
+        self.load_error: CaseLoadError | None = None
+
+    @property
+    def eval_session(self):
+        from .session import get_session
+        return get_session(self.config)
+
+    def collect(self):
+        try:
+            case = self.eval_session.load(self.path.parent, self.eval_root)
+        except CaseLoadError as e:
+            self.load_error = e
+            raise CaseLoadFailure(e) from None
+        for arm in self.eval_session.arms_for(case):
+            for index in range(1, self.eval_session.runs_for(case) + 1):
+                yield RunItem.from_parent(self, name=f"{case.name}[{ARM_LABELS[arm]}-{index}]", case=case,
+                                          arm=arm, index=index)
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, CaseLoadFailure):
+            problems = excinfo.value.error.problems
+            lines = [f"case {display_path(self.path.parent)} does not load:"]
+            lines += [f"  {p.render()}" for p in problems]
+            return "\n".join(lines)
+        return super().repr_failure(excinfo)
+
+
+class RunFailed(Exception):
+    def __init__(self, result: RunResult):
+        super().__init__(result.error or "graders failed")
+        self.result = result
+
+
+class RunItem(pytest.Item):
+    """One run of a case in one arm. Passes or fails on its own graders; the suite verdict (Δ, threshold)
+    is computed over all runs at the end of the session."""
+
+    def __init__(self, *, case: Case, arm: str, index: int, **kwargs):
+        super().__init__(**kwargs)
+        self.case = case
+        self.arm = arm
+        self.index = index
+        self.result: RunResult | None = None
+        self.add_marker(pytest.mark.plugin_eval)
+
+    def runtest(self) -> None:
+        from .session import get_session
+        self.result = get_session(self.config).run_item(self)
+        if self.should_fail(self.result):
+            raise RunFailed(self.result)
+
+    def should_fail(self, result: RunResult) -> bool:
+        """With-arm runs fail on a failing scored grader; every run fails when the harness could not run it."""
+        if result.error_kind in ("start", "api", "auth", "crash"):
+            return True
+        return self.arm == "with" and bool(result.failing)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, RunFailed):
+            return describe_run(excinfo.value.result, self.case)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.case.name} [{ARM_LABELS[self.arm]} run {self.index}]"
+
+
+def describe_run(result: RunResult, case: Case) -> str:
+    score = "not scored" if result.score is None else f"score {result.score:.2f}"
+    lines = [f"{case.name} [{ARM_LABELS[result.arm]} run {result.index}]: {score}"]
+    if result.error:
+        lines.append(f"  error: {result.error}")
+    for g in result.graders:
+        if g.with_only:
+            tag = " [with-only, not scored]"
+        elif not g.scored:
+            tag = " [not scored]"
+        else:
+            tag = f" (weight {g.weight:g})"
+        lines.append(f"  {'✓' if g.passed else '✗'} {g.name}{tag}: {g.explanation}")
+    if result.trace_path:
+        lines.append(f"  trace: {display_path(Path(result.trace_path))}")
+    return "\n".join(lines)

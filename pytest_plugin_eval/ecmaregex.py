@@ -1,0 +1,80 @@
+"""ECMAScript regular expressions, run by a real JavaScript engine (QuickJS).
+
+Graders' patterns are JavaScript RegExp source, as in `claude plugin eval`: flags `dgimsuvy`, named groups,
+lookbehind, `u`/`v` semantics, UTF-16 counting. Translating them to Python's `re` would be subtly wrong
+(`$`, `\\p{L}` without `u`, `(?i)`), so they are compiled and run by QuickJS.
+"""
+from __future__ import annotations
+
+import json
+import threading
+
+import quickjs
+
+FLAG_CHARS = "dgimsuvy"
+
+_JS = r"""
+function __compile(p, f) { return new RegExp(p, f); }
+function __check(p, f) {
+  try { new RegExp(p, f); return ""; } catch (e) { return String(e.message || e); }
+}
+function __search(p, f, t) { return new RegExp(p, f).test(t); }
+function __count(p, f, t) {
+  // String.prototype.match with a global regex: non-overlapping, empty matches counted, sticky stops early.
+  var m = t.match(new RegExp(p, f.indexOf("g") < 0 ? f + "g" : f));
+  return m === null ? 0 : m.length;
+}
+function __stringify(s) { return JSON.stringify(JSON.parse(s)); }
+"""
+
+
+class RegexError(ValueError):
+    """A pattern or flag string the JavaScript engine refuses."""
+
+
+_local = threading.local()
+
+
+def _fn(name: str):
+    # A QuickJS context is not thread-safe: one per thread, built on first use.
+    ctx = getattr(_local, "ctx", None)
+    if ctx is None:
+        ctx = _local.ctx = quickjs.Context()
+        ctx.eval(_JS)
+    return ctx.get(name)
+
+
+def flags_error(flags: object) -> str | None:
+    """Why `flags` is not a flag string of the schema (type and alphabet only), or None."""
+    if not isinstance(flags, str):
+        return "must be a string of JS RegExp flags (d g i m s u v y)"
+    if any(c not in FLAG_CHARS for c in flags):
+        return "must be JS RegExp flags (d g i m s u v y)"
+    return None
+
+
+def check(pattern: str, flags: str = "") -> str | None:
+    """The engine's complaint about `pattern` with `flags` (e.g. 'invalid group'), or None if it compiles."""
+    return _fn("__check")(pattern, flags) or None
+
+
+def _call(name: str, *args):
+    try:
+        return _fn(name)(*args)
+    except quickjs.JSException as e:
+        raise RegexError(str(e).split("\n")[0].removeprefix("SyntaxError: ")) from None
+
+
+def search(pattern: str, flags: str, text: str) -> bool:
+    """True if the pattern matches somewhere in `text` (RegExp.prototype.test on a fresh regex)."""
+    return bool(_call("__search", pattern, flags, text))
+
+
+def count(pattern: str, flags: str, text: str) -> int:
+    """Number of global, non-overlapping matches, as JavaScript's String.prototype.match counts them."""
+    return int(_call("__count", pattern, flags, text))
+
+
+def compact_json(value: object) -> str:
+    """`JSON.stringify(value)` as JavaScript writes it (numbers like 1.0 become 1, non-ASCII stays raw)."""
+    return str(_call("__stringify", json.dumps(value, ensure_ascii=False)))

@@ -1,0 +1,148 @@
+"""What the agent may do in a run: its tool grants and deny rules, as Claude Code command-line flags.
+
+A case asks for tools with `allowed_tools`; the operator grants the risky ones with `--allow-tools`. Tools
+that can change the machine or reach the network are *gated*: a case can only ask for them, the operator
+must grant them. Everything not granted stays on the deny list, and path rules keep the agent away from
+the harness's own folders and the eval suite (graders and rubrics stay hidden).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+# Built-in tools a case may remove with disallowed_tools (bare names only).
+REMOVABLE_TOOLS = frozenset({
+    "Agent", "Task", "Bash", "Edit", "Glob", "Grep", "Read", "Skill", "ToolSearch", "TaskStop", "TodoWrite",
+    "Write", "NotebookEdit", "WebFetch", "WebSearch", "TaskOutput", "ExitPlanMode", "EnterPlanMode",
+    "ListMcpResourcesTool", "ReadMcpResourceTool",
+})
+
+# Tools that only the operator can grant (`--allow-tools`); a case's allowed_tools cannot.
+GATED = frozenset({"Bash", "Write", "Edit", "NotebookEdit", "WebFetch", "WebSearch", "PowerShell"})
+# Tools never available in an evaluation, whoever asks.
+NEVER = frozenset({"Monitor", "EnterWorktree", "ExitWorktree"})
+# Tools that read files: a grant is scoped to the run's own folders and the plugin.
+PATH_READERS = ("Read", "Glob", "Grep")
+SHELLS = ("Bash", "PowerShell")
+
+# Tools denied in every run unless granted: they write, reach out, or belong to interactive Claude Code.
+DENIED_TOOLS = (
+    "Bash", "PowerShell", "Monitor", "EnterWorktree", "ExitWorktree", "ExitPlanMode", "Edit", "Write",
+    "NotebookEdit", "memory_list", "memory_read", "memory_write", "WebFetch", "ReportFindings", "WebSearch",
+    "SendFeedback", "SendToProject", "SendToProjectContext", "EnterPlanMode", "DesignSync", "Projects",
+    "Artifact", "ArtifactComments", "ArtifactData", "ArtifactCheck", "AppifactRepl", "SendMessage", "SendFile",
+    "ListAgents", "ShareOnboardingGuide", "Poll", "Yield", "Workflow", "CronCreate", "CronDelete", "CronList",
+    "ScheduleWakeup", "RemoteTrigger", "SearchMcpRegistry", "SuggestConnectors", "ShowOnboardingRolePicker",
+    "OfferChromeSetup", "WrapUp", "ReadNotifications", "ReadWidgetContext", "McpTaskResumePolling",
+    "enable__mcp__claude-in-chrome", "enable__mcp__remote-devices__Claude_Browser",
+    "enable__mcp__remote-devices__computer", "request_computer", "ListConnectors", "SearchPlugins",
+    "SearchSkills", "SuggestPluginInstall", "SuggestSkills", "ListPlugins", "ListSkills", "SendUserMessage",
+    "SendUserFile", "propose_skills", "SetGoal", "PauseGoal", "GetGoal", "PublishPlugin", "PushNotification",
+    "FetchInboxMessage", "ListMcpResourcesTool", "ReadMcpResourceTool", "ReadMcpResourceDirTool", "GetTask",
+)
+
+GRANT_RE = re.compile(r"^(?:[A-Za-z][\w-]*|mcp__[\w-]+__[\w*-]+)(?:\((?P<pattern>[^()]*)\))?$")
+
+
+def tool_of(entry: str) -> str:
+    """`Edit(src/**)` → `Edit`."""
+    return entry.split("(", 1)[0]
+
+
+def is_gated(entry: str) -> bool:
+    return tool_of(entry) in GATED or entry.startswith("mcp__")
+
+
+def grant_problem(entry: str) -> str | None:
+    """Why an `--allow-tools` entry is refused, or None."""
+    if not GRANT_RE.match(entry):
+        return f"{entry!r} is malformed — write a tool name, optionally with a pattern: Bash, Edit(src/**), mcp__server__tool"
+    if tool_of(entry) in NEVER:
+        return f"{entry!r} is never available in an evaluation ({', '.join(sorted(NEVER))})"
+    if entry.startswith("mcp__") and tool_of(entry).endswith("*") and tool_of(entry).count("__") < 2:
+        return f"{entry!r} is a wildcard the child does not support — name the server: mcp__server__*"
+    return None
+
+
+def disallow_problem(entry: str) -> str | None:
+    """Why a disallowed_tools / --disallow-tools entry cannot be removed, or None."""
+    if entry in REMOVABLE_TOOLS:
+        return None
+    return (f'"{entry}" cannot be disallowed: it is not a built-in tool that can be removed — use bare names '
+            f"such as Agent or TaskStop (patterns such as Bash(rm:*) and MCP tools are not accepted)")
+
+
+def _anchor(entry: str, cwd: Path) -> str:
+    """Relative patterns are anchored at the run's working directory: Edit(src/**) → Edit(/…/cwd/src/**)."""
+    tool, _, rest = entry.partition("(")
+    if not rest or tool in SHELLS or tool.startswith("mcp__"):
+        return entry
+    pattern = rest[:-1]
+    if pattern.startswith(("/", "~")):
+        return entry
+    return f"{tool}(/{cwd}/{pattern})"
+
+
+@dataclass(frozen=True)
+class RunFolders:
+    """The folders of one run that the rules refer to."""
+    home: Path
+    cwd: Path
+    tmp: Path
+    config: Path
+    out: Path
+    plugin: Path | None
+    case_dir: Path
+    eval_root: Path
+
+
+def allowed_tools(case_tools: tuple[str, ...], grants: tuple[str, ...], folders: RunFolders) -> list[str]:
+    """The child's --allowed-tools list: the case's ungated tools (file readers scoped to the run and the
+    plugin), then the operator's grants (writers scoped to cwd and tmp)."""
+    out: list[str] = []
+    for entry in case_tools:
+        if is_gated(entry) or tool_of(entry) in NEVER:
+            continue  # only the operator can grant these; the start-up notice says so
+        if entry in PATH_READERS:
+            roots = [folders.home, folders.tmp]
+            if folders.plugin is not None:
+                roots += [p for p in sorted(folders.plugin.iterdir()) if p.name != folders.eval_root.name]
+            out += [f"{entry}(/{root}/**)" if root.is_dir() else f"{entry}(/{root})" for root in roots]
+        else:
+            out.append(entry)
+    writers = []
+    for entry in grants:
+        out.append(_anchor(entry, folders.cwd))
+        if entry in ("Write", "Edit"):
+            writers = [f"{tool}(/{root}/**)" for root in (folders.cwd, folders.tmp) for tool in ("Edit", "Write")]
+    for entry in writers:
+        if entry not in out:
+            out.append(entry)
+    return [e for e in out if e not in ("Write", "Edit")]
+
+
+def disallowed_tools(granted: tuple[str, ...], removed: tuple[str, ...], folders: RunFolders) -> list[str]:
+    """The child's --disallowed-tools: path rules, then every denied tool not granted, then removals."""
+    rules: list[str] = []
+
+    def both(root: Path, tools=("Read", "Edit")):
+        for tool in tools:
+            rules.append(f"{tool}(/{root}/**)")
+
+    both(folders.config)
+    both(folders.out)
+    if folders.plugin is not None:
+        rules.append(f"Edit(/{folders.plugin}/**)")
+    rules.append(f"Edit(/{folders.case_dir}/**)")
+    for name in (".git", ".eval-artifacts"):
+        rules += [f"Edit(/{folders.cwd}/{name})", f"Edit(/{folders.cwd}/{name}/**)"]
+    for tool in ("Read", "Edit"):
+        rules += [f"{tool}(/{folders.eval_root})", f"{tool}(/{folders.eval_root}/**)"]
+    rules.append("Read(//proc/**)")
+    granted_tools = {tool_of(g) for g in granted}
+    if "Write" in granted_tools:
+        granted_tools.add("Edit")
+    rules += [t for t in DENIED_TOOLS if t not in granted_tools]
+    rules += [t for t in removed if t not in rules]
+    return rules

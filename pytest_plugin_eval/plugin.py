@@ -1,0 +1,99 @@
+"""The pytest hooks. Each one delegates to the EvalSession on `config` (session.py)."""
+from __future__ import annotations
+
+import pytest
+
+from . import options as _options
+from .collect import CaseFile, RunItem
+from .session import SESSION_KEY, WORKER_INPUT_KEY, EvalSession, get_session
+
+
+def pytest_addoption(parser):
+    _options.add_options(parser)
+
+
+def pytest_load_initial_conftests(early_config, parser, args):
+    # `-j N` is the reference tool's spelling of pytest-xdist's `-n N`: rewrite it before xdist reads it.
+    args[:] = _options.concurrency_as_xdist(args, early_config.known_args_namespace)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "plugin_eval: one run of a Claude Code plugin eval case")
+    try:
+        opts = _options.parse_options(config.option)
+    except _options.OptionError as e:
+        pytest.exit(str(e), returncode=1)
+    session = EvalSession(config, opts)
+    config.stash[SESSION_KEY] = session
+    config.pluginmanager.register(ReportListener(session), "plugin_eval_reports")
+    session.configure()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    node.workerinput[WORKER_INPUT_KEY] = get_session(node.config).worker_input()
+
+
+def pytest_sessionstart(session):
+    get_session(session.config).start()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_ignore_collect(collection_path, config):
+    return get_session(config).ignore(collection_path)
+
+
+def pytest_collect_file(file_path, parent):
+    eval_root = get_session(parent.config).case_file_root(file_path)
+    if eval_root is not None:
+        return CaseFile.from_parent(parent, path=file_path, eval_root=eval_root)
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    get_session(config).filter_items(items)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    report = yield
+    if isinstance(collector, CaseFile) and collector.load_error is not None:
+        report.plugin_eval_load_error = get_session(collector.config).load_error_data(collector)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if isinstance(item, RunItem) and call.when == "call" and item.result is not None:
+        report.plugin_eval = get_session(item.config).report_data(item)
+    return report
+
+
+def pytest_sessionfinish(session):
+    get_session(session.config).finish(session)
+
+
+def pytest_terminal_summary(terminalreporter):
+    get_session(terminalreporter.config).summary(terminalreporter)
+
+
+def pytest_unconfigure(config):
+    if SESSION_KEY in config.stash:
+        get_session(config).close()
+
+
+class ReportListener:
+    """Report hooks receive no config, so this small plugin carries the session to them."""
+
+    def __init__(self, session: EvalSession):
+        self.session = session
+
+    def pytest_collectreport(self, report):
+        self.session.on_collect_report(report)
+
+    def pytest_runtest_logreport(self, report):
+        self.session.on_test_report(report)
+
+    def pytest_keyboard_interrupt(self, excinfo):
+        self.session.on_interrupt(excinfo)

@@ -1,0 +1,89 @@
+"""The terminal summary: one line per case (WITH, W/OUT, Δ or SCORE, PASS%), a summary line, and notes."""
+from __future__ import annotations
+
+PARTIAL_LABELS = {
+    "cost_ceiling": "cost ceiling hit", "auth_failed": "credentials rejected", "api_error": "API errors",
+    "interrupted": "interrupted",
+}
+
+
+def notes_for(case: dict) -> str:
+    """Why a case is not perfect, from its with-arm runs: a run error first, then the first failing grader."""
+    runs = case["arms"].get("with", [])
+    for run in runs:
+        if run.get("error"):
+            return run["error"]
+        if run.get("aborted"):
+            aborted = run["aborted"]
+            return f"aborted by mock {aborted.get('server')}/{aborted.get('tool')}: {aborted.get('reason')}"
+    for run in runs:
+        for grader in run["graders"]:
+            if not grader["passed"]:
+                return f"{grader['name']}: {grader['explanation']}"
+    return ""
+
+
+def _num(value) -> str:
+    return "  -  " if value is None else f"{value:.2f}"
+
+
+def _delta(value) -> str:
+    if value is None:
+        return "  -  "
+    return "0.00" if abs(value) < 0.005 else f"{value:+.2f}"
+
+
+def _cost(case: dict) -> float:
+    return sum(run["costUsd"] for runs in case["arms"].values() for run in runs)
+
+
+def table(document: dict) -> list[str]:
+    cases = document["cases"]
+    two_arm = any("delta" in c["aggregates"] for c in cases)
+    width = max([len(c["name"]) for c in cases] + [4]) + 2
+    if two_arm:
+        lines = [f"{'CASE':<{width}}{'WITH':<6}{'W/OUT':<6}{'Δ':<7}{'RUNS':<5}{'COST':<8}NOTES"]
+    else:
+        lines = [f"{'CASE':<{width}}{'SCORE':<6}{'PASS%':<6}{'RUNS':<5}{'COST':<8}NOTES"]
+    for case in cases:
+        agg = case["aggregates"]
+        runs = sum(len(r) for r in case["arms"].values())
+        cost = f"${_cost(case):.2f}"
+        if two_arm:
+            cells = f"{_num(agg['score']):<6}{_num(agg.get('scoreWithout')):<6}{_delta(agg.get('delta')):<7}"
+        else:
+            rate = "-" if agg["passRate"] is None else f"{round(agg['passRate'] * 100)}%"
+            cells = f"{_num(agg['score']):<6}{rate:<6}"
+        lines.append(f"{case['name']:<{width}}{cells}{runs:<5}{cost:<8}{notes_for(case)}".rstrip())
+    return lines
+
+
+def summary_line(document: dict) -> str:
+    parts = [f"{len(document['cases'])} case(s)"]
+    mean_delta = document["aggregates"].get("meanDelta")
+    if "meanDelta" in document["aggregates"]:
+        parts.append(f"mean Δ {_delta(mean_delta)}")
+    parts.append(f"{document['durationSeconds']}s")
+    parts.append(f"${document['costUsd']:.2f}")
+    if document.get("partial"):
+        parts.append(f"⚠ partial ({PARTIAL_LABELS.get(document.get('partialReason'), document.get('partialReason'))})")
+    return " · ".join(parts)
+
+
+def write_summary(terminal, document: dict, options) -> None:
+    terminal.write_sep("=", "plugin eval")
+    for notice in document.get("notices", []):
+        terminal.write_line(notice)
+    for error in document.get("loadErrors", []):
+        terminal.write_line(f"✗ {error['dir']}: {error['message']}", red=True)
+    if document["cases"]:
+        terminal.write_line("")
+        for line in table(document):
+            terminal.write_line(line)
+        terminal.write_line("")
+        terminal.write_line(summary_line(document))
+    else:
+        terminal.write_line("No eval cases ran.")
+    if document.get("loadErrors"):
+        n = len(document["loadErrors"])
+        terminal.write_line(f"Couldn't load {n} case file{'s' if n != 1 else ''} — see above.", red=True)

@@ -1,0 +1,149 @@
+"""Results as plain data: one run's result, and the results document (schemaVersion 1, camelCase).
+
+The document keeps every field of `claude plugin eval`'s JSON with the same meaning, and only adds fields:
+`loadErrors`, `errorKind`, `partialReason` for every partial cause, the effective `runsPerArm` and `model`
+next to the case file's values, `tags`, spread and confidence intervals.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import scoring
+
+SCHEMA_VERSION = 1
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def timestamp_dirname(iso: str) -> str:
+    """`2026-11-29T19:14:00.123Z` → `2026-11-29T19-14-00-123Z` (safe as a folder name)."""
+    return iso.replace(":", "-").replace(".", "-")
+
+
+@dataclass
+class GraderOutcome:
+    name: str
+    passed: bool
+    weight: float
+    explanation: str
+    with_only: bool
+    scored: bool
+    details: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        out = {"name": self.name, "passed": self.passed, "weight": self.weight, "explanation": self.explanation,
+               "withOnly": self.with_only, "scored": self.scored}
+        out.update(self.details)
+        return out
+
+
+@dataclass
+class RunResult:
+    """One run of one case in one arm. Plain data: it travels on the pytest report (also across xdist)."""
+    case: str
+    case_dir: str           # relative to the suite, as the JSON's cases[].dir
+    arm: str
+    index: int              # 1-based
+    score: float | None
+    passed: bool
+    turns: int = 0
+    cost_usd: float = 0.0
+    judge_cost_usd: float = 0.0
+    duration_seconds: float = 0.0
+    started_at: str = ""
+    error: str | None = None
+    error_kind: str | None = None
+    trace_path: str | None = None
+    skipped_paid_graders: bool = False
+    graders: list[GraderOutcome] = field(default_factory=list)
+    aborted: dict | None = None
+    mocks: dict | None = None
+    workspace: str | None = None  # kept with --keep-temp
+
+    def to_json(self) -> dict:
+        out = {
+            "score": self.score, "passed": self.passed, "turns": self.turns, "costUsd": self.cost_usd,
+            "judgeCostUsd": self.judge_cost_usd, "durationSeconds": round(self.duration_seconds, 3),
+            "startedAt": self.started_at, "error": self.error, "tracePath": self.trace_path,
+            "skippedPaidGraders": self.skipped_paid_graders, "graders": [g.to_json() for g in self.graders],
+        }
+        if self.error_kind:
+            out["errorKind"] = self.error_kind
+        if self.aborted is not None:
+            out["aborted"] = self.aborted
+        if self.mocks is not None:
+            out["mocks"] = self.mocks
+        if self.workspace:
+            out["workspace"] = self.workspace
+        return out
+
+    def to_data(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_data(cls, data: dict) -> "RunResult":
+        data = dict(data)
+        data["graders"] = [GraderOutcome(**g) for g in data.get("graders", [])]
+        return cls(**data)
+
+    @property
+    def failing(self) -> list[GraderOutcome]:
+        return [g for g in self.graders if g.scored and not g.passed]
+
+
+def write_json(path: Path, document: dict) -> None:
+    """Write atomically: a kill mid-write never leaves half a file behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=1, ensure_ascii=False)
+            handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def case_document(header: dict, runs: list[RunResult]) -> dict:
+    """A case's JSON: its header (from the case file) plus the arms' runs in index order and aggregates."""
+    arms: dict[str, list[dict]] = {}
+    for arm in ("with", "without"):
+        chosen = sorted((r for r in runs if r.arm == arm), key=lambda r: r.index)
+        if chosen:
+            arms[arm] = [r.to_json() for r in chosen]
+    if "with" not in arms:
+        arms = {"with": [], **arms}
+    doc = dict(header)
+    doc["arms"] = arms
+    doc["aggregates"] = scoring.case_aggregates(arms)
+    return doc
+
+
+def suite_document(*, claude_version: str, started_at: str, duration: float, suite: dict, cases: list[dict],
+                   threshold: float, partial_reason: str | None, load_errors: list[dict],
+                   notices: list[str]) -> dict:
+    cost = sum(run["costUsd"] for case in cases for runs in case["arms"].values() for run in runs)
+    doc = {
+        "schemaVersion": SCHEMA_VERSION, "claudeVersion": claude_version, "startedAt": started_at,
+        "durationSeconds": round(duration), "costUsd": cost, "partial": partial_reason is not None,
+    }
+    if partial_reason is not None:
+        doc["partialReason"] = partial_reason
+    doc["suite"] = suite
+    doc["cases"] = cases
+    doc["aggregates"] = scoring.suite_aggregates(cases, threshold)
+    doc["loadErrors"] = load_errors
+    if notices:
+        doc["notices"] = notices
+    return doc

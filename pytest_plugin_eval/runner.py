@@ -1,0 +1,154 @@
+"""One run of one case in one arm: workspace → agent → transcript → graders → RunResult."""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from . import cost, permissions, scoring
+from .agent import AgentCommand, classify, run_child
+from .case import Case
+from .graders import GraderSpec, Verdict
+from .options import EvalOptions
+from .results import GraderOutcome, RunResult, now_iso
+from .transcript import RunOutput, Transcript
+from .workspace import Workspace
+
+MAX_COPIED_BYTES = 20 * 1024 * 1024  # created files kept per run, in total
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    case: Case
+    arm: str                 # "with" | "without"
+    index: int               # 1-based
+    two_arm: bool
+    options: EvalOptions
+    claude: Path
+    artefacts: Path          # where this run's trace and files are kept
+    base_url: str | None = None   # the model endpoint for this run (the scripted endpoint), else inherited
+    environ: dict = field(default_factory=lambda: dict(os.environ))
+
+    @property
+    def model(self) -> str | None:
+        return self.options.model or self.case.model
+
+
+def build_argv(plan: RunPlan, ws: Workspace) -> list[str]:
+    case, options = plan.case, plan.options
+    argv = [str(plan.claude), "-p", "--output-format", "stream-json", "--verbose",
+            "--max-turns", str(case.max_turns), "--permission-mode", "dontAsk", "--setting-sources", "user"]
+    if plan.model:
+        argv.append(f"--model={plan.model}")
+    plugin = case.plugin_dirs[0] if case.plugin_dirs else None
+    if plan.arm == "with":
+        for folder in case.plugin_dirs:
+            argv += ["--plugin-dir", str(folder)]
+    folders = permissions.RunFolders(home=ws.home, cwd=ws.cwd, tmp=ws.tmp, config=ws.config, out=ws.out,
+                                     plugin=plugin, case_dir=case.dir, eval_root=case.eval_root)
+    allowed = permissions.allowed_tools(case.allowed_tools, options.allow_tools, folders)
+    if allowed:
+        argv.append("--allowed-tools=" + ",".join(allowed))
+    removed = tuple(dict.fromkeys(case.disallowed_tools + options.disallow_tools))
+    argv.append("--disallowed-tools=" + ",".join(permissions.disallowed_tools(options.allow_tools, removed, folders)))
+    if case.append_system_prompt:
+        argv.append(f"--append-system-prompt={case.append_system_prompt}")
+    return argv
+
+
+def grade(graders: list[tuple[GraderSpec, bool]], output: RunOutput,
+          judge_allowed: Callable[[], bool] = lambda: True) -> list[GraderOutcome]:
+    """Evaluate each grader; a grader that raises is a failed grader with the error as its explanation."""
+    outcomes = []
+    for spec, indicator in graders:
+        if spec.kind.paid and not judge_allowed():
+            verdict = Verdict(False, "skipped: cost ceiling", skipped=True)
+        else:
+            try:
+                verdict = spec.kind.grade(spec.config, output)
+            except Exception as e:  # a grader bug must not lose the run
+                verdict = Verdict(False, f"grader error: {type(e).__name__}: {e}")
+        details = dict(verdict.details)
+        if verdict.cost_usd:
+            details["costUsd"] = verdict.cost_usd
+        if verdict.errored:
+            details["errored"] = True
+        if verdict.skipped:
+            details["skipped"] = True
+        counts = not indicator and not verdict.errored and not verdict.skipped
+        outcomes.append(GraderOutcome(spec.name, verdict.passed, spec.weight, verdict.explanation, indicator,
+                                      counts, details))
+    return outcomes
+
+
+def _copy_created(ws: Workspace, files: list[str], dest: Path) -> None:
+    budget = MAX_COPIED_BYTES
+    for rel in files:
+        src = ws.cwd / rel
+        try:
+            size = src.lstat().st_size
+            if src.is_symlink() or size > budget:
+                continue
+            target = dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, target)
+            budget -= size
+        except OSError:
+            continue
+
+
+def agent_cost(transcript: Transcript, model: str | None) -> float:
+    """Claude Code's own total when the child finished; otherwise priced from the usage it streamed."""
+    result = transcript.result
+    if result is not None and isinstance(result.get("total_cost_usd"), (int, float)):
+        return float(result["total_cost_usd"])
+    return sum(cost.price(model, usage) for usage in transcript.usage_by_model().values())
+
+
+def execute(plan: RunPlan) -> RunResult:
+    case = plan.case
+    started_at, started = now_iso(), time.monotonic()
+    ws = Workspace.create()
+    plan.artefacts.mkdir(parents=True, exist_ok=True)
+    trace_copy = plan.artefacts / "trace.jsonl"
+    try:
+        before = ws.files()
+        env = ws.agent_env(plan.environ, dict(case.env))
+        if plan.base_url:
+            env["ANTHROPIC_BASE_URL"] = plan.base_url
+            env.setdefault("ANTHROPIC_API_KEY", "scripted")
+        command = AgentCommand(tuple(build_argv(plan, ws)), env, ws.cwd, case.prompt, case.timeout_seconds)
+        try:
+            exit_ = run_child(command, ws.trace, ws.out / "stderr.txt")
+        except OSError as e:
+            return RunResult(case.name, case.rel_dir, plan.arm, plan.index, score=None, passed=False,
+                             started_at=started_at, error=f"could not start {plan.claude}: {e}", error_kind="start",
+                             duration_seconds=time.monotonic() - started)
+        transcript = Transcript.from_file(ws.trace)
+        error = classify(exit_, transcript, case.timeout_seconds)
+        created = ws.created_files(before)
+        output = RunOutput(transcript=transcript, cwd=ws.cwd, created_files=tuple(created), arm=plan.arm)
+        # A run that never reached the model says nothing about the plugin: it is not graded or scored.
+        ungraded = error is not None and error.infrastructure
+        outcomes = [] if ungraded else grade(scoring.graders_for(case.graders, plan.arm, plan.two_arm), output)
+        score = None if ungraded else scoring.run_score([scoring.Scored(o.weight, o.passed, o.scored) for o in outcomes])
+        judge_cost = sum(o.details.get("costUsd", 0.0) for o in outcomes)
+        shutil.copyfile(ws.trace, trace_copy)
+        shutil.copyfile(ws.out / "stderr.txt", plan.artefacts / "stderr.txt")
+        _copy_created(ws, created, plan.artefacts / "files")
+        return RunResult(
+            case=case.name, case_dir=case.rel_dir, arm=plan.arm, index=plan.index,
+            score=score, passed=score == 1.0, turns=transcript.num_turns,
+            cost_usd=agent_cost(transcript, plan.model) + judge_cost, judge_cost_usd=judge_cost,
+            duration_seconds=time.monotonic() - started, started_at=started_at,
+            error=error.message if error else None, error_kind=error.kind if error else None,
+            trace_path=str(trace_copy), graders=outcomes,
+            workspace=str(ws.root) if plan.options.keep_temp else None,
+        )
+    finally:
+        if not plan.options.keep_temp:
+            ws.remove()
+

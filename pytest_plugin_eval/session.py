@@ -1,0 +1,408 @@
+"""The one object that owns an eval session's state, hung on the pytest config.
+
+On every process it loads cases and runs items; on the controller (the only process under pytest-xdist that
+sees every report) it gathers run results and load errors from the reports and, at the end, writes the
+results document and decides the exit status. Nothing is shared between processes except what travels on
+the reports, so results are the same with and without `-n`.
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from . import scoring
+from .agent import ClaudeNotFound, claude_version, find_claude
+from .case import CASE_FILE, PROMPT_FILE, Case, display_path
+from .options import EvalOptions, eval_options_given
+from .results import RunResult, case_document, now_iso, suite_document, timestamp_dirname, write_json
+from .runner import RunPlan, execute
+from .target import NOT_CASE_DIRS, RESERVED_DIR, eval_root_of, plugin_at
+
+SESSION_KEY = pytest.StashKey["EvalSession"]()
+WORKER_INPUT_KEY = "plugin_eval"
+
+
+def get_session(config) -> "EvalSession":
+    return config.stash[SESSION_KEY]
+
+
+@dataclass
+class Collected:
+    """What the controller learns from the reports."""
+    headers: dict[str, dict] = field(default_factory=dict)       # case key → case header JSON
+    runs: dict[str, list[RunResult]] = field(default_factory=dict)
+    load_errors: dict[str, dict] = field(default_factory=dict)   # case dir → loadErrors entry
+    suite: dict = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
+    eval_roots: list[str] = field(default_factory=list)
+
+    def notice(self, text: str) -> None:
+        if text not in self.notices:
+            self.notices.append(text)
+
+    def eval_root(self, path: str) -> None:
+        if path not in self.eval_roots:
+            self.eval_roots.append(path)
+
+
+class EvalSession:
+    def __init__(self, config, options: EvalOptions):
+        self.config = config
+        self.options = options
+        worker = getattr(config, "workerinput", None)
+        shared = worker.get(WORKER_INPUT_KEY, {}) if worker else {}
+        self.is_worker = worker is not None
+        self.started_at: str = shared.get("started_at") or now_iso()
+        self.started = time.monotonic()
+        self._cases: dict[Path, Case] = {}
+        self._endpoint = None
+        self._claude: Path | None = None
+        self.collected = Collected()
+        self.eval_roots: list[Path] = []
+        self.interrupted: str | None = None
+        self.non_eval_failures = 0
+        self.document: dict | None = None
+        self.exit_status: int | None = None
+
+    # ---- start-up ------------------------------------------------------------------------------------
+
+    def configure(self) -> None:
+        """Find the eval dirs this session will collect from; a broken case must not stop the others."""
+        base = self.config.invocation_params.dir
+        for arg in self.config.args:
+            path = (base / arg.split("::")[0]).absolute()
+            for root in find_eval_roots(path, self.options.eval_dir):
+                if root not in self.eval_roots:
+                    self.eval_roots.append(root)
+        if self.active:
+            self.config.option.continue_on_collection_errors = True
+
+    @property
+    def active(self) -> bool:
+        """An eval session: it collects from an eval dir, or eval options were given."""
+        return bool(self.eval_roots) or eval_options_given(self.config.option) or bool(self.collected.headers)
+
+    def start(self) -> None:
+        """Before anything runs (controller): running a suite runs the plugin's code, so it must be trusted."""
+        if self.is_worker or not self.eval_roots or self.options.trust_plugin:
+            return
+        from .trust import confirm_trust
+        confirm_trust([root.parent for root in self.eval_roots])
+
+    # ---- shared with workers -------------------------------------------------------------------------
+
+    def worker_input(self) -> dict:
+        return {"started_at": self.started_at}
+
+    @property
+    def claude(self) -> Path:
+        if self._claude is None:
+            self._claude = find_claude(self.options.claude)
+        return self._claude
+
+    # ---- collection ----------------------------------------------------------------------------------
+
+    def eval_root(self, path: Path) -> Path | None:
+        return eval_root_of(path, self.options.eval_dir)
+
+    def load(self, case_dir: Path, eval_root: Path) -> Case:
+        if case_dir not in self._cases:
+            self._cases[case_dir] = _load_or_raise(case_dir, eval_root)
+        return self._cases[case_dir]
+
+    def ablation(self, case: Case) -> str:
+        return self.options.ablation or ("with-without" if case.plugin_dirs else "none")
+
+    def two_arm(self, case: Case) -> bool:
+        # A resumed history carries the plugin into both arms, so such a case runs single-arm.
+        return self.ablation(case) == "with-without" and bool(case.plugin_dirs) and case.context.history_file is None
+
+    def arms_for(self, case: Case) -> tuple[str, ...]:
+        return ("with", "without") if self.two_arm(case) else ("with",)
+
+    def runs_for(self, case: Case) -> int:
+        return self.options.runs or case.runs_per_arm
+
+    def selected(self, case: Case) -> bool:
+        """The --case globs (on the case name; * and ? only) and --tag filters."""
+        if self.options.case_globs and not any(_glob(case.name, g) for g in self.options.case_globs):
+            return False
+        if self.options.tags and not set(self.options.tags) & set(case.tags):
+            return False
+        return True
+
+    def ignore(self, path: Path) -> bool | None:
+        """Never collect results/, mocks/, node_modules/ or .claude/ inside an eval dir; do collect dot-dirs."""
+        root = self.eval_root(path)
+        if root is None or path == root:
+            return None
+        if path.name in NOT_CASE_DIRS or path.name == RESERVED_DIR:
+            return True
+        if path.name.startswith(".") and path.is_dir():
+            return False
+        return None
+
+    def case_file_root(self, path: Path) -> Path | None:
+        """The eval dir of `path` when it is the file a case is anchored on (prompt.md, else case.yaml)."""
+        if path.name == CASE_FILE and (path.parent / PROMPT_FILE).is_file():
+            return None
+        if path.name not in (PROMPT_FILE, CASE_FILE):
+            return None
+        return self.eval_root(path.parent)
+
+    def filter_items(self, items: list) -> None:
+        from .collect import RunItem
+        kept, dropped = [], []
+        for item in items:
+            (kept if not isinstance(item, RunItem) or self.selected(item.case) else dropped).append(item)
+        if dropped:
+            self.config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
+
+    def load_error_data(self, collector) -> dict:
+        error = collector.load_error
+        root = collector.eval_root
+        rel = os.path.relpath(error.case_dir, root.parent)
+        problems = [{"file": os.path.relpath(p.file, root.parent), "key": p.key, "message": p.message}
+                    for p in error.problems]
+        entry = {"case": error.case_dir.name, "dir": rel,
+                 "message": "; ".join(p.render(root.parent) for p in error.problems), "problems": problems}
+        return {"dir": rel, "evalRoot": str(root), "entry": entry}
+
+    # ---- running -------------------------------------------------------------------------------------
+
+    def results_dir(self, case: Case) -> Path:
+        if self.options.output_dir:
+            return Path(self.options.output_dir).absolute()
+        return case.eval_root / "results" / timestamp_dirname(self.started_at)
+
+    def run_item(self, item) -> RunResult:
+        case = item.case
+        rel = os.path.relpath(case.dir, case.eval_root)
+        plan = RunPlan(case=case, arm=item.arm, index=item.index, two_arm=self.two_arm(case), options=self.options,
+                       claude=self.claude, artefacts=self.results_dir(case) / "runs" / rel / f"{item.arm}-{item.index}",
+                       base_url=self.scripted_url(case, item.arm, item.index))
+        return execute(plan)
+
+    def scripted_url(self, case: Case, arm: str, index: int) -> str | None:
+        if not self.options.scripted:
+            return None
+        from .scripted import SCRIPT_FILENAME, ScriptedEndpoint, load_script
+        if self._endpoint is None:
+            self._endpoint = ScriptedEndpoint().start()
+        path = case.dir / SCRIPT_FILENAME
+        script = load_script(path) if path.exists() else None
+        return self._endpoint.agent_url(script, arm=arm, run=index)
+
+    def report_data(self, item) -> dict:
+        case = item.case
+        return {"run": item.result.to_data(), "case": case_header(case, self), "suite": suite_header(case, self),
+                "notices": list(case.warnings), "evalRoot": str(case.eval_root)}
+
+    def close(self) -> None:
+        if self._endpoint is not None:
+            self._endpoint.stop()
+
+    # ---- the controller ------------------------------------------------------------------------------
+
+    def on_collect_report(self, report) -> None:
+        data = getattr(report, "plugin_eval_load_error", None)
+        if data is not None:
+            self.record_load_error(data)
+
+    def on_test_report(self, report) -> None:
+        data = getattr(report, "plugin_eval", None)
+        if data is not None and report.when == "call":
+            self.record_run(data)
+        elif report.failed and "plugin_eval" not in report.keywords:
+            self.non_eval_failures += 1
+
+    def on_interrupt(self, excinfo) -> None:
+        from .interrupts import signal_name
+        self.interrupted = signal_name(excinfo.value)
+
+    def summary(self, terminal) -> None:
+        if self.is_worker or self.document is None:
+            return
+        from .report import write_summary
+        write_summary(terminal, self.document, self.options)
+
+    def record_run(self, data: dict) -> None:
+        header = data["case"]
+        key = header["dir"]
+        self.collected.headers.setdefault(key, header)
+        self.collected.runs.setdefault(key, []).append(RunResult.from_data(data["run"]))
+        if not self.collected.suite:
+            self.collected.suite = data["suite"]
+        else:
+            self.collected.suite = merge_suite(self.collected.suite, data["suite"])
+        for text in data.get("notices", ()):
+            self.collected.notice(text)
+        self.collected.eval_root(data["evalRoot"])
+
+    def record_load_error(self, data: dict) -> None:
+        self.collected.load_errors.setdefault(data["dir"], data["entry"])
+        self.collected.eval_root(data["evalRoot"])
+
+    def finish(self, pytest_session) -> None:
+        """Build the document, write it, and set the exit status (the controller, at session end)."""
+        if self.is_worker or not (self.active or self.collected.load_errors):
+            return
+        collected = self.collected
+        keys = sorted(collected.headers, key=lambda k: Path(k).parts)
+        cases = [case_document(collected.headers[k], collected.runs[k]) for k in keys]
+        runs = [r for rs in collected.runs.values() for r in rs]
+        partial = partial_reason(runs, self.interrupted)
+        base = dict(collected.suite) or self.empty_suite()
+        suite = {"root": base["root"], "ablation": base["ablation"], **self.suite_options(), "plugins": base["plugins"]}
+        self.document = suite_document(
+            claude_version=self.claude_version(), started_at=self.started_at,
+            duration=time.monotonic() - self.started, suite=suite, cases=cases,
+            threshold=self.options.threshold, partial_reason=partial,
+            load_errors=[collected.load_errors[k] for k in sorted(collected.load_errors)], notices=collected.notices)
+        failed = (bool(collected.load_errors) or not cases or self.non_eval_failures > 0
+                  or any(not scoring.passes_threshold(c, self.options.threshold) for c in cases)
+                  or any(r.error_kind == "start" for r in runs))
+        self.exit_status = scoring.exit_status(interrupted=self.interrupted, partial=partial is not None, failed=failed)
+        self.write()
+        pytest_session.exitstatus = self.exit_status
+
+    def write(self) -> None:
+        folder = self.results_folder()
+        if folder is not None:
+            write_json(folder / "aggregate-result.json", self.document)
+            self.collected.notice(f"Results: {display_path(folder / 'aggregate-result.json')}")
+        if self.options.json_path == "-":
+            sys.stdout.write(json.dumps(self.document, indent=1, ensure_ascii=False) + "\n")
+        elif self.options.json_path:
+            write_json(Path(self.options.json_path).absolute(), self.document)
+
+    def results_folder(self) -> Path | None:
+        """--output-dir, else <eval dir>/results/<timestamp>/ of the first case seen (None: nothing ran)."""
+        if self.options.output_dir:
+            return Path(self.options.output_dir).absolute()
+        roots = self.collected.eval_roots
+        return Path(roots[0]) / "results" / timestamp_dirname(self.started_at) if roots else None
+
+    def claude_version(self) -> str:
+        try:
+            return claude_version(self.claude)
+        except ClaudeNotFound:
+            return "unknown"
+
+    def empty_suite(self) -> dict:
+        root = self.eval_roots[0].parent if self.eval_roots else Path.cwd()
+        return {"root": str(root), "ablation": self.options.ablation or "none", "plugins": []}
+
+    def suite_options(self) -> dict:
+        out: dict = {}
+        if self.options.model:
+            out["modelOverride"] = self.options.model
+        if self.options.judge_model:
+            out["judgeModel"] = self.options.judge_model
+        if self.options.case_globs:
+            out["caseFilter"] = self.options.case_globs[-1] if len(self.options.case_globs) == 1 else list(self.options.case_globs)
+        if self.options.tags:
+            out["tagFilters"] = list(self.options.tags)
+        out["threshold"] = self.options.threshold
+        out["concurrency"] = self.options.concurrency or _workers(self.config)
+        if self.options.runs:
+            out["runsOverride"] = self.options.runs
+        return out
+
+
+def _workers(config) -> int:
+    n = getattr(config.option, "numprocesses", None)
+    return n if isinstance(n, int) and n > 0 else 1
+
+
+def _glob(name: str, pattern: str) -> bool:
+    # Only * and ? are wildcards; [ ] are literal.
+    return fnmatch.fnmatchcase(name, pattern.replace("[", "[[]"))
+
+
+def _load_or_raise(case_dir: Path, eval_root: Path) -> Case:
+    from .case import load_case
+    return load_case(case_dir, eval_root)
+
+
+SKIP_WALK = frozenset({"node_modules", "__pycache__", "site-packages", "venv", ".venv", "results"})
+
+
+def find_eval_roots(path: Path, eval_dir: str | None) -> list[Path]:
+    """The eval dirs a collection argument reaches: the one it is inside, or those below it."""
+    root = eval_root_of(path, eval_dir)
+    if root is not None:
+        return [root]
+    if not path.is_dir():
+        return []
+    found = []
+    for folder, subdirs, _ in os.walk(path):
+        here = Path(folder)
+        if here != path and eval_root_of(here, eval_dir) == here:
+            found.append(here)
+            subdirs[:] = []
+            continue
+        subdirs[:] = sorted(d for d in subdirs if d not in SKIP_WALK and not d.startswith("."))
+    return found
+
+
+def case_header(case: Case, session: EvalSession) -> dict:
+    out = {"name": case.name, "dir": case.rel_dir, "source": case.source, "promptMarkdown": case.prompt,
+           "runsPerCase": case.runs_per_arm, "timeoutSeconds": case.timeout_seconds, "maxTurns": case.max_turns}
+    if case.model is not None:
+        out["model"] = case.model
+    out["graders"] = [grader_header(g) for g in case.graders]
+    out["runsPerArm"] = session.runs_for(case)
+    model = session.options.model or case.model
+    if model:
+        out["effectiveModel"] = model
+    if case.tags:
+        out["tags"] = list(case.tags)
+    if case.description is not None:
+        out["description"] = case.description
+    if case.expected_outcome is not None:
+        out["expectedOutcome"] = case.expected_outcome
+    if not session.two_arm(case) and session.ablation(case) == "with-without":
+        out["singleArmReason"] = ("a resumed history_file carries the plugin into both arms"
+                                  if case.context.history_file else "no plugin to strip")
+    return out
+
+
+def grader_header(spec) -> dict:
+    out = {"name": spec.name, "type": spec.type, "weight": spec.weight}
+    if spec.body is not None:
+        out["graderMarkdown"] = spec.body
+    out["config"] = spec.config_json()
+    return out
+
+
+def suite_header(case: Case, session: EvalSession) -> dict:
+    plugins = [plugin_at(p).to_json() for p in case.plugin_dirs]
+    return {"root": str(case.plugin_root or case.eval_root.parent), "ablation": session.ablation(case),
+            "plugins": plugins}
+
+
+def merge_suite(a: dict, b: dict) -> dict:
+    out = dict(a)
+    paths = {p["path"] for p in a["plugins"]}
+    out["plugins"] = a["plugins"] + [p for p in b["plugins"] if p["path"] not in paths]
+    return out
+
+
+def partial_reason(runs: list[RunResult], interrupted: str | None) -> str | None:
+    if interrupted:
+        return "interrupted"
+    kinds = {r.error_kind for r in runs}
+    if "auth" in kinds:
+        return "auth_failed"
+    if "api" in kinds:
+        return "api_error"
+    return None
