@@ -37,6 +37,7 @@ class Problem:
     file: Path
     key: str
     message: str
+    in_grader: bool = False  # a problem inside one grader's definition (its type is known)
 
     def render(self, base: Path | None = None) -> str:
         where = display_path(self.file, base)
@@ -44,10 +45,19 @@ class Problem:
 
 
 class CaseLoadError(Exception):
-    def __init__(self, case_dir: Path, problems: list[Problem]):
+    """A case that cannot run. `name` and `tags` are set when its own files were readable, so that
+    --case/--tag can tell whether the user asked for it."""
+
+    def __init__(self, case_dir: Path, problems: list[Problem], name: str | None = None, tags: tuple[str, ...] = ()):
         self.case_dir = case_dir
         self.problems = problems
+        self.name = name
+        self.tags = tags
         super().__init__("\n".join(p.render() for p in problems))
+
+    @property
+    def graders_only(self) -> bool:
+        return self.name is not None and all(p.in_grader for p in self.problems)
 
 
 def display_path(path: Path, base: Path | None = None) -> str:
@@ -220,8 +230,8 @@ class _Collector:
     def __init__(self) -> None:
         self.problems: list[Problem] = []
 
-    def add(self, file: Path, key: str, message: str) -> None:
-        self.problems.append(Problem(file, key, message))
+    def add(self, file: Path, key: str, message: str, in_grader: bool = False) -> None:
+        self.problems.append(Problem(file, key, message, in_grader))
 
     def check(self, file: Path, fields: dict[str, Check], data: dict, prefix: str = "") -> dict:
         out = {}
@@ -236,7 +246,7 @@ class _Collector:
 
 # ---- graders ----------------------------------------------------------------------------------------------
 
-def parse_grader(raw: dict, body: str, name: str, source: str) -> GraderSpec:
+def parse_grader(raw: dict, body: str, name: str, source: str, case_dir: Path | None = None) -> GraderSpec:
     """Validate one grader definition (frontmatter or inline mapping). Raises SpecError."""
     kinds = registry()
     kind_name = raw.get("type")
@@ -258,7 +268,7 @@ def parse_grader(raw: dict, body: str, name: str, source: str) -> GraderSpec:
     if kind.uses_body and GRADER_TEMPLATE in body:
         raise SpecError("", f'grader "{name}" is still the blank `init` template — replace the '
                             f'"{GRADER_TEMPLATE}" line with concrete pass criteria')
-    config = kind.parse(raw, body)
+    config = kind.parse(raw, body, case_dir)
     return GraderSpec(name=name, type=kind_name, weight=weight, arm=arm, config=config, source=source,
                       body=body.strip() if kind.uses_body else None)
 
@@ -294,9 +304,9 @@ def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str]) -
             errors.add(path, "name", f"must be a non-empty string (got {type_name(name)})")
             continue
         try:
-            specs.append(parse_grader(meta, body, name, str(path)))
+            specs.append(parse_grader(meta, body, name, str(path), case_dir))
         except SpecError as e:
-            errors.add(path, e.key, e.message)
+            errors.add(path, e.key, e.message, in_grader=e.key != "type")
     return specs
 
 
@@ -326,9 +336,9 @@ def load_inline_graders(case_file: Path, raw: Any, errors: _Collector) -> list[G
                 errors.add(case_file, f"{key}.criteria", f"must be a string (got {type_name(body)})")
                 continue
         try:
-            specs.append(parse_grader(fields, body, name, f"{case_file}:{key}"))
+            specs.append(parse_grader(fields, body, name, f"{case_file}:{key}", case_file.parent))
         except SpecError as e:
-            errors.add(case_file, f"{key}.{e.key}" if e.key else key, e.message)
+            errors.add(case_file, f"{key}.{e.key}" if e.key else key, e.message, in_grader=e.key != "type")
     return specs
 
 
@@ -535,7 +545,8 @@ def load_case(case_dir: Path, eval_root: Path) -> Case:
                        prompt_md if "plugins" in meta else yaml_file, errors)
 
     if errors.problems:
-        raise CaseLoadError(case_dir, errors.problems)
+        raise CaseLoadError(case_dir, errors.problems, name=settings.get("name", case_dir.name),
+                            tags=tuple(settings.get("tags", ())))
     return Case(
         name=settings.get("name", case_dir.name), dir=case_dir, eval_root=eval_root, plugin_root=plugin_root,
         source="mixed" if has_md and has_yaml else ("case_yaml" if has_yaml else "prose"),

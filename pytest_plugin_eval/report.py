@@ -3,7 +3,7 @@ from __future__ import annotations
 
 PARTIAL_LABELS = {
     "cost_ceiling": "cost ceiling hit", "auth_failed": "credentials rejected", "api_error": "API errors",
-    "interrupted": "interrupted",
+    "interrupted": "interrupted", "judge_error": "judge unavailable",
 }
 
 

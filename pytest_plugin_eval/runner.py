@@ -11,7 +11,7 @@ from typing import Callable
 from . import cost, permissions, scoring
 from .agent import AgentCommand, classify, run_child
 from .case import Case
-from .graders import GraderSpec, Verdict
+from .graders import GradeContext, GraderSpec, Verdict
 from .options import EvalOptions
 from .results import GraderOutcome, RunResult, now_iso
 from .transcript import RunOutput, Transcript
@@ -30,6 +30,7 @@ class RunPlan:
     claude: Path
     artefacts: Path          # where this run's trace and files are kept
     base_url: str | None = None   # the model endpoint for this run (the scripted endpoint), else inherited
+    judge: object = None          # the Judge for paid graders (None: the case has none)
     environ: dict = field(default_factory=lambda: dict(os.environ))
 
     @property
@@ -59,7 +60,7 @@ def build_argv(plan: RunPlan, ws: Workspace) -> list[str]:
     return argv
 
 
-def grade(graders: list[tuple[GraderSpec, bool]], output: RunOutput,
+def grade(graders: list[tuple[GraderSpec, bool]], output: RunOutput, judge=None,
           judge_allowed: Callable[[], bool] = lambda: True) -> list[GraderOutcome]:
     """Evaluate each grader; a grader that raises is a failed grader with the error as its explanation."""
     outcomes = []
@@ -68,7 +69,7 @@ def grade(graders: list[tuple[GraderSpec, bool]], output: RunOutput,
             verdict = Verdict(False, "skipped: cost ceiling", skipped=True)
         else:
             try:
-                verdict = spec.kind.grade(spec.config, output)
+                verdict = spec.kind.grade(spec.config, output, GradeContext(spec.name, judge))
             except Exception as e:  # a grader bug must not lose the run
                 verdict = Verdict(False, f"grader error: {type(e).__name__}: {e}")
         details = dict(verdict.details)
@@ -133,7 +134,8 @@ def execute(plan: RunPlan) -> RunResult:
         output = RunOutput(transcript=transcript, cwd=ws.cwd, created_files=tuple(created), arm=plan.arm)
         # A run that never reached the model says nothing about the plugin: it is not graded or scored.
         ungraded = error is not None and error.infrastructure
-        outcomes = [] if ungraded else grade(scoring.graders_for(case.graders, plan.arm, plan.two_arm), output)
+        outcomes = [] if ungraded else grade(scoring.graders_for(case.graders, plan.arm, plan.two_arm), output,
+                                             plan.judge)
         score = None if ungraded else scoring.run_score([scoring.Scored(o.weight, o.passed, o.scored) for o in outcomes])
         judge_cost = sum(o.details.get("costUsd", 0.0) for o in outcomes)
         shutil.copyfile(ws.trace, trace_copy)

@@ -15,9 +15,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import anthropic
 import pytest
 
 from . import scoring
+from .judge import Judge, resolve_judge_model
 from .agent import ClaudeNotFound, claude_version, find_claude
 from .case import CASE_FILE, PROMPT_FILE, Case, display_path
 from .options import EvalOptions, eval_options_given
@@ -26,6 +28,7 @@ from .runner import RunPlan, execute
 from .target import NOT_CASE_DIRS, RESERVED_DIR, eval_root_of, plugin_at
 
 SESSION_KEY = pytest.StashKey["EvalSession"]()
+JUDGE_TIMEOUT = 120
 WORKER_INPUT_KEY = "plugin_eval"
 
 
@@ -63,6 +66,7 @@ class EvalSession:
         self.started = time.monotonic()
         self._cases: dict[Path, Case] = {}
         self._endpoint = None
+        self._judge_client = None
         self._claude: Path | None = None
         self.collected = Collected()
         self.eval_roots: list[Path] = []
@@ -131,10 +135,13 @@ class EvalSession:
         return self.options.runs or case.runs_per_arm
 
     def selected(self, case: Case) -> bool:
+        return self.selected_name(case.name, case.tags)
+
+    def selected_name(self, name: str, tags: tuple[str, ...]) -> bool:
         """The --case globs (on the case name; * and ? only) and --tag filters."""
-        if self.options.case_globs and not any(_glob(case.name, g) for g in self.options.case_globs):
+        if self.options.case_globs and not any(_glob(name, g) for g in self.options.case_globs):
             return False
-        if self.options.tags and not set(self.options.tags) & set(case.tags):
+        if self.options.tags and not set(self.options.tags) & set(tags):
             return False
         return True
 
@@ -188,18 +195,41 @@ class EvalSession:
         rel = os.path.relpath(case.dir, case.eval_root)
         plan = RunPlan(case=case, arm=item.arm, index=item.index, two_arm=self.two_arm(case), options=self.options,
                        claude=self.claude, artefacts=self.results_dir(case) / "runs" / rel / f"{item.arm}-{item.index}",
-                       base_url=self.scripted_url(case, item.arm, item.index))
+                       base_url=self.scripted_url(case, item.arm, item.index),
+                       judge=self.judge_for(case, item.arm, item.index))
         return execute(plan)
+
+    @property
+    def judge_model(self) -> str:
+        return resolve_judge_model(self.options.judge_model)
+
+    def endpoint(self):
+        """The scripted endpoint of this process (--scripted), started on first use."""
+        if self._endpoint is None:
+            from .scripted import ScriptedEndpoint
+            self._endpoint = ScriptedEndpoint().start()
+        return self._endpoint
+
+    def script(self, case: Case):
+        from .scripted import SCRIPT_FILENAME, load_script
+        path = case.dir / SCRIPT_FILENAME
+        return load_script(path) if path.exists() else None
 
     def scripted_url(self, case: Case, arm: str, index: int) -> str | None:
         if not self.options.scripted:
             return None
-        from .scripted import SCRIPT_FILENAME, ScriptedEndpoint, load_script
-        if self._endpoint is None:
-            self._endpoint = ScriptedEndpoint().start()
-        path = case.dir / SCRIPT_FILENAME
-        script = load_script(path) if path.exists() else None
-        return self._endpoint.agent_url(script, arm=arm, run=index)
+        return self.endpoint().agent_url(self.script(case), arm=arm, run=index)
+
+    def judge_for(self, case: Case, arm: str, index: int) -> Judge | None:
+        if not any(g.kind.paid for g in case.graders):
+            return None
+        if self.options.scripted:
+            script, endpoint = self.script(case), self.endpoint()
+            return Judge(self.judge_model, lambda grader: anthropic.Anthropic(
+                base_url=endpoint.judge_url(script, grader, arm=arm, run=index), api_key="scripted", max_retries=0))
+        if self._judge_client is None:
+            self._judge_client = anthropic.Anthropic(max_retries=0, timeout=JUDGE_TIMEOUT)
+        return Judge(self.judge_model, lambda grader: self._judge_client)
 
     def report_data(self, item) -> dict:
         case = item.case
@@ -307,6 +337,7 @@ class EvalSession:
             out["modelOverride"] = self.options.model
         if self.options.judge_model:
             out["judgeModel"] = self.options.judge_model
+        out["judgeModelResolved"] = self.judge_model
         if self.options.case_globs:
             out["caseFilter"] = self.options.case_globs[-1] if len(self.options.case_globs) == 1 else list(self.options.case_globs)
         if self.options.tags:
@@ -405,4 +436,6 @@ def partial_reason(runs: list[RunResult], interrupted: str | None) -> str | None
         return "auth_failed"
     if "api" in kinds:
         return "api_error"
+    if any(g.details.get("errored") for r in runs for g in r.graders):
+        return "judge_error"
     return None

@@ -1,6 +1,6 @@
 """One run's throwaway folders and environment.
 
-Each run gets a fresh root holding `home/` (the agent's HOME), `cwd/` (its working directory, a fresh git
+Each run gets a fresh root holding `home/` (the agent's HOME), `home/cwd/` (its working directory, a fresh git
 repository), `config/` (CLAUDE_CONFIG_DIR), `tmp/` (TMPDIR) and `out/` (the trace). Nothing of the
 operator's environment reaches the agent except an allow-list: what it needs to run and to reach the model.
 """
@@ -77,7 +77,8 @@ class Workspace:
 
     @property
     def cwd(self) -> Path:
-        return self.root / "cwd"
+        # Inside home, as in the reference tool (graders that match absolute paths see the same shape).
+        return self.home / "cwd"
 
     @property
     def config(self) -> Path:
@@ -99,7 +100,7 @@ class Workspace:
     def create(cls, base: Path | None = None) -> "Workspace":
         root = Path(tempfile.mkdtemp(prefix="claude-eval-", dir=base))
         ws = cls(root)
-        for folder in (ws.home, ws.cwd, ws.config, ws.tmp, ws.out):
+        for folder in (ws.home, ws.cwd, ws.config, ws.tmp, ws.out):  # home before cwd
             folder.mkdir()
         (ws.home / ".gitconfig").write_text(GITCONFIG)
         (ws.config / "settings.json").write_text(json.dumps({"env": {"DISABLE_AUTOUPDATER": "1"}}))

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from pathlib import Path
+from typing import Any, ClassVar
 
 COMMON_KEYS = ("type", "name", "weight", "arm")
 ARMS = ("with-only", "both")
@@ -54,18 +55,26 @@ class GraderSpec:
         return out
 
 
+@dataclass(frozen=True)
+class GradeContext:
+    """What a grader may need besides the run: its own name, and the judge (paid graders)."""
+    grader: str = ""
+    judge: Any = None
+
+
 class GraderType:
     """A family of graders. Subclasses set `name`, `keys` (their own frontmatter keys) and implement
-    `parse` (validate raw frontmatter into config; raise SpecError) and `grade` (config × run → Verdict)."""
+    `parse` (validate raw frontmatter into config; raise SpecError) and `grade` (config × run → Verdict).
+    `parse` gets the case folder for graders that read files of the case (baseline_file)."""
     name: ClassVar[str]
     keys: ClassVar[tuple[str, ...]] = ()
     paid: ClassVar[bool] = False       # calls a model (skipped under the cost ceiling)
     uses_body: ClassVar[bool] = False  # the Markdown body is part of the definition
 
-    def parse(self, raw: dict, body: str) -> Any:
+    def parse(self, raw: dict, body: str, case_dir: Path | None = None) -> Any:
         raise NotImplementedError
 
-    def grade(self, config: Any, run: "Any") -> Verdict:
+    def grade(self, config: Any, run: Any, ctx: GradeContext | None = None) -> Verdict:
         raise NotImplementedError
 
     def config_json(self, config: Any) -> dict:
@@ -151,5 +160,3 @@ def check_keys(raw: dict, allowed: tuple[str, ...], what: str) -> None:
         raise SpecError(unknown[0], f"unknown key{'s' if len(unknown) > 1 else ''} {listed} for {what} "
                                     f"(expected: {', '.join(allowed)})")
 
-
-Grade = Callable[[Any, Any], Verdict]

@@ -51,7 +51,7 @@ class FileExistsGrader(GraderType):
     name = "file_exists"
     keys = ("path", "exists")
 
-    def parse(self, raw: dict, body: str) -> FileExistsConfig:
+    def parse(self, raw: dict, body: str, case_dir=None) -> FileExistsConfig:
         path = need_str(raw, "path", required=True, nonempty=True)
         exists = raw.get("exists", True)
         if not isinstance(exists, bool):
@@ -64,7 +64,7 @@ class FileExistsGrader(GraderType):
     def reads_created_files(self, config: FileExistsConfig) -> bool:
         return config.exists
 
-    def grade(self, config: FileExistsConfig, run) -> Verdict:
+    def grade(self, config: FileExistsConfig, run, ctx=None) -> Verdict:
         found = any(glob_match(config.path, f) for f in run.created_files)
         if config.exists:
             return Verdict(found, f"{config.path} exists as expected" if found

@@ -50,7 +50,7 @@ class RegexGrader(GraderType):
     name = "regex"
     keys = ("pattern", "target", "match", "flags")
 
-    def parse(self, raw: dict, body: str) -> RegexConfig:
+    def parse(self, raw: dict, body: str, case_dir=None) -> RegexConfig:
         pattern = need_str(raw, "pattern")
         if pattern is None:
             # The pattern may be written as the file's body instead of a `pattern:` key.
@@ -78,7 +78,7 @@ class RegexGrader(GraderType):
     def reads_created_files(self, config: RegexConfig) -> bool:
         return config.target == "files"
 
-    def grade(self, config: RegexConfig, run) -> Verdict:
+    def grade(self, config: RegexConfig, run, ctx=None) -> Verdict:
         try:
             text = text_of(config.target, run)
         except TargetError as e:

@@ -53,7 +53,7 @@ class ToolUsedGrader(GraderType):
     name = "tool_used"
     keys = ("tool", "input_match", "min", "max")
 
-    def parse(self, raw: dict, body: str) -> ToolUsedConfig:
+    def parse(self, raw: dict, body: str, case_dir=None) -> ToolUsedConfig:
         tool = need_str(raw, "tool", required=True, nonempty=True)
         input_match = parse_input_match(raw, "input_match")
         low = need_int(raw, "min", minimum=0, default=1)
@@ -76,7 +76,7 @@ class ToolUsedGrader(GraderType):
     def required_tools(self, config: ToolUsedConfig) -> tuple[str, ...]:
         return (config.call.tool,) if config.min >= 1 else ()
 
-    def grade(self, config: ToolUsedConfig, run) -> Verdict:
+    def grade(self, config: ToolUsedConfig, run, ctx=None) -> Verdict:
         count = sum(1 for call in run.transcript.tool_calls if config.call.matches(call))
         high = "∞" if config.max is None else str(config.max)
         passed = config.min <= count and (config.max is None or count <= config.max)
@@ -107,7 +107,7 @@ class ToolOrderGrader(GraderType):
     name = "tool_order"
     keys = ("before", "after")
 
-    def parse(self, raw: dict, body: str) -> ToolOrderConfig:
+    def parse(self, raw: dict, body: str, case_dir=None) -> ToolOrderConfig:
         return ToolOrderConfig(parse_side(raw, "before"), parse_side(raw, "after"))
 
     def config_json(self, config: ToolOrderConfig) -> dict:
@@ -116,7 +116,7 @@ class ToolOrderGrader(GraderType):
     def required_tools(self, config: ToolOrderConfig) -> tuple[str, ...]:
         return (config.before.tool, config.after.tool)
 
-    def grade(self, config: ToolOrderConfig, run) -> Verdict:
+    def grade(self, config: ToolOrderConfig, run, ctx=None) -> Verdict:
         calls = run.transcript.tool_calls
         first = {side: next((c.index for c in calls if spec.matches(c)), None)
                  for side, spec in (("before", config.before), ("after", config.after))}
