@@ -95,7 +95,10 @@ def _retry_after(error: Exception) -> float | None:
 
 def describe_error(error: Exception) -> str:
     status = _status(error)
-    message = getattr(error, "message", None) or str(error)
+    body = getattr(error, "body", None)
+    detail = body.get("error") if isinstance(body, dict) else None
+    message = detail.get("message") if isinstance(detail, dict) else None
+    message = message or getattr(error, "message", None) or str(error)
     return f"API error {status}: {message}" if status else f"{type(error).__name__}: {message}"
 
 
@@ -151,5 +154,7 @@ class Judge:
         while not ballot.decided and len(ballot.votes) < VOTES and len(ballot.errors) < VOTES:
             cast(1)
         if not ballot.decided:
-            raise JudgeUnavailable("; ".join(ballot.errors) or "the judge gave no majority")
+            errors = list(dict.fromkeys(ballot.errors))
+            raise JudgeUnavailable(f"{len(ballot.errors)} vote(s) failed after retries: {'; '.join(errors)}"
+                                   if errors else "the judge gave no majority")
         return ballot

@@ -34,6 +34,10 @@ def pytest_configure_node(node):
     node.workerinput[WORKER_INPUT_KEY] = get_session(node.config).worker_input()
 
 
+def pytest_report_header(config):
+    return get_session(config).header_lines()
+
+
 def pytest_sessionstart(session):
     get_session(session.config).start()
 

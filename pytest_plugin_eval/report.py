@@ -1,6 +1,8 @@
 """The terminal summary: one line per case (WITH, W/OUT, Δ or SCORE, PASS%), a summary line, and notes."""
 from __future__ import annotations
 
+from .case import display_path
+
 PARTIAL_LABELS = {
     "cost_ceiling": "cost ceiling hit", "auth_failed": "credentials rejected", "api_error": "API errors",
     "interrupted": "interrupted", "judge_error": "judge unavailable",
@@ -70,7 +72,7 @@ def summary_line(document: dict) -> str:
     return " · ".join(parts)
 
 
-def write_summary(terminal, document: dict, options) -> None:
+def write_summary(terminal, document: dict, results_path) -> None:
     terminal.write_sep("=", "plugin eval")
     for notice in document.get("notices", []):
         terminal.write_line(notice)
@@ -87,3 +89,5 @@ def write_summary(terminal, document: dict, options) -> None:
     if document.get("loadErrors"):
         n = len(document["loadErrors"])
         terminal.write_line(f"Couldn't load {n} case file{'s' if n != 1 else ''} — see above.", red=True)
+    if results_path is not None:
+        terminal.write_line(f"Results: {display_path(results_path)}")

@@ -29,7 +29,7 @@ class RunPlan:
     options: EvalOptions
     claude: Path
     artefacts: Path          # where this run's trace and files are kept
-    base_url: str | None = None   # the model endpoint for this run (the scripted endpoint), else inherited
+    base_url: Callable[[Path], str] | None = None  # cwd → this run's model endpoint (scripted); None: inherited
     judge: object = None          # the Judge for paid graders (None: the case has none)
     environ: dict = field(default_factory=lambda: dict(os.environ))
 
@@ -119,7 +119,7 @@ def execute(plan: RunPlan) -> RunResult:
         before = ws.files()
         env = ws.agent_env(plan.environ, dict(case.env))
         if plan.base_url:
-            env["ANTHROPIC_BASE_URL"] = plan.base_url
+            env["ANTHROPIC_BASE_URL"] = plan.base_url(ws.cwd)
             env.setdefault("ANTHROPIC_API_KEY", "scripted")
         command = AgentCommand(tuple(build_argv(plan, ws)), env, ws.cwd, case.prompt, case.timeout_seconds)
         try:

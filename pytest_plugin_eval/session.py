@@ -8,6 +8,7 @@ the reports, so results are the same with and without `-n`.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import os
 import sys
@@ -73,6 +74,7 @@ class EvalSession:
         self.interrupted: str | None = None
         self.non_eval_failures = 0
         self.document: dict | None = None
+        self.results_path: Path | None = None
         self.exit_status: int | None = None
 
     # ---- start-up ------------------------------------------------------------------------------------
@@ -215,18 +217,27 @@ class EvalSession:
         path = case.dir / SCRIPT_FILENAME
         return load_script(path) if path.exists() else None
 
-    def scripted_url(self, case: Case, arm: str, index: int) -> str | None:
+    def scripted_url(self, case: Case, arm: str, index: int):
+        """cwd → the scripted endpoint's URL for this run (None without --scripted)."""
         if not self.options.scripted:
             return None
-        return self.endpoint().agent_url(self.script(case), arm=arm, run=index)
+        script, endpoint = self.script(case), self.endpoint()
+        return lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd))
 
     def judge_for(self, case: Case, arm: str, index: int) -> Judge | None:
         if not any(g.kind.paid for g in case.graders):
             return None
         if self.options.scripted:
             script, endpoint = self.script(case), self.endpoint()
-            return Judge(self.judge_model, lambda grader: anthropic.Anthropic(
-                base_url=endpoint.judge_url(script, grader, arm=arm, run=index), api_key="scripted", max_retries=0))
+
+            @functools.lru_cache(maxsize=None)
+            def client_for(grader: str):
+                # One judge URL per grader and run: the scripted endpoint counts that grader's votes on it.
+                return anthropic.Anthropic(base_url=endpoint.judge_url(script, grader, arm=arm, run=index),
+                                           api_key="scripted", max_retries=0)
+            for spec in case.graders:  # made up front: votes are cast from several threads
+                client_for(spec.name)
+            return Judge(self.judge_model, client_for)
         if self._judge_client is None:
             self._judge_client = anthropic.Anthropic(max_retries=0, timeout=JUDGE_TIMEOUT)
         return Judge(self.judge_model, lambda grader: self._judge_client)
@@ -262,7 +273,16 @@ class EvalSession:
         if self.is_worker or self.document is None:
             return
         from .report import write_summary
-        write_summary(terminal, self.document, self.options)
+        write_summary(terminal, self.document, self.results_path)
+
+    def header_lines(self) -> list[str]:
+        if not self.active or self.is_worker:
+            return []
+        lines = []
+        if self.options.scripted:
+            lines.append("plugin-eval: model = the scripted endpoint (offline: answers come from each case's "
+                         "scripted.yaml; no real model is asked)")
+        return lines
 
     def record_run(self, data: dict) -> None:
         header = data["case"]
@@ -307,8 +327,8 @@ class EvalSession:
     def write(self) -> None:
         folder = self.results_folder()
         if folder is not None:
-            write_json(folder / "aggregate-result.json", self.document)
-            self.collected.notice(f"Results: {display_path(folder / 'aggregate-result.json')}")
+            self.results_path = folder / "aggregate-result.json"
+            write_json(self.results_path, self.document)
         if self.options.json_path == "-":
             sys.stdout.write(json.dumps(self.document, indent=1, ensure_ascii=False) + "\n")
         elif self.options.json_path:
@@ -342,6 +362,8 @@ class EvalSession:
             out["caseFilter"] = self.options.case_globs[-1] if len(self.options.case_globs) == 1 else list(self.options.case_globs)
         if self.options.tags:
             out["tagFilters"] = list(self.options.tags)
+        if self.options.scripted:
+            out["scripted"] = True
         out["threshold"] = self.options.threshold
         out["concurrency"] = self.options.concurrency or _workers(self.config)
         if self.options.runs:

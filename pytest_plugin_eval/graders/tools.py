@@ -34,7 +34,10 @@ class CallSpec:
 
 
 def parse_input_match(raw: dict, key: str) -> str | None:
-    pattern = need_str(raw, "input_match")
+    try:
+        pattern = need_str(raw, "input_match")
+    except SpecError as e:  # name the key as written (`before.input_match` inside tool_order)
+        raise SpecError(key, e.message) from None
     if pattern is not None:
         check_pattern(pattern, "", key)
     return pattern
