@@ -7,6 +7,7 @@ lookbehind, `u`/`v` semantics, UTF-16 counting. Translating them to Python's `re
 from __future__ import annotations
 
 import json
+import re
 import threading
 
 import quickjs
@@ -55,12 +56,20 @@ def flags_error(flags: object) -> str | None:
 
 def check(pattern: str, flags: str = "") -> str | None:
     """The engine's complaint about `pattern` with `flags` (e.g. 'invalid group'), or None if it compiles."""
-    return _fn("__check")(pattern, flags) or None
+    return _fn("__check")(_js_string(pattern), flags) or None
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _js_string(value):
+    # A lone surrogate (from a JSON escape such as "\\ud83d") cannot cross into the engine: show it as U+FFFD.
+    return _LONE_SURROGATE.sub("\ufffd", value) if isinstance(value, str) else value
 
 
 def _call(name: str, *args):
     try:
-        return _fn(name)(*args)
+        return _fn(name)(*(_js_string(a) for a in args))
     except quickjs.JSException as e:
         raise RegexError(str(e).split("\n")[0].removeprefix("SyntaxError: ")) from None
 

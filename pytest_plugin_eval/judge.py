@@ -8,6 +8,7 @@ retried a few times, honouring `retry-after`; a judge that still cannot answer l
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
@@ -88,9 +89,12 @@ def _retry_after(error: Exception) -> float | None:
     response = getattr(error, "response", None)
     value = response.headers.get("retry-after") if response is not None else None
     try:
-        return min(float(value), MAX_RETRY_AFTER) if value is not None else None
+        seconds = float(value) if value is not None else None
     except ValueError:
         return None
+    if seconds is None or not math.isfinite(seconds):
+        return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
 def describe_error(error: Exception) -> str:

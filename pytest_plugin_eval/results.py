@@ -102,6 +102,9 @@ def write_json(path: Path, document: dict) -> None:
     """Write atomically: a kill mid-write never leaves half a file behind."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it owner-only; results are shared like any other file
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(document, handle, indent=1, ensure_ascii=False)

@@ -20,6 +20,7 @@ import anthropic
 import pytest
 
 from . import scoring
+from .interrupts import install_sigterm, signal_name
 from .judge import Judge, resolve_judge_model
 from .agent import ClaudeNotFound, claude_version, find_claude
 from .case import CASE_FILE, PROMPT_FILE, Case, display_path
@@ -89,6 +90,8 @@ class EvalSession:
                     self.eval_roots.append(root)
         if self.active:
             self.config.option.continue_on_collection_errors = True
+            if not self.is_worker:
+                install_sigterm()
 
     @property
     def active(self) -> bool:
@@ -257,6 +260,8 @@ class EvalSession:
         data = getattr(report, "plugin_eval_load_error", None)
         if data is not None:
             self.record_load_error(data)
+        elif report.failed:
+            self.non_eval_failures += 1
 
     def on_test_report(self, report) -> None:
         data = getattr(report, "plugin_eval", None)
@@ -266,7 +271,6 @@ class EvalSession:
             self.non_eval_failures += 1
 
     def on_interrupt(self, excinfo) -> None:
-        from .interrupts import signal_name
         self.interrupted = signal_name(excinfo.value)
 
     def summary(self, terminal) -> None:

@@ -151,12 +151,3 @@ def need_int(raw: dict, key: str, *, minimum: int, default: int | None) -> int |
     if value < minimum:
         raise SpecError(key, f"must be a whole number ≥ {minimum} (got {value})")
     return value
-
-
-def check_keys(raw: dict, allowed: tuple[str, ...], what: str) -> None:
-    unknown = [k for k in raw if k not in allowed]
-    if unknown:
-        listed = ", ".join(f'"{k}"' for k in unknown)
-        raise SpecError(unknown[0], f"unknown key{'s' if len(unknown) > 1 else ''} {listed} for {what} "
-                                    f"(expected: {', '.join(allowed)})")
-

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from .. import ecmaregex
 from ..transcript import ToolCall
-from .base import GraderType, SpecError, Verdict, check_keys, need_int, need_str, register, type_name
+from .base import GraderType, SpecError, Verdict, need_int, need_str, register, type_name
 from .regex import check_pattern
 
 
@@ -91,7 +91,9 @@ def parse_side(raw: dict, key: str) -> CallSpec:
     if isinstance(value, str) and value:
         return CallSpec(value)
     if isinstance(value, dict):
-        check_keys(value, ("tool", "input_match"), f"`{key}:`")
+        unknown = [k for k in value if k not in ("tool", "input_match")]
+        if unknown:
+            raise SpecError(f"{key}.{unknown[0]}", f"is not a key of `{key}:` (expected: tool, input_match)")
         tool = value.get("tool")
         if not isinstance(tool, str) or not tool:
             raise SpecError(f"{key}.tool", f"must be a tool name (got {type_name(tool)})")
