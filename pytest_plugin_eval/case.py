@@ -6,6 +6,7 @@ here, and every problem names the file and the key, so a broken case fails befor
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -260,7 +261,7 @@ def parse_grader(raw: dict, body: str, name: str, source: str, case_dir: Path | 
     if unknown:
         raise SpecError(unknown[0], f"is not a key of {kind_name} graders (expected: {', '.join(allowed)})")
     weight = raw.get("weight", 1)
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight <= 0:
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight <= 0:
         raise SpecError("weight", f"must be a number greater than 0 (got {weight!r})")
     arm = raw.get("arm")
     if arm is not None and arm not in ARMS:
@@ -278,7 +279,8 @@ def _grader_file_order(path: Path) -> bytes:
     return path.name.encode("utf-16-be")
 
 
-def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str]) -> list[GraderSpec]:
+def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str]) -> list[tuple[GraderSpec, tuple[Path, str]]]:
+    """graders/*.md in code-unit order, each with where its name is written (for duplicate-name errors)."""
     folder = case_dir / GRADERS_DIR
     if not folder.exists():
         return []
@@ -304,13 +306,13 @@ def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str]) -
             errors.add(path, "name", f"must be a non-empty string (got {type_name(name)})")
             continue
         try:
-            specs.append(parse_grader(meta, body, name, str(path), case_dir))
+            specs.append((parse_grader(meta, body, name, str(path), case_dir), (path, "name")))
         except SpecError as e:
             errors.add(path, e.key, e.message, in_grader=e.key != "type")
     return specs
 
 
-def load_inline_graders(case_file: Path, raw: Any, errors: _Collector) -> list[GraderSpec]:
+def load_inline_graders(case_file: Path, raw: Any, errors: _Collector) -> list[tuple[GraderSpec, tuple[Path, str]]]:
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -333,10 +335,11 @@ def load_inline_graders(case_file: Path, raw: Any, errors: _Collector) -> list[G
             # Inline judges give their rubric as `criteria:` (the body of a graders/*.md file).
             body = fields.pop("criteria", "")
             if not isinstance(body, str):
-                errors.add(case_file, f"{key}.criteria", f"must be a string (got {type_name(body)})")
+                errors.add(case_file, f"{key}.criteria", f"must be a string (got {type_name(body)})", in_grader=True)
                 continue
         try:
-            specs.append(parse_grader(fields, body, name, f"{case_file}:{key}", case_file.parent))
+            specs.append((parse_grader(fields, body, name, f"{case_file}:{key}", case_file.parent),
+                          (case_file, f"{key}.name")))
         except SpecError as e:
             errors.add(case_file, f"{key}.{e.key}" if e.key else key, e.message, in_grader=e.key != "type")
     return specs
@@ -414,6 +417,27 @@ def _read_case_yaml(path: Path, errors: _Collector) -> dict | None:
     return data
 
 
+def _prompt(body: str, execution: dict, prompt_md: Path | None, case_yaml: Path, errors: _Collector) -> str:
+    """The prompt: a non-empty prompt.md body, else case.yaml's execution.prompt."""
+    value = execution.get("prompt")
+    if body:
+        prompt, file, key = body, prompt_md, "prompt"
+    elif value is not None and not isinstance(value, str):
+        errors.add(case_yaml, "execution.prompt", f"must be a string (got {type_name(value)})")
+        return ""
+    elif value or prompt_md is None:
+        prompt, file, key = (value or "").strip(), case_yaml, "execution.prompt"
+    else:
+        prompt, file, key = "", prompt_md, "prompt"
+    if not prompt:
+        errors.add(file, key, "is empty — write the user prompt to test as the prompt.md body "
+                              "(or execution.prompt in case.yaml)")
+    elif PROMPT_TEMPLATE in prompt:
+        errors.add(file, key, f'is still the blank `init` template — replace the "{PROMPT_TEMPLATE}" line with '
+                              f"the user prompt to test")
+    return prompt
+
+
 def _inside(path: Path, root: Path) -> bool:
     real, base = os.path.realpath(path), os.path.realpath(root)
     return real == base or real.startswith(base + os.sep)
@@ -479,7 +503,7 @@ def _plugins(case_dir: Path, entries: tuple[str, ...], containment: Path, file: 
 
 def load_case(case_dir: Path, eval_root: Path) -> Case:
     """Read and validate the case in `case_dir`. Raises CaseLoadError listing every problem found."""
-    case_dir = case_dir.absolute()
+    case_dir, eval_root = case_dir.absolute(), eval_root.absolute()
     errors = _Collector()
     warnings: list[str] = []
     prompt_md, case_yaml = case_dir / PROMPT_FILE, case_dir / CASE_FILE
@@ -501,35 +525,23 @@ def load_case(case_dir: Path, eval_root: Path) -> Case:
     execution = yaml_data.get("execution") or {}
 
     # case.yaml values first, prompt.md frontmatter on top (it wins key by key).
-    settings = errors.check(case_yaml, TOP_FIELDS, {k: v for k, v in yaml_data.items() if k in TOP_FIELDS})
-    settings.update(errors.check(case_yaml, EXECUTION_FIELDS, execution, "execution."))
-    settings.update(errors.check(prompt_md, {**TOP_FIELDS, **EXECUTION_FIELDS}, meta))
+    yaml_top = errors.check(case_yaml, TOP_FIELDS, {k: v for k, v in yaml_data.items() if k in TOP_FIELDS})
+    yaml_exec = errors.check(case_yaml, EXECUTION_FIELDS, execution, "execution.")
+    md_settings = errors.check(prompt_md, {**TOP_FIELDS, **EXECUTION_FIELDS}, meta)
+    settings = {**yaml_top, **yaml_exec, **md_settings}
+    # disallowed_tools lists add up instead.
+    disallowed = tuple(dict.fromkeys(yaml_exec.get("disallowed_tools", ()) + md_settings.get("disallowed_tools", ())))
 
-    prompt = body or (execution.get("prompt") or "")
-    if not isinstance(prompt, str):
-        errors.add(case_yaml, "execution.prompt", f"must be a string (got {type_name(prompt)})")
-        prompt = ""
-    prompt = prompt.strip()
-    if not prompt:
-        errors.add(prompt_md if has_md else case_yaml, "prompt" if has_md else "execution.prompt",
-                   "is empty — write the user prompt to test as the prompt.md body (or execution.prompt in case.yaml)")
-    elif PROMPT_TEMPLATE in prompt:
-        errors.add(prompt_md if body else case_yaml, "prompt", f'is still the blank `init` template — replace the '
-                                                               f'"{PROMPT_TEMPLATE}" line with the user prompt to test')
-
-    disallowed = tuple(settings.get("disallowed_tools", ()))
-    if has_md and has_yaml and "disallowed_tools" in meta and "disallowed_tools" in execution:
-        both = errors.check(case_yaml, EXECUTION_FIELDS, {"disallowed_tools": execution["disallowed_tools"]})
-        disallowed = tuple(both.get("disallowed_tools", ())) + disallowed
+    prompt = _prompt(body, execution, prompt_md if has_md else None, case_yaml, errors)
 
     before = len(errors.problems)
     graders = load_inline_graders(case_yaml, yaml_data.get("graders"), errors) if has_yaml else []
     graders += load_grader_files(case_dir, errors, warnings)
     grader_problems = len(errors.problems) > before
     seen: set[str] = set()
-    for spec in graders:
+    for spec, (file, key) in graders:
         if spec.name in seen:
-            errors.add(case_dir / GRADERS_DIR, "name", f'two graders are named "{spec.name}"; grader names must be unique')
+            errors.add(file, key, f'another grader is already named "{spec.name}"; grader names must be unique')
         seen.add(spec.name)
     if not graders and not grader_problems:
         errors.add(case_dir, GRADERS_DIR, "the case has no graders — add graders/<name>.md files (each with a "
@@ -550,7 +562,7 @@ def load_case(case_dir: Path, eval_root: Path) -> Case:
     return Case(
         name=settings.get("name", case_dir.name), dir=case_dir, eval_root=eval_root, plugin_root=plugin_root,
         source="mixed" if has_md and has_yaml else ("case_yaml" if has_yaml else "prose"),
-        prompt=prompt, graders=tuple(graders), runs=settings.get("runs"),
+        prompt=prompt, graders=tuple(spec for spec, _ in graders), runs=settings.get("runs"),
         max_turns=settings.get("max_turns", DEFAULT_MAX_TURNS),
         timeout_seconds=settings.get("timeout_seconds", DEFAULT_TIMEOUT), model=settings.get("model"),
         allowed_tools=tuple(settings.get("allowed_tools", ())), disallowed_tools=disallowed,

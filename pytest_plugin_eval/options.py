@@ -176,9 +176,10 @@ def concurrency_as_xdist(args: list[str], known) -> list[str]:
     parse_options to report; N = 1 means in-process, as without xdist."""
     value = getattr(known, "eval_concurrency", None)
     try:
-        n = int(value) if value is not None else 0
+        n = float(value) if value is not None else 0
     except ValueError:
         return args
-    if not 2 <= n <= MAX_CONCURRENCY or getattr(known, "numprocesses", None):
+    if n != int(n) or not 2 <= n <= MAX_CONCURRENCY or getattr(known, "numprocesses", None) is not None:
         return args
+    n = int(n)
     return [*args, "-n", str(n)]

@@ -56,12 +56,12 @@ def is_gated(entry: str) -> bool:
 
 def grant_problem(entry: str) -> str | None:
     """Why an `--allow-tools` entry is refused, or None."""
+    if re.fullmatch(r"mcp__\*+", tool_of(entry)):
+        return f"{entry!r} is a wildcard the child does not support — name the server: mcp__server__*"
     if not GRANT_RE.match(entry):
         return f"{entry!r} is malformed — write a tool name, optionally with a pattern: Bash, Edit(src/**), mcp__server__tool"
     if tool_of(entry) in NEVER:
         return f"{entry!r} is never available in an evaluation ({', '.join(sorted(NEVER))})"
-    if entry.startswith("mcp__") and tool_of(entry).endswith("*") and tool_of(entry).count("__") < 2:
-        return f"{entry!r} is a wildcard the child does not support — name the server: mcp__server__*"
     return None
 
 
@@ -73,15 +73,26 @@ def disallow_problem(entry: str) -> str | None:
             f"such as Agent or TaskStop (patterns such as Bash(rm:*) and MCP tools are not accepted)")
 
 
+# Tools whose (pattern) is a file path.
+PATH_TOOLS = frozenset({"Read", "Glob", "Grep", "Edit", "Write", "NotebookEdit"})
+
+
 def _anchor(entry: str, cwd: Path) -> str:
-    """Relative patterns are anchored at the run's working directory: Edit(src/**) → Edit(/…/cwd/src/**)."""
+    """Relative path patterns are anchored at the run's working directory: Edit(src/**) → Edit(//…/cwd/src/**).
+    Other patterns (Bash commands, WebFetch domains) pass unchanged."""
     tool, _, rest = entry.partition("(")
-    if not rest or tool in SHELLS or tool.startswith("mcp__"):
+    if not rest or tool not in PATH_TOOLS:
         return entry
     pattern = rest[:-1]
     if pattern.startswith(("/", "~")):
         return entry
     return f"{tool}(/{cwd}/{pattern})"
+
+
+def _outside_run(entry: str) -> bool:
+    """A file-reading pattern with an absolute path: a case may not grant itself reads of the machine."""
+    tool, _, rest = entry.partition("(")
+    return tool in PATH_TOOLS and rest[:-1].startswith(("/", "~"))
 
 
 @dataclass(frozen=True)
@@ -102,7 +113,7 @@ def allowed_tools(case_tools: tuple[str, ...], grants: tuple[str, ...], folders:
     plugin), then the operator's grants (writers scoped to cwd and tmp)."""
     out: list[str] = []
     for entry in case_tools:
-        if is_gated(entry) or tool_of(entry) in NEVER:
+        if is_gated(entry) or tool_of(entry) in NEVER or _outside_run(entry):
             continue  # only the operator can grant these; the start-up notice says so
         if entry in PATH_READERS:
             roots = [folders.home, folders.tmp]
@@ -110,7 +121,7 @@ def allowed_tools(case_tools: tuple[str, ...], grants: tuple[str, ...], folders:
                 roots += [p for p in sorted(folders.plugin.iterdir()) if p.name != folders.eval_root.name]
             out += [f"{entry}(/{root}/**)" if root.is_dir() else f"{entry}(/{root})" for root in roots]
         else:
-            out.append(entry)
+            out.append(_anchor(entry, folders.cwd))
     writers = []
     for entry in grants:
         out.append(_anchor(entry, folders.cwd))

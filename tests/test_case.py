@@ -469,7 +469,6 @@ def test_grader_weight_must_be_positive(suite, written, shown):
     assert error.graders_only is True
 
 
-@pytest.mark.xfail(strict=True, reason="BUG case.py:263 — `weight <= 0` is False for NaN, so `weight: .nan` is accepted")
 def test_grader_weight_nan_is_refused(suite):
     suite.case(graders={"g": "---\ntype: regex\npattern: x\nweight: .nan\n---\n"})
     assert suite.problems() == ["evals/c/graders/g.md: weight: must be a number greater than 0 (got nan)"]
@@ -523,7 +522,7 @@ def test_duplicate_grader_names(suite):
     suite.case(graders={"a": "---\ntype: regex\nname: same\npattern: x\n---\n",
                         "b": "---\ntype: regex\nname: same\npattern: y\n---\n"})
     error = suite.fail()
-    assert suite.rendered(error) == ['evals/c/graders: name: two graders are named "same"; grader names must be unique']
+    assert suite.rendered(error) == ['evals/c/graders/b.md: name: another grader is already named "same"; grader names must be unique']
 
 
 def test_grader_name_key_overrides_the_file_name(suite):
@@ -732,8 +731,10 @@ def test_case_yaml_section_not_a_mapping(suite, section):
     prompt = "" if section == "execution" else "execution:\n  prompt: Hi\n"
     suite.case(md=False, graders=None, case_yaml=f'schema_version: "1.0"\nname: n\n{prompt}{section}: [a]\n'
                                                  'graders:\n  - {name: g, type: regex, pattern: x}\n')
-    problems = suite.problems()
-    assert problems[0] == f"evals/c/case.yaml: {section}: must be a mapping (got a list)"
+    expected = [f"evals/c/case.yaml: {section}: must be a mapping (got a list)"]
+    if section == "execution":  # no prompt left
+        expected.append(f"evals/c/case.yaml: execution.prompt: {EMPTY_PROMPT}")
+    assert suite.problems() == expected
 
 
 def test_case_yaml_execution_values_are_validated_with_their_path(suite):
@@ -759,8 +760,12 @@ def test_case_yaml_non_string_prompt(suite):
     assert suite.problems()[0] == "evals/c/case.yaml: execution.prompt: must be a string (got a list)"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG case.py:517 — the template in case.yaml's execution.prompt is reported "
-                                       "under key `prompt`, not `execution.prompt` (the key the user wrote)")
+def test_case_yaml_non_string_prompt_is_reported_once(suite):
+    suite.case(md=False, graders=None, case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: [a]\n'
+                                                 'graders:\n  - {name: g, type: regex, pattern: x}\n')
+    assert suite.problems() == ["evals/c/case.yaml: execution.prompt: must be a string (got a list)"]
+
+
 def test_case_yaml_template_prompt_names_execution_prompt(suite):
     suite.case(md=False, graders=None, case_yaml='schema_version: "1.0"\nname: n\nexecution:\n'
                                                  '  prompt: "TODO: describe what the agent should do"\n'
@@ -843,7 +848,9 @@ def test_inline_duplicate_names(suite):
     suite.case(md=False, graders=None, case_yaml=INLINE_HEAD + "graders:\n  - {name: a, type: regex, pattern: x}\n"
                                                   "  - {name: a, type: regex, pattern: y}\n")
     (problem,) = suite.fail().problems
-    assert (problem.key, problem.message) == ("name", 'two graders are named "a"; grader names must be unique')
+    assert problem.file.name == "case.yaml"
+    assert (problem.key, problem.message) == ("graders[1].name",
+                                              'another grader is already named "a"; grader names must be unique')
 
 
 # ---- prompt.md + case.yaml ------------------------------------------------------------------------------------
@@ -898,7 +905,7 @@ def test_mixed_disallowed_tools_only_in_yaml(suite):
 
 def test_mixed_duplicate_names_across_both(suite):
     suite.case(graders={"inline": REGEX_OK}, case_yaml=MIXED_YAML)
-    assert suite.problems() == ['evals/c/graders: name: two graders are named "inline"; grader names must be unique']
+    assert suite.problems() == ['evals/c/graders/inline.md: name: another grader is already named "inline"; grader names must be unique']
 
 
 def test_mixed_problems_name_their_own_file(suite):
@@ -915,9 +922,6 @@ def test_mixed_case_yaml_still_needs_its_required_keys(suite):
                                 '"1.0")', "evals/c/case.yaml: name: is required in case.yaml"]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG case.py:521-523 — with disallowed_tools in both files, case.yaml's list is "
-                                       "validated twice: its problem is reported twice, once under the wrong key "
-                                       "`disallowed_tools[0]` instead of `execution.disallowed_tools[0]`")
 def test_mixed_bad_yaml_disallowed_tools_reported_once(suite):
     suite.case(fm="disallowed_tools: [Agent]", graders=None,
                case_yaml=MIXED_YAML.replace("disallowed_tools: [Agent]", "disallowed_tools: [Bogus]"))
@@ -1082,3 +1086,29 @@ def test_is_case_dir_and_find_case_dirs(suite):
     assert is_case_dir(suite.evals / "a") and is_case_dir(suite.evals / "b")
     assert not is_case_dir(suite.evals / "empty")
     assert find_case_dirs(suite.evals) == [suite.evals / "a", suite.evals / "b", suite.evals / "group" / "inner"]
+
+
+def test_inline_duplicate_names_name_case_yaml_and_the_entry(suite):
+    suite.case(md=False, graders=None, case_yaml=INLINE_HEAD + "graders:\n  - {name: a, type: regex, pattern: x}\n"
+                                                  "  - {name: a, type: regex, pattern: y}\n")
+    (problem,) = suite.fail().problems
+    assert (problem.file, problem.key) == (suite.evals / "c" / "case.yaml", "graders[1].name")
+
+
+def test_inline_criteria_type_problem_is_a_grader_problem(suite):
+    suite.case(md=False, graders=None, case_yaml=INLINE_HEAD + "graders:\n  - {name: j, type: llm, criteria: 5}\n")
+    assert suite.fail().graders_only is True
+
+
+def test_case_yaml_symlink_out_of_the_suite(suite, tmp_path):
+    (tmp_path / "outside.yaml").write_text(YAML_CASE)
+    folder = suite.evals / "c"
+    folder.mkdir()
+    (folder / "case.yaml").symlink_to(tmp_path / "outside.yaml")
+    assert suite.problems() == ["evals/c/case.yaml: is a symlink out of the suite; case files must live inside it"]
+
+
+def test_relative_paths_load(suite, monkeypatch):
+    suite.case()
+    monkeypatch.chdir(suite.plugin)
+    assert load_case(Path("evals/c"), Path("evals")).name == "c"

@@ -187,7 +187,8 @@ def test_judge_votes_stop_when_two_agree_and_an_outage_is_not_a_failure(suite):
     run = suite.run("--ablation", "none")
     graders = {g["name"]: g for g in run.case("judged")["arms"]["with"][0]["graders"]}
     assert graders["agree"]["judgeVotes"] == [True, True] and graders["agree"]["passed"]
-    assert graders["split"]["judgeVotes"] == [True, False, False] and not graders["split"]["passed"]
+    split = graders["split"]["judgeVotes"]  # the first two votes are cast together: either may come first
+    assert sorted(split[:2]) == [False, True] and split[2] is False and not graders["split"]["passed"]
     assert graders["agree"]["evidence"] == "Hello!"
     assert graders["agree"]["judgeModel"] == "claude-haiku-5-5"
     down = graders["down"]
