@@ -38,7 +38,7 @@ class Problem:
     file: Path
     key: str
     message: str
-    in_grader: bool = False  # a problem inside one grader's definition (its type is known)
+    structural: bool = False  # the files cannot be read as a case at all (vs. a bad value in a readable case)
 
     def render(self, base: Path | None = None) -> str:
         where = display_path(self.file, base)
@@ -57,8 +57,9 @@ class CaseLoadError(Exception):
         super().__init__("\n".join(p.render() for p in problems))
 
     @property
-    def graders_only(self) -> bool:
-        return self.name is not None and all(p.in_grader for p in self.problems)
+    def values_only(self) -> bool:
+        """Every problem is a bad value in a readable case, whose name and tags are known."""
+        return self.name is not None and not any(p.structural for p in self.problems)
 
 
 def display_path(path: Path, base: Path | None = None) -> str:
@@ -231,8 +232,8 @@ class _Collector:
     def __init__(self) -> None:
         self.problems: list[Problem] = []
 
-    def add(self, file: Path, key: str, message: str, in_grader: bool = False) -> None:
-        self.problems.append(Problem(file, key, message, in_grader))
+    def add(self, file: Path, key: str, message: str, structural: bool = False) -> None:
+        self.problems.append(Problem(file, key, message, structural))
 
     def check(self, file: Path, fields: dict[str, Check], data: dict, prefix: str = "") -> dict:
         out = {}
@@ -241,7 +242,7 @@ class _Collector:
                 try:
                     out[key] = fields[key](value, prefix + key)
                 except SpecError as e:
-                    self.add(file, e.key, e.message)
+                    self.add(file, e.key, e.message, structural=key in ("name", "tags"))
         return out
 
 
@@ -252,7 +253,7 @@ def parse_grader(raw: dict, body: str, name: str, source: str, case_dir: Path | 
     kinds = registry()
     kind_name = raw.get("type")
     if kind_name is None:
-        raise SpecError("type", f"is required ({' | '.join(kinds)})")
+        raise SpecError("type", f"is required ({' | '.join(kinds)})", structural=True)
     if kind_name not in kinds:
         raise SpecError("type", f"{kind_name!r} is not a grader type (expected one of: {', '.join(kinds)})")
     kind = kinds[kind_name]
@@ -285,17 +286,17 @@ def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str]) -
     if not folder.exists():
         return []
     if not folder.is_dir():
-        errors.add(folder, "", "is not a folder — graders go in graders/<name>.md")
+        errors.add(folder, "", "is not a folder — graders go in graders/<name>.md", structural=True)
         return []
     specs = []
     for path in sorted((p for p in folder.iterdir() if p.name.endswith(".md") and p.is_file()), key=_grader_file_order):
         try:
             meta, body = split_frontmatter(path.read_text(encoding="utf-8"))
         except (FrontmatterError, YamlError) as e:
-            errors.add(path, "", f"invalid frontmatter: {e}")
+            errors.add(path, "", f"invalid frontmatter: {e}", structural=True)
             continue
         except (OSError, UnicodeDecodeError) as e:
-            errors.add(path, "", f"cannot be read: {e}")
+            errors.add(path, "", f"cannot be read: {e}", structural=True)
             continue
         if meta is None:
             warnings.append(f"{display_path(path)} has no frontmatter (a `---` block with `type:`), so it is not a "
@@ -308,7 +309,7 @@ def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str]) -
         try:
             specs.append((parse_grader(meta, body, name, str(path), case_dir), (path, "name")))
         except SpecError as e:
-            errors.add(path, e.key, e.message, in_grader=e.key != "type")
+            errors.add(path, e.key, e.message, structural=e.structural)
     return specs
 
 
@@ -335,13 +336,13 @@ def load_inline_graders(case_file: Path, raw: Any, errors: _Collector) -> list[t
             # Inline judges give their rubric as `criteria:` (the body of a graders/*.md file).
             body = fields.pop("criteria", "")
             if not isinstance(body, str):
-                errors.add(case_file, f"{key}.criteria", f"must be a string (got {type_name(body)})", in_grader=True)
+                errors.add(case_file, f"{key}.criteria", f"must be a string (got {type_name(body)})")
                 continue
         try:
             specs.append((parse_grader(fields, body, name, f"{case_file}:{key}", case_file.parent),
                           (case_file, f"{key}.name")))
         except SpecError as e:
-            errors.add(case_file, f"{key}.{e.key}" if e.key else key, e.message, in_grader=e.key != "type")
+            errors.add(case_file, f"{key}.{e.key}" if e.key else key, e.message, structural=e.structural)
     return specs
 
 
@@ -351,22 +352,23 @@ def _read_prompt_md(path: Path, errors: _Collector) -> tuple[dict, str] | None:
     try:
         size = path.stat().st_size
         if size > PROMPT_CAP:
-            errors.add(path, "", f"is {size} bytes; the cap is {PROMPT_CAP} (1 MiB)")
+            errors.add(path, "", f"is {size} bytes; the cap is {PROMPT_CAP} (1 MiB)", structural=True)
             return None
         meta, body = split_frontmatter(path.read_text(encoding="utf-8"))
     except FrontmatterError as e:
-        errors.add(path, "", str(e))
+        errors.add(path, "", str(e), structural=True)
         return None
     except YamlError as e:
-        errors.add(path, "", f"invalid YAML frontmatter: {e}")
+        errors.add(path, "", f"invalid YAML frontmatter: {e}", structural=True)
         return None
     except (OSError, UnicodeDecodeError) as e:
-        errors.add(path, "", f"cannot be read: {e}")
+        errors.add(path, "", f"cannot be read: {e}", structural=True)
         return None
     meta = meta or {}
     for key in meta:
         if key not in FRONTMATTER_KEYS:
-            errors.add(path, str(key), f"is not a frontmatter key (expected one of: {', '.join(FRONTMATTER_KEYS)})")
+            errors.add(path, str(key), f"is not a frontmatter key (expected one of: {', '.join(FRONTMATTER_KEYS)})",
+                       structural=True)
     return meta, body.strip()
 
 
@@ -385,35 +387,35 @@ def _read_case_yaml(path: Path, errors: _Collector) -> dict | None:
     try:
         data = load_yaml(path.read_text(encoding="utf-8"))
     except YamlError as e:
-        errors.add(path, "", f"invalid YAML: {e}")
+        errors.add(path, "", f"invalid YAML: {e}", structural=True)
         return None
     except (OSError, UnicodeDecodeError) as e:
-        errors.add(path, "", f"cannot be read: {e}")
+        errors.add(path, "", f"cannot be read: {e}", structural=True)
         return None
     if not isinstance(data, dict):
-        errors.add(path, "", f"must be a YAML mapping (got {type_name(data)})")
+        errors.add(path, "", f"must be a YAML mapping (got {type_name(data)})", structural=True)
         return None
     allowed_top = tuple(TOP_FIELDS) + ("context", "execution", "graders")
     for key in data:
         if key not in allowed_top:
             errors.add(path, str(key), f"is not a case.yaml key{_misplaced_hint(key, 'top')} "
-                                       f"(top-level keys: {', '.join(allowed_top)})")
+                                       f"(top-level keys: {', '.join(allowed_top)})", structural=True)
     for section, keys in (("execution", tuple(EXECUTION_FIELDS) + ("prompt",)), ("context", CONTEXT_KEYS)):
         value = data.get(section)
         if value is None:
             continue
         if not isinstance(value, dict):
-            errors.add(path, section, f"must be a mapping (got {type_name(value)})")
+            errors.add(path, section, f"must be a mapping (got {type_name(value)})", structural=True)
             data[section] = {}
             continue
         for key in value:
             if key not in keys:
                 errors.add(path, f"{section}.{key}", f"is not a key of `{section}:`{_misplaced_hint(key, section)} "
-                                                     f"(expected: {', '.join(keys)})")
+                                                     f"(expected: {', '.join(keys)})", structural=True)
     if "schema_version" not in data:
-        errors.add(path, "schema_version", 'is required in case.yaml (e.g. schema_version: "1.0")')
+        errors.add(path, "schema_version", 'is required in case.yaml (e.g. schema_version: "1.0")', structural=True)
     if "name" not in data:
-        errors.add(path, "name", "is required in case.yaml")
+        errors.add(path, "name", "is required in case.yaml", structural=True)
     return data
 
 
@@ -513,7 +515,7 @@ def load_case(case_dir: Path, eval_root: Path) -> Case:
     has_md, has_yaml = prompt_md.is_file(), case_yaml.is_file()
     for path in (prompt_md, case_yaml):
         if path.is_symlink() and not _inside(path, eval_root.parent):
-            errors.add(path, "", "is a symlink out of the suite; case files must live inside it")
+            errors.add(path, "", "is a symlink out of the suite; case files must live inside it", structural=True)
             raise CaseLoadError(case_dir, errors.problems)
 
     yaml_data = _read_case_yaml(case_yaml, errors) if has_yaml else {}

@@ -41,8 +41,8 @@ class CaseFile(pytest.File):
         try:
             case = self.eval_session.load(self.path.parent, self.eval_root)
         except CaseLoadError as e:
-            if e.graders_only and not self.eval_session.selected_name(e.name, e.tags):
-                return  # --case/--tag left this case out; its graders are checked when it is selected
+            if e.values_only and not self.eval_session.selected_name(e.name, e.tags):
+                return  # --case/--tag left this readable case out; its values are checked when it is selected
             self.load_error = e
             raise CaseLoadFailure(e) from None
         for arm in self.eval_session.arms_for(case):

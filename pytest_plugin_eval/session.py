@@ -27,7 +27,7 @@ from .case import CASE_FILE, PROMPT_FILE, Case, display_path
 from .options import EvalOptions, eval_options_given
 from .results import RunResult, case_document, now_iso, suite_document, timestamp_dirname, write_json
 from .runner import RunPlan, execute
-from .target import NOT_CASE_DIRS, RESERVED_DIR, eval_root_of, plugin_at
+from .target import NOT_CASE_DIRS, RESERVED_DIR, enclosing_plugin, eval_dir_name, eval_root_of, plugin_at
 
 SESSION_KEY = pytest.StashKey["EvalSession"]()
 JUDGE_TIMEOUT = 120
@@ -99,8 +99,16 @@ class EvalSession:
         return bool(self.eval_roots) or eval_options_given(self.config.option) or bool(self.collected.headers)
 
     def start(self) -> None:
-        """Before anything runs (controller): running a suite runs the plugin's code, so it must be trusted."""
-        if self.is_worker or not self.eval_roots or self.options.trust_plugin:
+        """Before anything runs (controller): a missing eval dir means no cases (exit 1, not a usage error);
+        running a suite runs the plugin's code, so it must be trusted."""
+        if self.is_worker:
+            return
+        base = self.config.invocation_params.dir
+        for arg in self.config.args:
+            path = (base / arg.split("::")[0]).absolute()
+            if not path.exists() and path.name == eval_dir_name(enclosing_plugin(path.parent), self.options.eval_dir):
+                pytest.exit(f"No eval cases found under {path.parent}: there is no {path.name}/ folder.", returncode=1)
+        if not self.eval_roots or self.options.trust_plugin:
             return
         from .trust import confirm_trust
         confirm_trust([root.parent for root in self.eval_roots])

@@ -172,7 +172,7 @@ def test_integer_fields_refuse_out_of_range_and_non_integers(suite, key, low, hi
     assert suite.rendered(error) == [f"evals/c/prompt.md: {key}: must be a whole number from {low} to {high} "
                                      f"(got {fill(got)})"]
     assert error.name == "c"
-    assert error.graders_only is False
+    assert error.values_only is True  # a bad value: --case/--tag decide whether it is reported
 
 
 def test_unknown_frontmatter_key(suite):
@@ -311,7 +311,7 @@ def test_malformed_yaml_frontmatter(suite):
     (line,) = suite.rendered(error)
     assert line.startswith("evals/c/prompt.md: invalid YAML frontmatter: line ")
     assert error.problems[0].key == ""
-    assert error.name is None and error.graders_only is False
+    assert error.name is None and error.values_only is False
 
 
 def test_unterminated_frontmatter(suite):
@@ -386,7 +386,7 @@ def test_no_graders_folder(suite):
     error = suite.fail()
     assert suite.rendered(error) == [f"evals/c: {NO_GRADERS}"]
     assert error.problems[0] == Problem(suite.evals / "c", "graders", error.problems[0].message)
-    assert error.graders_only is False
+    assert error.values_only is True
 
 
 def test_empty_graders_folder(suite):
@@ -399,7 +399,7 @@ def test_graders_is_a_file(suite):
     (folder / "graders").write_text("type: regex\n")
     error = suite.fail()
     assert suite.rendered(error) == ["evals/c/graders: is not a folder — graders go in graders/<name>.md"]
-    assert error.graders_only is False
+    assert error.values_only is False
 
 
 def test_only_a_grader_without_frontmatter_means_no_graders(suite):
@@ -432,15 +432,15 @@ def test_empty_frontmatter_grader_needs_a_type(suite):
     suite.case(graders={"g": "---\n---\n"})
     error = suite.fail()
     assert suite.rendered(error) == [f"evals/c/graders/g.md: type: is required ({KINDS_BAR})"]
-    assert error.graders_only is False
+    assert error.values_only is False
 
 
 def test_grader_missing_type(suite):
     suite.case(graders={"g": "---\npattern: hello\n---\n"})
     error = suite.fail()
     assert suite.rendered(error) == [f"evals/c/graders/g.md: type: is required ({KINDS_BAR})"]
-    assert error.problems[0].in_grader is False
-    assert error.graders_only is False
+    assert error.problems[0].structural is True
+    assert error.values_only is False
 
 
 def test_grader_unknown_type(suite):
@@ -448,7 +448,7 @@ def test_grader_unknown_type(suite):
     error = suite.fail()
     assert suite.rendered(error) == [f"evals/c/graders/g.md: type: 'regexp' is not a grader type (expected one of: "
                                      f"{KINDS_COMMA})"]
-    assert error.graders_only is False
+    assert error.values_only is True
 
 
 def test_grader_unknown_key(suite):
@@ -456,8 +456,8 @@ def test_grader_unknown_key(suite):
     error = suite.fail()
     assert suite.rendered(error) == [f"evals/c/graders/g.md: colour: is not a key of regex graders "
                                      f"(expected: {REGEX_KEYS})"]
-    assert error.problems[0].in_grader is True
-    assert error.graders_only is True
+    assert error.problems[0].structural is False
+    assert error.values_only is True
 
 
 @pytest.mark.parametrize("written,shown", [("0", "0"), ("-1", "-1"), ("heavy", "'heavy'"), ("true", "True"),
@@ -466,7 +466,7 @@ def test_grader_weight_must_be_positive(suite, written, shown):
     suite.case(graders={"g": f"---\ntype: regex\npattern: x\nweight: {written}\n---\n"})
     error = suite.fail()
     assert suite.rendered(error) == [f"evals/c/graders/g.md: weight: must be a number greater than 0 (got {shown})"]
-    assert error.graders_only is True
+    assert error.values_only is True
 
 
 def test_grader_weight_nan_is_refused(suite):
@@ -484,7 +484,7 @@ def test_grader_bad_arm(suite):
     suite.case(graders={"g": "---\ntype: regex\npattern: x\narm: without\n---\n"})
     error = suite.fail()
     assert suite.rendered(error) == ["evals/c/graders/g.md: arm: must be one of with-only, both (got 'without')"]
-    assert error.graders_only is True
+    assert error.values_only is True
 
 
 @pytest.mark.parametrize("arm", ["with-only", "both"])
@@ -498,7 +498,7 @@ def test_llm_grader_with_an_empty_body(suite):
     error = suite.fail()
     assert suite.rendered(error) == ["evals/c/graders/judge.md: criteria: is empty — write the rubric (what a "
                                      "passing run looks like) as the file's body"]
-    assert error.graders_only is True
+    assert error.values_only is True
 
 
 def test_llm_grader_body_is_its_criteria(suite):
@@ -515,7 +515,7 @@ def test_blank_grader_template(suite):
                                      'replace the "TODO: describe what a successful response looks like" line with '
                                      'concrete pass criteria']
     assert error.problems[0].key == ""
-    assert error.graders_only is True
+    assert error.values_only is True
 
 
 def test_duplicate_grader_names(suite):
@@ -547,7 +547,7 @@ def test_grader_with_an_invalid_regex(suite):
     (line,) = suite.rendered(error)
     assert line.startswith("evals/c/graders/g.md: pattern: invalid regular expression /(?P<x>a)/: ")
     assert line.endswith(" — JavaScript names groups (?<name>...), without the P")
-    assert error.graders_only is True
+    assert error.values_only is True
 
 
 def test_several_problems_are_all_reported(suite):
@@ -571,37 +571,43 @@ def test_str_of_the_error_lists_every_problem_relative_to_cwd(suite, monkeypatch
                                  "evals/c/prompt.md: max_turns: must be a whole number from 1 to 200 (got 0)")
 
 
-# ---- graders_only -----------------------------------------------------------------------------------------
+# ---- values_only -----------------------------------------------------------------------------------------
 
-def test_graders_only_carries_the_name_and_tags(suite):
+def test_values_only_carries_the_name_and_tags(suite):
     suite.case(fm="name: the-name\ntags: [t1, t2]",
                graders={"a": "---\ntype: regex\npattern: x\nweight: 0\n---\n",
                         "b": "---\ntype: regex\npattern: x\narm: nope\n---\n"})
     error = suite.fail()
-    assert error.graders_only is True
+    assert error.values_only is True
     assert (error.name, error.tags) == ("the-name", ("t1", "t2"))
     assert error.case_dir == suite.evals / "c"
 
 
-def test_graders_only_is_false_with_a_missing_type_among_grader_problems(suite):
+def test_values_only_is_false_with_a_missing_type_among_grader_problems(suite):
     suite.case(graders={"a": "---\ntype: regex\npattern: x\nweight: 0\n---\n", "b": "---\npattern: x\n---\n"})
     error = suite.fail()
-    assert [p.in_grader for p in error.problems] == [True, False]
-    assert error.graders_only is False
+    assert [p.structural for p in error.problems] == [False, True]
+    assert error.values_only is False
 
 
-def test_graders_only_is_false_with_a_case_level_problem(suite):
+def test_values_only_holds_for_bad_values_anywhere_in_a_readable_case(suite):
     suite.case(fm="runs: 0", graders={"a": "---\ntype: regex\npattern: x\nweight: 0\n---\n"})
     error = suite.fail()
     assert error.name == "c"
-    assert error.graders_only is False
+    assert error.values_only is True
 
 
-def test_graders_only_needs_the_name(suite):
-    error = CaseLoadError(Path("/x"), [Problem(Path("/x/g.md"), "weight", "bad", in_grader=True)])
-    assert error.graders_only is False
-    named = CaseLoadError(Path("/x"), [Problem(Path("/x/g.md"), "weight", "bad", in_grader=True)], name="x")
-    assert named.graders_only is True
+def test_values_only_is_false_once_a_file_cannot_be_read_as_a_case(suite):
+    suite.case(fm="runs: 0\ncolour: red")
+    error = suite.fail()
+    assert error.values_only is False
+
+
+def test_values_only_needs_the_name(suite):
+    error = CaseLoadError(Path("/x"), [Problem(Path("/x/g.md"), "weight", "bad")])
+    assert error.values_only is False
+    named = CaseLoadError(Path("/x"), [Problem(Path("/x/g.md"), "weight", "bad")], name="x")
+    assert named.values_only is True
 
 
 # ---- grader files: order and what is ignored --------------------------------------------------------------
@@ -794,7 +800,7 @@ def test_inline_grader_needs_a_name(suite):
     suite.case(md=False, graders=None, case_yaml=INLINE_HEAD + "graders:\n  - {type: regex, pattern: x}\n")
     error = suite.fail()
     assert suite.rendered(error) == ["evals/c/case.yaml: graders[0].name: is required for a grader written in case.yaml"]
-    assert error.graders_only is False
+    assert error.values_only is True
 
 
 def test_inline_graders_not_a_list(suite):
@@ -817,7 +823,7 @@ def test_inline_llm_without_criteria(suite):
     error = suite.fail()
     assert suite.rendered(error) == ["evals/c/case.yaml: graders[0].criteria: is empty — write the rubric (what a "
                                      "passing run looks like) as the file's body"]
-    assert error.graders_only is True
+    assert error.values_only is True
 
 
 def test_inline_grader_problems_name_their_index_and_key(suite):
@@ -833,7 +839,7 @@ def test_inline_grader_problems_name_their_index_and_key(suite):
         'describe what a successful response looks like" line with concrete pass criteria',
         "evals/c/case.yaml: graders[3].pattern: is required (a `pattern:` key, or the pattern as the file's body)",
     ]
-    assert error.graders_only is True
+    assert error.values_only is True
     assert error.name == "n"
 
 
@@ -841,7 +847,7 @@ def test_inline_grader_missing_type(suite):
     suite.case(md=False, graders=None, case_yaml=INLINE_HEAD + "graders:\n  - {name: a, pattern: x}\n")
     error = suite.fail()
     assert suite.rendered(error) == [f"evals/c/case.yaml: graders[0].type: is required ({KINDS_BAR})"]
-    assert error.graders_only is False
+    assert error.values_only is False
 
 
 def test_inline_duplicate_names(suite):
@@ -1044,7 +1050,7 @@ def test_a_case_under_mocks_is_reserved(suite):
     error = suite.fail("mocks/c")
     assert suite.rendered(error) == ["evals/mocks/c: mocks/ is reserved for mock responders — a case there is never "
                                      "run; move it out of mocks/"]
-    assert error.name is None and error.graders_only is False
+    assert error.name is None and error.values_only is False
 
 
 def test_prompt_md_symlink_out_of_the_suite(suite, tmp_path):
@@ -1097,7 +1103,7 @@ def test_inline_duplicate_names_name_case_yaml_and_the_entry(suite):
 
 def test_inline_criteria_type_problem_is_a_grader_problem(suite):
     suite.case(md=False, graders=None, case_yaml=INLINE_HEAD + "graders:\n  - {name: j, type: llm, criteria: 5}\n")
-    assert suite.fail().graders_only is True
+    assert suite.fail().values_only is True
 
 
 def test_case_yaml_symlink_out_of_the_suite(suite, tmp_path):

@@ -10,12 +10,14 @@ ARMS = ("with-only", "both")
 
 
 class SpecError(Exception):
-    """A grader definition that cannot work: `key` names the offending key ('' for the whole grader)."""
+    """A grader definition that cannot work: `key` names the offending key ('' for the whole grader).
+    `structural` marks a definition that cannot even be read as a grader (no `type:`)."""
 
-    def __init__(self, key: str, message: str):
+    def __init__(self, key: str, message: str, structural: bool = False):
         super().__init__(f"{key}: {message}" if key else message)
         self.key = key
         self.message = message
+        self.structural = structural
 
 
 @dataclass(frozen=True)
