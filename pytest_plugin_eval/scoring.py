@@ -72,8 +72,34 @@ def arm_stats(runs: list[dict]) -> ArmStats:
     return ArmStats(mean(scores), mean(passes), len(scores), sd)
 
 
+# Two-sided 95% quantiles of Student's t by degrees of freedom (larger df use the next smaller entry).
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+       12: 2.179, 15: 2.131, 20: 2.086, 25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
+
+
+def t95(df: float) -> float:
+    if df >= 1000:
+        return 1.960
+    return T95[max(k for k in T95 if k <= max(df, 1))]
+
+
+def delta_interval(a: ArmStats, b: ArmStats) -> tuple[float, float] | None:
+    """95% confidence interval of score(with) − score(without): Welch's unpaired t-interval on run scores
+    (the arms run in separate sessions). None with fewer than two scored runs in either arm."""
+    if a.n < 2 or b.n < 2 or a.score is None or b.score is None:
+        return None
+    va, vb = (a.stdev or 0.0) ** 2 / a.n, (b.stdev or 0.0) ** 2 / b.n
+    delta = a.score - b.score
+    if va + vb == 0:
+        return (delta, delta)
+    df = (va + vb) ** 2 / (va ** 2 / (a.n - 1) + vb ** 2 / (b.n - 1))
+    half = t95(math.floor(df)) * math.sqrt(va + vb)
+    return (delta - half, delta + half)
+
+
 def case_aggregates(arms: dict[str, list[dict]]) -> dict:
-    """score/passRate over the with arm; scoreWithout/passRateWithout/delta when the without arm ran."""
+    """score/passRate over the with arm; scoreWithout/passRateWithout/delta when the without arm ran; the
+    spread of each arm and a confidence interval for Δ."""
     with_ = arm_stats(arms.get("with", []))
     out = {"score": with_.score, "passRate": with_.pass_rate}
     if arms.get("without"):
@@ -81,6 +107,13 @@ def case_aggregates(arms: dict[str, list[dict]]) -> dict:
         out["scoreWithout"] = without.score
         out["passRateWithout"] = without.pass_rate
         out["delta"] = (with_.score - without.score) if with_.score is not None and without.score is not None else None
+    out["stdevWith"] = with_.stdev
+    if arms.get("without"):
+        out["stdevWithout"] = without.stdev
+        interval = delta_interval(with_, without)
+        out["deltaCI"] = list(interval) if interval else None
+        # Significant when the interval excludes 0; unknown (None) without an interval.
+        out["deltaSignificant"] = None if interval is None else (interval[0] > 0 or interval[1] < 0)
     return out
 
 

@@ -13,7 +13,8 @@ def test_two_arm_case_reports_delta_and_passes(suite):
     assert run.rc == 0, run.out
     case = run.case("greets")
     assert case["aggregates"] == {"score": 1.0, "passRate": 1.0, "scoreWithout": 0.0, "passRateWithout": 0.0,
-                                  "delta": 1.0}
+                                  "delta": 1.0, "stdevWith": 0.0, "stdevWithout": 0.0, "deltaCI": [1.0, 1.0],
+                                  "deltaSignificant": True}
     assert [len(case["arms"]["with"]), len(case["arms"]["without"])] == [2, 2]
     first = case["arms"]["with"][0]
     skill = next(g for g in first["graders"] if g["name"] == "skill-fired")

@@ -104,31 +104,40 @@ def run(score, passed):
 
 def test_case_aggregates_with_arm_only():
     out = case_aggregates({"with": [run(1, True), run(0.5, False), run(0, False)]})
-    assert out == {"score": 0.5, "passRate": pytest.approx(1 / 3)}
-    assert set(out) == {"score", "passRate"}
+    assert out == {"score": 0.5, "passRate": pytest.approx(1 / 3), "stdevWith": pytest.approx(0.5)}
+    assert list(out) == ["score", "passRate", "stdevWith"]
 
 
 def test_case_aggregates_ignore_runs_without_score():
     out = case_aggregates({"with": [run(1, True), run(None, False), run(0.5, True), run(None, True)]})
-    assert out == {"score": 0.75, "passRate": 1.0}
+    assert out == {"score": 0.75, "passRate": 1.0, "stdevWith": pytest.approx(0.3535533905932738)}
 
 
 def test_case_aggregates_no_runs():
-    assert case_aggregates({}) == {"score": None, "passRate": None}
-    assert case_aggregates({"with": [run(None, False)]}) == {"score": None, "passRate": None}
+    assert case_aggregates({}) == {"score": None, "passRate": None, "stdevWith": None}
+    assert case_aggregates({"with": [run(None, False)]}) == {"score": None, "passRate": None, "stdevWith": None}
     # An empty without arm adds nothing.
-    assert case_aggregates({"with": [run(1, True)], "without": []}) == {"score": 1.0, "passRate": 1.0}
+    assert case_aggregates({"with": [run(1, True)], "without": []}) == {"score": 1.0, "passRate": 1.0,
+                                                                         "stdevWith": None}
 
 
 def test_case_aggregates_two_arm_delta():
     out = case_aggregates({"with": [run(1, True), run(0.5, False)], "without": [run(0.25, False), run(0.25, False)]})
-    assert out == {"score": 0.75, "passRate": 0.5, "scoreWithout": 0.25, "passRateWithout": 0.0, "delta": 0.5}
-    assert list(out) == ["score", "passRate", "scoreWithout", "passRateWithout", "delta"]
+    assert {k: out[k] for k in ("score", "passRate", "scoreWithout", "passRateWithout", "delta")} == {
+        "score": 0.75, "passRate": 0.5, "scoreWithout": 0.25, "passRateWithout": 0.0, "delta": 0.5}
+    assert list(out) == ["score", "passRate", "scoreWithout", "passRateWithout", "delta", "stdevWith", "stdevWithout",
+                         "deltaCI", "deltaSignificant"]
+    # Welch: sd 0.3536 and 0 over 2 runs each, df 1 → 0.5 ± 12.706 × 0.25
+    assert out["deltaCI"] == pytest.approx([0.5 - 12.706 * 0.25, 0.5 + 12.706 * 0.25])
+    assert out["deltaSignificant"] is False
 
 
 def test_case_aggregates_delta_none_when_an_arm_has_no_score():
     out = case_aggregates({"with": [run(1, True)], "without": [run(None, False)]})
-    assert out == {"score": 1.0, "passRate": 1.0, "scoreWithout": None, "passRateWithout": None, "delta": None}
+    assert {k: out[k] for k in ("score", "passRate", "scoreWithout", "passRateWithout", "delta", "deltaCI",
+                                "deltaSignificant")} == {"score": 1.0, "passRate": 1.0, "scoreWithout": None,
+                                                         "passRateWithout": None, "delta": None, "deltaCI": None,
+                                                         "deltaSignificant": None}
     out = case_aggregates({"with": [], "without": [run(0.5, False)]})
     assert out["delta"] is None and out["scoreWithout"] == 0.5 and out["score"] is None
 
@@ -320,14 +329,14 @@ def test_case_document():
     assert list(doc) == ["name", "dir", "arms", "aggregates"]
     assert list(doc["arms"]) == ["with", "without"]
     assert [r["score"] for r in doc["arms"]["with"]] == [1.0, 0.0]     # index order
-    assert doc["aggregates"] == {"score": 0.5, "passRate": 0.5, "scoreWithout": 0.5, "passRateWithout": 0.0,
-                                 "delta": 0.0}
+    assert {k: doc["aggregates"][k] for k in ("score", "passRate", "scoreWithout", "passRateWithout", "delta")} == {
+        "score": 0.5, "passRate": 0.5, "scoreWithout": 0.5, "passRateWithout": 0.0, "delta": 0.0}
 
 
 def test_case_document_always_has_a_with_arm():
     doc = case_document({}, [])
     assert doc["arms"] == {"with": []}
-    assert doc["aggregates"] == {"score": None, "passRate": None}
+    assert doc["aggregates"] == {"score": None, "passRate": None, "stdevWith": None}
     doc = case_document({}, [rr("without", 1, 1.0, True)])
     assert list(doc["arms"]) == ["with", "without"]
 
@@ -355,3 +364,19 @@ def test_timestamps():
     assert results.timestamp_dirname("2026-11-29T19:14:00.123Z") == "2026-11-29T19-14-00-123Z"
     stamp = results.now_iso()
     assert stamp.endswith("Z") and len(stamp) == len("2026-11-29T19:14:00.123Z")
+
+
+def test_delta_interval_is_significant_only_when_it_excludes_zero():
+    # +0.33 on three runs (1, 0, 0 against 0, 0, 0) is not a result: the interval spans 0.
+    noisy = case_aggregates({"with": [run(1, True), run(0, False), run(0, False)], "without": [run(0, False)] * 3})
+    assert noisy["delta"] == pytest.approx(1 / 3)
+    assert noisy["deltaCI"][0] < 0 < noisy["deltaCI"][1] and noisy["deltaSignificant"] is False
+    steady = case_aggregates({"with": [run(1, True)] * 3, "without": [run(0, False)] * 3})
+    assert steady["deltaCI"] == [1.0, 1.0] and steady["deltaSignificant"] is True
+    one_run = case_aggregates({"with": [run(1, True)], "without": [run(0, False)]})
+    assert one_run["deltaCI"] is None and one_run["deltaSignificant"] is None
+
+
+def test_t_quantiles():
+    from pytest_plugin_eval.scoring import t95
+    assert t95(1) == 12.706 and t95(2) == 4.303 and t95(11) == 2.228 and t95(35) == 2.042 and t95(5000) == 1.96
