@@ -5,6 +5,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -13,6 +14,8 @@ from pathlib import Path
 from .transcript import Transcript
 
 KILL_GRACE_SECONDS = 3
+# If this process dies without cleaning up (an xdist worker killed at shutdown), the child dies with it.
+DEATH_SIGNAL = ("setpriv", "--pdeathsig", "KILL", "--") if sys.platform == "linux" and shutil.which("setpriv") else ()
 
 
 class ClaudeNotFound(Exception):
@@ -73,8 +76,8 @@ def run_child(cmd: AgentCommand, trace_path: Path, stderr_path: Path) -> ChildEx
     The child gets its own process group so that a timeout (or Ctrl-C) stops everything it started."""
     started = time.monotonic()
     with open(trace_path, "wb") as out, open(stderr_path, "wb") as err:
-        child = subprocess.Popen(list(cmd.argv), cwd=cmd.cwd, env=cmd.env, stdin=subprocess.PIPE, stdout=out,
-                                 stderr=err, start_new_session=True)
+        child = subprocess.Popen([*DEATH_SIGNAL, *cmd.argv], cwd=cmd.cwd, env=cmd.env, stdin=subprocess.PIPE,
+                                 stdout=out, stderr=err, start_new_session=True)
         timed_out = False
         try:
             try:

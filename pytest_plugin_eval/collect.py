@@ -75,6 +75,7 @@ class RunItem(pytest.Item):
         self.arm = arm
         self.index = index
         self.result: RunResult | None = None
+        self.skip_record: dict | None = None  # set when the cost ceiling kept the run from starting
         self.add_marker(pytest.mark.plugin_eval)
 
     def runtest(self) -> None:

@@ -20,5 +20,11 @@ def install_sigterm() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
-def signal_name(exc: BaseException) -> str:
-    return "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+def signal_name(exc: BaseException) -> str | None:
+    """SIGTERM, SIGINT, or None when the session stopped itself (pytest's or xdist's `Interrupted`: -x,
+    --maxfail, or our own stop after rejected credentials)."""
+    if isinstance(exc, Terminated):
+        return "SIGTERM"
+    if type(exc).__name__ == "Interrupted":
+        return None
+    return "SIGINT"

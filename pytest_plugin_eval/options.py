@@ -46,6 +46,7 @@ class EvalOptions:
     claude: str | None = None
     scripted: bool = False
     concurrency: int | None = None
+    api_retries: int = 1
 
 
 def add_options(parser) -> None:
@@ -95,6 +96,9 @@ def add_options(parser) -> None:
         help="Run up to N runs at once (1-8), through pytest-xdist: the same as -n N")
     add("--claude", dest="eval_claude", default=None, metavar="PATH",
         help="The Claude Code binary (default: the one bundled with claude-agent-sdk, else claude on PATH)")
+    add("--api-retries", dest="eval_api_retries", default="1", metavar="N",
+        help="Run a run again up to N times when it ends on an API error (rate limit, overload, outage) after "
+             "Claude Code's own retries (default 1); a run that still fails is an infrastructure error")
     add("--scripted", dest="eval_scripted", action="store_true", default=False,
         help="Answer every model call from the cases' scripted.yaml files (offline; no API key; no cost)")
 
@@ -135,6 +139,9 @@ def parse_options(option) -> EvalOptions:
         raise OptionError('Error: --ablation must be "none" or "with-without"')
     if option.eval_mocks not in MOCK_MODES:
         raise OptionError("Error: --mocks must be record or off")
+    api_retries = _number(option.eval_api_retries, "Error: --api-retries must be a whole number, 0 or more")
+    if api_retries != int(api_retries) or api_retries < 0:
+        raise OptionError("Error: --api-retries must be a whole number, 0 or more")
     eval_dir = option.eval_dir
     if eval_dir is not None:
         parts = Path(eval_dir).parts
@@ -161,7 +168,7 @@ def parse_options(option) -> EvalOptions:
         output_dir=option.eval_output_dir, report=option.eval_report, max_cost_usd=max_cost,
         scaffold=option.eval_scaffold, mocks=option.eval_mocks, allow_real_servers=option.eval_allow_real_servers,
         eval_dir=eval_dir, claude=option.eval_claude, scripted=option.eval_scripted,
-        concurrency=None if concurrency is None else int(concurrency),
+        concurrency=None if concurrency is None else int(concurrency), api_retries=int(api_retries),
     )
 
 

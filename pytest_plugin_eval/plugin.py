@@ -39,7 +39,7 @@ def pytest_report_header(config):
 
 
 def pytest_sessionstart(session):
-    get_session(session.config).start()
+    get_session(session.config).start(session)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -69,9 +69,18 @@ def pytest_make_collect_report(collector):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
-    if isinstance(item, RunItem) and call.when == "call" and item.result is not None:
-        report.plugin_eval = get_session(item.config).report_data(item)
+    if isinstance(item, RunItem) and call.when == "call":
+        if item.result is not None:
+            report.plugin_eval = get_session(item.config).report_data(item)
+            get_session(item.config).html_extras(item, report)
+        elif item.skip_record is not None:
+            report.plugin_eval_skip = item.skip_record
     return report
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_html_results_summary(prefix, summary, postfix, session):
+    get_session(session.config).html_summary(prefix)
 
 
 def pytest_sessionfinish(session):

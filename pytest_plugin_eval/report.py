@@ -72,7 +72,7 @@ def summary_line(document: dict) -> str:
     return " · ".join(parts)
 
 
-def write_summary(terminal, document: dict, results_path) -> None:
+def write_summary(terminal, document: dict, results_path, report_path=None) -> None:
     terminal.write_sep("=", "plugin eval")
     for notice in document.get("notices", []):
         terminal.write_line(notice)
@@ -91,3 +91,5 @@ def write_summary(terminal, document: dict, results_path) -> None:
         terminal.write_line(f"Couldn't load {n} case file{'s' if n != 1 else ''} — see above.", red=True)
     if results_path is not None:
         terminal.write_line(f"Results: {display_path(results_path)}")
+    if report_path is not None:
+        terminal.write_line(f"Report: {display_path(report_path)}")

@@ -66,6 +66,8 @@ class RunResult:
     aborted: dict | None = None
     mocks: dict | None = None
     workspace: str | None = None  # kept with --keep-temp
+    attempts: int = 1             # >1 when API errors made the harness run it again
+    notes: list[str] = field(default_factory=list)  # session notices this run raised (not in the run's JSON)
 
     def to_json(self) -> dict:
         out = {
@@ -82,6 +84,8 @@ class RunResult:
             out["mocks"] = self.mocks
         if self.workspace:
             out["workspace"] = self.workspace
+        if self.attempts > 1:
+            out["attempts"] = self.attempts
         return out
 
     def to_data(self) -> dict:
@@ -135,7 +139,7 @@ def case_document(header: dict, runs: list[RunResult]) -> dict:
 
 def suite_document(*, claude_version: str, started_at: str, duration: float, suite: dict, cases: list[dict],
                    threshold: float, partial_reason: str | None, load_errors: list[dict],
-                   notices: list[str]) -> dict:
+                   notices: list[str], skipped: list[dict] | None = None) -> dict:
     cost = sum(run["costUsd"] for case in cases for runs in case["arms"].values() for run in runs)
     doc = {
         "schemaVersion": SCHEMA_VERSION, "claudeVersion": claude_version, "startedAt": started_at,
@@ -147,6 +151,8 @@ def suite_document(*, claude_version: str, started_at: str, duration: float, sui
     doc["cases"] = cases
     doc["aggregates"] = scoring.suite_aggregates(cases, threshold)
     doc["loadErrors"] = load_errors
+    if skipped:
+        doc["skippedRuns"] = skipped
     if notices:
         doc["notices"] = notices
     return doc

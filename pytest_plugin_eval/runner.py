@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import cost, permissions, scoring
+from .cost import CostLedger
 from .agent import AgentCommand, classify, run_child
 from .case import Case
 from .graders import GradeContext, GraderSpec, Verdict
@@ -31,6 +32,9 @@ class RunPlan:
     artefacts: Path          # where this run's trace and files are kept
     base_url: Callable[[Path], str] | None = None  # cwd → this run's model endpoint (scripted); None: inherited
     judge: object = None          # the Judge for paid graders (None: the case has none)
+    ledger: CostLedger | None = None  # the --max-cost-usd ledger
+    attempts: int = 2             # whole-run attempts after API errors
+    retry_pause: float = 5.0      # seconds before the second attempt (×2 before the third…)
     environ: dict = field(default_factory=lambda: dict(os.environ))
 
     @property
@@ -109,19 +113,51 @@ def agent_cost(transcript: Transcript, model: str | None) -> float:
     return sum(cost.price(model, usage) for usage in transcript.usage_by_model().values())
 
 
+def unpriced_models(transcript: Transcript) -> list[str]:
+    """Models Claude Code had no list price for (it prices them as its default model)."""
+    usage = (transcript.result or {}).get("modelUsage") or {}
+    return [model for model, data in usage.items() if isinstance(data, dict) and data.get("costBasis") == "unknown"]
+
+
+# Bounded retries (the child's own, then a whole run again) instead of Claude Code's ten retries over
+# minutes: a throttled API becomes an infrastructure error in seconds, not a regression after an hour.
+CHILD_DEFAULTS = {
+    "CLAUDE_CODE_MAX_RETRIES": "3",                  # per request; Claude Code honours retry-after
+    "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "90000",   # a stream silent this long is dropped and retried
+}
+
+
+def child_env(plan: RunPlan, ws: Workspace) -> dict[str, str]:
+    env = ws.agent_env(plan.environ, dict(plan.case.env))
+    for name, value in CHILD_DEFAULTS.items():
+        env.setdefault(name, value)
+    if plan.base_url:
+        env["ANTHROPIC_BASE_URL"] = plan.base_url(ws.cwd)
+        env.setdefault("ANTHROPIC_API_KEY", "scripted")
+    return env
+
+
 def execute(plan: RunPlan) -> RunResult:
-    case = plan.case
+    """Run, and run again (fresh) after an API error, up to `plan.attempts` times with a growing pause."""
+    for attempt in range(1, plan.attempts + 1):
+        result = attempt_run(plan)
+        result.attempts = attempt
+        if result.error_kind != "api" or attempt == plan.attempts:
+            return result
+        time.sleep(plan.retry_pause * attempt)
+    raise AssertionError("unreachable")
+
+
+def attempt_run(plan: RunPlan) -> RunResult:
+    case, ledger = plan.case, plan.ledger
     started_at, started = now_iso(), time.monotonic()
     ws = Workspace.create()
     plan.artefacts.mkdir(parents=True, exist_ok=True)
     trace_copy = plan.artefacts / "trace.jsonl"
     try:
         before = ws.files()
-        env = ws.agent_env(plan.environ, dict(case.env))
-        if plan.base_url:
-            env["ANTHROPIC_BASE_URL"] = plan.base_url(ws.cwd)
-            env.setdefault("ANTHROPIC_API_KEY", "scripted")
-        command = AgentCommand(tuple(build_argv(plan, ws)), env, ws.cwd, case.prompt, case.timeout_seconds)
+        command = AgentCommand(tuple(build_argv(plan, ws)), child_env(plan, ws), ws.cwd, case.prompt,
+                               case.timeout_seconds)
         try:
             exit_ = run_child(command, ws.trace, ws.out / "stderr.txt")
         except OSError as e:
@@ -130,27 +166,35 @@ def execute(plan: RunPlan) -> RunResult:
                              duration_seconds=time.monotonic() - started)
         transcript = Transcript.from_file(ws.trace)
         error = classify(exit_, transcript, case.timeout_seconds)
+        spent_by_agent = agent_cost(transcript, plan.model)
+        if ledger is not None:
+            ledger.add(spent_by_agent)
         created = ws.created_files(before)
         output = RunOutput(transcript=transcript, cwd=ws.cwd, created_files=tuple(created), arm=plan.arm)
         # A run that never reached the model says nothing about the plugin: it is not graded or scored.
         ungraded = error is not None and error.infrastructure
-        outcomes = [] if ungraded else grade(scoring.graders_for(case.graders, plan.arm, plan.two_arm), output,
-                                             plan.judge)
+        within_budget = (lambda: not ledger.over()) if ledger is not None else (lambda: True)
+        graders = scoring.graders_for(case.graders, plan.arm, plan.two_arm)
+        outcomes = [] if ungraded else grade(graders, output, plan.judge, within_budget)
         score = None if ungraded else scoring.run_score([scoring.Scored(o.weight, o.passed, o.scored) for o in outcomes])
         judge_cost = sum(o.details.get("costUsd", 0.0) for o in outcomes)
+        if ledger is not None:
+            ledger.add(judge_cost)
         shutil.copyfile(ws.trace, trace_copy)
         shutil.copyfile(ws.out / "stderr.txt", plan.artefacts / "stderr.txt")
         _copy_created(ws, created, plan.artefacts / "files")
+        notes = [f"model {m} has no list price in Claude Code; its cost is estimated at the default model's price"
+                 for m in unpriced_models(transcript)]
         return RunResult(
             case=case.name, case_dir=case.rel_dir, arm=plan.arm, index=plan.index,
             score=score, passed=score == 1.0, turns=transcript.num_turns,
-            cost_usd=agent_cost(transcript, plan.model) + judge_cost, judge_cost_usd=judge_cost,
+            cost_usd=spent_by_agent + judge_cost, judge_cost_usd=judge_cost,
             duration_seconds=time.monotonic() - started, started_at=started_at,
             error=error.message if error else None, error_kind=error.kind if error else None,
             trace_path=str(trace_copy), graders=outcomes,
-            workspace=str(ws.root) if plan.options.keep_temp else None,
+            skipped_paid_graders=any(o.details.get("skipped") for o in outcomes),
+            workspace=str(ws.root) if plan.options.keep_temp else None, notes=notes,
         )
     finally:
         if not plan.options.keep_temp:
             ws.remove()
-

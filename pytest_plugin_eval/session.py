@@ -11,7 +11,9 @@ import fnmatch
 import functools
 import json
 import os
+import socket
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +26,7 @@ from .interrupts import install_sigterm, signal_name
 from .judge import Judge, resolve_judge_model
 from .agent import ClaudeNotFound, claude_version, find_claude
 from .case import CASE_FILE, PROMPT_FILE, Case, display_path
+from .cost import CostLedger
 from .options import EvalOptions, eval_options_given
 from .results import RunResult, case_document, now_iso, suite_document, timestamp_dirname, write_json
 from .runner import RunPlan, execute
@@ -45,6 +48,7 @@ class Collected:
     runs: dict[str, list[RunResult]] = field(default_factory=dict)
     load_errors: dict[str, dict] = field(default_factory=dict)   # case dir → loadErrors entry
     suite: dict = field(default_factory=dict)
+    skipped: list[dict] = field(default_factory=list)             # runs not started (cost ceiling)
     notices: list[str] = field(default_factory=list)
     eval_roots: list[str] = field(default_factory=list)
 
@@ -74,8 +78,12 @@ class EvalSession:
         self.eval_roots: list[Path] = []
         self.interrupted: str | None = None
         self.non_eval_failures = 0
+        self.pytest_session = None
+        self.ledger: CostLedger | None = None
+        self._shared = shared
         self.document: dict | None = None
         self.results_path: Path | None = None
+        self.report_path: Path | None = None
         self.exit_status: int | None = None
 
     # ---- start-up ------------------------------------------------------------------------------------
@@ -92,17 +100,29 @@ class EvalSession:
             self.config.option.continue_on_collection_errors = True
             if not self.is_worker:
                 install_sigterm()
+        self.ledger = self.make_ledger(self._shared)
+
+    def planned_results_folder(self) -> Path | None:
+        """Where results will go, known before collection from the command line's eval dirs."""
+        if self.options.output_dir:
+            return Path(self.options.output_dir).absolute()
+        if self.eval_roots:
+            return self.eval_roots[0] / "results" / timestamp_dirname(self.started_at)
+        return None
 
     @property
     def active(self) -> bool:
         """An eval session: it collects from an eval dir, or eval options were given."""
         return bool(self.eval_roots) or eval_options_given(self.config.option) or bool(self.collected.headers)
 
-    def start(self) -> None:
+    def start(self, pytest_session) -> None:
         """Before anything runs (controller): a missing eval dir means no cases (exit 1, not a usage error);
         running a suite runs the plugin's code, so it must be trusted."""
+        self.pytest_session = pytest_session
         if self.is_worker:
             return
+        if self.ledger is not None and self.options.max_cost_usd == 0:
+            self.collected.notice("--max-cost-usd 0: no run can start")
         base = self.config.invocation_params.dir
         for arg in self.config.args:
             path = (base / arg.split("::")[0]).absolute()
@@ -116,7 +136,22 @@ class EvalSession:
     # ---- shared with workers -------------------------------------------------------------------------
 
     def worker_input(self) -> dict:
-        return {"started_at": self.started_at}
+        return {"started_at": self.started_at, "ledger": str(self.ledger.path) if self.ledger else None,
+                "host": socket.gethostname(), "workers": _workers(self.config)}
+
+    def make_ledger(self, shared: dict) -> CostLedger | None:
+        """The --max-cost-usd ledger: a SQLite file shared by the processes of this host. A worker on another
+        host keeps its own ledger with an equal share of the cap, which keeps the cap a hard bound."""
+        cap = self.options.max_cost_usd
+        if cap is None:
+            return None
+        if self.is_worker and shared.get("ledger") and shared.get("host") == socket.gethostname():
+            return CostLedger(Path(shared["ledger"]), cap)
+        if self.is_worker and shared.get("ledger"):
+            return CostLedger(Path(tempfile.mkdtemp(prefix="plugin-eval-ledger-")) / "ledger.sqlite",
+                              cap / max(1, shared.get("workers", 1)))
+        folder = self.planned_results_folder() or Path(tempfile.mkdtemp(prefix="plugin-eval-ledger-"))
+        return CostLedger(folder / "cost-ledger.sqlite", cap)
 
     @property
     def claude(self) -> Path:
@@ -205,11 +240,17 @@ class EvalSession:
 
     def run_item(self, item) -> RunResult:
         case = item.case
+        if self.ledger is not None and not self.ledger.may_start():
+            spent = self.ledger.spent()
+            item.skip_record = {"case": case.name, "dir": case.rel_dir, "arm": item.arm, "index": item.index,
+                                "reason": "cost_ceiling"}
+            pytest.skip(f"cost ceiling ${self.options.max_cost_usd:g} reached (${spent:.4f} spent): run not started")
         rel = os.path.relpath(case.dir, case.eval_root)
         plan = RunPlan(case=case, arm=item.arm, index=item.index, two_arm=self.two_arm(case), options=self.options,
                        claude=self.claude, artefacts=self.results_dir(case) / "runs" / rel / f"{item.arm}-{item.index}",
                        base_url=self.scripted_url(case, item.arm, item.index),
-                       judge=self.judge_for(case, item.arm, item.index))
+                       judge=self.judge_for(case, item.arm, item.index), ledger=self.ledger,
+                       attempts=1 + self.options.api_retries)
         return execute(plan)
 
     @property
@@ -273,8 +314,11 @@ class EvalSession:
 
     def on_test_report(self, report) -> None:
         data = getattr(report, "plugin_eval", None)
+        skipped = getattr(report, "plugin_eval_skip", None)
         if data is not None and report.when == "call":
             self.record_run(data)
+        elif skipped is not None:
+            self.record_skip(skipped)
         elif report.failed and "plugin_eval" not in report.keywords:
             self.non_eval_failures += 1
 
@@ -285,7 +329,21 @@ class EvalSession:
         if self.is_worker or self.document is None:
             return
         from .report import write_summary
-        write_summary(terminal, self.document, self.results_path)
+        write_summary(terminal, self.document, self.results_path, self.report_path)
+
+    def html_summary(self, prefix: list) -> None:
+        """pytest-html (--html): the suite verdict and the per-case table above the test list."""
+        if self.document is not None:
+            from .htmlreport import summary_html
+            prefix.append(summary_html(self.document))
+
+    def html_extras(self, item, report) -> None:
+        """pytest-html: each run's graders and transcript in its row of the report."""
+        if not getattr(self.config.option, "htmlpath", None) or item.result is None:
+            return
+        from pytest_html import extras
+        from .htmlreport import run_html
+        report.extras = [*getattr(report, "extras", []), extras.html(run_html(item.result.to_json(), item.case.prompt))]
 
     def header_lines(self) -> list[str]:
         if not self.active or self.is_worker:
@@ -299,15 +357,30 @@ class EvalSession:
     def record_run(self, data: dict) -> None:
         header = data["case"]
         key = header["dir"]
+        if not self.collected.runs and data["run"].get("error_kind") == "auth":
+            self.stop("the first run's credentials were rejected — every remaining run would fail the same way, "
+                      "so the session stops here")
         self.collected.headers.setdefault(key, header)
         self.collected.runs.setdefault(key, []).append(RunResult.from_data(data["run"]))
         if not self.collected.suite:
             self.collected.suite = data["suite"]
         else:
             self.collected.suite = merge_suite(self.collected.suite, data["suite"])
-        for text in data.get("notices", ()):
+        for text in [*data.get("notices", ()), *data["run"].get("notes", ())]:
             self.collected.notice(text)
         self.collected.eval_root(data["evalRoot"])
+
+    def record_skip(self, data: dict) -> None:
+        self.collected.skipped.append(data)
+
+    def stop(self, reason: str) -> None:
+        """Stop starting runs (runs in flight finish), with or without pytest-xdist."""
+        self.collected.notice(f"⚠ {reason}")
+        dsession = self.config.pluginmanager.getplugin("dsession")
+        if dsession is not None:
+            dsession.shouldstop = reason
+        elif self.pytest_session is not None:
+            self.pytest_session.shouldstop = reason
 
     def record_load_error(self, data: dict) -> None:
         self.collected.load_errors.setdefault(data["dir"], data["entry"])
@@ -321,14 +394,16 @@ class EvalSession:
         keys = sorted(collected.headers, key=lambda k: Path(k).parts)
         cases = [case_document(collected.headers[k], collected.runs[k]) for k in keys]
         runs = [r for rs in collected.runs.values() for r in rs]
-        partial = partial_reason(runs, self.interrupted)
+        partial = partial_reason(runs, self.interrupted, bool(collected.skipped))
+        self.cost_notices(runs)
         base = dict(collected.suite) or self.empty_suite()
         suite = {"root": base["root"], "ablation": base["ablation"], **self.suite_options(), "plugins": base["plugins"]}
         self.document = suite_document(
             claude_version=self.claude_version(), started_at=self.started_at,
             duration=time.monotonic() - self.started, suite=suite, cases=cases,
             threshold=self.options.threshold, partial_reason=partial,
-            load_errors=[collected.load_errors[k] for k in sorted(collected.load_errors)], notices=collected.notices)
+            load_errors=[collected.load_errors[k] for k in sorted(collected.load_errors)], notices=collected.notices,
+            skipped=sorted(collected.skipped, key=lambda r: (Path(r["dir"]).parts, r["arm"] != "with", r["index"])))
         failed = (bool(collected.load_errors) or not cases or self.non_eval_failures > 0
                   or any(not scoring.passes_threshold(c, self.options.threshold) for c in cases)
                   or any(r.error_kind == "start" for r in runs))
@@ -341,10 +416,31 @@ class EvalSession:
         if folder is not None:
             self.results_path = folder / "aggregate-result.json"
             write_json(self.results_path, self.document)
+        report = Path(self.options.report).absolute() if self.options.report else (
+            folder / "report.html" if folder is not None else None)
+        if report is not None:
+            from .htmlreport import write_report
+            write_report(self.document, report)
+            self.report_path = report
         if self.options.json_path == "-":
             sys.stdout.write(json.dumps(self.document, indent=1, ensure_ascii=False) + "\n")
         elif self.options.json_path:
             write_json(Path(self.options.json_path).absolute(), self.document)
+
+    def cost_notices(self, runs: list[RunResult]) -> None:
+        cap = self.options.max_cost_usd
+        if cap is None:
+            return
+        skipped = self.collected.skipped
+        spent = sum(r.cost_usd for r in runs)
+        if skipped:
+            cases = sorted({r["case"] for r in skipped})
+            self.collected.notice(f"⚠ cost ceiling ${cap:g} reached (${spent:.4f} spent): {len(skipped)} run(s) not "
+                                  f"started, in {', '.join(cases)}")
+        paid = sum(1 for r in runs if r.skipped_paid_graders)
+        if paid:
+            self.collected.notice(f"⚠ cost ceiling ${cap:g} crossed by runs in flight: {paid} run(s) skipped their "
+                                  f"paid graders, which are left out of their scores")
 
     def results_folder(self) -> Path | None:
         """--output-dir, else <eval dir>/results/<timestamp>/ of the first case seen (None: nothing ran)."""
@@ -462,9 +558,11 @@ def merge_suite(a: dict, b: dict) -> dict:
     return out
 
 
-def partial_reason(runs: list[RunResult], interrupted: str | None) -> str | None:
+def partial_reason(runs: list[RunResult], interrupted: str | None, runs_skipped: bool) -> str | None:
     if interrupted:
         return "interrupted"
+    if runs_skipped or any(r.skipped_paid_graders for r in runs):
+        return "cost_ceiling"
     kinds = {r.error_kind for r in runs}
     if "auth" in kinds:
         return "auth_failed"

@@ -263,16 +263,36 @@ def test_error_turns_fail_the_request(endpoint: ScriptedEndpoint) -> None:
                   {"error": {"status": 503, "message": "down in {arm}", "type": "custom_error"}}, "recovered"]}
     )
     url = endpoint.agent_url(loaded)
-    for turn in range(2):
+    # Faulty turns are served to successive requests of the same step (retries), then the step's reply.
+    for _ in range(2):
         with pytest.raises(anthropic.RateLimitError) as caught:
-            ask(url, assistant_turns=turn)
+            ask(url, assistant_turns=0)
         assert caught.value.response.headers["retry-after"] == "3"
         assert caught.value.body["error"]["type"] == "rate_limit_error"
     with pytest.raises(anthropic.InternalServerError) as caught:
-        ask(url, assistant_turns=2, stream=True)
+        ask(url, assistant_turns=0, stream=True)
     assert caught.value.status_code == 503
     assert caught.value.body == {"type": "error", "error": {"type": "custom_error", "message": "down in with"}}
-    assert text_of(ask(url, assistant_turns=3)) == "recovered"
+    assert text_of(ask(url, assistant_turns=0)) == "recovered"
+    assert text_of(ask(url, assistant_turns=0)) == "recovered"
+
+
+def test_faults_are_counted_per_run_across_tokens(endpoint: ScriptedEndpoint) -> None:
+    # A whole run started again (a new agent URL for the same arm and run) continues past the faults.
+    loaded = script({"with": [{"error": {"status": 529}}, "second attempt"]})
+    with pytest.raises(anthropic.APIStatusError):
+        ask(endpoint.agent_url(loaded, run=1))
+    assert text_of(ask(endpoint.agent_url(loaded, run=1))) == "second attempt"
+    with pytest.raises(anthropic.APIStatusError):
+        ask(endpoint.agent_url(loaded, run=2))  # another run starts from the beginning
+
+
+def test_trailing_faults_end_the_script(endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.agent_url(script({"with": ["one", {"error": {"status": 500}}]}))
+    assert text_of(ask(url)) == "one"
+    with pytest.raises(anthropic.InternalServerError):
+        ask(url, assistant_turns=1)
+    assert "no turn 2" in text_of(ask(url, assistant_turns=1))
 
 
 def test_usage_defaults_and_overrides(endpoint: ScriptedEndpoint) -> None:

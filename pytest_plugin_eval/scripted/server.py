@@ -56,6 +56,7 @@ class ScriptedEndpoint:
         self._lock = threading.Lock()
         self._routes: dict[str, _Route] = {}
         self._judge_counts: dict[str, int] = defaultdict(int)
+        self._served: dict[tuple, int] = defaultdict(int)
         self._calls: list[dict[str, Any]] = []
         self._counters: dict[str, Iterator[int]] = defaultdict(lambda: itertools.count(1))
         self._stopping = threading.Event()
@@ -154,14 +155,26 @@ class ScriptedEndpoint:
         return "agent", self._agent_turn(route, body)
 
     def _agent_turn(self, route: _Route, body: dict[str, Any]) -> Turn:
+        """The reply to the agent's request after `k` assistant turns: step k of the script. A step's faulty
+        turns (errors, dropped or stalled streams) are served to successive requests — retries land on the
+        same step — and then its reply. Counted per run, so a re-run of the whole run continues the count."""
         if route.script is None:
             return text_turn(NO_SCRIPT_REPLY)
         messages = body.get("messages") or []
         index = sum(1 for message in messages if isinstance(message, dict) and message.get("role") == "assistant")
-        turns = route.script.turns(route.arm, route.run)
-        if index >= len(turns):
+        steps = _steps(route.script.turns(route.arm, route.run))
+        if index >= len(steps):
             return text_turn(f"(scripted model: no turn {index + 1} in the script for the {route.arm} arm)")
-        return turns[index].substitute(route.values())
+        faults, reply = steps[index]
+        with self._lock:
+            key = (id(route.script), route.arm, route.run, index)
+            served = self._served[key]
+            self._served[key] += 1
+        if served < len(faults):
+            return faults[served].substitute(route.values())
+        if reply is None:
+            return text_turn(f"(scripted model: no turn {index + 1} in the script for the {route.arm} arm)")
+        return reply.substitute(route.values())
 
     def _judge_reply(self, token: str, route: _Route) -> Turn:
         with self._lock:
@@ -305,6 +318,25 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
+
+
+def _faulty(turn: Turn) -> bool:
+    return turn.error is not None or turn.drop or turn.stall > 0
+
+
+def _steps(turns: tuple[Turn, ...]) -> list[tuple[list[Turn], Turn | None]]:
+    """Group turns into steps: the faulty turns before each reply, and the reply (None after trailing faults)."""
+    steps: list[tuple[list[Turn], Turn | None]] = []
+    faults: list[Turn] = []
+    for turn in turns:
+        if _faulty(turn):
+            faults.append(turn)
+        else:
+            steps.append((faults, turn))
+            faults = []
+    if faults:
+        steps.append((faults, None))
+    return steps
 
 
 def _split_path(raw_path: str) -> tuple[str | None, str]:
