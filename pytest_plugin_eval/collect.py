@@ -48,7 +48,15 @@ class CaseFile(pytest.File):
         for arm in self.eval_session.arms_for(case):
             for index in range(1, self.eval_session.runs_for(case) + 1):
                 yield RunItem.from_parent(self, name=f"{case.name}[{ARM_LABELS[arm]}-{index}]", case=case,
-                                          arm=arm, index=index)
+                                          arm=arm, index=index, **self._id_of(case.name, f"{ARM_LABELS[arm]}-{index}"))
+
+    def _id_of(self, name: str, params: str) -> dict:
+        # pytest ≥ 9 keeps node ids structured: the bracket is a parameter, as for parametrized tests, so that
+        # ids read back from the cache (--lf, --ff) match the items.
+        parent_id = getattr(self, "id", None)
+        if parent_id is None or not hasattr(parent_id, "with_params"):
+            return {}
+        return {"nodeid": parent_id.child(name).with_params(params)}
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, CaseLoadFailure):

@@ -86,6 +86,7 @@ class RunResult:
             out["workspace"] = self.workspace
         if self.attempts > 1:
             out["attempts"] = self.attempts
+        out["index"] = self.index
         return out
 
     def to_data(self) -> dict:
@@ -122,19 +123,26 @@ def write_json(path: Path, document: dict) -> None:
         raise
 
 
-def case_document(header: dict, runs: list[RunResult]) -> dict:
-    """A case's JSON: its header (from the case file) plus the arms' runs in index order and aggregates."""
-    arms: dict[str, list[dict]] = {}
+def arms_of(runs: list[RunResult]) -> dict[str, list[dict]]:
+    """Run documents per arm, in run order ("with" always present, "without" when it ran)."""
+    arms: dict[str, list[dict]] = {"with": []}
     for arm in ("with", "without"):
         chosen = sorted((r for r in runs if r.arm == arm), key=lambda r: r.index)
         if chosen:
             arms[arm] = [r.to_json() for r in chosen]
-    if "with" not in arms:
-        arms = {"with": [], **arms}
+    return arms
+
+
+def case_from_arms(header: dict, arms: dict[str, list[dict]]) -> dict:
+    """A case's JSON: its header (from the case file), its runs per arm, and the aggregates over them."""
     doc = dict(header)
     doc["arms"] = arms
     doc["aggregates"] = scoring.case_aggregates(arms)
     return doc
+
+
+def case_document(header: dict, runs: list[RunResult]) -> dict:
+    return case_from_arms(header, arms_of(runs))
 
 
 def suite_document(*, claude_version: str, started_at: str, duration: float, suite: dict, cases: list[dict],

@@ -21,11 +21,11 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from . import scoring
+from . import rerun, scoring
 from .interrupts import install_sigterm, signal_name
 from .judge import Judge, resolve_judge_model
 from .agent import ClaudeNotFound, claude_version, find_claude
-from .case import CASE_FILE, PROMPT_FILE, Case, display_path
+from .case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, display_path
 from .cost import CostLedger
 from .options import EvalOptions, eval_options_given
 from .results import RunResult, case_document, now_iso, suite_document, timestamp_dirname, write_json
@@ -393,6 +393,8 @@ class EvalSession:
         collected = self.collected
         keys = sorted(collected.headers, key=lambda k: Path(k).parts)
         cases = [case_document(collected.headers[k], collected.runs[k]) for k in keys]
+        if self.config.getoption("lf", False):
+            cases = self.with_previous_runs(cases)
         runs = [r for rs in collected.runs.values() for r in rs]
         partial = partial_reason(runs, self.interrupted, bool(collected.skipped))
         self.cost_notices(runs)
@@ -409,7 +411,29 @@ class EvalSession:
                   or any(r.error_kind == "start" for r in runs))
         self.exit_status = scoring.exit_status(interrupted=self.interrupted, partial=partial is not None, failed=failed)
         self.write()
+        rerun.remember(self.config, self.results_path)
         pytest_session.exitstatus = self.exit_status
+
+    def with_previous_runs(self, cases: list[dict]) -> list[dict]:
+        """--lf: complete this session's cases with the previous session's runs of unchanged cases."""
+        found = rerun.previous_document(self.config)
+        if found is None:
+            return cases
+        previous, path = found
+        current = {}
+        for case in previous.get("cases", []):
+            folder = Path(previous["suite"]["root"]) / case["dir"]
+            root = self.eval_root(folder)
+            try:
+                loaded = self.load(folder, root) if root is not None else None
+            except CaseLoadError:
+                loaded = None
+            if loaded is not None:
+                current[case["dir"]] = case_header(loaded, self)
+        merged, reused = rerun.merge(self.collected.headers, self.collected.runs, previous, current)
+        if reused:
+            self.collected.notice(f"--lf: {reused} run(s) of unchanged cases reused from {display_path(Path(path))}")
+        return merged
 
     def write(self) -> None:
         folder = self.results_folder()

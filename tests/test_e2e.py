@@ -203,3 +203,26 @@ def test_without_arm_runs_are_measurements(suite):
     run = suite.run("--threshold", "0", "-v")
     assert "greets[no-plugin-1] PASSED" in run.out
     assert run.case("greets")["arms"]["without"][0]["score"] == 0.0
+
+
+def test_lf_reruns_failed_runs_and_reuses_the_others(suite):
+    script = {"with": {1: ["Hello from the plugin."], "default": ["Nope."]}, "without": ["Nope."]}
+    suite.case("half", frontmatter={"runs": 2}, graders={"greeting": GREETING_GRADERS["greeting"]}, script=script)
+    suite.case("good", frontmatter={"runs": 1}, graders={"greeting": GREETING_GRADERS["greeting"]},
+               script={"all": ["Hello from the plugin."]})
+    first = suite.pytester.runpytest_subprocess("evals", "--trust-plugin", "--scripted", "--json", "first.json")
+    assert first.ret == 1
+    # the failing run now passes: fix the script, re-run only what failed
+    (suite.root / "evals" / "half" / "scripted.yaml").write_text(
+        "with: ['Hello from the plugin.']\nwithout: ['Nope.']\n")
+    second = suite.pytester.runpytest_subprocess("evals", "--trust-plugin", "--scripted", "--lf", "--json",
+                                                 "second.json")
+    assert "1 passed" in second.stdout.str() and second.ret == 0
+    doc = json.loads((suite.root / "second.json").read_text())
+    half = next(c for c in doc["cases"] if c["name"] == "half")
+    assert [r["index"] for r in half["arms"]["with"]] == [1, 2]
+    assert [r.get("reused", False) for r in half["arms"]["with"]] == [True, False]
+    assert half["aggregates"]["score"] == 1.0
+    assert [c["name"] for c in doc["cases"]] == ["good", "half"]
+    assert all(r.get("reused") for r in next(c for c in doc["cases"] if c["name"] == "good")["arms"]["with"])
+    assert any("reused" in n for n in doc["notices"])

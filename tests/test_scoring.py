@@ -286,7 +286,7 @@ def test_run_result_to_json_field_names():
     out = full_result().to_json()
     assert list(out) == ["score", "passed", "turns", "costUsd", "judgeCostUsd", "durationSeconds", "startedAt",
                          "error", "tracePath", "skippedPaidGraders", "graders", "errorKind", "aborted", "mocks",
-                         "workspace"]
+                         "workspace", "index"]
     assert out["durationSeconds"] == 12.346
     assert out["costUsd"] == 0.125 and out["judgeCostUsd"] == 0.002
     assert out["startedAt"] == "2026-11-29T19:14:00.123Z"
@@ -299,15 +299,16 @@ def test_run_result_to_json_field_names():
                                  "explanation": "judge votes: FAIL FAIL", "withOnly": False, "scored": True,
                                  "judgeModel": "claude-haiku-5-5", "judgeVotes": [False, False]}
     assert out["graders"][2]["withOnly"] is True and out["graders"][2]["scored"] is False
+    assert out["index"] == 2  # the run's number in its arm (an added field: --lf merges by it)
     # No internal names leak into the document.
-    assert not {"case", "case_dir", "arm", "index", "cost_usd", "error_kind", "trace_path"} & set(out)
+    assert not {"case", "case_dir", "arm", "cost_usd", "error_kind", "trace_path", "notes", "attempts"} & set(out)
 
 
 def test_run_result_to_json_omits_optional_fields():
     out = RunResult(case="c", case_dir="c", arm="with", index=1, score=None, passed=False).to_json()
     assert out == {"score": None, "passed": False, "turns": 0, "costUsd": 0.0, "judgeCostUsd": 0.0,
                    "durationSeconds": 0.0, "startedAt": "", "error": None, "tracePath": None,
-                   "skippedPaidGraders": False, "graders": []}
+                   "skippedPaidGraders": False, "graders": [], "index": 1}
 
 
 def test_run_result_failing():
