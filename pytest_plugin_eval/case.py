@@ -248,14 +248,24 @@ class _Collector:
 
 # ---- graders ----------------------------------------------------------------------------------------------
 
+BUILTIN_ORDER = ("regex", "tool_order", "tool_used", "file_exists", "llm", "baseline", "python")
+
+
+def grader_type_names() -> list[str]:
+    """Grader types as messages list them: the built-in ones first, then any a plugin or conftest added."""
+    names = list(registry())
+    return [n for n in BUILTIN_ORDER if n in names] + sorted(n for n in names if n not in BUILTIN_ORDER)
+
+
 def parse_grader(raw: dict, body: str, name: str, source: str, case_dir: Path | None = None) -> GraderSpec:
     """Validate one grader definition (frontmatter or inline mapping). Raises SpecError."""
     kinds = registry()
+    names = grader_type_names()
     kind_name = raw.get("type")
     if kind_name is None:
-        raise SpecError("type", f"is required ({' | '.join(kinds)})", structural=True)
+        raise SpecError("type", f"is required ({' | '.join(names)})", structural=True)
     if kind_name not in kinds:
-        raise SpecError("type", f"{kind_name!r} is not a grader type (expected one of: {', '.join(kinds)})")
+        raise SpecError("type", f"{kind_name!r} is not a grader type (expected one of: {', '.join(names)})")
     kind = kinds[kind_name]
     allowed = COMMON_KEYS + kind.keys
     unknown = [k for k in raw if k not in allowed]
@@ -280,8 +290,12 @@ def _grader_file_order(path: Path) -> bytes:
     return path.name.encode("utf-16-be")
 
 
+GRADER_SUFFIXES = (".md", ".py")
+
+
 def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str]) -> list[tuple[GraderSpec, tuple[Path, str]]]:
-    """graders/*.md in code-unit order, each with where its name is written (for duplicate-name errors)."""
+    """graders/*.md and graders/*.py in code-unit order, each with where its name is written (for
+    duplicate-name errors)."""
     folder = case_dir / GRADERS_DIR
     if not folder.exists():
         return []
@@ -289,20 +303,18 @@ def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str]) -
         errors.add(folder, "", "is not a folder — graders go in graders/<name>.md", structural=True)
         return []
     specs = []
-    for path in sorted((p for p in folder.iterdir() if p.name.endswith(".md") and p.is_file()), key=_grader_file_order):
+    files = sorted((p for p in folder.iterdir() if p.name.endswith(GRADER_SUFFIXES) and p.is_file()),
+                   key=_grader_file_order)
+    for path in files:
         try:
-            meta, body = split_frontmatter(path.read_text(encoding="utf-8"))
-        except (FrontmatterError, YamlError) as e:
-            errors.add(path, "", f"invalid frontmatter: {e}", structural=True)
+            read = _read_python_grader(path) if path.suffix == ".py" else _read_markdown_grader(path, warnings)
+            if read is None:
+                continue
+            meta, body = read
+        except SpecError as e:
+            errors.add(path, e.key, e.message, structural=e.structural)
             continue
-        except (OSError, UnicodeDecodeError) as e:
-            errors.add(path, "", f"cannot be read: {e}", structural=True)
-            continue
-        if meta is None:
-            warnings.append(f"{display_path(path)} has no frontmatter (a `---` block with `type:`), so it is not a "
-                            f"grader and is ignored")
-            continue
-        name = meta.get("name", path.name[:-3])
+        name = meta.pop("name", path.stem) if path.suffix == ".md" else path.stem
         if not isinstance(name, str) or not name:
             errors.add(path, "name", f"must be a non-empty string (got {type_name(name)})")
             continue
@@ -311,6 +323,26 @@ def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str]) -
         except SpecError as e:
             errors.add(path, e.key, e.message, structural=e.structural)
     return specs
+
+
+def _read_markdown_grader(path: Path, warnings: list[str]) -> tuple[dict, str] | None:
+    try:
+        meta, body = split_frontmatter(path.read_text(encoding="utf-8"))
+    except (FrontmatterError, YamlError) as e:
+        raise SpecError("", f"invalid frontmatter: {e}", structural=True) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SpecError("", f"cannot be read: {e}", structural=True) from None
+    if meta is None:
+        warnings.append(f"{display_path(path)} has no frontmatter (a `---` block with `type:`), so it is not a "
+                        f"grader and is ignored")
+        return None
+    return meta, body
+
+
+def _read_python_grader(path: Path) -> tuple[dict, str]:
+    """A .py grader as the keys of a `type: python` grader (its `weight`/`arm` module constants included)."""
+    from .graders.python import module_settings
+    return {"type": "python", "file": f"{GRADERS_DIR}/{path.name}", **module_settings(path)}, ""
 
 
 def load_inline_graders(case_file: Path, raw: Any, errors: _Collector) -> list[tuple[GraderSpec, tuple[Path, str]]]:

@@ -12,6 +12,19 @@ def pytest_addoption(parser):
     _options.add_options(parser)
 
 
+def pytest_addhooks(pluginmanager):
+    from . import hookspecs
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+@pytest.fixture
+def eval_agent(request):
+    """Runs the agent from a Python test (see pytest_plugin_eval.fixtures.AgentRunner)."""
+    runner = get_session(request.config).agent_runner()
+    yield runner
+    runner.close()
+
+
 def pytest_load_initial_conftests(early_config, parser, args):
     # `-j N` is the reference tool's spelling of pytest-xdist's `-n N`: rewrite it before xdist reads it.
     args[:] = _options.concurrency_as_xdist(args, early_config.known_args_namespace)

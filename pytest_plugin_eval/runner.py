@@ -10,7 +10,7 @@ from typing import Callable
 
 from . import cost, permissions, scoring
 from .cost import CostLedger
-from .agent import AgentCommand, classify, run_child
+from .agent import AgentCommand, RunError, classify, run_child
 from .case import Case
 from .graders import GradeContext, GraderSpec, Verdict
 from .options import EvalOptions
@@ -148,6 +148,42 @@ def execute(plan: RunPlan) -> RunResult:
     raise AssertionError("unreachable")
 
 
+class AgentStartError(Exception):
+    """The child could not be started at all (a missing or broken binary)."""
+
+
+@dataclass(frozen=True)
+class AgentRun(RunOutput):
+    """A finished agent run whose workspace is still on disk: what graders read, and what the `eval_agent`
+    fixture hands to a Python test (error, cost and the workspace besides the RunOutput views)."""
+    error: RunError | None = None
+    cost_usd: float = 0.0
+    workspace: Workspace | None = None
+    started_at: str = ""
+    duration_seconds: float = 0.0
+    judge: object = None  # for assert_llm/assert_baseline on runs of the eval_agent fixture
+
+    @property
+    def trace_path(self) -> Path | None:
+        return self.workspace.trace if self.workspace else None
+
+
+def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
+    """Run the child in `ws` and read what it produced. Raises AgentStartError when it cannot start."""
+    case = plan.case
+    started_at, started = now_iso(), time.monotonic()
+    before = ws.files()
+    command = AgentCommand(tuple(build_argv(plan, ws)), child_env(plan, ws), ws.cwd, case.prompt, case.timeout_seconds)
+    try:
+        exit_ = run_child(command, ws.trace, ws.out / "stderr.txt")
+    except OSError as e:
+        raise AgentStartError(f"could not start {plan.claude}: {e}") from None
+    transcript = Transcript.from_file(ws.trace)
+    return AgentRun(transcript=transcript, cwd=ws.cwd, created_files=tuple(ws.created_files(before)), arm=plan.arm,
+                    error=classify(exit_, transcript, case.timeout_seconds), cost_usd=agent_cost(transcript, plan.model),
+                    workspace=ws, started_at=started_at, duration_seconds=time.monotonic() - started)
+
+
 def attempt_run(plan: RunPlan) -> RunResult:
     case, ledger = plan.case, plan.ledger
     started_at, started = now_iso(), time.monotonic()
@@ -155,40 +191,33 @@ def attempt_run(plan: RunPlan) -> RunResult:
     plan.artefacts.mkdir(parents=True, exist_ok=True)
     trace_copy = plan.artefacts / "trace.jsonl"
     try:
-        before = ws.files()
-        command = AgentCommand(tuple(build_argv(plan, ws)), child_env(plan, ws), ws.cwd, case.prompt,
-                               case.timeout_seconds)
         try:
-            exit_ = run_child(command, ws.trace, ws.out / "stderr.txt")
-        except OSError as e:
+            run = run_agent(plan, ws)
+        except AgentStartError as e:
             return RunResult(case.name, case.rel_dir, plan.arm, plan.index, score=None, passed=False,
-                             started_at=started_at, error=f"could not start {plan.claude}: {e}", error_kind="start",
+                             started_at=started_at, error=str(e), error_kind="start",
                              duration_seconds=time.monotonic() - started)
-        transcript = Transcript.from_file(ws.trace)
-        error = classify(exit_, transcript, case.timeout_seconds)
-        spent_by_agent = agent_cost(transcript, plan.model)
         if ledger is not None:
-            ledger.add(spent_by_agent)
-        created = ws.created_files(before)
-        output = RunOutput(transcript=transcript, cwd=ws.cwd, created_files=tuple(created), arm=plan.arm)
+            ledger.add(run.cost_usd)
         # A run that never reached the model says nothing about the plugin: it is not graded or scored.
-        ungraded = error is not None and error.infrastructure
+        ungraded = run.error is not None and run.error.infrastructure
         within_budget = (lambda: not ledger.over()) if ledger is not None else (lambda: True)
         graders = scoring.graders_for(case.graders, plan.arm, plan.two_arm)
-        outcomes = [] if ungraded else grade(graders, output, plan.judge, within_budget)
+        outcomes = [] if ungraded else grade(graders, run, plan.judge, within_budget)
         score = None if ungraded else scoring.run_score([scoring.Scored(o.weight, o.passed, o.scored) for o in outcomes])
         judge_cost = sum(o.details.get("costUsd", 0.0) for o in outcomes)
         if ledger is not None:
             ledger.add(judge_cost)
         shutil.copyfile(ws.trace, trace_copy)
         shutil.copyfile(ws.out / "stderr.txt", plan.artefacts / "stderr.txt")
-        _copy_created(ws, created, plan.artefacts / "files")
+        _copy_created(ws, list(run.created_files), plan.artefacts / "files")
         notes = [f"model {m} has no list price in Claude Code; its cost is estimated at the default model's price"
-                 for m in unpriced_models(transcript)]
+                 for m in unpriced_models(run.transcript)]
+        error = run.error
         return RunResult(
             case=case.name, case_dir=case.rel_dir, arm=plan.arm, index=plan.index,
-            score=score, passed=score == 1.0, turns=transcript.num_turns,
-            cost_usd=spent_by_agent + judge_cost, judge_cost_usd=judge_cost,
+            score=score, passed=score == 1.0, turns=run.transcript.num_turns,
+            cost_usd=run.cost_usd + judge_cost, judge_cost_usd=judge_cost,
             duration_seconds=time.monotonic() - started, started_at=started_at,
             error=error.message if error else None, error_kind=error.kind if error else None,
             trace_path=str(trace_copy), graders=outcomes,

@@ -8,12 +8,12 @@ the reports, so results are the same with and without `-n`.
 from __future__ import annotations
 
 import fnmatch
-import functools
 import json
 import os
 import socket
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,9 +23,10 @@ import pytest
 
 from . import rerun, scoring
 from .interrupts import install_sigterm, signal_name
+from .graders import register, registry
 from .judge import Judge, resolve_judge_model
 from .agent import ClaudeNotFound, claude_version, find_claude
-from .case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, display_path
+from .case import BUILTIN_ORDER, CASE_FILE, PROMPT_FILE, Case, CaseLoadError, display_path
 from .cost import CostLedger
 from .options import EvalOptions, eval_options_given
 from .results import RunResult, case_document, now_iso, suite_document, timestamp_dirname, write_json
@@ -166,8 +167,18 @@ class EvalSession:
 
     def load(self, case_dir: Path, eval_root: Path) -> Case:
         if case_dir not in self._cases:
+            self.register_grader_types()
             self._cases[case_dir] = _load_or_raise(case_dir, eval_root)
         return self._cases[case_dir]
+
+    def register_grader_types(self) -> None:
+        """Grader types from pytest_plugin_eval_grader_types hooks (plugins, conftest.py files loaded so far)."""
+        for kinds in self.config.hook.pytest_plugin_eval_grader_types(config=self.config):
+            for kind in kinds or ():
+                if kind.name in BUILTIN_ORDER and type(registry().get(kind.name)) is not type(kind):
+                    raise pytest.UsageError(f"grader type {kind.name!r} from a pytest_plugin_eval_grader_types hook "
+                                            f"clashes with the built-in type of that name; rename it")
+                register(kind)
 
     def ablation(self, case: Case) -> str:
         return self.options.ablation or ("with-without" if case.plugin_dirs else "none")
@@ -279,20 +290,28 @@ class EvalSession:
     def judge_for(self, case: Case, arm: str, index: int) -> Judge | None:
         if not any(g.kind.paid for g in case.graders):
             return None
-        if self.options.scripted:
-            script, endpoint = self.script(case), self.endpoint()
+        return self.make_judge(self.script(case) if self.options.scripted else None, arm, index)
 
-            @functools.lru_cache(maxsize=None)
-            def client_for(grader: str):
-                # One judge URL per grader and run: the scripted endpoint counts that grader's votes on it.
-                return anthropic.Anthropic(base_url=endpoint.judge_url(script, grader, arm=arm, run=index),
-                                           api_key="scripted", max_retries=0)
-            for spec in case.graders:  # made up front: votes are cast from several threads
-                client_for(spec.name)
-            return Judge(self.judge_model, client_for)
-        if self._judge_client is None:
-            self._judge_client = anthropic.Anthropic(max_retries=0, timeout=JUDGE_TIMEOUT)
-        return Judge(self.judge_model, lambda grader: self._judge_client)
+    def make_judge(self, script, arm: str, index: int) -> Judge:
+        """The judge for one run: the real API (shared client), or the scripted endpoint with one URL per
+        grader, on which it counts that grader's votes."""
+        if not self.options.scripted:
+            if self._judge_client is None:
+                self._judge_client = anthropic.Anthropic(max_retries=0, timeout=JUDGE_TIMEOUT)
+            return Judge(self.judge_model, lambda grader: self._judge_client)
+        endpoint, clients, lock = self.endpoint(), {}, threading.Lock()
+
+        def client_for(grader: str):
+            with lock:  # votes are cast from several threads
+                if grader not in clients:
+                    url = endpoint.judge_url(script, grader, arm=arm, run=index)
+                    clients[grader] = anthropic.Anthropic(base_url=url, api_key="scripted", max_retries=0)
+                return clients[grader]
+        return Judge(self.judge_model, client_for)
+
+    def agent_runner(self):
+        from .fixtures import AgentRunner
+        return AgentRunner(self)
 
     def report_data(self, item) -> dict:
         case = item.case

@@ -16,8 +16,8 @@ from pytest_plugin_eval.case import (DEFAULT_MAX_TURNS, DEFAULT_RUNS, DEFAULT_TI
                                      CaseLoadError, Context, Problem, find_case_dirs, is_case_dir, load_case)
 
 REGEX_OK = "---\ntype: regex\npattern: hello\n---\n"
-KINDS_BAR = "file_exists | llm | baseline | regex | tool_used | tool_order"
-KINDS_COMMA = "file_exists, llm, baseline, regex, tool_used, tool_order"
+KINDS_BAR = "regex | tool_order | tool_used | file_exists | llm | baseline | python"
+KINDS_COMMA = "regex, tool_order, tool_used, file_exists, llm, baseline, python"
 FM_KEYS = ("schema_version, name, description, tags, plugins, runs, expected_outcome, model, max_turns, "
            "timeout_seconds, allowed_tools, disallowed_tools, artifact_publish, growthbook_overrides, "
            "append_system_prompt, env")

@@ -99,7 +99,7 @@ def tools_run(tmp_path):
 # ---- the registry and base validators ------------------------------------------------------------------------
 
 def test_registry_holds_the_built_in_types():
-    assert set(registry()) == {"regex", "tool_used", "tool_order", "file_exists", "llm", "baseline"}
+    assert set(registry()) >= {"regex", "tool_used", "tool_order", "file_exists", "llm", "baseline", "python"}
     assert registry()["regex"].name == "regex"
     assert registry()["regex"].keys == ("pattern", "target", "match", "flags")
     assert registry()["tool_used"].keys == ("tool", "input_match", "min", "max")

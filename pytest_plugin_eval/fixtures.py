@@ -1,0 +1,77 @@
+"""The `eval_agent` fixture: run the agent from a Python test, with the isolation, limits and endpoint of a
+case run, and assert on the result with the grader helpers (assertions.py).
+
+    def test_commit_message(eval_agent):
+        run = eval_agent.run("Write a commit message for the rename", plugin="example_plugin")
+        assert_regex(run, r"^refactor")
+
+A run's workspace stays on disk until the test ends, so file targets and `run.cwd` can be read.
+"""
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tempfile
+from pathlib import Path
+
+from .case import Case, load_case
+from .runner import AgentRun, RunPlan, run_agent
+from .target import eval_root_of
+from .workspace import Workspace
+
+
+class AgentRunner:
+    def __init__(self, session):
+        self.session = session
+        self._workspaces: list[Workspace] = []
+        self._scratch = Path(tempfile.mkdtemp(prefix="plugin-eval-adhoc-"))
+
+    def run(self, prompt: str, *, plugin: str | Path | None = None, arm: str = "with", allowed_tools=(),
+            disallowed_tools=(), max_turns: int = 10, timeout: float = 300, model: str | None = None,
+            env: dict | None = None, append_system_prompt: str | None = None, script: dict | None = None) -> AgentRun:
+        """Run `prompt` once. `plugin` is a plugin folder, loaded in the "with" arm; `script` is what the
+        scripted endpoint answers (with --scripted), in the scripted.yaml format."""
+        root = Path(plugin).absolute() if plugin is not None else None
+        evals = root / "evals" if root is not None and (root / "evals").is_dir() else self._scratch
+        case = Case(name="adhoc", dir=self._scratch / "case", eval_root=evals, plugin_root=root, source="python",
+                    prompt=prompt, graders=(), max_turns=max_turns, timeout_seconds=int(timeout), model=model,
+                    allowed_tools=tuple(allowed_tools), disallowed_tools=tuple(disallowed_tools),
+                    append_system_prompt=append_system_prompt, env=tuple((env or {}).items()))
+        return self._run(case, arm, 1, script=self._script(script))
+
+    def run_case(self, case_dir: str | Path, *, arm: str = "with", index: int = 1) -> AgentRun:
+        """Run one run of the case in `case_dir` (its scripted.yaml answers under --scripted)."""
+        folder = Path(case_dir).absolute()
+        eval_root = eval_root_of(folder, self.session.options.eval_dir) or folder.parent
+        case = load_case(folder, eval_root)
+        return self._run(case, arm, index, script=self.session.script(case))
+
+
+    def _script(self, data: dict | None):
+        if data is None:
+            return None
+        from .scripted.script import parse_script
+        return parse_script(data, "eval_agent script")
+
+    def _run(self, case: Case, arm: str, index: int, script) -> AgentRun:
+        session = self.session
+        base_url = None
+        if session.options.scripted:
+            endpoint = session.endpoint()
+            base_url = lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd))  # noqa: E731
+        plan = RunPlan(case=case, arm=arm, index=index, two_arm=False, options=session.options, claude=session.claude,
+                       artefacts=self._scratch / "artefacts", base_url=base_url, ledger=session.ledger)
+        ws = Workspace.create()
+        self._workspaces.append(ws)
+        run = run_agent(plan, ws)
+        if session.ledger is not None:
+            session.ledger.add(run.cost_usd)
+        # assert_llm / assert_baseline on this run use the session's judge (and, scripted, this script's votes).
+        return dataclasses.replace(run, judge=session.make_judge(script, arm, index))
+
+    def close(self) -> None:
+        if not self.session.options.keep_temp:
+            for ws in self._workspaces:
+                ws.remove()
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
