@@ -293,7 +293,8 @@ def _grader_file_order(path: Path) -> bytes:
 GRADER_SUFFIXES = (".md", ".py")
 
 
-def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str]) -> list[tuple[GraderSpec, tuple[Path, str]]]:
+def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str],
+                      suite_root: Path | None = None) -> list[tuple[GraderSpec, tuple[Path, str]]]:
     """graders/*.md and graders/*.py in code-unit order, each with where its name is written (for
     duplicate-name errors)."""
     folder = case_dir / GRADERS_DIR
@@ -302,10 +303,14 @@ def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str]) -
     if not folder.is_dir():
         errors.add(folder, "", "is not a folder — graders go in graders/<name>.md", structural=True)
         return []
+    suite_root = suite_root or case_dir
     specs = []
     files = sorted((p for p in folder.iterdir() if p.name.endswith(GRADER_SUFFIXES) and p.is_file()),
                    key=_grader_file_order)
     for path in files:
+        if path.is_symlink() and not _inside(path, suite_root):
+            errors.add(path, "", "is a symlink out of the suite; grader files must live inside it", structural=True)
+            continue
         try:
             read = _read_python_grader(path) if path.suffix == ".py" else _read_markdown_grader(path, warnings)
             if read is None:
@@ -570,7 +575,7 @@ def load_case(case_dir: Path, eval_root: Path) -> Case:
 
     before = len(errors.problems)
     graders = load_inline_graders(case_yaml, yaml_data.get("graders"), errors) if has_yaml else []
-    graders += load_grader_files(case_dir, errors, warnings)
+    graders += load_grader_files(case_dir, errors, warnings, eval_root.parent)
     grader_problems = len(errors.problems) > before
     seen: set[str] = set()
     for spec, (file, key) in graders:

@@ -58,7 +58,8 @@ class AgentRunner:
         base_url = None
         if session.options.scripted:
             endpoint = session.endpoint()
-            base_url = lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd))  # noqa: E731
+            base_url = lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd),  # noqa: E731
+                                                      prompt=case.prompt)
         plan = RunPlan(case=case, arm=arm, index=index, two_arm=False, options=session.options, claude=session.claude,
                        artefacts=self._scratch / "artefacts", base_url=base_url, ledger=session.ledger)
         ws = Workspace.create()

@@ -106,6 +106,30 @@ class RunFolders:
     plugin: Path | None
     case_dir: Path
     eval_root: Path
+    add_dirs: tuple[Path, ...] = ()   # fixture folders inside the suite the agent may read
+
+    def hidden(self) -> list[Path]:
+        """What of the eval suite the agent must not read: all of it, except the case's fixture folders."""
+        return hidden_paths(self.eval_root, self.add_dirs)
+
+
+def hidden_paths(root: Path, visible: tuple[Path, ...]) -> list[Path]:
+    """The fewest paths that cover everything under `root` except the `visible` subtrees (deny rules win over
+    grants, so a readable fixture folder inside the suite needs its siblings denied one by one)."""
+    if not visible:
+        return [root]
+    out: list[Path] = []
+
+    def walk(folder: Path) -> None:
+        for entry in sorted(folder.iterdir()):
+            if entry in visible:
+                continue
+            if any(entry in v.parents for v in visible):
+                walk(entry)
+            else:
+                out.append(entry)
+    walk(root)
+    return out
 
 
 def allowed_tools(case_tools: tuple[str, ...], grants: tuple[str, ...], folders: RunFolders) -> list[str]:
@@ -148,8 +172,9 @@ def disallowed_tools(granted: tuple[str, ...], removed: tuple[str, ...], folders
     rules.append(f"Edit(/{folders.case_dir}/**)")
     for name in (".git", ".eval-artifacts"):
         rules += [f"Edit(/{folders.cwd}/{name})", f"Edit(/{folders.cwd}/{name}/**)"]
-    for tool in ("Read", "Edit"):
-        rules += [f"{tool}(/{folders.eval_root})", f"{tool}(/{folders.eval_root}/**)"]
+    for hidden in folders.hidden():
+        for tool in ("Read", "Edit"):
+            rules += [f"{tool}(/{hidden})", f"{tool}(/{hidden}/**)"]
     rules.append("Read(//proc/**)")
     granted_tools = {tool_of(g) for g in granted}
     if "Write" in granted_tools:
@@ -157,3 +182,39 @@ def disallowed_tools(granted: tuple[str, ...], removed: tuple[str, ...], folders
     rules += [t for t in DENIED_TOOLS if t not in granted_tools]
     rules += [t for t in removed if t not in rules]
     return rules
+
+
+# Shell commands run inside Claude Code's OS sandbox: these credentials never reach them.
+SANDBOX_SECRET_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS",
+                       "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK",
+                       "GOOGLE_APPLICATION_CREDENTIALS", "AZURE_CLIENT_SECRET", "GITHUB_TOKEN", "GH_TOKEN")
+# System places that hold secrets, unreadable from the sandbox whatever else is allowed.
+SANDBOX_DENY_READ = ("/run/secrets", "/run/credentials", "/etc/kubernetes/pki", "/var/lib/kubelet/pki")
+
+
+def shell_granted(grants: tuple[str, ...]) -> bool:
+    return any(tool_of(g) in SHELLS for g in grants)
+
+
+def sandbox_settings(folders: RunFolders, plugins: tuple[Path, ...], operator_home: Path) -> dict:
+    """Claude Code's `sandbox` settings for a run whose shell is granted: commands may write in the run's
+    working directory and tmp only, read the run's home, tmp and the plugin, never the operator's home or the
+    eval suite (graders and rubrics), and reach no network host."""
+    path = lambda p: f"/{p}"  # noqa: E731  (an absolute path in settings: //abs)
+    return {
+        "enabled": True,
+        "failIfUnavailable": True,            # no backend → the run refuses to start, never runs unconfined
+        "autoAllowBashIfSandboxed": False,
+        "allowUnsandboxedCommands": False,
+        "network": {"allowedDomains": []},
+        "filesystem": {
+            "allowWrite": [path(folders.cwd), path(folders.tmp)],
+            "denyWrite": [path(p) for p in (folders.config, folders.out, *plugins, folders.case_dir,
+                                              folders.eval_root, folders.cwd / ".git" / "hooks",
+                                              folders.cwd / ".git" / "config")],
+            "denyRead": [path(p) for p in (operator_home, *folders.hidden(), folders.config, folders.out)]
+                        + [f"/{p}" for p in SANDBOX_DENY_READ],
+            "allowRead": [path(p) for p in (folders.home, folders.tmp, *plugins, *folders.add_dirs)],
+        },
+        "credentials": {"envVars": [{"name": name, "mode": "deny"} for name in SANDBOX_SECRET_VARS]},
+    }

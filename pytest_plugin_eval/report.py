@@ -22,6 +22,8 @@ def notes_for(case: dict) -> str:
         for grader in run["graders"]:
             if not grader["passed"]:
                 return f"{grader['name']}: {grader['explanation']}"
+    if case.get("singleArmReason"):
+        return f"single-arm: {case['singleArmReason']}"
     return ""
 
 

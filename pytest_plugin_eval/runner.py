@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +21,10 @@ from .transcript import RunOutput, Transcript
 from .workspace import Workspace
 
 MAX_COPIED_BYTES = 20 * 1024 * 1024  # created files kept per run, in total
+
+
+class AgentStartError(Exception):
+    """The run could not start: a missing or broken binary, no sandbox for a granted shell, a failed scaffold."""
 
 
 @dataclass(frozen=True)
@@ -42,23 +48,83 @@ class RunPlan:
         return self.options.model or self.case.model
 
 
+def run_folders(plan: RunPlan, ws: Workspace) -> permissions.RunFolders:
+    case = plan.case
+    return permissions.RunFolders(home=ws.home, cwd=ws.cwd, tmp=ws.tmp, config=ws.config, out=ws.out,
+                                  plugin=case.plugin_dirs[0] if case.plugin_dirs else None, case_dir=case.dir,
+                                  eval_root=case.eval_root, add_dirs=case.context.add_dirs)
+
+
+def sandbox_problem() -> str | None:
+    """Why a granted shell cannot be confined on this machine, or None."""
+    if sys.platform == "linux":
+        missing = [tool for tool, exe in (("bubblewrap", "bwrap"), ("socat", "socat")) if not shutil.which(exe)]
+        if missing:
+            return (f"a shell tool (Bash) was granted, but this machine cannot confine it: {' and '.join(missing)} "
+                    f"{'is' if len(missing) == 1 else 'are'} not installed — install them (apt install bubblewrap "
+                    f"socat), or drop the Bash grant; the run was not started rather than run unconfined")
+    return None
+
+
+SCAFFOLD_TIMEOUT = 600
+
+
+class ScaffoldFailed(AgentStartError):
+    """The case's scaffold_script failed: the run has nothing to work on."""
+
+
+def stage(plan: RunPlan, ws: Workspace) -> None:
+    """Prepare the workspace before the child starts: the case's context (a resumed history, the scaffold script
+    with --scaffold), and the OS sandbox for a granted shell."""
+    context = plan.case.context
+    if context.history_file is not None:
+        shutil.copyfile(context.history_file, ws.history)
+    if context.scaffold_script is not None and plan.options.scaffold:
+        run_scaffold(context.scaffold_script, ws)
+    if permissions.shell_granted(plan.options.allow_tools):
+        problem = sandbox_problem()
+        if problem:
+            raise AgentStartError(problem)
+        folders = run_folders(plan, ws)
+        ws.write_settings(sandbox=permissions.sandbox_settings(folders, plan.case.plugin_dirs, Path.home()))
+
+
+def run_scaffold(script: Path, ws: Workspace) -> None:
+    """Run the scaffold script in the workspace, as the operator, with a minimal environment (no EVAL_*)."""
+    env = {**ws.base_env(), "PATH": os.environ.get("PATH", ""), "PWD": str(ws.cwd), "TERM": "dumb",
+           "NODE_ENV": "production", "USER_TYPE": "external"}
+    try:
+        done = subprocess.run([str(script)], cwd=ws.cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              timeout=SCAFFOLD_TIMEOUT, check=False)
+    except OSError as e:
+        raise ScaffoldFailed(f"scaffold could not start: {e} (is {script.name} executable, with a #! line?)") from None
+    except subprocess.TimeoutExpired:
+        raise ScaffoldFailed(f"scaffold timed out after {SCAFFOLD_TIMEOUT}s") from None
+    if done.returncode != 0:
+        stderr = done.stderr.decode("utf-8", errors="replace")[:500]
+        raise ScaffoldFailed(f"scaffold failed (exit {done.returncode}): {stderr}")
+
+
 def build_argv(plan: RunPlan, ws: Workspace) -> list[str]:
     case, options = plan.case, plan.options
     argv = [str(plan.claude), "-p", "--output-format", "stream-json", "--verbose",
             "--max-turns", str(case.max_turns), "--permission-mode", "dontAsk", "--setting-sources", "user"]
     if plan.model:
         argv.append(f"--model={plan.model}")
-    plugin = case.plugin_dirs[0] if case.plugin_dirs else None
     if plan.arm == "with":
         for folder in case.plugin_dirs:
             argv += ["--plugin-dir", str(folder)]
-    folders = permissions.RunFolders(home=ws.home, cwd=ws.cwd, tmp=ws.tmp, config=ws.config, out=ws.out,
-                                     plugin=plugin, case_dir=case.dir, eval_root=case.eval_root)
+    folders = run_folders(plan, ws)
     allowed = permissions.allowed_tools(case.allowed_tools, options.allow_tools, folders)
+    allowed += [f"{tool}(/{folder}/**)" for folder in case.context.add_dirs for tool in permissions.PATH_READERS]
     if allowed:
         argv.append("--allowed-tools=" + ",".join(allowed))
     removed = tuple(dict.fromkeys(case.disallowed_tools + options.disallow_tools))
     argv.append("--disallowed-tools=" + ",".join(permissions.disallowed_tools(options.allow_tools, removed, folders)))
+    for folder in case.context.add_dirs:
+        argv += ["--add-dir", str(folder)]  # the agent is told where its fixture folders are
+    if case.context.history_file is not None:
+        argv += ["--resume", str(ws.history)]
     if case.append_system_prompt:
         argv.append(f"--append-system-prompt={case.append_system_prompt}")
     return argv
@@ -148,10 +214,6 @@ def execute(plan: RunPlan) -> RunResult:
     raise AssertionError("unreachable")
 
 
-class AgentStartError(Exception):
-    """The child could not be started at all (a missing or broken binary)."""
-
-
 @dataclass(frozen=True)
 class AgentRun(RunOutput):
     """A finished agent run whose workspace is still on disk: what graders read, and what the `eval_agent`
@@ -172,6 +234,7 @@ def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
     """Run the child in `ws` and read what it produced. Raises AgentStartError when it cannot start."""
     case = plan.case
     started_at, started = now_iso(), time.monotonic()
+    stage(plan, ws)
     before = ws.files()
     command = AgentCommand(tuple(build_argv(plan, ws)), child_env(plan, ws), ws.cwd, case.prompt, case.timeout_seconds)
     try:
@@ -194,8 +257,11 @@ def attempt_run(plan: RunPlan) -> RunResult:
         try:
             run = run_agent(plan, ws)
         except AgentStartError as e:
-            return RunResult(case.name, case.rel_dir, plan.arm, plan.index, score=None, passed=False,
-                             started_at=started_at, error=str(e), error_kind="start",
+            # A failed scaffold is a failed run (score 0); a harness that cannot start the agent scores nothing.
+            scaffold = isinstance(e, ScaffoldFailed)
+            return RunResult(case.name, case.rel_dir, plan.arm, plan.index, score=0.0 if scaffold else None,
+                             passed=False, started_at=started_at, error=str(e),
+                             error_kind="scaffold" if scaffold else "start",
                              duration_seconds=time.monotonic() - started)
         if ledger is not None:
             ledger.add(run.cost_usd)

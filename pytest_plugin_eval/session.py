@@ -21,7 +21,7 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from . import rerun, scoring
+from . import permissions, rerun, scoring
 from .interrupts import install_sigterm, signal_name
 from .graders import register, registry
 from .judge import Judge, resolve_judge_model
@@ -285,7 +285,7 @@ class EvalSession:
         if not self.options.scripted:
             return None
         script, endpoint = self.script(case), self.endpoint()
-        return lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd))
+        return lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd), prompt=case.prompt)
 
     def judge_for(self, case: Case, arm: str, index: int) -> Judge | None:
         if not any(g.kind.paid for g in case.graders):
@@ -316,7 +316,34 @@ class EvalSession:
     def report_data(self, item) -> dict:
         case = item.case
         return {"run": item.result.to_data(), "case": case_header(case, self), "suite": suite_header(case, self),
-                "notices": list(case.warnings), "evalRoot": str(case.eval_root)}
+                "notices": [*case.warnings, *self.case_notices(case)], "evalRoot": str(case.eval_root)}
+
+    def case_notices(self, case: Case) -> list[str]:
+        """What the operator should know about how this case runs (nothing about it is silent)."""
+        options, notes = self.options, []
+        if case.context.scaffold_script is not None:
+            notes.append("Note: --scaffold runs each case's scaffold_script as you, outside the agent's sandbox"
+                         if options.scaffold else
+                         f'⚠ case "{case.name}": its scaffold_script is not run without --scaffold; the case runs '
+                         f"against an unstaged workspace")
+        granted = {permissions.tool_of(g) for g in options.allow_tools}
+        for entry in case.allowed_tools:
+            tool = permissions.tool_of(entry)
+            if tool in permissions.NEVER:
+                notes.append(f'⚠ case "{case.name}": allowed_tools asks for {entry}, which is never available in an '
+                             f"evaluation")
+            elif permissions.is_gated(entry) and tool not in granted and not any(
+                    fnmatch.fnmatchcase(tool, g) for g in granted):
+                notes.append(f'⚠ case "{case.name}": allowed_tools asks for {entry}, which only the operator can '
+                             f"grant — the agent runs without it unless you pass --allow-tools {tool}")
+        if case.disallowed_tools:
+            notes.append(f"{case.name}: removed from Claude's tools by the case's disallowed_tools: "
+                         f"{', '.join(case.disallowed_tools)}")
+        if options.disallow_tools:
+            notes.append(f"Removed from Claude's tools in every case (--disallow-tools): {', '.join(options.disallow_tools)}")
+        if case.context.history_file is not None and self.ablation(case) == "with-without":
+            notes.append(f'case "{case.name}" runs single-arm (no Δ): its history_file carries the plugin into both arms')
+        return notes
 
     def close(self) -> None:
         if self._endpoint is not None:

@@ -96,6 +96,11 @@ class Workspace:
     def trace(self) -> Path:
         return self.out / "trace.jsonl"
 
+    @property
+    def history(self) -> Path:
+        """A copy of the case's history_file, resumed by the child (the case's own file stays untouched)."""
+        return self.tmp / "history.jsonl"
+
     @classmethod
     def create(cls, base: Path | None = None) -> "Workspace":
         root = Path(tempfile.mkdtemp(prefix="claude-eval-", dir=base))
@@ -103,11 +108,16 @@ class Workspace:
         for folder in (ws.home, ws.cwd, ws.config, ws.tmp, ws.out):  # home before cwd
             folder.mkdir()
         (ws.home / ".gitconfig").write_text(GITCONFIG)
-        (ws.config / "settings.json").write_text(json.dumps({"env": {"DISABLE_AUTOUPDATER": "1"}}))
+        ws.write_settings()
         (ws.config / ".claude.json").write_text(json.dumps({"hasCompletedOnboarding": True}))
         subprocess.run(["git", "init", "-q", str(ws.cwd)], env={**ws.base_env(), "PATH": os.environ.get("PATH", "")},
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         return ws
+
+    def write_settings(self, **extra) -> None:
+        """The run's own Claude Code settings (the only settings source it reads)."""
+        settings = {"env": {"DISABLE_AUTOUPDATER": "1"}, **extra}
+        (self.config / "settings.json").write_text(json.dumps(settings, indent=1))
 
     def base_env(self) -> dict[str, str]:
         """What the harness sets for every process of the run, whatever the operator's environment."""

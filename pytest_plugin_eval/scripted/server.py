@@ -38,6 +38,7 @@ class _Route:
     run: int
     cwd: str | None = None
     grader: str | None = None
+    prompt: str | None = None
 
     def values(self) -> dict[str, str]:
         values = {"arm": self.arm, "run": str(self.run)}
@@ -99,10 +100,12 @@ class ScriptedEndpoint:
     # -- registration ------------------------------------------------------
 
     def agent_url(
-        self, script: Script | None, arm: str = "with", run: int = 1, cwd: str | PathLike[str] | None = None
+        self, script: Script | None, arm: str = "with", run: int = 1, cwd: str | PathLike[str] | None = None,
+        prompt: str | None = None,
     ) -> str:
-        """The ANTHROPIC_BASE_URL for one agent run."""
-        return self._register(_Route("agent", script, arm, run, cwd=None if cwd is None else str(cwd)))
+        """The ANTHROPIC_BASE_URL for one agent run. With `prompt`, turns are counted from the user message
+        that holds it, so a run that resumes an earlier conversation starts at the script's first turn."""
+        return self._register(_Route("agent", script, arm, run, cwd=None if cwd is None else str(cwd), prompt=prompt))
 
     def judge_url(self, script: Script | None, grader: str, arm: str = "with", run: int = 1) -> str:
         """The base URL for one grader's judge calls in one run."""
@@ -160,8 +163,7 @@ class ScriptedEndpoint:
         same step — and then its reply. Counted per run, so a re-run of the whole run continues the count."""
         if route.script is None:
             return text_turn(NO_SCRIPT_REPLY)
-        messages = body.get("messages") or []
-        index = sum(1 for message in messages if isinstance(message, dict) and message.get("role") == "assistant")
+        index = _turn_index(body.get("messages") or [], route.prompt)
         steps = _steps(route.script.turns(route.arm, route.run))
         if index >= len(steps):
             return text_turn(f"(scripted model: no turn {index + 1} in the script for the {route.arm} arm)")
@@ -318,6 +320,25 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
+
+
+def _message_text(message: dict) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+
+
+def _turn_index(messages: list, prompt: str | None) -> int:
+    """Assistant messages since the run's prompt (all of them when the prompt is not found)."""
+    start = 0
+    if prompt:
+        for i in range(len(messages) - 1, -1, -1):
+            message = messages[i]
+            if isinstance(message, dict) and message.get("role") == "user" and prompt.strip() in _message_text(message):
+                start = i
+                break
+    return sum(1 for m in messages[start:] if isinstance(m, dict) and m.get("role") == "assistant")
 
 
 def _faulty(turn: Turn) -> bool:
