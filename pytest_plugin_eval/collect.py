@@ -45,10 +45,9 @@ class CaseFile(pytest.File):
                 return  # --case/--tag left this readable case out; its values are checked when it is selected
             self.load_error = e
             raise CaseLoadFailure(e) from None
-        for arm in self.eval_session.arms_for(case):
-            for index in range(1, self.eval_session.runs_for(case) + 1):
-                yield RunItem.from_parent(self, name=f"{case.name}[{ARM_LABELS[arm]}-{index}]", case=case,
-                                          arm=arm, index=index, **self._id_of(case.name, f"{ARM_LABELS[arm]}-{index}"))
+        for arm, index in self.eval_session.runs_to_collect(case):
+            yield RunItem.from_parent(self, name=f"{case.name}[{ARM_LABELS[arm]}-{index}]", case=case,
+                                      arm=arm, index=index, **self._id_of(case.name, f"{ARM_LABELS[arm]}-{index}"))
 
     def _id_of(self, name: str, params: str) -> dict:
         # pytest ≥ 9 keeps node ids structured: the bracket is a parameter, as for parametrized tests, so that

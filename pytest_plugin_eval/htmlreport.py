@@ -15,7 +15,7 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
-from .report import PARTIAL_LABELS
+from .report import PARTIAL_LABELS, notes_for
 from .transcript import Transcript
 
 FLAT = 0.005                # |Δ| up to this counts as flat (it rounds to 0.00)
@@ -193,23 +193,6 @@ def _case_cost(case: dict) -> float:
     return sum(run.get("costUsd") or 0.0 for runs in case["arms"].values() for run in runs)
 
 
-def _notes(case: dict) -> str:
-    """Why a case is not perfect, from its with-arm runs: a run error, a failing grader, a mock's abort."""
-    runs = _runs(case, "with")
-    for run in runs:
-        if run.get("error"):
-            return run["error"]
-    for run in runs:
-        for grader in run.get("graders", []):
-            if not grader.get("passed"):
-                return f"{grader['name']}: {grader.get('explanation', '')}"
-    for run in runs:
-        if run.get("aborted"):
-            return _aborted_text(run["aborted"])
-    reason = case.get("singleArmReason")
-    return f"single arm: {reason}" if reason else ""
-
-
 def _aborted_text(aborted: dict) -> str:
     return f"aborted by mock {aborted.get('server')}/{aborted.get('tool')}: {aborted.get('reason')}"
 
@@ -378,7 +361,7 @@ def _summary_table(document: dict, anchors: list[str]) -> str:
             cells.append(f'<td class="num">{_ci_cell(agg)}</td>')
         runs = sum(len(r) for r in case["arms"].values())
         cells += [f'<td class="num">{runs}</td>', f'<td class="num">{_usd(_case_cost(case))}</td>',
-                  f'<td class="notes">{_e(_cut(_notes(case), NOTE_CHARS))}</td>']
+                  f'<td class="notes">{_e(_cut(notes_for(case), NOTE_CHARS))}</td>']
         rows.append(f"<tr>{''.join(cells)}</tr>")
     header = "".join(f"<th>{_e(h)}</th>" for h in head)
     return f'<table id="summary"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
@@ -448,6 +431,8 @@ def _case_meta(case: dict) -> str:
         out += f"<p><b>Expected outcome:</b> {_e(case['expectedOutcome'])}</p>"
     if case.get("singleArmReason"):
         out += f'<p class="missing">Only the with-plugin arm ran: {_e(case["singleArmReason"])}.</p>'
+    for hint in case.get("hints", []):
+        out += f'<p class="missing">💡 {_e(hint)}</p>'
     agg = case["aggregates"]
     scores = [f"score {_score(agg.get('score'))}"]
     if "delta" in agg:

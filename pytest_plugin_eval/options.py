@@ -47,6 +47,7 @@ class EvalOptions:
     scripted: bool = False
     concurrency: int | None = None
     api_retries: int = 1
+    regrade: str | None = None
 
 
 def add_options(parser) -> None:
@@ -99,6 +100,9 @@ def add_options(parser) -> None:
     add("--api-retries", dest="eval_api_retries", default="1", metavar="N",
         help="Run a run again up to N times when it ends on an API error (rate limit, overload, outage) after "
              "Claude Code's own retries (default 1); a run that still fails is an infrastructure error")
+    add("--regrade", dest="eval_regrade", default=None, metavar="RESULTS_DIR",
+        help="Grade the runs stored in a results folder again with today's graders (no agent runs; judges are "
+             "called) and write a new results folder")
     add("--scripted", dest="eval_scripted", action="store_true", default=False,
         help="Answer every model call from the cases' scripted.yaml files (offline; no API key; no cost)")
 
@@ -157,6 +161,9 @@ def parse_options(option) -> EvalOptions:
         problem = permissions.disallow_problem(entry)
         if problem:
             raise OptionError(f"Error: --disallow-tools: {problem}. No case was run.")
+    if option.eval_regrade and not (Path(option.eval_regrade) / "aggregate-result.json").is_file():
+        raise OptionError(f"Error: --regrade {option.eval_regrade}: no aggregate-result.json there — name a results "
+                          f"folder such as evals/results/<timestamp>")
     if option.eval_claude and not os.access(option.eval_claude, os.X_OK):
         raise OptionError(f"Error: --claude {option.eval_claude}: no executable file there")
     return EvalOptions(
@@ -169,13 +176,14 @@ def parse_options(option) -> EvalOptions:
         scaffold=option.eval_scaffold, mocks=option.eval_mocks, allow_real_servers=option.eval_allow_real_servers,
         eval_dir=eval_dir, claude=option.eval_claude, scripted=option.eval_scripted,
         concurrency=None if concurrency is None else int(concurrency), api_retries=int(api_retries),
+        regrade=option.eval_regrade,
     )
 
 
 def eval_options_given(option) -> bool:
     """Whether the command line used any eval option (then it is an eval session even with no cases)."""
     return any((option.trust_plugin, option.eval_json, option.eval_threshold, option.eval_runs, option.eval_case,
-                option.eval_tag, option.eval_ablation, option.eval_scripted))
+                option.eval_tag, option.eval_ablation, option.eval_scripted, option.eval_regrade))
 
 
 def concurrency_as_xdist(args: list[str], known) -> list[str]:

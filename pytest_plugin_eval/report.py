@@ -10,7 +10,8 @@ PARTIAL_LABELS = {
 
 
 def notes_for(case: dict) -> str:
-    """Why a case is not perfect, from its with-arm runs: a run error first, then the first failing grader."""
+    """Why a case is not perfect: a with-arm run's error or mock abort, then a diagnostic hint, then the first
+    failing grader of the with arm (indicators included), else why it ran single-arm."""
     runs = case["arms"].get("with", [])
     for run in runs:
         if run.get("error"):
@@ -18,6 +19,8 @@ def notes_for(case: dict) -> str:
         if run.get("aborted"):
             aborted = run["aborted"]
             return f"aborted by mock {aborted.get('server')}/{aborted.get('tool')}: {aborted.get('reason')}"
+    if case.get("hints"):
+        return case["hints"][0]
     for run in runs:
         for grader in run["graders"]:
             if not grader["passed"]:
@@ -41,23 +44,38 @@ def _cost(case: dict) -> float:
     return sum(run["costUsd"] for runs in case["arms"].values() for run in runs)
 
 
+def _interval(agg: dict) -> str:
+    """Δ's 95% interval, marked n.s. when it spans 0 (a Δ that could be noise)."""
+    ci = agg.get("deltaCI")
+    if not ci:
+        return "-"
+    text = f"[{_delta(ci[0])}, {_delta(ci[1])}]"
+    return text + (" n.s." if agg.get("deltaSignificant") is False else "")
+
+
+def _spread(value) -> str:
+    return "-" if value is None else f"±{value:.2f}"
+
+
 def table(document: dict) -> list[str]:
+    """WITH, W/OUT, Δ and Δ's 95% interval per case (or SCORE, its spread and PASS% for one arm)."""
     cases = document["cases"]
     two_arm = any("delta" in c["aggregates"] for c in cases)
     width = max([len(c["name"]) for c in cases] + [4]) + 2
     if two_arm:
-        lines = [f"{'CASE':<{width}}{'WITH':<6}{'W/OUT':<6}{'Δ':<7}{'RUNS':<5}{'COST':<8}NOTES"]
+        lines = [f"{'CASE':<{width}}{'WITH':<6}{'W/OUT':<6}{'Δ':<7}{'Δ 95% CI':<21}{'RUNS':<5}{'COST':<8}NOTES"]
     else:
-        lines = [f"{'CASE':<{width}}{'SCORE':<6}{'PASS%':<6}{'RUNS':<5}{'COST':<8}NOTES"]
+        lines = [f"{'CASE':<{width}}{'SCORE':<6}{'±SD':<6}{'PASS%':<6}{'RUNS':<5}{'COST':<8}NOTES"]
     for case in cases:
         agg = case["aggregates"]
         runs = sum(len(r) for r in case["arms"].values())
         cost = f"${_cost(case):.2f}"
         if two_arm:
-            cells = f"{_num(agg['score']):<6}{_num(agg.get('scoreWithout')):<6}{_delta(agg.get('delta')):<7}"
+            cells = (f"{_num(agg['score']):<6}{_num(agg.get('scoreWithout')):<6}{_delta(agg.get('delta')):<7}"
+                     f"{_interval(agg):<21}")
         else:
             rate = "-" if agg["passRate"] is None else f"{round(agg['passRate'] * 100)}%"
-            cells = f"{_num(agg['score']):<6}{rate:<6}"
+            cells = f"{_num(agg['score']):<6}{_spread(agg.get('stdevWith')):<6}{rate:<6}"
         lines.append(f"{case['name']:<{width}}{cells}{runs:<5}{cost:<8}{notes_for(case)}".rstrip())
     return lines
 

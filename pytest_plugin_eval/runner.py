@@ -1,6 +1,7 @@
 """One run of one case in one arm: workspace → agent → transcript → graders → RunResult."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from .agent import AgentCommand, RunError, classify, run_child
 from .case import Case
 from .graders import GradeContext, GraderSpec, Verdict
 from .options import EvalOptions
+from .regrade import CREATED_FILES
 from .results import GraderOutcome, RunResult, now_iso
 from .transcript import RunOutput, Transcript
 from .workspace import Workspace
@@ -277,6 +279,7 @@ def attempt_run(plan: RunPlan) -> RunResult:
         shutil.copyfile(ws.trace, trace_copy)
         shutil.copyfile(ws.out / "stderr.txt", plan.artefacts / "stderr.txt")
         _copy_created(ws, list(run.created_files), plan.artefacts / "files")
+        (plan.artefacts / CREATED_FILES).write_text(json.dumps(list(run.created_files)))
         notes = [f"model {m} has no list price in Claude Code; its cost is estimated at the default model's price"
                  for m in unpriced_models(run.transcript)]
         error = run.error

@@ -21,7 +21,7 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from . import permissions, rerun, scoring
+from . import hints, permissions, rerun, scoring
 from .interrupts import install_sigterm, signal_name
 from .graders import register, registry
 from .judge import Judge, resolve_judge_model
@@ -30,6 +30,7 @@ from .case import BUILTIN_ORDER, CASE_FILE, PROMPT_FILE, Case, CaseLoadError, di
 from .cost import CostLedger
 from .options import EvalOptions, eval_options_given
 from .results import RunResult, case_document, now_iso, suite_document, timestamp_dirname, write_json
+from .regrade import StoredResults, regrade_run
 from .runner import RunPlan, execute
 from .target import NOT_CASE_DIRS, RESERVED_DIR, enclosing_plugin, eval_dir_name, eval_root_of, plugin_at
 
@@ -82,6 +83,7 @@ class EvalSession:
         self.pytest_session = None
         self.ledger: CostLedger | None = None
         self._shared = shared
+        self.stored = StoredResults(Path(options.regrade)) if options.regrade else None
         self.document: dict | None = None
         self.results_path: Path | None = None
         self.report_path: Path | None = None
@@ -193,6 +195,12 @@ class EvalSession:
     def runs_for(self, case: Case) -> int:
         return self.options.runs or case.runs_per_arm
 
+    def runs_to_collect(self, case: Case) -> list[tuple[str, int]]:
+        """(arm, index) of the items of a case: every arm × run, or with --regrade the runs stored for it."""
+        if self.stored is not None:
+            return self.stored.runs_of(case.rel_dir)
+        return [(arm, index) for arm in self.arms_for(case) for index in range(1, self.runs_for(case) + 1)]
+
     def selected(self, case: Case) -> bool:
         return self.selected_name(case.name, case.tags)
 
@@ -257,6 +265,11 @@ class EvalSession:
                                 "reason": "cost_ceiling"}
             pytest.skip(f"cost ceiling ${self.options.max_cost_usd:g} reached (${spent:.4f} spent): run not started")
         rel = os.path.relpath(case.dir, case.eval_root)
+        if self.stored is not None:
+            plan = RunPlan(case=case, arm=item.arm, index=item.index, two_arm=self.two_arm(case), options=self.options,
+                           claude=Path("claude"), artefacts=self.results_dir(case) / "runs" / rel / f"{item.arm}-{item.index}",
+                           judge=self.judge_for(case, item.arm, item.index), ledger=self.ledger)
+            return regrade_run(plan, self.stored.runs[(case.rel_dir, item.arm, item.index)])
         plan = RunPlan(case=case, arm=item.arm, index=item.index, two_arm=self.two_arm(case), options=self.options,
                        claude=self.claude, artefacts=self.results_dir(case) / "runs" / rel / f"{item.arm}-{item.index}",
                        base_url=self.scripted_url(case, item.arm, item.index),
@@ -441,6 +454,12 @@ class EvalSession:
         cases = [case_document(collected.headers[k], collected.runs[k]) for k in keys]
         if self.config.getoption("lf", False):
             cases = self.with_previous_runs(cases)
+        for case in cases:
+            found = hints.case_hints(case)
+            if found:
+                case["hints"] = found
+        for hint in hints.suite_hints(cases):
+            self.collected.notice(f"💡 {hint}")
         runs = [r for rs in collected.runs.values() for r in rs]
         partial = partial_reason(runs, self.interrupted, bool(collected.skipped))
         self.cost_notices(runs)
@@ -520,6 +539,8 @@ class EvalSession:
         return Path(roots[0]) / "results" / timestamp_dirname(self.started_at) if roots else None
 
     def claude_version(self) -> str:
+        if self.stored is not None:  # regraded runs were made by the stored session's Claude Code
+            return self.stored.document.get("claudeVersion", "unknown")
         try:
             return claude_version(self.claude)
         except ClaudeNotFound:
@@ -542,6 +563,8 @@ class EvalSession:
             out["tagFilters"] = list(self.options.tags)
         if self.options.scripted:
             out["scripted"] = True
+        if self.stored is not None:
+            out["regradedFrom"] = str(self.stored.folder)
         out["threshold"] = self.options.threshold
         out["concurrency"] = self.options.concurrency or _workers(self.config)
         if self.options.runs:

@@ -27,7 +27,7 @@ def test_two_arm_case_reports_delta_and_passes(suite):
     assert run.doc["claudeVersion"][0].isdigit()
     assert run.doc["aggregates"]["meanDelta"] == 1.0
     assert "greets[with-plugin-1] PASSED" in run.out and "greets[no-plugin-2] PASSED" in run.out
-    assert "greets  1.00  0.00  +1.00  4" in run.out
+    assert "greets  1.00  0.00  +1.00  [+1.00, +1.00]       4" in run.out
     assert "model = the scripted endpoint" in run.out
     results = list((suite.root / "evals" / "results").glob("*/aggregate-result.json"))
     assert len(results) == 1 and json.loads(results[0].read_text())["cases"] == run.doc["cases"]
@@ -108,7 +108,7 @@ def test_ablation_none_runs_one_arm_and_scores_indicators(suite):
     case = run.case("greets")
     assert list(case["arms"]) == ["with"] and "delta" not in case["aggregates"]
     assert all(g["scored"] and not g["withOnly"] for g in case["arms"]["with"][0]["graders"])
-    assert "SCORE PASS% RUNS" in run.out
+    assert "SCORE ±SD   PASS% RUNS" in run.out
 
 
 def normalized(doc: dict) -> dict:
