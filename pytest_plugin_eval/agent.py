@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 from .transcript import Transcript
 
@@ -68,33 +69,47 @@ class ChildExit:
     timed_out: bool
     duration: float
     stderr: str
+    stopped: bool = False  # stopped by the harness (a mock aborted the run)
 
 
-def run_child(cmd: AgentCommand, trace_path: Path, stderr_path: Path) -> ChildExit:
-    """Run the child to completion or timeout. Its stdout *is* the trace: written verbatim to `trace_path`.
+POLL_SECONDS = 0.2
+
+
+def run_child(cmd: AgentCommand, trace_path: Path, stderr_path: Path,
+              should_stop: Callable[[], object] | None = None) -> ChildExit:
+    """Run the child to completion, timeout, or until `should_stop()` is truthy. Its stdout *is* the trace:
+    written verbatim to `trace_path`.
 
     The child gets its own process group so that a timeout (or Ctrl-C) stops everything it started."""
     started = time.monotonic()
+    timed_out = stopped = False
     with open(trace_path, "wb") as out, open(stderr_path, "wb") as err:
         child = subprocess.Popen([*DEATH_SIGNAL, *cmd.argv], cwd=cmd.cwd, env=cmd.env, stdin=subprocess.PIPE,
                                  stdout=out, stderr=err, start_new_session=True)
-        timed_out = False
         try:
             try:
                 child.stdin.write(cmd.prompt.encode("utf-8"))
                 child.stdin.close()
             except BrokenPipeError:
                 pass
-            try:
-                child.wait(timeout=cmd.timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
+            while child.poll() is None:
+                if time.monotonic() - started > cmd.timeout:
+                    timed_out = True
+                elif should_stop is not None and should_stop():
+                    stopped = True
+                else:
+                    try:
+                        child.wait(timeout=POLL_SECONDS)
+                    except subprocess.TimeoutExpired:
+                        pass
+                    continue
                 stop_group(child)
+                break
         except BaseException:
             stop_group(child)
             raise
     stderr = stderr_path.read_text(encoding="utf-8", errors="replace")
-    return ChildExit(child.returncode, timed_out, time.monotonic() - started, stderr)
+    return ChildExit(child.returncode, timed_out, time.monotonic() - started, stderr, stopped)
 
 
 def stop_group(child: subprocess.Popen) -> None:
@@ -126,6 +141,8 @@ class RunError:
 
 
 def classify(exit: ChildExit, transcript: Transcript, timeout: float) -> RunError | None:
+    if exit.stopped:
+        return None  # the harness stopped it on purpose (a mock aborted the run): reported as `aborted`
     if exit.timed_out:
         return RunError("timeout", f"timed out after {timeout:g}s")
     result = transcript.result

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from . import permissions
 from .graders import GraderSpec, SpecError, registry
+from .mocks.spec import MockError, MockSet, load_mocks
 from .graders.base import ARMS, COMMON_KEYS, type_name
 from .target import NOT_CASE_DIRS, RESERVED_DIR, resolve_plugin
 from .yamlio import FrontmatterError, YamlError, load_yaml, split_frontmatter
@@ -101,6 +102,7 @@ class Case:
     expected_outcome: str | None = None
     context: Context = field(default_factory=Context)
     warnings: tuple[str, ...] = ()
+    mocks: MockSet = field(default_factory=MockSet)
 
     @property
     def runs_per_arm(self) -> int:
@@ -590,6 +592,12 @@ def load_case(case_dir: Path, eval_root: Path) -> Case:
     if context.history_file is not None and not prompt:
         errors.add(case_yaml, "context.history_file", "needs a prompt: the resumed session needs a next turn")
 
+    try:
+        mocks = load_mocks(case_dir, eval_root)
+    except MockError as e:
+        errors.add(e.file, e.key, e.message)
+        mocks = MockSet()
+
     plugin_root = resolve_plugin(case_dir, eval_root)
     containment = plugin_root or eval_root.parent
     plugins = _plugins(case_dir, settings.get("plugins", ()), containment,
@@ -607,7 +615,7 @@ def load_case(case_dir: Path, eval_root: Path) -> Case:
         allowed_tools=tuple(settings.get("allowed_tools", ())), disallowed_tools=disallowed,
         append_system_prompt=settings.get("append_system_prompt"), env=tuple(settings.get("env", ())),
         tags=tuple(settings.get("tags", ())), plugins=plugins, description=settings.get("description"),
-        expected_outcome=settings.get("expected_outcome"), context=context, warnings=tuple(warnings),
+        expected_outcome=settings.get("expected_outcome"), context=context, warnings=tuple(warnings), mocks=mocks,
     )
 
 

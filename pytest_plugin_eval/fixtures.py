@@ -15,6 +15,8 @@ import tempfile
 from pathlib import Path
 
 from .case import Case, load_case
+from .mocks.plan import MockPlan, first_abort, grader_view, plan_mocks, read_calls, write_configs
+from .mocks.spec import MockSet, load_mocks
 from .runner import AgentRun, RunPlan, run_agent
 from .target import eval_root_of
 from .workspace import Workspace
@@ -28,15 +30,18 @@ class AgentRunner:
 
     def run(self, prompt: str, *, plugin: str | Path | None = None, arm: str = "with", allowed_tools=(),
             disallowed_tools=(), max_turns: int = 10, timeout: float = 300, model: str | None = None,
-            env: dict | None = None, append_system_prompt: str | None = None, script: dict | None = None) -> AgentRun:
-        """Run `prompt` once. `plugin` is a plugin folder, loaded in the "with" arm; `script` is what the
-        scripted endpoint answers (with --scripted), in the scripted.yaml format."""
+            env: dict | None = None, append_system_prompt: str | None = None, script: dict | None = None,
+            mocks: bool = True) -> AgentRun:
+        """Run `prompt` once. `plugin` is a plugin folder, loaded in the "with" arm, whose suite-level MCP mocks
+        (evals/mocks/) stand in for its servers unless `mocks=False`; `script` is what the scripted endpoint
+        answers (with --scripted), in the scripted.yaml format."""
         root = Path(plugin).absolute() if plugin is not None else None
         evals = root / "evals" if root is not None and (root / "evals").is_dir() else self._scratch
         case = Case(name="adhoc", dir=self._scratch / "case", eval_root=evals, plugin_root=root, source="python",
                     prompt=prompt, graders=(), max_turns=max_turns, timeout_seconds=int(timeout), model=model,
                     allowed_tools=tuple(allowed_tools), disallowed_tools=tuple(disallowed_tools),
-                    append_system_prompt=append_system_prompt, env=tuple((env or {}).items()))
+                    append_system_prompt=append_system_prompt, env=tuple((env or {}).items()),
+                    mocks=load_mocks(evals, evals) if mocks and root is not None else MockSet())
         return self._run(case, arm, 1, script=self._script(script))
 
     def run_case(self, case_dir: str | Path, *, arm: str = "with", index: int = 1) -> AgentRun:
@@ -61,7 +66,8 @@ class AgentRunner:
             base_url = lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd),  # noqa: E731
                                                       prompt=case.prompt)
         plan = RunPlan(case=case, arm=arm, index=index, two_arm=False, options=session.options, claude=session.claude,
-                       artefacts=self._scratch / "artefacts", base_url=base_url, ledger=session.ledger)
+                       artefacts=self._scratch / "artefacts", base_url=base_url, ledger=session.ledger,
+                       mock_agent=session.mock_agent(case, arm, index), record_dir=self._scratch / "mock-recordings")
         ws = Workspace.create()
         self._workspaces.append(ws)
         run = run_agent(plan, ws)
@@ -76,3 +82,35 @@ class AgentRunner:
                 ws.remove()
         shutil.rmtree(self._scratch, ignore_errors=True)
 
+
+
+class MockStandIns:
+    """The stand-in MCP servers of a case (or a plugin's suite), for a Python test that runs its own agent: pass
+    `mcp_config` to the agent (`claude --mcp-config …`), grant `allowed_tools`, then read `calls()`."""
+
+    def __init__(self, mocks: MockSet, plugins: dict[str, Path], arm: str, folder: Path, agent: dict | None = None):
+        self.folder = folder
+        self.plan: MockPlan = plan_mocks(mocks, plugins, arm, allow_real_servers=False)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.mcp_config = write_configs(self.plan, folder, agent, folder / "mock-recordings", env={})
+        self.allowed_tools = self.plan.granted_tools()
+
+    def calls(self) -> list[dict]:
+        """Each call so far: tool, input, output, isError, verdict."""
+        return list(grader_view(read_calls(self.folder)))
+
+    def aborted(self) -> dict | None:
+        return first_abort(read_calls(self.folder))
+
+
+def stand_ins_for(path: str | Path, arm: str, folder: Path, eval_dir: str | None = None) -> MockStandIns:
+    """The stand-ins a case folder (or a plugin folder: its suite-level mocks) would get in `arm`."""
+    from .target import plugin_at, resolve_plugin
+    path = Path(path).absolute()
+    if (path / "evals").is_dir() and eval_root_of(path, eval_dir) is None:
+        case_dir = eval_root = path / "evals"
+    else:
+        case_dir, eval_root = path, eval_root_of(path, eval_dir) or path.parent
+    plugin = resolve_plugin(case_dir, eval_root)
+    plugins = {plugin_at(plugin).name: plugin} if plugin is not None else {}
+    return MockStandIns(load_mocks(case_dir, eval_root), plugins, arm, folder)

@@ -18,6 +18,15 @@ def pytest_addhooks(pluginmanager):
 
 
 @pytest.fixture
+def eval_mocks(tmp_path):
+    """A factory: eval_mocks(case_or_plugin_folder, arm="with") → the stand-in MCP servers that folder's runs get,
+    for an agent a test runs itself (see pytest_plugin_eval.fixtures.MockStandIns)."""
+    from .fixtures import stand_ins_for
+    made = iter(range(1_000_000))
+    return lambda path, arm="with": stand_ins_for(path, arm, tmp_path / f"mocks-{next(made)}")
+
+
+@pytest.fixture
 def eval_agent(request):
     """Runs the agent from a Python test (see pytest_plugin_eval.fixtures.AgentRunner)."""
     runner = get_session(request.config).agent_runner()

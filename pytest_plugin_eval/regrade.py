@@ -17,6 +17,7 @@ from .results import RunResult
 from .transcript import RunOutput, Transcript
 
 CREATED_FILES = "created-files.json"
+MOCK_CALLS = "mock-calls.jsonl"
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,12 @@ def stored_output(stored: StoredRun, arm: str) -> RunOutput:
         created = tuple(json.loads((stored.folder / CREATED_FILES).read_text(encoding="utf-8")))
     except (OSError, ValueError):
         created = ()
+    calls_file = stored.folder / MOCK_CALLS
+    calls = None
+    if calls_file.exists():
+        calls = tuple(json.loads(line) for line in calls_file.read_text(encoding="utf-8").splitlines() if line.strip())
     return RunOutput(transcript=Transcript.from_file(stored.trace), cwd=stored.folder / "files",
-                     created_files=created, arm=arm, mock_calls=None)
+                     created_files=created, arm=arm, mock_calls=calls)
 
 
 def regrade_run(plan, stored: StoredRun) -> RunResult:
@@ -79,15 +84,17 @@ def regrade_run(plan, stored: StoredRun) -> RunResult:
         shutil.copyfile(stored.trace, trace)
     if (stored.folder / "files").is_dir():
         shutil.copytree(stored.folder / "files", plan.artefacts / "files", dirs_exist_ok=True)
-    if (stored.folder / CREATED_FILES).exists():
-        shutil.copyfile(stored.folder / CREATED_FILES, plan.artefacts / CREATED_FILES)
+    for name in (CREATED_FILES, MOCK_CALLS):
+        if (stored.folder / name).exists():
+            shutil.copyfile(stored.folder / name, plan.artefacts / name)
     agent_cost = data.get("costUsd", 0.0) - data.get("judgeCostUsd", 0.0)
     result = RunResult(case=case.name, case_dir=case.rel_dir, arm=plan.arm, index=plan.index, score=None,
                        passed=False, turns=data.get("turns", 0), cost_usd=agent_cost,
                        duration_seconds=data.get("durationSeconds", 0.0), started_at=data.get("startedAt", ""),
                        error=data.get("error"), error_kind=data.get("errorKind"),
-                       trace_path=str(trace) if trace.exists() else None)
-    if data.get("errorKind") in ("api", "auth", "start", "scaffold") or not stored.trace.exists():
+                       trace_path=str(trace) if trace.exists() else None, aborted=data.get("aborted"),
+                       mocks=data.get("mocks"))
+    if data.get("errorKind") in ("api", "auth", "start", "scaffold") or data.get("aborted") or not stored.trace.exists():
         result.score = data.get("score")  # it was never graded: it stays as it was
         return result
     outcomes = grade(scoring.graders_for(case.graders, plan.arm, plan.two_arm), stored_output(stored, plan.arm),

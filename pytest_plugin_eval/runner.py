@@ -17,9 +17,11 @@ from .agent import AgentCommand, RunError, classify, run_child
 from .case import Case
 from .graders import GradeContext, GraderSpec, Verdict
 from .options import EvalOptions
-from .regrade import CREATED_FILES
+from .regrade import CREATED_FILES, MOCK_CALLS
 from .results import GraderOutcome, RunResult, now_iso
 from .transcript import RunOutput, Transcript
+from .mocks.plan import MockPlan, first_abort, grader_view, plan_mocks, read_calls, run_summary, write_configs
+from .target import plugin_at
 from .workspace import Workspace
 
 MAX_COPIED_BYTES = 20 * 1024 * 1024  # created files kept per run, in total
@@ -40,6 +42,8 @@ class RunPlan:
     artefacts: Path          # where this run's trace and files are kept
     base_url: Callable[[Path], str] | None = None  # cwd → this run's model endpoint (scripted); None: inherited
     judge: object = None          # the Judge for paid graders (None: the case has none)
+    mock_agent: dict | None = None    # model settings for agent mocks: {model, baseUrl, prices}
+    record_dir: Path | None = None    # where agent mocks record their answers
     ledger: CostLedger | None = None  # the --max-cost-usd ledger
     attempts: int = 2             # whole-run attempts after API errors
     retry_pause: float = 5.0      # seconds before the second attempt (×2 before the third…)
@@ -107,7 +111,19 @@ def run_scaffold(script: Path, ws: Workspace) -> None:
         raise ScaffoldFailed(f"scaffold failed (exit {done.returncode}): {stderr}")
 
 
-def build_argv(plan: RunPlan, ws: Workspace) -> list[str]:
+def stand_ins(plan: RunPlan, ws: Workspace) -> MockPlan | None:
+    """The run's MCP stand-ins (None with --mocks off: every real server starts), their configs written."""
+    if plan.options.mocks != "record":
+        return None
+    # The plugins' declared servers matter in both arms: without the plugin, their mocks are simply not served.
+    plugins = {plugin_at(folder).name: folder for folder in plan.case.plugin_dirs}
+    mock_plan = plan_mocks(plan.case.mocks, plugins, plan.arm, allow_real_servers=plan.options.allow_real_servers)
+    if mock_plan.active:
+        write_configs(mock_plan, ws.out, plan.mock_agent, plan.record_dir, env={})
+    return mock_plan
+
+
+def build_argv(plan: RunPlan, ws: Workspace, mock_plan: MockPlan | None = None) -> list[str]:
     case, options = plan.case, plan.options
     argv = [str(plan.claude), "-p", "--output-format", "stream-json", "--verbose",
             "--max-turns", str(case.max_turns), "--permission-mode", "dontAsk", "--setting-sources", "user"]
@@ -119,6 +135,8 @@ def build_argv(plan: RunPlan, ws: Workspace) -> list[str]:
     folders = run_folders(plan, ws)
     allowed = permissions.allowed_tools(case.allowed_tools, options.allow_tools, folders)
     allowed += [f"{tool}(/{folder}/**)" for folder in case.context.add_dirs for tool in permissions.PATH_READERS]
+    if mock_plan is not None and mock_plan.active:
+        allowed += mock_plan.granted_tools()  # mocked tools are safe: they only answer from the mock files
     if allowed:
         argv.append("--allowed-tools=" + ",".join(allowed))
     removed = tuple(dict.fromkeys(case.disallowed_tools + options.disallow_tools))
@@ -127,6 +145,8 @@ def build_argv(plan: RunPlan, ws: Workspace) -> list[str]:
         argv += ["--add-dir", str(folder)]  # the agent is told where its fixture folders are
     if case.context.history_file is not None:
         argv += ["--resume", str(ws.history)]
+    if mock_plan is not None and mock_plan.active:
+        argv.append(f"--mcp-config={ws.out / 'mcp-config.json'}")
     if case.append_system_prompt:
         argv.append(f"--append-system-prompt={case.append_system_prompt}")
     return argv
@@ -226,6 +246,9 @@ class AgentRun(RunOutput):
     started_at: str = ""
     duration_seconds: float = 0.0
     judge: object = None  # for assert_llm/assert_baseline on runs of the eval_agent fixture
+    aborted: dict | None = None       # {server, tool, reason}: a mock stopped the run
+    mocks: dict | None = None         # the run's mock summary (servers, warnings, calls)
+    notes: tuple[str, ...] = ()
 
     @property
     def trace_path(self) -> Path | None:
@@ -237,16 +260,35 @@ def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
     case = plan.case
     started_at, started = now_iso(), time.monotonic()
     stage(plan, ws)
+    mock_plan = stand_ins(plan, ws)
+    active = mock_plan is not None and mock_plan.active
     before = ws.files()
-    command = AgentCommand(tuple(build_argv(plan, ws)), child_env(plan, ws), ws.cwd, case.prompt, case.timeout_seconds)
+    command = AgentCommand(tuple(build_argv(plan, ws, mock_plan)), child_env(plan, ws), ws.cwd, case.prompt,
+                           case.timeout_seconds)
+    # A mock's expect: violation (or an agent mock's ABORT:) stops the run at once.
+    watch = (lambda: first_abort(read_calls(ws.out))) if active else None
     try:
-        exit_ = run_child(command, ws.trace, ws.out / "stderr.txt")
+        exit_ = run_child(command, ws.trace, ws.out / "stderr.txt", watch)
     except OSError as e:
         raise AgentStartError(f"could not start {plan.claude}: {e}") from None
     transcript = Transcript.from_file(ws.trace)
+    calls = read_calls(ws.out) if active else []
+    warnings = mock_warnings(mock_plan)
+    summary = run_summary(mock_plan, calls, transcript.tool_calls, warnings) if active else None
+    mock_cost = summary["calls"]["costUsd"] if summary else 0.0
     return AgentRun(transcript=transcript, cwd=ws.cwd, created_files=tuple(ws.created_files(before)), arm=plan.arm,
-                    error=classify(exit_, transcript, case.timeout_seconds), cost_usd=agent_cost(transcript, plan.model),
-                    workspace=ws, started_at=started_at, duration_seconds=time.monotonic() - started)
+                    mock_calls=grader_view(calls) if active else None,
+                    error=classify(exit_, transcript, case.timeout_seconds),
+                    cost_usd=agent_cost(transcript, plan.model) + mock_cost, workspace=ws, started_at=started_at,
+                    duration_seconds=time.monotonic() - started, aborted=first_abort(calls), mocks=summary,
+                    notes=tuple(warnings))
+
+
+def mock_warnings(mock_plan: MockPlan | None) -> list[str]:
+    if mock_plan is None:
+        return []
+    listed = [w for s in mock_plan.stand_ins if s.mocks for w in s.mocks.tool_listing()[1]]
+    return [*mock_plan.notes, *listed]
 
 
 def attempt_run(plan: RunPlan) -> RunResult:
@@ -268,11 +310,13 @@ def attempt_run(plan: RunPlan) -> RunResult:
         if ledger is not None:
             ledger.add(run.cost_usd)
         # A run that never reached the model says nothing about the plugin: it is not graded or scored.
-        ungraded = run.error is not None and run.error.infrastructure
+        # A run a mock aborted is not graded either: it scores 0, and `aborted` says why.
+        ungraded = (run.error is not None and run.error.infrastructure) or run.aborted is not None
         within_budget = (lambda: not ledger.over()) if ledger is not None else (lambda: True)
         graders = scoring.graders_for(case.graders, plan.arm, plan.two_arm)
         outcomes = [] if ungraded else grade(graders, run, plan.judge, within_budget)
-        score = None if ungraded else scoring.run_score([scoring.Scored(o.weight, o.passed, o.scored) for o in outcomes])
+        score = (0.0 if run.aborted else None) if ungraded else scoring.run_score(
+            [scoring.Scored(o.weight, o.passed, o.scored) for o in outcomes])
         judge_cost = sum(o.details.get("costUsd", 0.0) for o in outcomes)
         if ledger is not None:
             ledger.add(judge_cost)
@@ -281,7 +325,10 @@ def attempt_run(plan: RunPlan) -> RunResult:
         _copy_created(ws, list(run.created_files), plan.artefacts / "files")
         (plan.artefacts / CREATED_FILES).write_text(json.dumps(list(run.created_files)))
         notes = [f"model {m} has no list price in Claude Code; its cost is estimated at the default model's price"
-                 for m in unpriced_models(run.transcript)]
+                 for m in unpriced_models(run.transcript)] + [f"{case.name}: {n}" for n in run.notes]
+        if run.mock_calls is not None:
+            (plan.artefacts / MOCK_CALLS).write_text(
+                "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in run.mock_calls))
         error = run.error
         return RunResult(
             case=case.name, case_dir=case.rel_dir, arm=plan.arm, index=plan.index,
@@ -292,6 +339,7 @@ def attempt_run(plan: RunPlan) -> RunResult:
             trace_path=str(trace_copy), graders=outcomes,
             skipped_paid_graders=any(o.details.get("skipped") for o in outcomes),
             workspace=str(ws.root) if plan.options.keep_temp else None, notes=notes,
+            aborted=run.aborted, mocks=run.mocks,
         )
     finally:
         if not plan.options.keep_temp:

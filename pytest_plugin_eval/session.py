@@ -21,7 +21,7 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from . import hints, permissions, rerun, scoring
+from . import cost, hints, permissions, rerun, scoring
 from .interrupts import install_sigterm, signal_name
 from .graders import register, registry
 from .judge import Judge, resolve_judge_model
@@ -274,7 +274,8 @@ class EvalSession:
                        claude=self.claude, artefacts=self.results_dir(case) / "runs" / rel / f"{item.arm}-{item.index}",
                        base_url=self.scripted_url(case, item.arm, item.index),
                        judge=self.judge_for(case, item.arm, item.index), ledger=self.ledger,
-                       attempts=1 + self.options.api_retries)
+                       attempts=1 + self.options.api_retries, mock_agent=self.mock_agent(case, item.arm, item.index),
+                       record_dir=self.results_dir(case) / "mock-recordings")
         return execute(plan)
 
     @property
@@ -322,6 +323,17 @@ class EvalSession:
                 return clients[grader]
         return Judge(self.judge_model, client_for)
 
+    def mock_agent(self, case: Case, arm: str, index: int) -> dict | None:
+        """Model settings for the case's agent mocks (the judge model; scripted: its own endpoint URL)."""
+        if not any(r.kind == "agent" for server in case.mocks.servers.values() for r in server.responders.values()):
+            return None
+        model = self.judge_model
+        rates = cost.price_table()["models"][cost.lookup(model).model]
+        base_url = None
+        if self.options.scripted:
+            base_url = self.endpoint().judge_url(self.script(case), "mock", arm=arm, run=index)
+        return {"model": model, "baseUrl": base_url, "prices": {"input": rates["input"], "output": rates["output"]}}
+
     def agent_runner(self):
         from .fixtures import AgentRunner
         return AgentRunner(self)
@@ -354,6 +366,9 @@ class EvalSession:
                          f"{', '.join(case.disallowed_tools)}")
         if options.disallow_tools:
             notes.append(f"Removed from Claude's tools in every case (--disallow-tools): {', '.join(options.disallow_tools)}")
+        if options.mocks == "off" and case.plugin_dirs:
+            notes.append("⚠ --mocks off: the plugins' real MCP servers start, as you, outside the sandbox "
+                         "(their tools still need --allow-tools)")
         if case.context.history_file is not None and self.ablation(case) == "with-without":
             notes.append(f'case "{case.name}" runs single-arm (no Δ): its history_file carries the plugin into both arms')
         return notes
@@ -463,6 +478,7 @@ class EvalSession:
         runs = [r for rs in collected.runs.values() for r in rs]
         partial = partial_reason(runs, self.interrupted, bool(collected.skipped))
         self.cost_notices(runs)
+        self.recording_notice()
         base = dict(collected.suite) or self.empty_suite()
         suite = {"root": base["root"], "ablation": base["ablation"], **self.suite_options(), "plugins": base["plugins"]}
         self.document = suite_document(
@@ -515,6 +531,13 @@ class EvalSession:
             sys.stdout.write(json.dumps(self.document, indent=1, ensure_ascii=False) + "\n")
         elif self.options.json_path:
             write_json(Path(self.options.json_path).absolute(), self.document)
+
+    def recording_notice(self) -> None:
+        folder = self.results_folder()
+        recordings = list((folder / "mock-recordings").glob("*/*.json")) if folder else []
+        if recordings:
+            self.collected.notice(f"{len(recordings)} agent-mock recording(s) under {display_path(folder / 'mock-recordings')}"
+                                  f" — copy them to evals/mocks/.replay/<server>/ to replay them with no model call")
 
     def cost_notices(self, runs: list[RunResult]) -> None:
         cap = self.options.max_cost_usd
