@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import tempfile
 from datetime import datetime
 from pathlib import Path
 
 from .report import PARTIAL_LABELS, notes_for
+from .results import write_atomic
 from .transcript import Transcript
 
 FLAT = 0.005                # |Δ| up to this counts as flat (it rounds to 0.00)
@@ -710,19 +709,5 @@ def run_html(run: dict, prompt: str) -> str:
 
 
 def write_report(document: dict, path: Path) -> None:
-    """Render, then write atomically: a temp file beside `path`, then os.replace (never half a page)."""
-    path = Path(path)
-    text = render_report(document)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".html", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp makes it owner-only; a report is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Render, then write atomically (never half a page; an old report stays whole if rendering fails)."""
+    write_atomic(Path(path), render_report(document))

@@ -103,17 +103,17 @@ class RunResult:
         return [g for g in self.graders if g.scored and not g.passed]
 
 
-def write_json(path: Path, document: dict) -> None:
-    """Write atomically: a kill mid-write never leaves half a file behind."""
+def write_atomic(path: Path, text: str) -> None:
+    """Write a file atomically (a temp file beside it, then a rename): a kill mid-write never leaves half a
+    file behind. The file gets the usual permissions (mkstemp alone would make it owner-only)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
     umask = os.umask(0)
     os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it owner-only; results are shared like any other file
+    os.chmod(tmp, 0o666 & ~umask)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=1, ensure_ascii=False)
-            handle.write("\n")
+            handle.write(text)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -121,6 +121,10 @@ def write_json(path: Path, document: dict) -> None:
         except OSError:
             pass
         raise
+
+
+def write_json(path: Path, document: dict) -> None:
+    write_atomic(path, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
 
 
 def arms_of(runs: list[RunResult]) -> dict[str, list[dict]]:

@@ -395,7 +395,7 @@ def test_write_report_is_atomic(tmp_path, two_arm_doc, monkeypatch):
         replaced.append((str(src), str(dst)))
         raise OSError("disk full")
 
-    monkeypatch.setattr(htmlreport.os, "replace", failing_replace)
+    monkeypatch.setattr("pytest_plugin_eval.results.os.replace", failing_replace)
     with pytest.raises(OSError, match="disk full"):
         write_report(document([]), target)
     assert replaced and Path(replaced[0][0]).parent == target.parent and replaced[0][1] == str(target)
