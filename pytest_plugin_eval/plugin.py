@@ -47,7 +47,8 @@ def pytest_configure(config):
         pytest.exit(str(e), returncode=1)
     session = EvalSession(config, opts)
     config.stash[SESSION_KEY] = session
-    config.pluginmanager.register(ReportListener(session), "plugin_eval_reports")
+    if session.controller is not None:
+        config.pluginmanager.register(session.controller, "plugin_eval_controller")
     session.configure()
 
 
@@ -102,33 +103,23 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_html_results_summary(prefix, summary, postfix, session):
-    get_session(session.config).html_summary(prefix)
+    controller = get_session(session.config).controller
+    if controller is not None:
+        controller.html_summary(prefix)
 
 
 def pytest_sessionfinish(session):
-    get_session(session.config).finish(session)
+    controller = get_session(session.config).controller
+    if controller is not None:
+        controller.finish(session)
 
 
 def pytest_terminal_summary(terminalreporter):
-    get_session(terminalreporter.config).summary(terminalreporter)
+    controller = get_session(terminalreporter.config).controller
+    if controller is not None:
+        controller.summary(terminalreporter)
 
 
 def pytest_unconfigure(config):
     if SESSION_KEY in config.stash:
         get_session(config).close()
-
-
-class ReportListener:
-    """Report hooks receive no config, so this small plugin carries the session to them."""
-
-    def __init__(self, session: EvalSession):
-        self.session = session
-
-    def pytest_collectreport(self, report):
-        self.session.on_collect_report(report)
-
-    def pytest_runtest_logreport(self, report):
-        self.session.on_test_report(report)
-
-    def pytest_keyboard_interrupt(self, excinfo):
-        self.session.on_interrupt(excinfo)

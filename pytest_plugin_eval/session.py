@@ -1,36 +1,34 @@
 """The one object that owns an eval session's state, hung on the pytest config.
 
-On every process it loads cases and runs items; on the controller (the only process under pytest-xdist that
-sees every report) it gathers run results and load errors from the reports and, at the end, writes the
-results document and decides the exit status. Nothing is shared between processes except what travels on
-the reports, so results are the same with and without `-n`.
+On every process it finds and loads cases, builds the items and runs them (workspace, endpoint, judge, mocks,
+cost ledger). On the controller it also holds the Controller (controller.py), which gathers what the reports
+carry and writes the results. Nothing is shared between processes except what travels on the reports, so
+results are the same with and without `-n`.
 """
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import socket
-import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import anthropic
 import pytest
 
-from . import cost, hints, permissions, rerun, scoring
-from .interrupts import install_sigterm, signal_name
-from .graders import register, registry
-from .judge import Judge, resolve_judge_model
-from .agent import ClaudeNotFound, claude_version, find_claude
-from .case import BUILTIN_ORDER, CASE_FILE, PROMPT_FILE, Case, CaseLoadError, display_path
+from . import cost, permissions
+from .agent import find_claude
+from .case import BUILTIN_ORDER, CASE_FILE, PROMPT_FILE, Case
+from .controller import Controller, workers
 from .cost import CostLedger
+from .graders import register, registry
+from .interrupts import install_sigterm
+from .judge import Judge, resolve_judge_model
 from .options import EvalOptions, eval_options_given
-from .results import RunResult, case_document, now_iso, suite_document, timestamp_dirname, write_json
 from .regrade import StoredResults, regrade_run
+from .results import RunResult, now_iso, timestamp_dirname
 from .runner import RunPlan, execute
 from .target import NOT_CASE_DIRS, RESERVED_DIR, enclosing_plugin, eval_dir_name, eval_root_of, plugin_at
 
@@ -41,26 +39,6 @@ WORKER_INPUT_KEY = "plugin_eval"
 
 def get_session(config) -> "EvalSession":
     return config.stash[SESSION_KEY]
-
-
-@dataclass
-class Collected:
-    """What the controller learns from the reports."""
-    headers: dict[str, dict] = field(default_factory=dict)       # case key → case header JSON
-    runs: dict[str, list[RunResult]] = field(default_factory=dict)
-    load_errors: dict[str, dict] = field(default_factory=dict)   # case dir → loadErrors entry
-    suite: dict = field(default_factory=dict)
-    skipped: list[dict] = field(default_factory=list)             # runs not started (cost ceiling)
-    notices: list[str] = field(default_factory=list)
-    eval_roots: list[str] = field(default_factory=list)
-
-    def notice(self, text: str) -> None:
-        if text not in self.notices:
-            self.notices.append(text)
-
-    def eval_root(self, path: str) -> None:
-        if path not in self.eval_roots:
-            self.eval_roots.append(path)
 
 
 class EvalSession:
@@ -76,18 +54,13 @@ class EvalSession:
         self._endpoint = None
         self._judge_client = None
         self._claude: Path | None = None
-        self.collected = Collected()
         self.eval_roots: list[Path] = []
-        self.interrupted: str | None = None
-        self.non_eval_failures = 0
         self.pytest_session = None
         self.ledger: CostLedger | None = None
         self._shared = shared
         self.stored = StoredResults(Path(options.regrade)) if options.regrade else None
-        self.document: dict | None = None
-        self.results_path: Path | None = None
-        self.report_path: Path | None = None
-        self.exit_status: int | None = None
+        # Only the controller gathers reports and writes results (under xdist, workers only run items).
+        self.controller = None if self.is_worker else Controller(self)
 
     # ---- start-up ------------------------------------------------------------------------------------
 
@@ -115,8 +88,9 @@ class EvalSession:
 
     @property
     def active(self) -> bool:
-        """An eval session: it collects from an eval dir, or eval options were given."""
-        return bool(self.eval_roots) or eval_options_given(self.config.option) or bool(self.collected.headers)
+        """An eval session: it collects from an eval dir, or eval options were given, or runs were reported."""
+        return (bool(self.eval_roots) or eval_options_given(self.config.option)
+                or bool(self.controller and self.controller.collected.headers))
 
     def start(self, pytest_session) -> None:
         """Before anything runs (controller): a missing eval dir means no cases (exit 1, not a usage error);
@@ -125,7 +99,7 @@ class EvalSession:
         if self.is_worker:
             return
         if self.ledger is not None and self.options.max_cost_usd == 0:
-            self.collected.notice("--max-cost-usd 0: no run can start")
+            self.controller.collected.notice("--max-cost-usd 0: no run can start")
         base = self.config.invocation_params.dir
         for arg in self.config.args:
             path = (base / arg.split("::")[0]).absolute()
@@ -140,7 +114,7 @@ class EvalSession:
 
     def worker_input(self) -> dict:
         return {"started_at": self.started_at, "ledger": str(self.ledger.path) if self.ledger else None,
-                "host": socket.gethostname(), "workers": _workers(self.config)}
+                "host": socket.gethostname(), "workers": workers(self.config)}
 
     def make_ledger(self, shared: dict) -> CostLedger | None:
         """The --max-cost-usd ledger: a SQLite file shared by the processes of this host. A worker on another
@@ -377,40 +351,6 @@ class EvalSession:
         if self._endpoint is not None:
             self._endpoint.stop()
 
-    # ---- the controller ------------------------------------------------------------------------------
-
-    def on_collect_report(self, report) -> None:
-        data = getattr(report, "plugin_eval_load_error", None)
-        if data is not None:
-            self.record_load_error(data)
-        elif report.failed:
-            self.non_eval_failures += 1
-
-    def on_test_report(self, report) -> None:
-        data = getattr(report, "plugin_eval", None)
-        skipped = getattr(report, "plugin_eval_skip", None)
-        if data is not None and report.when == "call":
-            self.record_run(data)
-        elif skipped is not None:
-            self.record_skip(skipped)
-        elif report.failed and "plugin_eval" not in report.keywords:
-            self.non_eval_failures += 1
-
-    def on_interrupt(self, excinfo) -> None:
-        self.interrupted = signal_name(excinfo.value)
-
-    def summary(self, terminal) -> None:
-        if self.is_worker or self.document is None:
-            return
-        from .report import write_summary
-        write_summary(terminal, self.document, self.results_path, self.report_path)
-
-    def html_summary(self, prefix: list) -> None:
-        """pytest-html (--html): the suite verdict and the per-case table above the test list."""
-        if self.document is not None:
-            from .htmlreport import summary_html
-            prefix.append(summary_html(self.document))
-
     def html_extras(self, item, report) -> None:
         """pytest-html: each run's graders and transcript in its row of the report."""
         if not getattr(self.config.option, "htmlpath", None) or item.result is None:
@@ -427,178 +367,6 @@ class EvalSession:
             lines.append("plugin-eval: model = the scripted endpoint (offline: answers come from each case's "
                          "scripted.yaml; no real model is asked)")
         return lines
-
-    def record_run(self, data: dict) -> None:
-        header = data["case"]
-        key = header["dir"]
-        if not self.collected.runs and data["run"].get("error_kind") == "auth":
-            self.stop("the first run's credentials were rejected — every remaining run would fail the same way, "
-                      "so the session stops here")
-        self.collected.headers.setdefault(key, header)
-        self.collected.runs.setdefault(key, []).append(RunResult.from_data(data["run"]))
-        if not self.collected.suite:
-            self.collected.suite = data["suite"]
-        else:
-            self.collected.suite = merge_suite(self.collected.suite, data["suite"])
-        for text in [*data.get("notices", ()), *data["run"].get("notes", ())]:
-            self.collected.notice(text)
-        self.collected.eval_root(data["evalRoot"])
-
-    def record_skip(self, data: dict) -> None:
-        self.collected.skipped.append(data)
-
-    def stop(self, reason: str) -> None:
-        """Stop starting runs (runs in flight finish), with or without pytest-xdist."""
-        self.collected.notice(f"⚠ {reason}")
-        dsession = self.config.pluginmanager.getplugin("dsession")
-        if dsession is not None:
-            dsession.shouldstop = reason
-        elif self.pytest_session is not None:
-            self.pytest_session.shouldstop = reason
-
-    def record_load_error(self, data: dict) -> None:
-        self.collected.load_errors.setdefault(data["dir"], data["entry"])
-        self.collected.eval_root(data["evalRoot"])
-
-    def finish(self, pytest_session) -> None:
-        """Build the document, write it, and set the exit status (the controller, at session end)."""
-        if self.is_worker or not (self.active or self.collected.load_errors):
-            return
-        collected = self.collected
-        keys = sorted(collected.headers, key=lambda k: Path(k).parts)
-        cases = [case_document(collected.headers[k], collected.runs[k]) for k in keys]
-        if self.config.getoption("lf", False):
-            cases = self.with_previous_runs(cases)
-        for case in cases:
-            found = hints.case_hints(case)
-            if found:
-                case["hints"] = found
-        for hint in hints.suite_hints(cases):
-            self.collected.notice(f"💡 {hint}")
-        runs = [r for rs in collected.runs.values() for r in rs]
-        partial = partial_reason(runs, self.interrupted, bool(collected.skipped))
-        self.cost_notices(runs)
-        self.recording_notice()
-        base = dict(collected.suite) or self.empty_suite()
-        suite = {"root": base["root"], "ablation": base["ablation"], **self.suite_options(), "plugins": base["plugins"]}
-        self.document = suite_document(
-            claude_version=self.claude_version(), started_at=self.started_at,
-            duration=time.monotonic() - self.started, suite=suite, cases=cases,
-            threshold=self.options.threshold, partial_reason=partial,
-            load_errors=[collected.load_errors[k] for k in sorted(collected.load_errors)], notices=collected.notices,
-            skipped=sorted(collected.skipped, key=lambda r: (Path(r["dir"]).parts, r["arm"] != "with", r["index"])))
-        failed = (bool(collected.load_errors) or not cases or self.non_eval_failures > 0
-                  or any(not scoring.passes_threshold(c, self.options.threshold) for c in cases)
-                  or any(r.error_kind == "start" for r in runs))
-        self.exit_status = scoring.exit_status(interrupted=self.interrupted, partial=partial is not None, failed=failed)
-        self.write()
-        rerun.remember(self.config, self.results_path)
-        pytest_session.exitstatus = self.exit_status
-
-    def with_previous_runs(self, cases: list[dict]) -> list[dict]:
-        """--lf: complete this session's cases with the previous session's runs of unchanged cases."""
-        found = rerun.previous_document(self.config)
-        if found is None:
-            return cases
-        previous, path = found
-        current = {}
-        for case in previous.get("cases", []):
-            folder = Path(previous["suite"]["root"]) / case["dir"]
-            root = self.eval_root(folder)
-            try:
-                loaded = self.load(folder, root) if root is not None else None
-            except CaseLoadError:
-                loaded = None
-            if loaded is not None:
-                current[case["dir"]] = case_header(loaded, self)
-        merged, reused = rerun.merge(self.collected.headers, self.collected.runs, previous, current)
-        if reused:
-            self.collected.notice(f"--lf: {reused} run(s) of unchanged cases reused from {display_path(Path(path))}")
-        return merged
-
-    def write(self) -> None:
-        folder = self.results_folder()
-        if folder is not None:
-            self.results_path = folder / "aggregate-result.json"
-            write_json(self.results_path, self.document)
-        report = Path(self.options.report).absolute() if self.options.report else (
-            folder / "report.html" if folder is not None else None)
-        if report is not None:
-            from .htmlreport import write_report
-            write_report(self.document, report)
-            self.report_path = report
-        if self.options.json_path == "-":
-            sys.stdout.write(json.dumps(self.document, indent=1, ensure_ascii=False) + "\n")
-        elif self.options.json_path:
-            write_json(Path(self.options.json_path).absolute(), self.document)
-
-    def recording_notice(self) -> None:
-        folder = self.results_folder()
-        recordings = list((folder / "mock-recordings").glob("*/*.json")) if folder else []
-        if recordings:
-            self.collected.notice(f"{len(recordings)} agent-mock recording(s) under {display_path(folder / 'mock-recordings')}"
-                                  f" — copy them to evals/mocks/.replay/<server>/ to replay them with no model call")
-
-    def cost_notices(self, runs: list[RunResult]) -> None:
-        cap = self.options.max_cost_usd
-        if cap is None:
-            return
-        skipped = self.collected.skipped
-        spent = sum(r.cost_usd for r in runs)
-        if skipped:
-            cases = sorted({r["case"] for r in skipped})
-            self.collected.notice(f"⚠ cost ceiling ${cap:g} reached (${spent:.4f} spent): {len(skipped)} run(s) not "
-                                  f"started, in {', '.join(cases)}")
-        paid = sum(1 for r in runs if r.skipped_paid_graders)
-        if paid:
-            self.collected.notice(f"⚠ cost ceiling ${cap:g} crossed by runs in flight: {paid} run(s) skipped their "
-                                  f"paid graders, which are left out of their scores")
-
-    def results_folder(self) -> Path | None:
-        """--output-dir, else <eval dir>/results/<timestamp>/ of the first case seen (None: nothing ran)."""
-        if self.options.output_dir:
-            return Path(self.options.output_dir).absolute()
-        roots = self.collected.eval_roots
-        return Path(roots[0]) / "results" / timestamp_dirname(self.started_at) if roots else None
-
-    def claude_version(self) -> str:
-        if self.stored is not None:  # regraded runs were made by the stored session's Claude Code
-            return self.stored.document.get("claudeVersion", "unknown")
-        try:
-            return claude_version(self.claude)
-        except ClaudeNotFound:
-            return "unknown"
-
-    def empty_suite(self) -> dict:
-        root = self.eval_roots[0].parent if self.eval_roots else Path.cwd()
-        return {"root": str(root), "ablation": self.options.ablation or "none", "plugins": []}
-
-    def suite_options(self) -> dict:
-        out: dict = {}
-        if self.options.model:
-            out["modelOverride"] = self.options.model
-        if self.options.judge_model:
-            out["judgeModel"] = self.options.judge_model
-        out["judgeModelResolved"] = self.judge_model
-        if self.options.case_globs:
-            out["caseFilter"] = self.options.case_globs[-1] if len(self.options.case_globs) == 1 else list(self.options.case_globs)
-        if self.options.tags:
-            out["tagFilters"] = list(self.options.tags)
-        if self.options.scripted:
-            out["scripted"] = True
-        if self.stored is not None:
-            out["regradedFrom"] = str(self.stored.folder)
-        out["threshold"] = self.options.threshold
-        out["concurrency"] = self.options.concurrency or _workers(self.config)
-        if self.options.runs:
-            out["runsOverride"] = self.options.runs
-        return out
-
-
-def _workers(config) -> int:
-    n = getattr(config.option, "numprocesses", None)
-    return n if isinstance(n, int) and n > 0 else 1
-
 
 def _glob(name: str, pattern: str) -> bool:
     # Only * and ? are wildcards; [ ] are literal.
@@ -667,23 +435,3 @@ def suite_header(case: Case, session: EvalSession) -> dict:
             "plugins": plugins}
 
 
-def merge_suite(a: dict, b: dict) -> dict:
-    out = dict(a)
-    paths = {p["path"] for p in a["plugins"]}
-    out["plugins"] = a["plugins"] + [p for p in b["plugins"] if p["path"] not in paths]
-    return out
-
-
-def partial_reason(runs: list[RunResult], interrupted: str | None, runs_skipped: bool) -> str | None:
-    if interrupted:
-        return "interrupted"
-    if runs_skipped or any(r.skipped_paid_graders for r in runs):
-        return "cost_ceiling"
-    kinds = {r.error_kind for r in runs}
-    if "auth" in kinds:
-        return "auth_failed"
-    if "api" in kinds:
-        return "api_error"
-    if any(g.details.get("errored") for r in runs for g in r.graders):
-        return "judge_error"
-    return None
