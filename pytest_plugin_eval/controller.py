@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import hints, rerun, scoring
+from . import cost, hints, rerun, scoring
 from .agent import ClaudeNotFound, claude_version
 from .case import CaseLoadError, display_path
 from .interrupts import signal_name
@@ -131,6 +131,7 @@ class Controller:
         partial = partial_reason(runs, self.interrupted, bool(collected.skipped))
         self.cost_notices(runs)
         self.recording_notice()
+        self.judge_price_notice(runs)
         base = dict(collected.suite) or self.empty_suite()
         suite = {"root": base["root"], "ablation": base["ablation"], **self.suite_options(), "plugins": base["plugins"]}
         self.document = suite_document(
@@ -191,6 +192,13 @@ class Controller:
         if recordings:
             self.collected.notice(f"{len(recordings)} agent-mock recording(s) under {display_path(folder / 'mock-recordings')}"
                                   f" — copy them to evals/mocks/.replay/<server>/ to replay them with no model call")
+
+    def judge_price_notice(self, runs: list[RunResult]) -> None:
+        model = self.session.judge_model
+        judged = any("judgeVotes" in g.details for r in runs for g in r.graders)
+        if judged and not cost.lookup(model).known:
+            self.collected.notice(f"judge model {model} is not in the price table: its calls are priced as "
+                                  f"{cost.lookup(model).model}")
 
     def cost_notices(self, runs: list[RunResult]) -> None:
         cap = self.session.options.max_cost_usd

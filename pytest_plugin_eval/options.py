@@ -92,6 +92,8 @@ def add_options(parser) -> None:
         help="Folder below the plugin holding the cases (default: the manifest's experimental.evals, else evals)")
     add("--no-publish", dest="eval_no_publish", action="store_true", default=False,
         help="Accepted for compatibility: reports are always local")
+    add("--publish-report", dest="eval_publish_report", action="store_true", default=False,
+        help="Accepted for compatibility: reports are always local (a notice says so)")
     # pytest reserves lowercase short options for plugins that register them this way (as xdist does for -n).
     group._addoption("-j", "--concurrency", dest="eval_concurrency", default=None, metavar="N",
         help="Run up to N runs at once (1-8), through pytest-xdist: the same as -n N")

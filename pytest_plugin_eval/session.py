@@ -19,7 +19,7 @@ import anthropic
 import pytest
 
 from . import cost, permissions
-from .agent import find_claude
+from .agent import ClaudeNotFound, find_claude
 from .case import BUILTIN_ORDER, CASE_FILE, PROMPT_FILE, Case
 from .controller import Controller, workers
 from .cost import CostLedger
@@ -100,6 +100,13 @@ class EvalSession:
             return
         if self.ledger is not None and self.options.max_cost_usd == 0:
             self.controller.collected.notice("--max-cost-usd 0: no run can start")
+        if self.config.option.eval_publish_report:
+            self.controller.collected.notice("--publish-report: reports are not published; the HTML report is local")
+        if self.eval_roots and self.stored is None:
+            try:
+                self.claude  # noqa: B018  (a missing binary is an error before any run, not in every run)
+            except ClaudeNotFound as e:
+                pytest.exit(str(e), returncode=1)
         base = self.config.invocation_params.dir
         for arg in self.config.args:
             path = (base / arg.split("::")[0]).absolute()

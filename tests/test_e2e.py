@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import GREETING_GRADERS, GREETING_SCRIPT
 
 
@@ -226,3 +228,28 @@ def test_lf_reruns_failed_runs_and_reuses_the_others(suite):
     assert [c["name"] for c in doc["cases"]] == ["good", "half"]
     assert all(r.get("reused") for r in next(c for c in doc["cases"] if c["name"] == "good")["arms"]["with"])
     assert any("reused" in n for n in doc["notices"])
+
+
+def test_vote_sequences_garbage_replies_and_judge_costs(suite):
+    rubric = "---\ntype: llm\n---\nThe reply greets the user.\n"
+    baseline = "---\ntype: baseline\nbaseline_file: reference.jsonl\n---\nGreets at least as warmly.\n"
+    folder = suite.case("votes", frontmatter={"runs": 1},
+                        graders={"pfp": rubric, "ffp": rubric, "garbage": rubric, "not-pass": rubric, "base": baseline},
+                        script={"all": ["Hello!"], "judge": {"pfp": ["PASS", "FAIL", "PASS"], "ffp": ["FAIL", "FAIL", "PASS"],
+                                                             "garbage": ["I think it is fine"], "not-pass": ["NOT PASS"],
+                                                             "base": ["PASS"]}})
+    (folder / "reference.jsonl").write_text('{"type": "assistant", "text": "Hi"}\n')
+    run = suite.run("--ablation", "none", "--threshold", "0", "--judge-model", "sonnet")
+    [only] = run.case("votes")["arms"]["with"]
+    graders = {g["name"]: g for g in only["graders"]}
+    assert sorted(graders["pfp"]["judgeVotes"][:2]) == [False, True] and len(graders["pfp"]["judgeVotes"]) == 3
+    assert graders["pfp"]["passed"] is True
+    assert graders["ffp"]["judgeVotes"] == [False, False] and graders["ffp"]["passed"] is False  # early stop
+    assert graders["garbage"]["judgeVotes"] == [False, False] and not graders["not-pass"]["passed"]
+    assert graders["base"]["passed"] and "evidence" not in graders["base"]
+    assert all(g["judgeModel"] == "claude-sonnet-5-5" for g in graders.values())
+    # 2+3 votes … priced at sonnet's list price ($2/$10 per Mtok) for 100 input + 20 output tokens each
+    calls = 3 + 2 + 2 + 2 + 2
+    assert only["judgeCostUsd"] == pytest.approx(calls * (100 * 2 + 20 * 10) / 1e6)
+    assert only["costUsd"] == pytest.approx(only["judgeCostUsd"] + 0.0008)
+    assert run.doc["suite"]["judgeModel"] == "sonnet" and run.doc["suite"]["judgeModelResolved"] == "claude-sonnet-5-5"
