@@ -253,3 +253,15 @@ def test_vote_sequences_garbage_replies_and_judge_costs(suite):
     assert only["judgeCostUsd"] == pytest.approx(calls * (100 * 2 + 20 * 10) / 1e6)
     assert only["costUsd"] == pytest.approx(only["judgeCostUsd"] + 0.0008)
     assert run.doc["suite"]["judgeModel"] == "sonnet" and run.doc["suite"]["judgeModelResolved"] == "claude-sonnet-5-5"
+
+
+def test_results_and_mocks_folders_are_never_collected(suite):
+    suite.case("greets", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    for folder in ("results/old/stale-case", "mocks/tracker/not-a-case", "node_modules/pkg/case"):
+        path = suite.root / "evals" / folder
+        path.mkdir(parents=True)
+        (path / "prompt.md").write_text("Not a case.\n")
+        (path / "graders").mkdir()
+    run = suite.run("--ablation", "none", "--collect-only", "-q", json_out=False)
+    assert "evals/greets/prompt.md::greets[with-plugin-1]" in run.out
+    assert "stale-case" not in run.out and "not-a-case" not in run.out and "pkg" not in run.out

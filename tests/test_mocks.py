@@ -224,3 +224,14 @@ def test_a_python_test_stands_up_the_same_mocks_for_its_own_agent(suite):
     '''))
     result = suite.pytester.runpytest_subprocess("test_own_agent.py", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+def test_mock_files_that_are_symlinks_out_of_the_suite_are_refused(suite, tmp_path_factory):
+    mock_plugin(suite)
+    outside = tmp_path_factory.mktemp("outside") / "answer.md"
+    outside.write_text("secret answer\n")
+    (suite.root / "evals" / "mocks" / "tracker" / "close_issue.md").symlink_to(outside)
+    suite.case("any", graders=ANY, script={"all": ["hi"]})
+    run = suite.run("--ablation", "none")
+    [error] = run.doc["loadErrors"]
+    assert "symlink out of the suite" in error["message"] and "close_issue.md" in error["message"]

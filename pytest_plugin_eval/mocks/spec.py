@@ -217,7 +217,16 @@ def tools_json(file: Path) -> dict[str, dict]:
                         "inputSchema": t.get("inputSchema") or {"type": "object"}} for t in tools}
 
 
-def read_server_dir(folder: Path) -> tuple[dict[str, Responder], dict[str, dict]]:
+def _inside(path: Path, root: Path) -> bool:
+    real, base = path.resolve(), root.resolve()
+    return real == base or base in real.parents
+
+
+def read_server_dir(folder: Path, suite_root: Path | None = None) -> tuple[dict[str, Responder], dict[str, dict]]:
+    if suite_root is not None:
+        for file in folder.iterdir():
+            if file.is_symlink() and not _inside(file, suite_root):
+                raise MockError(file, "", "is a symlink out of the suite; mock files must live inside it")
     if not NAME_RE.match(folder.name) or "__" in folder.name:
         raise MockError(folder, "", f'mocks/"{folder.name}"/: name the directory after the server (letters, digits, '
                                     f'"_" and "-"; no "__")')
@@ -256,7 +265,7 @@ def load_mocks(case_dir: Path, eval_root: Path) -> MockSet:
     replay: dict[str, Path] = {}
     for layer in layers(case_dir, eval_root):
         for folder in sorted(p for p in layer.iterdir() if p.is_dir() and p.name != REPLAY_DIR):
-            found, tools = read_server_dir(folder)
+            found, tools = read_server_dir(folder, eval_root.parent)
             responders.setdefault(folder.name, {}).update(found)
             recorded.setdefault(folder.name, {}).update(tools)
         for folder in sorted((layer / REPLAY_DIR).iterdir()) if (layer / REPLAY_DIR).is_dir() else ():
