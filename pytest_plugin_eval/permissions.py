@@ -146,15 +146,12 @@ def allowed_tools(case_tools: tuple[str, ...], grants: tuple[str, ...], folders:
             out += [f"{entry}(/{root}/**)" if root.is_dir() else f"{entry}(/{root})" for root in roots]
         else:
             out.append(_anchor(entry, folders.cwd))
-    writers = []
-    for entry in grants:
-        out.append(_anchor(entry, folders.cwd))
-        if entry in ("Write", "Edit"):
-            writers = [f"{tool}(/{root}/**)" for root in (folders.cwd, folders.tmp) for tool in ("Edit", "Write")]
-    for entry in writers:
-        if entry not in out:
-            out.append(entry)
-    return [e for e in out if e not in ("Write", "Edit")]
+    # A bare Write or Edit grant is scoped to the run's cwd and tmp; Write brings Edit along (as Claude Code's own
+    # acceptEdits does), Edit alone does not bring Write.
+    writers = ("Edit", "Write") if "Write" in grants else ("Edit",) if "Edit" in grants else ()
+    out += [_anchor(entry, folders.cwd) for entry in grants if entry not in ("Write", "Edit")]
+    out += [f"{tool}(/{root}/**)" for root in (folders.cwd, folders.tmp) for tool in writers]
+    return list(dict.fromkeys(out))
 
 
 def disallowed_tools(granted: tuple[str, ...], removed: tuple[str, ...], folders: RunFolders) -> list[str]:

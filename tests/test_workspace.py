@@ -316,8 +316,9 @@ def test_operator_write_grant_scopes_writers_to_cwd_and_tmp(folders):
     cwd, tmp = folders.cwd, folders.tmp
     expected = [f"Edit(/{cwd}/**)", f"Write(/{cwd}/**)", f"Edit(/{tmp}/**)", f"Write(/{tmp}/**)"]
     assert allowed_tools((), ("Write",), folders) == expected
-    assert allowed_tools((), ("Edit",), folders) == expected
     assert allowed_tools((), ("Write", "Edit"), folders) == expected
+    # Edit alone edits; it does not create files
+    assert allowed_tools((), ("Edit",), folders) == [f"Edit(/{cwd}/**)", f"Edit(/{tmp}/**)"]
 
 
 def test_operator_pattern_grants_are_anchored_at_cwd(folders):
