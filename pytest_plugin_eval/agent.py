@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -15,6 +16,7 @@ from typing import Callable
 from .transcript import Transcript
 
 KILL_GRACE_SECONDS = 3
+AUTH_WORDS = re.compile(r"not logged in|authenticat|api key|x-api-key|/login", re.IGNORECASE)
 # If this process dies without cleaning up (an xdist worker killed at shutdown), the child dies with it.
 DEATH_SIGNAL = ("setpriv", "--pdeathsig", "KILL", "--") if sys.platform == "linux" and shutil.which("setpriv") else ()
 
@@ -153,8 +155,10 @@ def classify(exit: ChildExit, transcript: Transcript, timeout: float) -> RunErro
         text = errors[0] if errors and isinstance(errors[0], str) else str(result.get("result") or result.get("subtype"))
         message = f"exit {exit.returncode}: {text}"
         status = result.get("api_error_status")
-        if isinstance(status, int):
-            return RunError("auth" if status in (401, 403) else "api", message, status)
+        if isinstance(status, int) or result.get("terminal_reason") == "api_error":
+            # Not logged in / a rejected key never reach the model: credentials, not the plugin.
+            auth = status in (401, 403) or (status is None and AUTH_WORDS.search(text) is not None)
+            return RunError("auth" if auth else "api", message, status if isinstance(status, int) else None)
         if result.get("subtype") == "error_max_turns":
             return RunError("max_turns", message)
         return RunError("agent", message)

@@ -85,7 +85,8 @@ class Controller:
         key = header["dir"]
         if not self.collected.runs and data["run"].get("error_kind") == "auth":
             self.stop("the first run's credentials were rejected — every remaining run would fail the same way, "
-                      "so the session stops here")
+                      "so the session stops here. Set ANTHROPIC_API_KEY (or your provider's credentials), or pass "
+                      "--scripted to check the suite offline")
         self.collected.headers.setdefault(key, header)
         self.collected.runs.setdefault(key, []).append(RunResult.from_data(data["run"]))
         if not self.collected.suite:

@@ -124,7 +124,9 @@ class Judge:
             try:
                 message = client.messages.create(model=self.model, max_tokens=MAX_TOKENS, system=SYSTEM_PROMPT,
                                                   messages=[{"role": "user", "content": content}])
-            except anthropic.AnthropicError as e:
+            except Exception as e:  # the SDK's API errors, and its refusal to send without credentials
+                if not isinstance(e, anthropic.AnthropicError):
+                    raise JudgeUnavailable(f"{type(e).__name__}: {e}") from None
                 status = _status(e)
                 retryable = isinstance(e, anthropic.APIConnectionError) or status in RETRYABLE or status == 400
                 limit = BAD_REQUEST_ATTEMPTS if status == 400 else MAX_ATTEMPTS
