@@ -30,7 +30,8 @@ from .options import EvalOptions, eval_options_given
 from .regrade import StoredResults, regrade_run
 from .results import RunResult, now_iso, timestamp_dirname
 from .runner import RunPlan, execute
-from .target import NOT_CASE_DIRS, RESERVED_DIR, enclosing_plugin, eval_dir_name, eval_root_of, plugin_at
+from .target import (NOT_CASE_DIRS, RESERVED_DIR, enclosing_plugin, eval_dir_name, eval_root_of, plugin_at,
+                     resolve_plugin)
 
 SESSION_KEY = pytest.StashKey["EvalSession"]()
 JUDGE_TIMEOUT = 120
@@ -370,6 +371,12 @@ class EvalSession:
         if not self.active or self.is_worker:
             return []
         lines = []
+        for root in self.eval_roots:
+            plugin = resolve_plugin(root, root)
+            ablation = self.options.ablation or ("with-without" if plugin else "none")
+            under_test = f"{plugin_at(plugin).name} {plugin_at(plugin).version or ''} ({plugin})" if plugin else "no plugin"
+            lines.append(f"plugin-eval: {under_test} · cases in {root} · ablation {ablation} · "
+                         f"judge {self.judge_model}")
         if self.options.scripted:
             lines.append("plugin-eval: model = the scripted endpoint (offline: answers come from each case's "
                          "scripted.yaml; no real model is asked)")
