@@ -25,6 +25,10 @@ class ClaudeNotFound(Exception):
     pass
 
 
+class AgentStartError(Exception):
+    """The run could not start: a missing or broken binary, no sandbox for a granted shell, a failed scaffold."""
+
+
 def bundled_claude() -> Path | None:
     """The binary shipped inside the claude-agent-sdk wheel."""
     try:

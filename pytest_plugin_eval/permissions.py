@@ -8,6 +8,8 @@ the harness's own folders and the eval suite (graders and rubrics stay hidden).
 from __future__ import annotations
 
 import re
+import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -215,3 +217,14 @@ def sandbox_settings(folders: RunFolders, plugins: tuple[Path, ...], operator_ho
         },
         "credentials": {"envVars": [{"name": name, "mode": "deny"} for name in SANDBOX_SECRET_VARS]},
     }
+
+
+def sandbox_missing() -> str | None:
+    """Why a granted shell cannot be confined on this machine, or None."""
+    if sys.platform == "linux":
+        missing = [tool for tool, exe in (("bubblewrap", "bwrap"), ("socat", "socat")) if not shutil.which(exe)]
+        if missing:
+            return (f"a shell tool (Bash) was granted, but this machine cannot confine it: {' and '.join(missing)} "
+                    f"{'is' if len(missing) == 1 else 'are'} not installed — install them (apt install bubblewrap "
+                    f"socat), or drop the Bash grant; the run was not started rather than run unconfined")
+    return None

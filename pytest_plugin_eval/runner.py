@@ -4,8 +4,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +11,7 @@ from typing import Callable
 
 from . import cost, permissions, scoring
 from .cost import CostLedger
-from .agent import AgentCommand, RunError, classify, run_child
+from .agent import AgentCommand, AgentStartError, RunError, classify, run_child
 from .case import Case
 from .graders import GradeContext, GraderSpec, Verdict
 from .options import EvalOptions
@@ -22,13 +20,9 @@ from .results import GraderOutcome, RunResult, now_iso
 from .transcript import RunOutput, Transcript
 from .mocks.plan import MockPlan, first_abort, grader_view, plan_mocks, read_calls, run_summary, write_configs
 from .target import plugin_at
-from .workspace import Workspace
+from .workspace import ScaffoldFailed, Workspace
 
 MAX_COPIED_BYTES = 20 * 1024 * 1024  # created files kept per run, in total
-
-
-class AgentStartError(Exception):
-    """The run could not start: a missing or broken binary, no sandbox for a granted shell, a failed scaffold."""
 
 
 @dataclass(frozen=True)
@@ -61,24 +55,6 @@ def run_folders(plan: RunPlan, ws: Workspace) -> permissions.RunFolders:
                                   eval_root=case.eval_root, add_dirs=case.context.add_dirs)
 
 
-def sandbox_problem() -> str | None:
-    """Why a granted shell cannot be confined on this machine, or None."""
-    if sys.platform == "linux":
-        missing = [tool for tool, exe in (("bubblewrap", "bwrap"), ("socat", "socat")) if not shutil.which(exe)]
-        if missing:
-            return (f"a shell tool (Bash) was granted, but this machine cannot confine it: {' and '.join(missing)} "
-                    f"{'is' if len(missing) == 1 else 'are'} not installed — install them (apt install bubblewrap "
-                    f"socat), or drop the Bash grant; the run was not started rather than run unconfined")
-    return None
-
-
-SCAFFOLD_TIMEOUT = 600
-
-
-class ScaffoldFailed(AgentStartError):
-    """The case's scaffold_script failed: the run has nothing to work on."""
-
-
 def stage(plan: RunPlan, ws: Workspace) -> None:
     """Prepare the workspace before the child starts: the case's context (a resumed history, the scaffold script
     with --scaffold), and the OS sandbox for a granted shell."""
@@ -86,29 +62,13 @@ def stage(plan: RunPlan, ws: Workspace) -> None:
     if context.history_file is not None:
         shutil.copyfile(context.history_file, ws.history)
     if context.scaffold_script is not None and plan.options.scaffold:
-        run_scaffold(context.scaffold_script, ws)
+        ws.run_scaffold(context.scaffold_script)
     if permissions.shell_granted(plan.options.allow_tools):
-        problem = sandbox_problem()
+        problem = permissions.sandbox_missing()
         if problem:
             raise AgentStartError(problem)
         folders = run_folders(plan, ws)
         ws.write_settings(sandbox=permissions.sandbox_settings(folders, plan.case.plugin_dirs, Path.home()))
-
-
-def run_scaffold(script: Path, ws: Workspace) -> None:
-    """Run the scaffold script in the workspace, as the operator, with a minimal environment (no EVAL_*)."""
-    env = {**ws.base_env(), "PATH": os.environ.get("PATH", ""), "PWD": str(ws.cwd), "TERM": "dumb",
-           "NODE_ENV": "production", "USER_TYPE": "external"}
-    try:
-        done = subprocess.run([str(script)], cwd=ws.cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              timeout=SCAFFOLD_TIMEOUT, check=False)
-    except OSError as e:
-        raise ScaffoldFailed(f"scaffold could not start: {e} (is {script.name} executable, with a #! line?)") from None
-    except subprocess.TimeoutExpired:
-        raise ScaffoldFailed(f"scaffold timed out after {SCAFFOLD_TIMEOUT}s") from None
-    if done.returncode != 0:
-        stderr = done.stderr.decode("utf-8", errors="replace")[:500]
-        raise ScaffoldFailed(f"scaffold failed (exit {done.returncode}): {stderr}")
 
 
 def stand_ins(plan: RunPlan, ws: Workspace) -> MockPlan | None:

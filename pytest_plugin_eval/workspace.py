@@ -15,6 +15,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .agent import AgentStartError
+
 # Operator variables passed through by exact name.
 PASS_NAMES = frozenset({
     "PATH", "SHELL", "TERM", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "CI", "FORCE_COLOR", "DO_NOT_TRACK",
@@ -40,6 +42,13 @@ GIT_HARDENING = (
     ("submodule.recurse", "false"), ("core.pager", "cat"), ("core.editor", "true"), ("credential.helper", ""),
     ("gc.auto", "0"), ("maintenance.auto", "false"),
 )
+SCAFFOLD_TIMEOUT = 600
+
+
+class ScaffoldFailed(AgentStartError):
+    """The case's scaffold_script failed: the run has nothing to work on."""
+
+
 GITCONFIG = "[user]\n\tname = Plugin Eval\n\temail = eval@example.invalid\n[init]\n\tdefaultBranch = main\n"
 
 
@@ -144,6 +153,21 @@ class Workspace:
             "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_EVAL_CONFINED": "1", "CLAUDE_CODE_ENTRYPOINT": "sdk-cli",
         })
         return env
+
+    def run_scaffold(self, script: Path) -> None:
+        """Run the scaffold script in the workspace, as the operator, with a minimal environment (no EVAL_*)."""
+        env = {**self.base_env(), "PATH": os.environ.get("PATH", ""), "PWD": str(self.cwd), "TERM": "dumb",
+               "NODE_ENV": "production", "USER_TYPE": "external"}
+        try:
+            done = subprocess.run([str(script)], cwd=self.cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  timeout=SCAFFOLD_TIMEOUT, check=False)
+        except OSError as e:
+            raise ScaffoldFailed(f"scaffold could not start: {e} (is {script.name} executable, with a #! line?)") from None
+        except subprocess.TimeoutExpired:
+            raise ScaffoldFailed(f"scaffold timed out after {SCAFFOLD_TIMEOUT}s") from None
+        if done.returncode != 0:
+            stderr = done.stderr.decode("utf-8", errors="replace")[:500]
+            raise ScaffoldFailed(f"scaffold failed (exit {done.returncode}): {stderr}")
 
     def files(self) -> set[str]:
         """Every file under cwd (relative paths, `.git/` excluded)."""

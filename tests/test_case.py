@@ -7,7 +7,6 @@ user sees: the file (relative to the plugin), the key, and the message.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest

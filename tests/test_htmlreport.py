@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from pytest_plugin_eval import htmlreport
 from pytest_plugin_eval.htmlreport import conversation_html, render_report, write_report
 
 REPO = Path(__file__).resolve().parent.parent

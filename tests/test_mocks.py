@@ -3,8 +3,6 @@ stand-ins answering from mock files."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import textwrap
 
