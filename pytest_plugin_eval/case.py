@@ -16,6 +16,7 @@ from typing import Any, Callable
 from . import permissions
 from .graders import GraderSpec, SpecError, registry
 from .mocks.spec import MockError, MockSet, load_mocks
+from .paths import code_units, inside
 from .graders.base import ARMS, COMMON_KEYS, type_name
 from .target import NOT_CASE_DIRS, RESERVED_DIR, resolve_plugin
 from .yamlio import FrontmatterError, YamlError, load_yaml, split_frontmatter
@@ -287,11 +288,6 @@ def parse_grader(raw: dict, body: str, name: str, source: str, case_dir: Path | 
                       body=body.strip() if kind.uses_body else None)
 
 
-def _grader_file_order(path: Path) -> bytes:
-    # Plain code-unit order, as JavaScript sorts strings.
-    return path.name.encode("utf-16-be")
-
-
 GRADER_SUFFIXES = (".md", ".py")
 
 
@@ -308,9 +304,9 @@ def load_grader_files(case_dir: Path, errors: _Collector, warnings: list[str],
     suite_root = suite_root or case_dir
     specs = []
     files = sorted((p for p in folder.iterdir() if p.name.endswith(GRADER_SUFFIXES) and p.is_file()),
-                   key=_grader_file_order)
+                   key=lambda p: code_units(p.name))
     for path in files:
-        if path.is_symlink() and not _inside(path, suite_root):
+        if path.is_symlink() and not inside(path, suite_root):
             errors.add(path, "", "is a symlink out of the suite; grader files must live inside it", structural=True)
             continue
         try:
@@ -479,11 +475,6 @@ def _prompt(body: str, execution: dict, prompt_md: Path | None, case_yaml: Path,
     return prompt
 
 
-def _inside(path: Path, root: Path) -> bool:
-    real, base = os.path.realpath(path), os.path.realpath(root)
-    return real == base or real.startswith(base + os.sep)
-
-
 def _case_path(case_dir: Path, value: Any, key: str, file: Path, errors: _Collector, *, folder: bool) -> Path | None:
     """A context path: relative to the case folder, inside it, and existing."""
     if not isinstance(value, str) or not value:
@@ -496,7 +487,7 @@ def _case_path(case_dir: Path, value: Any, key: str, file: Path, errors: _Collec
     if not path.exists():
         errors.add(file, key, f'"{value}" does not exist in the case folder')
         return None
-    if not _inside(path, case_dir):
+    if not inside(path, case_dir):
         errors.add(file, key, f'"{value}" is a symlink out of the case folder')
         return None
     if folder and not path.is_dir():
@@ -534,7 +525,7 @@ def _plugins(case_dir: Path, entries: tuple[str, ...], containment: Path, file: 
         path = (case_dir / entry).resolve()
         if not path.is_dir():
             errors.add(file, f"plugins[{i}]", f'"{entry}" does not exist (plugins are folders relative to the case folder)')
-        elif not _inside(path, containment):
+        elif not inside(path, containment):
             errors.add(file, f"plugins[{i}]", f'"{entry}" resolves to {path}, outside {containment}; only plugins '
                                               f"inside the plugin under test can be loaded from a case")
         else:
@@ -553,7 +544,7 @@ def load_case(case_dir: Path, eval_root: Path) -> Case:
                                                              f"there is never run; move it out of {RESERVED_DIR}/")])
     has_md, has_yaml = prompt_md.is_file(), case_yaml.is_file()
     for path in (prompt_md, case_yaml):
-        if path.is_symlink() and not _inside(path, eval_root.parent):
+        if path.is_symlink() and not inside(path, eval_root.parent):
             errors.add(path, "", "is a symlink out of the suite; case files must live inside it", structural=True)
             raise CaseLoadError(case_dir, errors.problems)
 

@@ -7,6 +7,7 @@ from pathlib import PurePosixPath
 from typing import Union
 
 from .graders.base import SpecError, type_name
+from .paths import inside
 
 NAMED_TARGETS = ("last_message", "trace", "files", "mock_calls")
 NO_MOCKS = ("no mock stand-ins were active in this run (--mocks off, or no mocks/ directory applies to this "
@@ -89,9 +90,8 @@ def sniff_image(data: bytes) -> str | None:
 
 def read_run_file(run, path: str) -> bytes:
     """The bytes of `path` inside the run's working directory; TargetError when it cannot be read."""
-    root = os.path.realpath(run.cwd)
-    full = os.path.realpath(os.path.join(root, path))
-    if full != root and not full.startswith(root + os.sep):
+    full = os.path.realpath(os.path.join(run.cwd, path))
+    if not inside(full, run.cwd):
         raise TargetError(f'file "{path}" resolves outside the run\'s working directory')
     if not os.path.exists(full):
         raise TargetError(f'file "{path}" does not exist in the run\'s working directory')

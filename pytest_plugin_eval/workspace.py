@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .agent import AgentStartError
+from .paths import code_units
 
 # Operator variables passed through by exact name.
 PASS_NAMES = frozenset({
@@ -70,10 +71,6 @@ def git_env() -> dict[str, str]:
         env[f"GIT_CONFIG_KEY_{i}"] = key
         env[f"GIT_CONFIG_VALUE_{i}"] = value
     return env
-
-
-def _code_units(path: str) -> bytes:
-    return path.encode("utf-16-be", errors="surrogatepass")
 
 
 @dataclass(frozen=True)
@@ -185,7 +182,7 @@ class Workspace:
 
     def created_files(self, before: set[str]) -> list[str]:
         """Files present now that were not there before the run, in code-unit order."""
-        return sorted(self.files() - before, key=_code_units)
+        return sorted(self.files() - before, key=code_units)
 
     def remove(self) -> None:
         # The agent may have left read-only files or folders behind.

@@ -7,6 +7,7 @@ user sees: the file (relative to the plugin), the key, and the message.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -623,6 +624,12 @@ def test_grader_order_is_by_utf16_code_units_not_code_points(suite):
     suite.case(graders={"\uff5e": "---\ntype: regex\npattern: a\n---\n",
                         "\U0001F600": "---\ntype: regex\npattern: b\n---\n"})
     assert [g.name for g in suite.load().graders] == ["\U0001F600", "\uff5e"]
+
+
+def test_a_grader_file_name_that_is_not_utf8_still_loads(suite):
+    folder = suite.case(graders={"ok": REGEX_OK})
+    (folder / "graders" / os.fsdecode(b"caf\xe9.md")).write_bytes(b"---\ntype: regex\npattern: b\n---\n")
+    assert [g.name for g in suite.load().graders] == [os.fsdecode(b"caf\xe9"), "ok"]
 
 
 def test_non_md_files_and_subfolders_in_graders_are_ignored(suite):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..graders.base import type_name
+from ..paths import inside
 from ..yamlio import FrontmatterError, YamlError, split_frontmatter
 
 MOCKS_DIR = "mocks"
@@ -217,15 +218,10 @@ def tools_json(file: Path) -> dict[str, dict]:
                         "inputSchema": t.get("inputSchema") or {"type": "object"}} for t in tools}
 
 
-def _inside(path: Path, root: Path) -> bool:
-    real, base = path.resolve(), root.resolve()
-    return real == base or base in real.parents
-
-
 def read_server_dir(folder: Path, suite_root: Path | None = None) -> tuple[dict[str, Responder], dict[str, dict]]:
     if suite_root is not None:
         for file in folder.iterdir():
-            if file.is_symlink() and not _inside(file, suite_root):
+            if file.is_symlink() and not inside(file, suite_root):
                 raise MockError(file, "", "is a symlink out of the suite; mock files must live inside it")
     if not NAME_RE.match(folder.name) or "__" in folder.name:
         raise MockError(folder, "", f'mocks/"{folder.name}"/: name the directory after the server (letters, digits, '

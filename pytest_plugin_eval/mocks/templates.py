@@ -14,6 +14,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..paths import inside
+
 # `{{input}}`, `{{input.a.0}}`, or `{{file:path}}` where the path may hold `{input.x}` substitutions.
 _PLACEHOLDER = re.compile(r"\{\{\s*(?:input(?P<field>(?:\.[^\s.{}]+)*)|file:(?P<file>(?:[^{}]|\{[^{}]*\})*?))\s*\}\}")
 _SEGMENT = re.compile(r"\{input(?P<field>(?:\.[^\s.{}]+)+)\}")
@@ -58,9 +60,8 @@ def _read_file(template: str, input: Mapping[str, Any], base: Path) -> str:
     path = _substitute_segments(template, input)
     if os.path.isabs(path) or path.startswith(("/", "\\")) or ".." in re.split(r"[/\\]", path):
         raise TemplateError(f"{{{{file:{path}}}}} names a path outside the mock's directory")
-    root = base.resolve()
-    target = (root / path).resolve()  # follows symlinks, so a link pointing out is caught too
-    if not target.is_relative_to(root):
+    target = base / path
+    if not inside(target, base):  # symlinks followed, so a link pointing out is caught too
         raise TemplateError(f"{{{{file:{path}}}}} names a path outside the mock's directory")
     if not target.is_file():
         raise TemplateError(f"{{{{file:{path}}}}}: no such file in the mock's directory")
