@@ -14,7 +14,7 @@ from . import cost, hints, rerun, scoring
 from .agent import ClaudeNotFound, claude_version
 from .case import CaseLoadError, display_path
 from .interrupts import signal_name
-from .results import RunResult, case_document, suite_document, timestamp_dirname, write_json
+from .results import RunResult, case_document, suite_document, write_json
 
 
 @dataclass
@@ -217,11 +217,9 @@ class Controller:
                                   f"paid graders, which are left out of their scores")
 
     def results_folder(self) -> Path | None:
-        """--output-dir, else <eval dir>/results/<timestamp>/ of the first case seen (None: nothing ran)."""
-        if self.session.options.output_dir:
-            return Path(self.session.options.output_dir).absolute()
+        """The results folder of the first eval dir a report came from (None: nothing ran)."""
         roots = self.collected.eval_roots
-        return Path(roots[0]) / "results" / timestamp_dirname(self.session.started_at) if roots else None
+        return self.session.results_folder(Path(roots[0]) if roots else None)
 
     def claude_version(self) -> str:
         if self.session.stored is not None:  # regraded runs were made by the stored session's Claude Code

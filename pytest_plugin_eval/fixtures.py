@@ -51,7 +51,6 @@ class AgentRunner:
         case = load_case(folder, eval_root)
         return self._run(case, arm, index, script=self.session.script(case))
 
-
     def _script(self, data: dict | None):
         if data is None:
             return None
@@ -60,14 +59,10 @@ class AgentRunner:
 
     def _run(self, case: Case, arm: str, index: int, script) -> AgentRun:
         session = self.session
-        base_url = None
-        if session.options.scripted:
-            endpoint = session.endpoint()
-            base_url = lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd),  # noqa: E731
-                                                      prompt=case.prompt)
         plan = RunPlan(case=case, arm=arm, index=index, two_arm=False, options=session.options, claude=session.claude,
-                       artefacts=self._scratch / "artefacts", base_url=base_url, ledger=session.ledger,
-                       mock_agent=session.mock_agent(case, arm, index), record_dir=self._scratch / "mock-recordings")
+                       artefacts=self._scratch / "artefacts", base_url=session.scripted_url(script, case.prompt, arm, index),
+                       ledger=session.ledger, mock_agent=session.mock_agent(case, script, arm, index),
+                       record_dir=self._scratch / "mock-recordings")
         ws = Workspace.create()
         self._workspaces.append(ws)
         run = run_agent(plan, ws)
@@ -81,7 +76,6 @@ class AgentRunner:
             for ws in self._workspaces:
                 ws.remove()
         shutil.rmtree(self._scratch, ignore_errors=True)
-
 
 
 class MockStandIns:

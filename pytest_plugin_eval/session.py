@@ -20,7 +20,7 @@ import pytest
 
 from . import cost, permissions
 from .agent import ClaudeNotFound, find_claude
-from .case import BUILTIN_ORDER, CASE_FILE, PROMPT_FILE, Case
+from .case import BUILTIN_ORDER, CASE_FILE, PROMPT_FILE, Case, load_case
 from .controller import Controller, workers
 from .cost import CostLedger
 from .graders import register, registry
@@ -67,9 +67,7 @@ class EvalSession:
 
     def configure(self) -> None:
         """Find the eval dirs this session will collect from; a broken case must not stop the others."""
-        base = self.config.invocation_params.dir
-        for arg in self.config.args:
-            path = (base / arg.split("::")[0]).absolute()
+        for path in self.arg_paths():
             for root in find_eval_roots(path, self.options.eval_dir):
                 if root not in self.eval_roots:
                     self.eval_roots.append(root)
@@ -79,13 +77,16 @@ class EvalSession:
                 install_sigterm()
         self.ledger = self.make_ledger(self._shared)
 
-    def planned_results_folder(self) -> Path | None:
-        """Where results will go, known before collection from the command line's eval dirs."""
+    def arg_paths(self) -> list[Path]:
+        """The command line's collection arguments as absolute paths (node ids cut at `::`)."""
+        base = self.config.invocation_params.dir
+        return [(base / arg.split("::")[0]).absolute() for arg in self.config.args]
+
+    def results_folder(self, eval_root: Path | None) -> Path | None:
+        """--output-dir, else <eval dir>/results/<session timestamp>/ (None without an eval dir)."""
         if self.options.output_dir:
             return Path(self.options.output_dir).absolute()
-        if self.eval_roots:
-            return self.eval_roots[0] / "results" / timestamp_dirname(self.started_at)
-        return None
+        return eval_root / "results" / timestamp_dirname(self.started_at) if eval_root is not None else None
 
     @property
     def active(self) -> bool:
@@ -108,9 +109,7 @@ class EvalSession:
                 self.claude  # noqa: B018  (a missing binary is an error before any run, not in every run)
             except ClaudeNotFound as e:
                 pytest.exit(str(e), returncode=1)
-        base = self.config.invocation_params.dir
-        for arg in self.config.args:
-            path = (base / arg.split("::")[0]).absolute()
+        for path in self.arg_paths():
             if not path.exists() and path.name == eval_dir_name(enclosing_plugin(path.parent), self.options.eval_dir):
                 pytest.exit(f"No eval cases found under {path.parent}: there is no {path.name}/ folder.", returncode=1)
         if not self.eval_roots or self.options.trust_plugin:
@@ -135,7 +134,8 @@ class EvalSession:
         if self.is_worker and shared.get("ledger"):
             return CostLedger(Path(tempfile.mkdtemp(prefix="plugin-eval-ledger-")) / "ledger.sqlite",
                               cap / max(1, shared.get("workers", 1)))
-        folder = self.planned_results_folder() or Path(tempfile.mkdtemp(prefix="plugin-eval-ledger-"))
+        # Known before collection, from the command line's eval dirs.
+        folder = self.results_folder(self.eval_roots[0] if self.eval_roots else None) or Path(tempfile.mkdtemp(prefix="plugin-eval-ledger-"))
         return CostLedger(folder / "cost-ledger.sqlite", cap)
 
     @property
@@ -152,7 +152,7 @@ class EvalSession:
     def load(self, case_dir: Path, eval_root: Path) -> Case:
         if case_dir not in self._cases:
             self.register_grader_types()
-            self._cases[case_dir] = _load_or_raise(case_dir, eval_root)
+            self._cases[case_dir] = load_case(case_dir, eval_root)
         return self._cases[case_dir]
 
     def register_grader_types(self) -> None:
@@ -234,31 +234,23 @@ class EvalSession:
 
     # ---- running -------------------------------------------------------------------------------------
 
-    def results_dir(self, case: Case) -> Path:
-        if self.options.output_dir:
-            return Path(self.options.output_dir).absolute()
-        return case.eval_root / "results" / timestamp_dirname(self.started_at)
-
     def run_item(self, item) -> RunResult:
-        case = item.case
+        case, arm, index = item.case, item.arm, item.index
         if self.ledger is not None and not self.ledger.may_start():
             spent = self.ledger.spent()
-            item.skip_record = {"case": case.name, "dir": case.rel_dir, "arm": item.arm, "index": item.index,
+            item.skip_record = {"case": case.name, "dir": case.rel_dir, "arm": arm, "index": index,
                                 "reason": "cost_ceiling"}
             pytest.skip(f"cost ceiling ${self.options.max_cost_usd:g} reached (${spent:.4f} spent): run not started")
-        rel = os.path.relpath(case.dir, case.eval_root)
+        folder = self.results_folder(case.eval_root)
+        script = self.script(case) if self.options.scripted else None
+        common = dict(case=case, arm=arm, index=index, two_arm=self.two_arm(case), options=self.options,
+                      artefacts=folder / "runs" / os.path.relpath(case.dir, case.eval_root) / f"{arm}-{index}",
+                      judge=self.judge_for(case, script, arm, index), ledger=self.ledger)
         if self.stored is not None:
-            plan = RunPlan(case=case, arm=item.arm, index=item.index, two_arm=self.two_arm(case), options=self.options,
-                           claude=Path("claude"), artefacts=self.results_dir(case) / "runs" / rel / f"{item.arm}-{item.index}",
-                           judge=self.judge_for(case, item.arm, item.index), ledger=self.ledger)
-            return regrade_run(plan, self.stored.runs[(case.rel_dir, item.arm, item.index)])
-        plan = RunPlan(case=case, arm=item.arm, index=item.index, two_arm=self.two_arm(case), options=self.options,
-                       claude=self.claude, artefacts=self.results_dir(case) / "runs" / rel / f"{item.arm}-{item.index}",
-                       base_url=self.scripted_url(case, item.arm, item.index),
-                       judge=self.judge_for(case, item.arm, item.index), ledger=self.ledger,
-                       attempts=1 + self.options.api_retries, mock_agent=self.mock_agent(case, item.arm, item.index),
-                       record_dir=self.results_dir(case) / "mock-recordings")
-        return execute(plan)
+            return regrade_run(RunPlan(**common, claude=Path("claude")), self.stored.runs[(case.rel_dir, arm, index)])
+        return execute(RunPlan(**common, claude=self.claude, base_url=self.scripted_url(script, case.prompt, arm, index),
+                               attempts=1 + self.options.api_retries, mock_agent=self.mock_agent(case, script, arm, index),
+                               record_dir=folder / "mock-recordings"))
 
     @property
     def judge_model(self) -> str:
@@ -276,17 +268,17 @@ class EvalSession:
         path = case.dir / SCRIPT_FILENAME
         return load_script(path) if path.exists() else None
 
-    def scripted_url(self, case: Case, arm: str, index: int):
-        """cwd → the scripted endpoint's URL for this run (None without --scripted)."""
+    def scripted_url(self, script, prompt: str, arm: str, index: int):
+        """cwd → the scripted endpoint's URL for one run answered from `script` (None without --scripted)."""
         if not self.options.scripted:
             return None
-        script, endpoint = self.script(case), self.endpoint()
-        return lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd), prompt=case.prompt)
+        endpoint = self.endpoint()
+        return lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd), prompt=prompt)
 
-    def judge_for(self, case: Case, arm: str, index: int) -> Judge | None:
+    def judge_for(self, case: Case, script, arm: str, index: int) -> Judge | None:
         if not any(g.kind.paid for g in case.graders):
             return None
-        return self.make_judge(self.script(case) if self.options.scripted else None, arm, index)
+        return self.make_judge(script, arm, index)
 
     def make_judge(self, script, arm: str, index: int) -> Judge:
         """The judge for one run: the real API (shared client), or the scripted endpoint with one URL per
@@ -305,7 +297,7 @@ class EvalSession:
                 return clients[grader]
         return Judge(self.judge_model, client_for)
 
-    def mock_agent(self, case: Case, arm: str, index: int) -> dict | None:
+    def mock_agent(self, case: Case, script, arm: str, index: int) -> dict | None:
         """Model settings for the case's agent mocks (the judge model; scripted: its own endpoint URL)."""
         if not any(r.kind == "agent" for server in case.mocks.servers.values() for r in server.responders.values()):
             return None
@@ -313,7 +305,7 @@ class EvalSession:
         rates = cost.price_table()["models"][cost.lookup(model).model]
         base_url = None
         if self.options.scripted:
-            base_url = self.endpoint().judge_url(self.script(case), "mock", arm=arm, run=index)
+            base_url = self.endpoint().judge_url(script, "mock", arm=arm, run=index)
         return {"model": model, "baseUrl": base_url, "prices": {"input": rates["input"], "output": rates["output"]}}
 
     def agent_runner(self):
@@ -385,11 +377,6 @@ class EvalSession:
 def _glob(name: str, pattern: str) -> bool:
     # Only * and ? are wildcards; [ ] are literal.
     return fnmatch.fnmatchcase(name, pattern.replace("[", "[[]"))
-
-
-def _load_or_raise(case_dir: Path, eval_root: Path) -> Case:
-    from .case import load_case
-    return load_case(case_dir, eval_root)
 
 
 SKIP_WALK = frozenset({"node_modules", "__pycache__", "site-packages", "venv", ".venv", "results"})
