@@ -76,7 +76,7 @@ def stored_output(stored: StoredRun, arm: str) -> RunOutput:
 def regrade_run(plan, stored: StoredRun) -> RunResult:
     """Grade a stored run with the plan's case's current graders. Runs that never reached the model stay
     ungraded, as they were."""
-    from .runner import grade
+    from .runner import grade, judge_cost_of, score_of  # runner imports this module
     case, data = plan.case, stored.data
     plan.artefacts.mkdir(parents=True, exist_ok=True)
     trace = plan.artefacts / "trace.jsonl"
@@ -99,8 +99,7 @@ def regrade_run(plan, stored: StoredRun) -> RunResult:
         return result
     outcomes = grade(scoring.graders_for(case.graders, plan.arm, plan.two_arm), stored_output(stored, plan.arm),
                      plan.judge)
-    score = scoring.run_score([scoring.Scored(o.weight, o.passed, o.scored) for o in outcomes])
-    judge_cost = sum(o.details.get("costUsd", 0.0) for o in outcomes)
+    score, judge_cost = score_of(outcomes), judge_cost_of(outcomes)
     result.graders, result.score, result.passed = outcomes, score, score == 1.0
     result.judge_cost_usd, result.cost_usd = judge_cost, agent_cost + judge_cost
     return result

@@ -137,6 +137,15 @@ def grade(graders: list[tuple[GraderSpec, bool]], output: RunOutput, judge=None,
     return outcomes
 
 
+def score_of(outcomes: list[GraderOutcome]) -> float | None:
+    """A graded run's score: the weighted share of its counted graders that passed."""
+    return scoring.run_score([scoring.Scored(o.weight, o.passed, o.scored) for o in outcomes])
+
+
+def judge_cost_of(outcomes: list[GraderOutcome]) -> float:
+    return sum(o.details.get("costUsd", 0.0) for o in outcomes)
+
+
 def _copy_created(ws: Workspace, files: list[str], dest: Path) -> None:
     budget = MAX_COPIED_BYTES
     for rel in files:
@@ -275,9 +284,8 @@ def attempt_run(plan: RunPlan) -> RunResult:
         within_budget = (lambda: not ledger.over()) if ledger is not None else (lambda: True)
         graders = scoring.graders_for(case.graders, plan.arm, plan.two_arm)
         outcomes = [] if ungraded else grade(graders, run, plan.judge, within_budget)
-        score = (0.0 if run.aborted else None) if ungraded else scoring.run_score(
-            [scoring.Scored(o.weight, o.passed, o.scored) for o in outcomes])
-        judge_cost = sum(o.details.get("costUsd", 0.0) for o in outcomes)
+        score = (0.0 if run.aborted else None) if ungraded else score_of(outcomes)
+        judge_cost = judge_cost_of(outcomes)
         if ledger is not None:
             ledger.add(judge_cost)
         shutil.copyfile(ws.trace, trace_copy)
