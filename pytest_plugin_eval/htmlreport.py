@@ -13,8 +13,9 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from .report import PARTIAL_LABELS, notes_for
+from .report import PARTIAL_LABELS, aborted_text, case_cost, is_two_arm, notes_for
 from .results import write_atomic
+from .scoring import mean
 from .transcript import Transcript
 
 FLAT = 0.005                # |Δ| up to this counts as flat (it rounds to 0.00)
@@ -174,26 +175,10 @@ def _chip(text: str, cls: str = "") -> str:
     return f'<span class="chip {cls}">{_e(text)}</span>'
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
 # ---- the document ----------------------------------------------------------------------------------------
-
-def _two_arm(document: dict) -> bool:
-    return any("delta" in case["aggregates"] for case in document["cases"])
-
 
 def _runs(case: dict, arm: str) -> list[dict]:
     return case["arms"].get(arm) or []
-
-
-def _case_cost(case: dict) -> float:
-    return sum(run.get("costUsd") or 0.0 for runs in case["arms"].values() for run in runs)
-
-
-def _aborted_text(aborted: dict) -> str:
-    return f"aborted by mock {aborted.get('server')}/{aborted.get('tool')}: {aborted.get('reason')}"
 
 
 # ---- header, cards, summary table, load errors ------------------------------------------------------------
@@ -242,7 +227,7 @@ def _facts(document: dict) -> str:
 
 def _verdict(document: dict) -> str:
     cases = document["cases"]
-    if _two_arm(document):
+    if is_two_arm(document):
         deltas = [c["aggregates"].get("delta") for c in cases]
         trends = [None if delta is None else _trend(delta) for delta in deltas]
         parts = [f'<span class="pos">improved {trends.count("pos")}</span>',
@@ -287,9 +272,9 @@ def _card(label: str, value: str, sub: str = "", cls: str = "") -> str:
 def _cards(document: dict) -> str:
     agg, suite, cases = document["aggregates"], document["suite"], document["cases"]
     cards = [_card("Score with the plugin", _score(agg.get("overallScore")), "mean over cases")]
-    if _two_arm(document):
+    if is_two_arm(document):
         mean_delta = agg.get("meanDelta")
-        baseline = _mean([c["aggregates"]["scoreWithout"] for c in cases
+        baseline = mean([c["aggregates"]["scoreWithout"] for c in cases
                           if c["aggregates"].get("scoreWithout") is not None])
         cards.append(_card("Mean Δ", _signed(mean_delta), "with − without", _trend(mean_delta)))
         cards.append(_card("Baseline score", _score(baseline), "without the plugin"))
@@ -336,7 +321,7 @@ def _ci_cell(agg: dict) -> str:
 
 
 def _summary_table(document: dict, anchors: list[str]) -> str:
-    cases, two_arm = document["cases"], _two_arm(document)
+    cases, two_arm = document["cases"], is_two_arm(document)
     threshold = document["suite"].get("threshold", 1.0)
     spread = any("stdevWith" in c["aggregates"] or "stdevWithout" in c["aggregates"] for c in cases)
     ci = two_arm and any("deltaCI" in c["aggregates"] for c in cases)
@@ -359,7 +344,7 @@ def _summary_table(document: dict, anchors: list[str]) -> str:
         if ci:
             cells.append(f'<td class="num">{_ci_cell(agg)}</td>')
         runs = sum(len(r) for r in case["arms"].values())
-        cells += [f'<td class="num">{runs}</td>', f'<td class="num">{_usd(_case_cost(case))}</td>',
+        cells += [f'<td class="num">{runs}</td>', f'<td class="num">{_usd(case_cost(case))}</td>',
                   f'<td class="notes">{_e(_cut(notes_for(case), NOTE_CHARS))}</td>']
         rows.append(f"<tr>{''.join(cells)}</tr>")
     header = "".join(f"<th>{_e(h)}</th>" for h in head)
@@ -469,7 +454,7 @@ def _run(run: dict, label: str, prompt: str) -> str:
         kind = f"{run['errorKind']}: " if run.get("errorKind") else ""
         parts.append(_pre(kind + run["error"], "error"))
     if run.get("aborted"):
-        parts.append(_pre(_aborted_text(run["aborted"]), "error"))
+        parts.append(_pre(aborted_text(run["aborted"]), "error"))
     if run.get("skippedPaidGraders"):
         parts.append('<p class="missing">Paid graders were skipped (cost ceiling).</p>')
     parts.append(f'<ul class="graders">{"".join(_grader_result(g) for g in run.get("graders", []))}</ul>')

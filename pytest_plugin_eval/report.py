@@ -17,8 +17,7 @@ def notes_for(case: dict) -> str:
         if run.get("error"):
             return run["error"]
         if run.get("aborted"):
-            aborted = run["aborted"]
-            return f"aborted by mock {aborted.get('server')}/{aborted.get('tool')}: {aborted.get('reason')}"
+            return aborted_text(run["aborted"])
     if case.get("hints"):
         return case["hints"][0]
     for run in runs:
@@ -40,8 +39,17 @@ def _delta(value) -> str:
     return "0.00" if abs(value) < 0.005 else f"{value:+.2f}"
 
 
-def _cost(case: dict) -> float:
-    return sum(run["costUsd"] for runs in case["arms"].values() for run in runs)
+def is_two_arm(document: dict) -> bool:
+    """Whether any case ran both arms (then the tables show WITH, W/OUT and Δ)."""
+    return any("delta" in case["aggregates"] for case in document["cases"])
+
+
+def aborted_text(aborted: dict) -> str:
+    return f"aborted by mock {aborted.get('server')}/{aborted.get('tool')}: {aborted.get('reason')}"
+
+
+def case_cost(case: dict) -> float:
+    return sum(run.get("costUsd") or 0.0 for runs in case["arms"].values() for run in runs)
 
 
 def _interval(agg: dict) -> str:
@@ -60,7 +68,7 @@ def _spread(value) -> str:
 def table(document: dict) -> list[str]:
     """WITH, W/OUT, Δ and Δ's 95% interval per case (or SCORE, its spread and PASS% for one arm)."""
     cases = document["cases"]
-    two_arm = any("delta" in c["aggregates"] for c in cases)
+    two_arm = is_two_arm(document)
     width = max([len(c["name"]) for c in cases] + [4]) + 2
     if two_arm:
         lines = [f"{'CASE':<{width}}{'WITH':<6}{'W/OUT':<6}{'Δ':<7}{'Δ 95% CI':<21}{'RUNS':<5}{'COST':<8}NOTES"]
@@ -69,7 +77,7 @@ def table(document: dict) -> list[str]:
     for case in cases:
         agg = case["aggregates"]
         runs = sum(len(r) for r in case["arms"].values())
-        cost = f"${_cost(case):.2f}"
+        cost = f"${case_cost(case):.2f}"
         if two_arm:
             cells = (f"{_num(agg['score']):<6}{_num(agg.get('scoreWithout')):<6}{_delta(agg.get('delta')):<7}"
                      f"{_interval(agg):<21}")

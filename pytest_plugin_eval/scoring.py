@@ -65,11 +65,10 @@ class ArmStats:
 def arm_stats(runs: list[dict]) -> ArmStats:
     scores = [r["score"] for r in runs if r.get("score") is not None]
     passes = [1.0 if r.get("passed") else 0.0 for r in runs if r.get("score") is not None]
-    sd = None
+    m, sd = mean(scores), None
     if len(scores) > 1:
-        m = sum(scores) / len(scores)
         sd = math.sqrt(sum((s - m) ** 2 for s in scores) / (len(scores) - 1))
-    return ArmStats(mean(scores), mean(passes), len(scores), sd)
+    return ArmStats(m, mean(passes), len(scores), sd)
 
 
 # Two-sided 95% quantiles of Student's t by degrees of freedom (larger df use the next smaller entry).
