@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover
 from pytest_plugin_eval import cost
 from pytest_plugin_eval.graders import SpecError, Verdict, registry
 from pytest_plugin_eval.graders.base import GradeContext
-from pytest_plugin_eval.graders.judge import (ANSWER, BaselineConfig, Evidence, LlmConfig, binary_kind, cut_chars,
+from pytest_plugin_eval.graders.judge import (BaselineConfig, Evidence, LlmConfig, binary_kind, cut_chars,
                                               cut_lines, focus_evidence, judged)
 from pytest_plugin_eval.judge import (ANSWER_LINE, BAD_REQUEST_ATTEMPTS, MAX_ATTEMPTS, MAX_TOKENS, SYSTEM_PROMPT,
                                       Ballot, Judge, JudgeUnavailable, describe_error, parse_verdict,
@@ -207,7 +207,7 @@ def test_ballot_sends_the_request_shape():
                                "messages": [{"role": "user", "content": CONTENT}]}
     assert MAX_TOKENS == 64
     assert "PASS" in SYSTEM_PROMPT and "FAIL" in SYSTEM_PROMPT
-    assert ANSWER_LINE == ANSWER == "Answer with exactly one word: PASS or FAIL."
+    assert ANSWER_LINE == "Answer with exactly one word: PASS or FAIL."
 
 
 def test_ballot_split_then_pass():

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import ecmaregex
-from ..judge import JudgeUnavailable
+from ..judge import ANSWER_LINE, JudgeUnavailable
 from ..targets import (FileTarget, Target, TargetError, check_relative, parse_target, read_run_file, sniff_image,
                        target_json, target_label, text_of)
 from .base import GradeContext, GraderType, SpecError, Verdict, need_str, register
@@ -23,7 +23,6 @@ EDGE_LINES = 12
 TEXT_CAP, TEXT_HEAD, TEXT_TAIL = 100_000, 80_000, 20_000
 LONG_FILE = 8_000
 IMAGE_CAP = 5 * 1024 * 1024
-ANSWER = "Answer with exactly one word: PASS or FAIL."
 
 
 def cut_lines(text: str) -> str:
@@ -74,7 +73,7 @@ def focus_evidence(focus: Target, run, criteria: str) -> Evidence:
             blocks = [{"type": "text", "text": f"{intro}Evidence — file {focus.path}, the attached image:"},
                       {"type": "image", "source": {"type": "base64", "media_type": mime,
                                                    "data": base64.b64encode(data).decode("ascii")}},
-                      {"type": "text", "text": ANSWER}]
+                      {"type": "text", "text": ANSWER_LINE}]
             return Evidence(blocks, shown, " (image)")
         kind = binary_kind(data)
         if kind:
@@ -92,7 +91,7 @@ def focus_evidence(focus: Target, run, criteria: str) -> Evidence:
             text = cut_lines(text)
         note = ""
     text = cut_chars(text)
-    prompt = f"{intro}Evidence — {target_label(focus)}:\n<evidence>\n{text}\n</evidence>\n\n{ANSWER}"
+    prompt = f"{intro}Evidence — {target_label(focus)}:\n<evidence>\n{text}\n</evidence>\n\n{ANSWER_LINE}"
     return Evidence([{"type": "text", "text": prompt}], text, note)
 
 
@@ -200,5 +199,5 @@ class BaselineGrader(GraderType):
         new = cut_chars(cut_lines(run.transcript.text))
         prompt = (f"Criterion:\n{config.criteria}\n\nBASELINE trajectory (a reference run):\n<baseline>\n{baseline}\n"
                   f"</baseline>\n\nNEW trajectory (the run being graded):\n<new>\n{new}\n</new>\n\nDoes the NEW "
-                  f"trajectory meet the criterion at least as well as the BASELINE? {ANSWER}")
+                  f"trajectory meet the criterion at least as well as the BASELINE? {ANSWER_LINE}")
         return judged(ctx or GradeContext(), Evidence([{"type": "text", "text": prompt}], ""), record_evidence=False)
