@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from .results import write_json
+
 
 def trust_file() -> Path:
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
@@ -26,12 +28,8 @@ def trusted_folders() -> set[str]:
 
 
 def remember(folders: list[Path]) -> None:
-    path = trust_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
     known = trusted_folders() | {str(f.resolve()) for f in folders}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"trusted": sorted(known)}, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    write_json(trust_file(), {"trusted": sorted(known)})
 
 
 def confirm_trust(folders: list[Path]) -> None:
