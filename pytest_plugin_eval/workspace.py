@@ -116,8 +116,8 @@ class Workspace:
         (ws.home / ".gitconfig").write_text(GITCONFIG)
         ws.write_settings()
         (ws.config / ".claude.json").write_text(json.dumps({"hasCompletedOnboarding": True}))
-        subprocess.run(["git", "init", "-q", str(ws.cwd)], env={**ws.base_env(), "PATH": os.environ.get("PATH", "")},
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(["git", "init", "-q", str(ws.cwd)], env=ws.harness_env(), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
         return ws
 
     def write_settings(self, **extra) -> None:
@@ -137,6 +137,11 @@ class Workspace:
         env.update(git_env())
         return env
 
+    def harness_env(self) -> dict[str, str]:
+        """What the harness's own helpers in the run get (git init, the scaffold): the run's folders and
+        the operator's PATH, nothing else."""
+        return {**self.base_env(), "PATH": os.environ.get("PATH", "")}
+
     def agent_env(self, environ: dict[str, str], case_env: dict[str, str]) -> dict[str, str]:
         """The child's whole environment: the allow-listed operator variables, the case's EVAL_* values
         (which win over the shell's), and the run's own folders and switches."""
@@ -153,8 +158,8 @@ class Workspace:
 
     def run_scaffold(self, script: Path) -> None:
         """Run the scaffold script in the workspace, as the operator, with a minimal environment (no EVAL_*)."""
-        env = {**self.base_env(), "PATH": os.environ.get("PATH", ""), "PWD": str(self.cwd), "TERM": "dumb",
-               "NODE_ENV": "production", "USER_TYPE": "external"}
+        env = {**self.harness_env(), "PWD": str(self.cwd), "TERM": "dumb", "NODE_ENV": "production",
+               "USER_TYPE": "external"}
         try:
             done = subprocess.run([str(script)], cwd=self.cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                   timeout=SCAFFOLD_TIMEOUT, check=False)
