@@ -73,10 +73,17 @@ def eval_root_of(path: Path, override: str | None = None) -> Path | None:
     `qa/evals` names a nested folder) below a plugin, or anywhere when no plugin encloses it.
     """
     path = path.absolute()
-    for folder in (path, *path.parents):
-        root = enclosing_plugin(folder)
-        name = eval_dir_name(root, override)
-        parts = Path(name).parts
+    chain = (path, *path.parents)
+    # Each folder's enclosing plugin in one pass from the top (asked on every path pytest visits).
+    enclosing, nearest = [], None
+    for folder in reversed(chain):
+        nearest = folder if is_plugin_dir(folder) else nearest
+        enclosing.append(nearest)
+    names: dict[Path | None, tuple[str, ...]] = {}
+    for folder, root in zip(chain, reversed(enclosing)):
+        if root not in names:
+            names[root] = Path(eval_dir_name(root, override)).parts
+        parts = names[root]
         if len(folder.parts) >= len(parts) and folder.parts[-len(parts):] == parts:
             return folder
     return None
