@@ -231,7 +231,7 @@ class Controller:
 
     def empty_suite(self) -> dict:
         root = self.session.eval_roots[0].parent if self.session.eval_roots else Path.cwd()
-        return {"root": str(root), "ablation": self.session.options.ablation or "none", "plugins": []}
+        return {"root": str(root), "ablation": self.session.ablation_for(False), "plugins": []}
 
     def suite_options(self) -> dict:
         out: dict = {}

@@ -165,7 +165,11 @@ class EvalSession:
                 register(kind)
 
     def ablation(self, case: Case) -> str:
-        return self.options.ablation or ("with-without" if case.plugin_dirs else "none")
+        return self.ablation_for(bool(case.plugin_dirs))
+
+    def ablation_for(self, has_plugin: bool) -> str:
+        """--ablation, else with-without when there is a plugin to strip, else none."""
+        return self.options.ablation or ("with-without" if has_plugin else "none")
 
     def two_arm(self, case: Case) -> bool:
         # A resumed history carries the plugin into both arms, so such a case runs single-arm.
@@ -365,8 +369,9 @@ class EvalSession:
         lines = []
         for root in self.eval_roots:
             plugin = resolve_plugin(root, root)
-            ablation = self.options.ablation or ("with-without" if plugin else "none")
-            under_test = f"{plugin_at(plugin).name} {plugin_at(plugin).version or ''} ({plugin})" if plugin else "no plugin"
+            ablation = self.ablation_for(plugin is not None)
+            info = plugin_at(plugin) if plugin else None
+            under_test = f"{info.name} {info.version or ''} ({plugin})" if info else "no plugin"
             lines.append(f"plugin-eval: {under_test} · cases in {root} · ablation {ablation} · "
                          f"judge {self.judge_model}")
         if self.options.scripted:

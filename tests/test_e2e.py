@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_plugin_eval.cost import resolve_model
+
 from conftest import GREETING_GRADERS, GREETING_SCRIPT
 
 
@@ -265,3 +267,15 @@ def test_results_and_mocks_folders_are_never_collected(suite):
     run = suite.run("--ablation", "none", "--collect-only", "-q", json_out=False)
     assert "evals/greets/prompt.md::greets[with-plugin-1]" in run.out
     assert "stale-case" not in run.out and "not-a-case" not in run.out and "pkg" not in run.out
+
+
+def test_the_session_header_names_the_plugin_the_eval_dir_the_ablation_and_the_judge(suite):
+    suite.case("greets", graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    run = suite.run("--collect-only", "--judge-model", "sonnet", json_out=False)
+    evals = suite.root / "evals"
+    assert (f"plugin-eval: greeter 1.2.3 ({suite.root}) · cases in {evals} · ablation with-without · "
+            f"judge {resolve_model('sonnet')}") in run.out
+    assert "plugin-eval: model = the scripted endpoint" in run.out
+    plain = suite.run("--collect-only", "--ablation", "none", scripted=False, json_out=False)
+    assert f"· cases in {evals} · ablation none · judge {resolve_model('haiku')}" in plain.out
+    assert "scripted endpoint" not in plain.out
