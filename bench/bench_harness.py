@@ -23,9 +23,9 @@ from pathlib import Path
 
 import yaml
 
-from pytest_plugin_eval.agent import bundled_claude
-from pytest_plugin_eval.scripted import ScriptedEndpoint
-from pytest_plugin_eval.scripted.script import parse_script
+from pytest_plugin_eval.run.agent import bundled_claude
+from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
+from pytest_plugin_eval.load.script import parse_script
 
 
 def make_suite(root: Path, runs: int, latency: float) -> None:

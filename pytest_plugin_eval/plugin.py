@@ -1,11 +1,15 @@
-"""The pytest hooks. Each one delegates to the EvalSession on `config` (session.py)."""
+"""The pytest hooks: wiring only. Each hook delegates to the EvalSession on `config` (session/state.py); the
+Controller (session/controller.py) is registered on the controller process and owns its own hooks."""
 from __future__ import annotations
 
 import pytest
 
-from . import options as _options
-from .collect import CaseFile, RunItem
-from .session import SESSION_KEY, WORKER_INPUT_KEY, EvalSession, get_session
+from .session import options as _options
+from .session.collect import CaseFile, RunItem, deselect_unselected
+from .session.controller import Controller
+from .session.fixtures import eval_agent, eval_mocks  # noqa: F401  (fixtures are found on the plugin module)
+from .session.state import SESSION_KEY, WORKER_INPUT_KEY, EvalSession, get_session
+from .session.wire import LOAD_ERROR_ATTR, RUN_ATTR, SKIP_ATTR
 
 
 def pytest_addoption(parser):
@@ -15,23 +19,6 @@ def pytest_addoption(parser):
 def pytest_addhooks(pluginmanager):
     from . import hookspecs
     pluginmanager.add_hookspecs(hookspecs)
-
-
-@pytest.fixture
-def eval_mocks(tmp_path):
-    """A factory: eval_mocks(case_or_plugin_folder, arm="with") → the stand-in MCP servers that folder's runs get,
-    for an agent a test runs itself (see pytest_plugin_eval.fixtures.MockStandIns)."""
-    from .fixtures import stand_ins_for
-    made = iter(range(1_000_000))
-    return lambda path, arm="with": stand_ins_for(path, arm, tmp_path / f"mocks-{next(made)}")
-
-
-@pytest.fixture
-def eval_agent(request):
-    """Runs the agent from a Python test (see pytest_plugin_eval.fixtures.AgentRunner)."""
-    runner = get_session(request.config).agent_runner()
-    yield runner
-    runner.close()
 
 
 def pytest_load_initial_conftests(early_config, parser, args):
@@ -47,9 +34,9 @@ def pytest_configure(config):
         pytest.exit(str(e), returncode=1)
     session = EvalSession(config, opts)
     config.stash[SESSION_KEY] = session
-    if session.controller is not None:
-        config.pluginmanager.register(session.controller, "plugin_eval_controller")
     session.configure()
+    if not session.is_worker:
+        config.pluginmanager.register(Controller(session), "plugin_eval_controller")
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -78,14 +65,14 @@ def pytest_collect_file(file_path, parent):
 
 
 def pytest_collection_modifyitems(config, items):
-    get_session(config).filter_items(items)
+    deselect_unselected(config, items)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector):
     report = yield
     if isinstance(collector, CaseFile) and collector.load_error is not None:
-        report.plugin_eval_load_error = get_session(collector.config).load_error_data(collector)
+        setattr(report, LOAD_ERROR_ATTR, collector.load_error_report().to_json())
     return report
 
 
@@ -93,31 +80,13 @@ def pytest_make_collect_report(collector):
 def pytest_runtest_makereport(item, call):
     report = yield
     if isinstance(item, RunItem) and call.when == "call":
-        if item.result is not None:
-            report.plugin_eval = get_session(item.config).report_data(item)
-            get_session(item.config).html_extras(item, report)
-        elif item.skip_record is not None:
-            report.plugin_eval_skip = item.skip_record
+        run = item.run_report()
+        if run is not None:
+            setattr(report, RUN_ATTR, run.to_json())
+            report.extras = [*getattr(report, "extras", []), *item.html_extras()]
+        elif item.skipped_run is not None:
+            setattr(report, SKIP_ATTR, item.skipped_run.to_json())
     return report
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_html_results_summary(prefix, summary, postfix, session):
-    controller = get_session(session.config).controller
-    if controller is not None:
-        controller.html_summary(prefix)
-
-
-def pytest_sessionfinish(session):
-    controller = get_session(session.config).controller
-    if controller is not None:
-        controller.finish(session)
-
-
-def pytest_terminal_summary(terminalreporter):
-    controller = get_session(terminalreporter.config).controller
-    if controller is not None:
-        controller.summary(terminalreporter)
 
 
 def pytest_unconfigure(config):

@@ -1,0 +1,190 @@
+"""`plugin-eval`: `claude plugin eval`'s command line, unchanged, on top of the pytest machinery.
+
+    plugin-eval [target] --trust-plugin --json results.json --threshold 0.8 -j 4 …
+    plugin-eval init --bare NAME [--eval-dir DIR]
+
+The target is a plugin folder (default `.`), or an installed plugin's `name` / `name@marketplace`. The options
+are the pytest plugin's own (same names, same checks); this module only finds the eval dirs, keeps stdout clean
+for `--json`, and maps the exit status. Unlike the reference tool, `--allow-tools`, `--disallow-tools`, `--tag`
+and `--json` do not swallow a following target path.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from ..load.suite import eval_dir_name, is_plugin_dir
+from ..session.options import OPTIONS
+
+# The option table of the pytest plugin, read the reference tool's way (--json is handled on its own).
+FLAGS = {name for o in OPTIONS if o.kind == "flag" for name in o.names}
+VALUES = {name for o in OPTIONS if o.kind in ("value", "append") for name in o.names}
+LISTS = {name for o in OPTIONS if o.kind == "list" for name in o.names}
+USAGE = ("usage: plugin-eval [target] [options]   (claude plugin eval's options; see README)\n"
+         "       plugin-eval init --bare NAME [--eval-dir DIR]")
+
+
+class CliError(Exception):
+    """A command-line problem: printed, exit 1."""
+
+
+@dataclass
+class Command:
+    target: str = "."
+    options: list[str] = field(default_factory=list)   # for pytest, in its spelling
+    json: str | None = None                              # "-": print the document to stdout
+    eval_dir: str | None = None
+    output_dir: str | None = None
+    passthrough: list[str] = field(default_factory=list)  # after `--`: more pytest arguments
+
+
+def looks_like_target(value: str) -> bool:
+    """A value that names an existing folder or file is the target, not another list item."""
+    return "(" not in value and os.path.exists(value)
+
+
+def parse(argv: list[str]) -> Command:
+    cmd, targets, i = Command(), [], 0
+    while i < len(argv):
+        arg = argv[i]
+        name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if arg == "--":
+            cmd.passthrough = argv[i + 1:]
+            break
+        if name in FLAGS:
+            cmd.options.append(name)
+        elif name == "--json":
+            following = argv[i + 1] if i + 1 < len(argv) else None
+            if eq:
+                cmd.json = inline
+            elif following is not None and not following.startswith("-") and (
+                    following.endswith(".json") or not looks_like_target(following)):
+                cmd.json = following
+                i += 1
+            else:
+                cmd.json = "-"
+        elif name in VALUES:
+            if eq:
+                value = inline
+            elif i + 1 < len(argv):
+                value, i = argv[i + 1], i + 1
+            else:
+                raise CliError(f"error: option '{name}' argument missing")
+            if name == "--eval-dir":
+                cmd.eval_dir = value
+            if name == "--output-dir":
+                cmd.output_dir = value
+            cmd.options += ["-n" if name == "-j" else name, value]
+        elif name in LISTS:
+            values = [inline] if eq else []
+            while not eq and i + 1 < len(argv) and not argv[i + 1].startswith("-") and not looks_like_target(argv[i + 1]):
+                values.append(argv[i + 1])
+                i += 1
+            if not values:
+                raise CliError(f"error: option '{name}' argument missing")
+            cmd.options += [name, *values]
+        elif arg.startswith("-"):
+            raise CliError(f"error: unknown option '{arg}'")
+        else:
+            targets.append(arg)
+        i += 1
+    if len(targets) > 1:
+        raise CliError(f"error: too many arguments: {' '.join(targets)} (one target: a plugin folder or name)")
+    cmd.target = targets[0] if targets else "."
+    return cmd
+
+
+def claude_home() -> Path:
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+
+
+def installed_plugin(name: str) -> Path | None:
+    """An installed plugin's folder, from Claude Code's plugins/installed_plugins.json (`name` or
+    `name@marketplace`)."""
+    try:
+        data = json.loads((claude_home() / "plugins" / "installed_plugins.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    plugins = data.get("plugins", data) if isinstance(data, dict) else {}
+    for key, entries in plugins.items():
+        if key != name and key.split("@")[0] != name:
+            continue
+        for entry in entries if isinstance(entries, list) else [entries]:
+            path = entry.get("installPath") if isinstance(entry, dict) else None
+            if path and Path(path).is_dir():
+                return Path(path)
+    return None
+
+
+def resolve_target(cmd: Command) -> tuple[Path, bool]:
+    """(plugin folder, installed?)."""
+    path = Path(cmd.target)
+    if path.exists():
+        return path.absolute(), False
+    if re.fullmatch(r"[\w.-]+(@[\w.-]+)?", cmd.target):
+        found = installed_plugin(cmd.target)
+        if found is not None:
+            return found, True
+    raise CliError(f"✗ {cmd.target}: no such file or directory, and no installed plugin of that name")
+
+
+def pytest_args(cmd: Command, root: Path, installed: bool, json_file: str | None) -> list[str]:
+    name = eval_dir_name(root if is_plugin_dir(root) else None, cmd.eval_dir)
+    evals = root / name
+    args = [str(evals) if evals.is_dir() else str(root), "--rootdir", str(root), "-c", os.devnull]
+    if installed and cmd.output_dir is None:
+        # an installed plugin's folder is not ours to write in: results go under ./evals/results/
+        stamp = time.strftime("%Y-%m-%dT%H-%M-%S")
+        args += ["--output-dir", str(Path.cwd() / "evals" / "results" / stamp)]
+    if json_file:
+        args += ["--json", json_file]
+    return args + cmd.options + cmd.passthrough
+
+
+def run(argv: list[str]) -> int:
+    try:
+        cmd = parse(argv)
+        root, installed = resolve_target(cmd)
+    except CliError as e:
+        print(e, file=sys.stderr)
+        return 1
+    if cmd.json and cmd.json != "-" and not cmd.json.endswith(".json"):
+        print(f"Error: --json output path must end in .json (got '{cmd.json}'). If that is your eval target, "
+              f"put it before --json.", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        json_file = str(Path(tmp) / "result.json") if cmd.json == "-" else cmd.json
+        args = pytest_args(cmd, root, installed, json_file)
+        # With --json, stdout carries only the document (or "Wrote FILE"): pytest's own output goes to stderr.
+        quiet = contextlib.redirect_stdout(sys.stderr) if cmd.json else contextlib.nullcontext()
+        with quiet:
+            status = pytest.main(args)
+        if cmd.json == "-" and Path(json_file).exists():
+            sys.stdout.write(Path(json_file).read_text(encoding="utf-8"))
+        elif cmd.json and Path(json_file).exists():
+            print(f"Wrote {cmd.json}")
+    return 1 if int(status) == pytest.ExitCode.USAGE_ERROR else int(status)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["-h"], ["--help"]):
+        print(USAGE)
+        return 0
+    if argv[:1] == ["init"]:
+        from .init import init
+        return init(argv[1:])
+    return run(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

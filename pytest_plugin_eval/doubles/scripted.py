@@ -1,0 +1,429 @@
+"""An offline Anthropic Messages API that answers from scripts.
+
+Each agent run or judge gets its own base URL, ``http://127.0.0.1:PORT/s/<token>``;
+the token tells the server which script, arm and run a request belongs to.
+Clients append ``/v1/messages`` to that base URL as they would for the real API.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import re
+import secrets
+import threading
+from collections import defaultdict
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from os import PathLike
+from typing import Any, Callable, Iterator
+from urllib.parse import urlsplit
+
+from ..load.script import Script, TextBlock, Turn, text_turn
+
+log = logging.getLogger(__name__)
+
+NO_SCRIPT_REPLY = "(scripted model: this case has no scripted.yaml)"
+_TOKEN_PATH = re.compile(r"^/s/([^/]+)(/.*)?$")
+
+
+@dataclass(frozen=True)
+class _Route:
+    """What one token stands for: an agent run, or one grader's judge calls in a run."""
+
+    kind: str  # "agent" or "judge"
+    script: Script | None
+    arm: str
+    run: int
+    cwd: str | None = None
+    grader: str | None = None
+    prompt: str | None = None
+
+    def values(self) -> dict[str, str]:
+        values = {"arm": self.arm, "run": str(self.run)}
+        if self.cwd is not None:
+            values["cwd"] = self.cwd
+        return values
+
+
+class ScriptedEndpoint:
+    """A local HTTP server speaking the Anthropic Messages API from scripts."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self._host = host
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._routes: dict[str, _Route] = {}
+        self._judge_counts: dict[str, int] = defaultdict(int)
+        self._served: dict[tuple, int] = defaultdict(int)
+        self._calls: list[dict[str, Any]] = []
+        self._counters: dict[str, Iterator[int]] = defaultdict(lambda: itertools.count(1))
+        self._stopping = threading.Event()
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def start(self) -> ScriptedEndpoint:
+        self._stopping.clear()
+        self._server = _Server((self._host, 0), self)
+        # A short poll interval keeps stop() quick.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="scripted-endpoint", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self._stopping.set()  # wakes handlers sleeping in a delay or stall
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = self._thread = None
+
+    def __enter__(self) -> ScriptedEndpoint:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the scripted endpoint is not running; call start() first")
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    # -- registration ------------------------------------------------------
+
+    def agent_url(
+        self, script: Script | None, arm: str = "with", run: int = 1, cwd: str | PathLike[str] | None = None,
+        prompt: str | None = None,
+    ) -> str:
+        """The ANTHROPIC_BASE_URL for one agent run. With `prompt`, turns are counted from the user message
+        that holds it, so a run that resumes an earlier conversation starts at the script's first turn."""
+        return self._register(_Route("agent", script, arm, run, cwd=None if cwd is None else str(cwd), prompt=prompt))
+
+    def judge_url(self, script: Script | None, grader: str, arm: str = "with", run: int = 1) -> str:
+        """The base URL for one grader's judge calls in one run."""
+        return self._register(_Route("judge", script, arm, run, grader=grader))
+
+    def _register(self, route: _Route) -> str:
+        token = secrets.token_hex(8)
+        with self._lock:
+            self._routes[token] = route
+        return f"{self.url}/s/{token}"
+
+    def calls(self, kind: str | None = None, token: str | None = None) -> list[dict[str, Any]]:
+        """Logged requests, oldest first; ``token`` may also be a URL from agent_url/judge_url."""
+        if token is not None:
+            token = token.rstrip("/").rsplit("/s/", 1)[-1]
+        with self._lock:
+            return [
+                dict(call)
+                for call in self._calls
+                if (kind is None or call["kind"] == kind) and (token is None or call["token"] == token)
+            ]
+
+    # -- used by the request handler ----------------------------------------
+
+    def _route(self, token: str | None) -> _Route | None:
+        with self._lock:
+            return self._routes.get(token) if token else None
+
+    def _record(self, kind: str, token: str | None, route: _Route | None, model: str | None, path: str) -> None:
+        entry = {
+            "kind": kind,
+            "token": token,
+            "arm": route.arm if route else None,
+            "run": route.run if route else None,
+            "grader": route.grader if route else None,
+            "model": model,
+            "path": path,
+        }
+        with self._lock:
+            self._calls.append(entry)
+
+    def _reply(self, token: str, route: _Route, body: dict[str, Any]) -> tuple[str, Turn]:
+        """The kind of a messages request and the turn that answers it."""
+        if route.kind == "judge":
+            return "judge", self._judge_reply(token, route)
+        # Claude Code also calls the model for housekeeping (titles, summaries);
+        # those come without tools and must not consume the agent's turns.
+        if not body.get("tools"):
+            return "side", text_turn("ok")
+        return "agent", self._agent_turn(route, body)
+
+    def _agent_turn(self, route: _Route, body: dict[str, Any]) -> Turn:
+        """The reply to the agent's request after `k` assistant turns: step k of the script. A step's faulty
+        turns (errors, dropped or stalled streams) are served to successive requests — retries land on the
+        same step — and then its reply. Counted per run, so a re-run of the whole run continues the count."""
+        if route.script is None:
+            return text_turn(NO_SCRIPT_REPLY)
+        index = _turn_index(body.get("messages") or [], route.prompt)
+        steps = _steps(route.script.turns(route.arm, route.run))
+        if index >= len(steps):
+            return text_turn(f"(scripted model: no turn {index + 1} in the script for the {route.arm} arm)")
+        faults, reply = steps[index]
+        with self._lock:
+            key = (id(route.script), route.arm, route.run, index)
+            served = self._served[key]
+            self._served[key] += 1
+        if served < len(faults):
+            return faults[served].substitute(route.values())
+        if reply is None:
+            return text_turn(f"(scripted model: no turn {index + 1} in the script for the {route.arm} arm)")
+        return reply.substitute(route.values())
+
+    def _judge_reply(self, token: str, route: _Route) -> Turn:
+        with self._lock:
+            index = self._judge_counts[token]
+            self._judge_counts[token] += 1
+        replies = route.script.judge_replies(route.grader or "default") if route.script else (text_turn("PASS"),)
+        return replies[min(index, len(replies) - 1)].substitute(route.values())
+
+    def _next_id(self, prefix: str) -> str:
+        with self._lock:
+            return f"{prefix}_{next(self._counters[prefix])}"
+
+    def _pause(self, seconds: float) -> None:
+        if seconds > 0:
+            self._stopping.wait(seconds)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # so neither stop() nor interpreter exit waits on open connections
+
+    def __init__(self, address: tuple[str, int], endpoint: ScriptedEndpoint) -> None:
+        super().__init__(address, _Handler)
+        self.endpoint = endpoint
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = 120  # reap idle keep-alive connections
+    disable_nagle_algorithm = True  # small replies on keep-alive connections would otherwise wait ~40 ms for ACKs
+    server: _Server
+
+    def do_GET(self) -> None:
+        self._safely(lambda: self._answer_probe(with_body=True))
+
+    def do_HEAD(self) -> None:
+        self._safely(lambda: self._answer_probe(with_body=False))
+
+    def do_POST(self) -> None:
+        self._safely(self._answer_post)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Stay quiet: requests are logged for calls() instead of printed."""
+
+    # -- dispatch ------------------------------------------------------------
+
+    def _safely(self, answer: Callable[[], None]) -> None:
+        """Run a handler so that failures become a 500 instead of a hung client."""
+        self._headers_sent = False
+        try:
+            answer()
+        except OSError:
+            self.close_connection = True  # the client went away
+        except Exception as exc:
+            log.exception("scripted endpoint: handler failed for %s %s", self.command, self.path)
+            self.close_connection = True
+            if not self._headers_sent:
+                self._send_json(500, _error_body("api_error", f"scripted endpoint failed: {exc!r}"))
+
+    def _answer_probe(self, with_body: bool) -> None:
+        token, _ = _split_path(self.path)
+        route = self.server.endpoint._route(token)
+        self.server.endpoint._record("side" if route else "unknown", token, route, None, self.path)
+        self._send_json(200, {}, with_body=with_body)
+
+    def _answer_post(self) -> None:
+        endpoint = self.server.endpoint
+        body = self._read_json()
+        token, rest = _split_path(self.path)
+        route = endpoint._route(token)
+        model = body.get("model") if isinstance(body, dict) else None
+        if route is None:
+            endpoint._record("unknown", token, None, model, self.path)
+            self._send_json(404, _error_body("not_found_error", _unknown_token_message(token)))
+            return
+        if not isinstance(body, dict):
+            endpoint._record("side", token, route, None, self.path)
+            self._send_json(400, _error_body("invalid_request_error", "the request body must be a JSON object"))
+            return
+        if rest != "/v1/messages":
+            endpoint._record("side", token, route, model, self.path)
+            if rest == "/v1/messages/count_tokens":
+                self._send_json(200, {"input_tokens": 100})
+            else:
+                self._send_json(404, _error_body("not_found_error", f"the scripted endpoint does not serve {rest}"))
+            return
+
+        kind, turn = endpoint._reply(token, route, body)
+        endpoint._record(kind, token, route, model, self.path)
+        endpoint._pause(turn.delay)
+        if turn.error is not None:
+            headers = {"retry-after": f"{turn.error.retry_after:g}"} if turn.error.retry_after is not None else {}
+            self._send_json(turn.error.status, _error_body(turn.error.type, turn.error.message), headers=headers)
+            return
+        message = _message(turn, model, endpoint._next_id)
+        if body.get("stream"):
+            self._send_stream(message, turn)
+        else:
+            self._send_json(200, message)
+
+    # -- wire --------------------------------------------------------------
+
+    def _read_json(self) -> Any:
+        """The request body parsed as JSON, or None when it is missing or not JSON."""
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return None
+
+    def _send_json(self, status: int, body: Any, headers: dict[str, str] | None = None, with_body: bool = True) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self._headers_sent = True
+        if with_body:
+            self.wfile.write(data)
+
+    def _send_stream(self, message: dict[str, Any], turn: Turn) -> None:
+        # Chunked encoding lets `drop` end the body visibly early, as a real dropped connection would.
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        self._headers_sent = True
+        events = _stream_events(message)
+        self._send_chunk(_sse(*next(events)))  # message_start
+        self.server.endpoint._pause(turn.stall)
+        if turn.drop:
+            self.close_connection = True  # no terminating chunk: the client sees a broken stream
+            return
+        for event in events:
+            self._send_chunk(_sse(*event))
+        self._send_chunk(b"")
+
+    def _send_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+
+def _message_text(message: dict) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+
+
+def _turn_index(messages: list, prompt: str | None) -> int:
+    """Assistant messages since the run's prompt (all of them when the prompt is not found)."""
+    start = 0
+    if prompt:
+        for i in range(len(messages) - 1, -1, -1):
+            message = messages[i]
+            if isinstance(message, dict) and message.get("role") == "user" and prompt.strip() in _message_text(message):
+                start = i
+                break
+    return sum(1 for m in messages[start:] if isinstance(m, dict) and m.get("role") == "assistant")
+
+
+def _faulty(turn: Turn) -> bool:
+    return turn.error is not None or turn.drop or turn.stall > 0
+
+
+def _steps(turns: tuple[Turn, ...]) -> list[tuple[list[Turn], Turn | None]]:
+    """Group turns into steps: the faulty turns before each reply, and the reply (None after trailing faults)."""
+    steps: list[tuple[list[Turn], Turn | None]] = []
+    faults: list[Turn] = []
+    for turn in turns:
+        if _faulty(turn):
+            faults.append(turn)
+        else:
+            steps.append((faults, turn))
+            faults = []
+    if faults:
+        steps.append((faults, None))
+    return steps
+
+
+def _split_path(raw_path: str) -> tuple[str | None, str]:
+    """``/s/<token>/v1/messages?beta=true`` -> (token, "/v1/messages")."""
+    path = urlsplit(raw_path).path
+    match = _TOKEN_PATH.match(path)
+    if not match:
+        return None, path
+    return match.group(1), (match.group(2) or "").rstrip("/")
+
+
+def _unknown_token_message(token: str | None) -> str:
+    if token is None:
+        return "no scripted token in the URL; use a base URL from ScriptedEndpoint.agent_url() or judge_url()"
+    return f"unknown scripted token {token!r}; use a base URL from agent_url() or judge_url() of this running endpoint"
+
+
+def _error_body(error_type: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": error_type, "message": message}}
+
+
+def _message(turn: Turn, model: str | None, next_id: Callable[[str], str]) -> dict[str, Any]:
+    """The full Messages API reply for a (non-error) turn."""
+    content: list[dict[str, Any]] = []
+    for block in turn.blocks:
+        if isinstance(block, TextBlock):
+            content.append({"type": "text", "text": block.text})
+        else:
+            tool_id = next_id("toolu_scripted")
+            content.append({"type": "tool_use", "id": tool_id, "name": block.name, "input": dict(block.input)})
+    uses_tools = any(block["type"] == "tool_use" for block in content)
+    return {
+        "id": next_id("msg_scripted"),
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": "tool_use" if uses_tools else "end_turn",
+        "stop_sequence": None,
+        "usage": turn.usage.as_dict(),
+    }
+
+
+def _stream_events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The server-sent events that stream ``message``, in API order."""
+    usage = message["usage"]
+    # Output tokens arrive with message_delta (cumulative), as the real API reports them.
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 0}}
+    yield "message_start", {"type": "message_start", "message": start}
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "text":
+            empty = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": block["text"]}
+        else:
+            empty = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": empty}
+        yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+        yield "content_block_stop", {"type": "content_block_stop", "index": index}
+    yield "message_delta", {
+        "type": "message_delta",
+        "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+        "usage": usage,
+    }
+    yield "message_stop", {"type": "message_stop"}
+
+
+def _sse(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()

@@ -1,0 +1,69 @@
+"""Every grader type as an assertion helper for ordinary pytest tests.
+
+Same registry, same validation, same code path as graders/*.md: `assert_regex(run, r"^fix")` loads the
+definition the way a Markdown grader is loaded and grades `run` the way a case's run is graded. A failing
+grader raises AssertionError with its explanation; a passing one returns its Verdict.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core.problems import SpecError
+from ..load.graders import parse_grader
+from .base import GradeContext, Verdict
+from .judge import JudgeUnavailable
+from .types import grader_types
+
+
+class GraderUnavailable(RuntimeError):
+    """The grader could not judge (its judge was unavailable): neither a pass nor a failure."""
+
+
+def check(run, type: str, *, body: str = "", judge=None, case_dir: Path | None = None, **keys) -> Verdict:
+    """Grade `run` with a grader of `type` defined by `keys` (its frontmatter) and `body` (a rubric).
+    A definition the Markdown loader would refuse raises SpecError (ValueError-like) naming the key."""
+    spec = parse_grader({"type": type, **keys}, body, type, "python", grader_types(), case_dir)
+    return spec.kind.grade(spec.config, run, GradeContext(spec.name, judge or getattr(run, "judge", None)))
+
+
+def expect(run, type: str, **kwargs) -> Verdict:
+    """`check`, raising AssertionError when the grader fails."""
+    verdict = check(run, type, **kwargs)
+    if verdict.errored:
+        raise GraderUnavailable(f"{type}: {verdict.explanation}")
+    if not verdict.passed:
+        raise AssertionError(f"{type} grader failed: {verdict.explanation}")
+    return verdict
+
+
+def assert_regex(run, pattern: str, *, target="last_message", match: str = "contains", flags: str = "") -> Verdict:
+    return expect(run, "regex", pattern=pattern, target=target, match=match, flags=flags)
+
+
+def assert_tool_used(run, tool: str, *, input_match: str | None = None, min: int = 1, max: int | None = None) -> Verdict:
+    keys = {"tool": tool, "min": min}
+    if input_match is not None:
+        keys["input_match"] = input_match
+    if max is not None:
+        keys["max"] = max
+    return expect(run, "tool_used", **keys)
+
+
+def assert_tool_order(run, before, after) -> Verdict:
+    return expect(run, "tool_order", before=before, after=after)
+
+
+def assert_file_exists(run, path: str, *, exists: bool = True) -> Verdict:
+    return expect(run, "file_exists", path=path, exists=exists)
+
+
+def assert_llm(run, criteria: str, *, focus="last_message", judge=None) -> Verdict:
+    return expect(run, "llm", body=criteria, focus=focus, judge=judge)
+
+
+def assert_baseline(run, criteria: str, *, baseline_file: str, case_dir: Path, judge=None) -> Verdict:
+    return expect(run, "baseline", body=criteria, baseline_file=baseline_file, case_dir=Path(case_dir), judge=judge)
+
+
+__all__ = ["GraderUnavailable", "JudgeUnavailable", "SpecError", "assert_baseline", "assert_file_exists",
+           "assert_llm", "assert_regex", "assert_tool_order", "assert_tool_used", "check", "expect"]

@@ -1,0 +1,166 @@
+"""The LLM judge: a model asked for a one-word verdict, up to three votes, majority wins.
+
+Votes stop as soon as two agree (the first two are asked at once), so a consistent judge costs two calls,
+not three. A reply counts as PASS only when it says PASS and neither says FAIL nor negates the PASS
+("NOT PASS"); anything else — empty, rambling, "PASS or FAIL" — is a FAIL vote. Calls that fail are
+retried a few times, honouring `retry-after`; a judge that still cannot answer leaves the grader *errored*
+(an outage is not the plugin's fault), never failed.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..core import prices
+from ..core.prices import Usage
+
+VOTES = 3
+MAX_TOKENS = 64
+RETRYABLE = {408, 409, 429, 500, 502, 503, 504, 529}
+MAX_ATTEMPTS = 4          # per vote, for retryable errors
+BAD_REQUEST_ATTEMPTS = 2  # a 400 is retried once
+BACKOFF_SECONDS = (1.0, 2.0, 4.0)
+MAX_RETRY_AFTER = 30.0
+
+SYSTEM_PROMPT = ("You grade the output of an AI coding agent against one criterion. Judge only what the evidence "
+                 "shows, strictly and literally. Reply with exactly one word: PASS if the criterion is met, "
+                 "FAIL if it is not.")
+ANSWER_LINE = "Answer with exactly one word: PASS or FAIL."
+
+_WORD = re.compile(r"\b(pass|fail)\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|doesn't|does not|don't|won't|isn't|wouldn't)\W*$",
+                       re.IGNORECASE)
+
+
+def parse_verdict(reply: str) -> bool:
+    """True for a PASS vote. FAIL anywhere, a negated PASS, or no verdict word at all is a FAIL vote."""
+    words = list(_WORD.finditer(reply or ""))
+    if not words or any(m.group(1).lower() == "fail" for m in words):
+        return False
+    return not any(_NEGATION.search(reply[:m.start()]) for m in words)
+
+
+def resolve_judge_model(option: str | None, environ: dict[str, str] | None = None) -> str:
+    """`--judge-model` (haiku/sonnet/opus or an id), else the operator's small-model setting, else haiku."""
+    environ = os.environ if environ is None else environ
+    if option:
+        if option == "haiku" and environ.get("ANTHROPIC_DEFAULT_HAIKU_MODEL"):
+            return environ["ANTHROPIC_DEFAULT_HAIKU_MODEL"]
+        return prices.resolve_model(option)
+    return (environ.get("ANTHROPIC_SMALL_FAST_MODEL") or environ.get("ANTHROPIC_DEFAULT_HAIKU_MODEL")
+            or prices.resolve_model("haiku"))
+
+
+class JudgeUnavailable(Exception):
+    """The judge could not give a verdict (API errors after retries)."""
+
+
+@dataclass
+class Ballot:
+    """The outcome of one judged grader: the votes in the order they were cast, and what they cost."""
+    votes: list[bool] = field(default_factory=list)
+    cost_usd: float = 0.0
+    errors: list[str] = field(default_factory=list)  # votes that failed after their retries
+
+    @property
+    def passed(self) -> bool:
+        return self.votes.count(True) >= 2
+
+    @property
+    def decided(self) -> bool:
+        return self.votes.count(True) >= 2 or self.votes.count(False) >= 2
+
+    def explanation(self) -> str:
+        return "judge votes: " + " ".join("PASS" if v else "FAIL" for v in self.votes)
+
+
+def _status(error: Exception) -> int | None:
+    return getattr(error, "status_code", None)
+
+
+def _retry_after(error: Exception) -> float | None:
+    response = getattr(error, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        seconds = float(value) if value is not None else None
+    except ValueError:
+        return None
+    if seconds is None or not math.isfinite(seconds):
+        return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
+
+
+def describe_error(error: Exception) -> str:
+    status = _status(error)
+    body = getattr(error, "body", None)
+    detail = body.get("error") if isinstance(body, dict) else None
+    message = detail.get("message") if isinstance(detail, dict) else None
+    message = message or getattr(error, "message", None) or str(error)
+    return f"API error {status}: {message}" if status else f"{type(error).__name__}: {message}"
+
+
+class Judge:
+    """Asks one judge model for votes. `client_for(grader)` gives an `anthropic.Anthropic`-like client
+    (one per grader, so the scripted endpoint can tell graders apart)."""
+
+    def __init__(self, model: str, client_for: Callable[[str], object], sleep: Callable[[float], None] = time.sleep):
+        self.model = model
+        self.client_for = client_for
+        self.sleep = sleep
+
+    def _vote(self, grader: str, content: list[dict]) -> tuple[bool, float]:
+        """One vote, with retries. Returns (verdict, cost) or raises JudgeUnavailable."""
+        client = self.client_for(grader)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                message = client.messages.create(model=self.model, max_tokens=MAX_TOKENS, system=SYSTEM_PROMPT,
+                                                  messages=[{"role": "user", "content": content}])
+            except Exception as e:  # the SDK's API errors, and its refusal to send without credentials
+                import anthropic  # loaded with the client that raised it; not before a judge is asked
+
+                if not isinstance(e, anthropic.AnthropicError):
+                    raise JudgeUnavailable(f"{type(e).__name__}: {e}") from None
+                status = _status(e)
+                retryable = isinstance(e, anthropic.APIConnectionError) or status in RETRYABLE or status == 400
+                limit = BAD_REQUEST_ATTEMPTS if status == 400 else MAX_ATTEMPTS
+                if not retryable or attempt >= limit:
+                    raise JudgeUnavailable(describe_error(e)) from None
+                wait = _retry_after(e)
+                self.sleep(wait if wait is not None else BACKOFF_SECONDS[min(attempt, len(BACKOFF_SECONDS)) - 1])
+                continue
+            text = "".join(getattr(b, "text", "") for b in message.content if getattr(b, "type", "") == "text")
+            usage = Usage.from_json(message.usage.model_dump() if hasattr(message.usage, "model_dump") else {})
+            return parse_verdict(text), prices.price(self.model, usage)
+
+    def ballot(self, grader: str, content: list[dict]) -> Ballot:
+        """Votes until two agree (at most three), the first two in parallel. A vote lost to API errors is
+        replaced by another, up to three lost votes; without a majority the judge is unavailable."""
+        ballot = Ballot()
+
+        def cast(n: int) -> None:
+            with ThreadPoolExecutor(max_workers=n) as pool:
+                futures = [pool.submit(self._vote, grader, content) for _ in range(n)]
+            for f in futures:
+                try:
+                    verdict, price = f.result()
+                except JudgeUnavailable as e:
+                    ballot.errors.append(str(e))
+                    continue
+                ballot.votes.append(verdict)
+                ballot.cost_usd += price
+
+        cast(2)
+        while not ballot.decided and len(ballot.votes) < VOTES and len(ballot.errors) < VOTES:
+            cast(1)
+        if not ballot.decided:
+            errors = list(dict.fromkeys(ballot.errors))
+            raise JudgeUnavailable(f"{len(ballot.errors)} vote(s) failed after retries: {'; '.join(errors)}"
+                                   if errors else "the judge gave no majority")
+        return ballot

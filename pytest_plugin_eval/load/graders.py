@@ -1,0 +1,180 @@
+"""Grader definitions: `graders/*.md` (frontmatter + body), `graders/*.py`, and inline `graders:` in case.yaml.
+
+The loader checks what every grader shares (type, name, weight, arm) and hands the rest to the grader's type,
+which validates its own keys. The types are passed in (`kinds`: the built-in ones and those added through the
+`pytest_plugin_eval_grader_types` hook), so loading depends on no particular set of types.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Protocol
+
+from ..core.paths import code_units, display_path, inside
+from ..core.problems import Problems, SpecError
+from ..core.validate import type_name
+from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
+from .pyfile import module_settings
+
+GRADERS_DIR = "graders"
+GRADER_SUFFIXES = (".md", ".py")
+COMMON_KEYS = ("type", "name", "weight", "arm")
+ARM_POLICIES = ("with-only", "both")   # a grader's `arm:`: which arms it counts in
+GRADER_TEMPLATE = "TODO: describe what a successful response looks like"
+# The order messages list the built-in types in.
+BUILTIN_ORDER = ("regex", "tool_order", "tool_used", "file_exists", "llm", "baseline", "python")
+
+
+class GraderKind(Protocol):
+    """What the loader needs of a grader type (grade.base.GraderType is the full contract)."""
+    name: str
+    keys: tuple[str, ...]
+    paid: bool
+    uses_body: bool
+
+    def parse(self, raw: dict, body: str, case_dir: Path | None = None) -> Any: ...
+
+    def config_json(self, config: Any) -> dict: ...
+
+    def with_only_by_default(self, config: Any) -> bool: ...
+
+
+@dataclass(frozen=True)
+class GraderSpec:
+    """A validated grader definition, as loaded from graders/<name>.md or an inline case.yaml entry."""
+    name: str
+    type: str
+    weight: float
+    arm: str | None
+    config: Any               # the type's own validated config (plain data)
+    source: str               # where it was defined, for messages
+    kind: Any                 # the grader type (a GraderKind; grade.base.GraderType for the built-in ones)
+    body: str | None = None   # the Markdown body (rubric) of llm/baseline graders
+
+    def config_json(self) -> dict:
+        out = dict(self.kind.config_json(self.config))
+        if self.arm is not None:
+            out["arm"] = self.arm
+        return out
+
+
+def type_names(kinds: Mapping[str, GraderKind]) -> list[str]:
+    """Grader types as messages list them: the built-in ones first, then any a plugin or conftest added."""
+    return [n for n in BUILTIN_ORDER if n in kinds] + sorted(n for n in kinds if n not in BUILTIN_ORDER)
+
+
+def parse_grader(raw: dict, body: str, name: str, source: str, kinds: Mapping[str, GraderKind],
+                 case_dir: Path | None = None) -> GraderSpec:
+    """Validate one grader definition (frontmatter or inline mapping). Raises SpecError."""
+    names = type_names(kinds)
+    kind_name = raw.get("type")
+    if kind_name is None:
+        raise SpecError("type", f"is required ({' | '.join(names)})", structural=True)
+    if not isinstance(kind_name, str) or kind_name not in kinds:
+        raise SpecError("type", f"{kind_name!r} is not a grader type (expected one of: {', '.join(names)})")
+    kind = kinds[kind_name]
+    allowed = COMMON_KEYS + kind.keys
+    unknown = [k for k in raw if k not in allowed]
+    if unknown:
+        raise SpecError(str(unknown[0]), f"is not a key of {kind_name} graders (expected: {', '.join(allowed)})")
+    weight = raw.get("weight", 1)
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight <= 0:
+        raise SpecError("weight", f"must be a number greater than 0 (got {weight!r})")
+    arm = raw.get("arm")
+    if arm is not None and arm not in ARM_POLICIES:
+        raise SpecError("arm", f"must be one of {', '.join(ARM_POLICIES)} (got {arm!r})")
+    if kind.uses_body and GRADER_TEMPLATE in body:
+        raise SpecError("", f'grader "{name}" is still the blank `init` template — replace the '
+                            f'"{GRADER_TEMPLATE}" line with concrete pass criteria')
+    config = kind.parse(raw, body, case_dir)
+    return GraderSpec(name=name, type=kind_name, weight=weight, arm=arm, config=config, source=source, kind=kind,
+                      body=body.strip() if kind.uses_body else None)
+
+
+# A grader with where its name is written (for duplicate-name errors).
+Located = tuple[GraderSpec, tuple[Path, str]]
+
+
+def load_grader_files(case_dir: Path, kinds: Mapping[str, GraderKind], problems: Problems, warnings: list[str],
+                      suite_root: Path | None = None) -> list[Located]:
+    """graders/*.md and graders/*.py in code-unit order."""
+    folder = case_dir / GRADERS_DIR
+    if not folder.exists():
+        return []
+    if not folder.is_dir():
+        problems.add(folder, "", "is not a folder — graders go in graders/<name>.md", structural=True)
+        return []
+    suite_root = suite_root or case_dir
+    specs = []
+    files = sorted((p for p in folder.iterdir() if p.name.endswith(GRADER_SUFFIXES) and p.is_file()),
+                   key=lambda p: code_units(p.name))
+    for path in files:
+        if path.is_symlink() and not inside(path, suite_root):
+            problems.add(path, "", "is a symlink out of the suite; grader files must live inside it", structural=True)
+            continue
+        try:
+            read = _read_python_grader(path) if path.suffix == ".py" else _read_markdown_grader(path, warnings)
+            if read is None:
+                continue
+            meta, body = read
+            name = meta.pop("name", path.stem) if path.suffix == ".md" else path.stem
+            if not isinstance(name, str) or not name:
+                raise SpecError("name", f"must be a non-empty string (got {type_name(name)})")
+            specs.append((parse_grader(meta, body, name, str(path), kinds, case_dir), (path, "name")))
+        except SpecError as e:
+            problems.add_error(e, path)
+    return specs
+
+
+def _read_markdown_grader(path: Path, warnings: list[str]) -> tuple[dict, str] | None:
+    try:
+        meta, body = split_frontmatter(path.read_text(encoding="utf-8"))
+    except (FrontmatterError, YamlError) as e:
+        raise SpecError("", f"invalid frontmatter: {e}", structural=True) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SpecError("", f"cannot be read: {e}", structural=True) from None
+    if meta is None:
+        warnings.append(f"{display_path(path)} has no frontmatter (a `---` block with `type:`), so it is not a "
+                        f"grader and is ignored")
+        return None
+    return meta, body
+
+
+def _read_python_grader(path: Path) -> tuple[dict, str]:
+    """A .py grader as the keys of a `type: python` grader (its `weight`/`arm` module constants included)."""
+    return {"type": "python", "file": f"{GRADERS_DIR}/{path.name}", **module_settings(path)}, ""
+
+
+def load_inline_graders(case_file: Path, raw: Any, kinds: Mapping[str, GraderKind],
+                        problems: Problems) -> list[Located]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        problems.add(case_file, "graders", f"must be a list of grader mappings (got {type_name(raw)})")
+        return []
+    specs = []
+    for i, item in enumerate(raw):
+        key = f"graders[{i}]"
+        if not isinstance(item, dict):
+            problems.add(case_file, key, f"must be a mapping with name and type (got {type_name(item)})")
+            continue
+        name = item.get("name")
+        if not isinstance(name, str) or not name:
+            problems.add(case_file, f"{key}.name", "is required for a grader written in case.yaml")
+            continue
+        fields = {k: v for k, v in item.items() if k != "name"}
+        kind = kinds.get(fields.get("type")) if isinstance(fields.get("type"), str) else None
+        body = ""
+        if kind is not None and kind.uses_body:
+            # Inline judges give their rubric as `criteria:` (the body of a graders/*.md file).
+            body = fields.pop("criteria", "")
+            if not isinstance(body, str):
+                problems.add(case_file, f"{key}.criteria", f"must be a string (got {type_name(body)})")
+                continue
+        try:
+            specs.append((parse_grader(fields, body, name, f"{case_file}:{key}", kinds, case_file.parent),
+                          (case_file, f"{key}.name")))
+        except SpecError as e:
+            problems.add_error(e, case_file, key)
+    return specs

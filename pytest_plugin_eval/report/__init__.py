@@ -1,0 +1,1 @@
+"""Showing a results document: the terminal table and the HTML page, both from one view of it."""

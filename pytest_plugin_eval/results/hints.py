@@ -1,0 +1,44 @@
+"""Diagnostic hints: what a plugin author should look at first, read from a case's numbers.
+
+- Δ flat while the plugin-fired indicator fails: Claude is not picking the skill — its `description` in
+  SKILL.md is what makes Claude choose it.
+- Δ negative although the skill fired: suspect the judge first (a stronger --judge-model, a tighter rubric).
+- Every run failing with the same API error: infrastructure, not a regression.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from .model import CaseResult
+from .scoring import trend
+
+
+def _indicator_results(case: CaseResult) -> list[bool]:
+    """Whether the plugin-fired indicator (a with-only `tool_used: Skill` grader) passed, per with-arm run."""
+    names = {g.name for g in case.graders if g.type == "tool_used" and g.config.get("tool") == "Skill"}
+    return [grader.passed for run in case.runs("with") for grader in run.graders
+            if grader.name in names and grader.with_only]
+
+
+def case_hints(case: CaseResult) -> list[str]:
+    direction = trend(case.aggregates.delta)
+    fired = _indicator_results(case)
+    hints = []
+    if direction == "flat" and fired and not any(fired):
+        hints.append("Δ is flat and the skill never fired: Claude is not picking it — sharpen the skill's "
+                     "`description` in SKILL.md (say when to use it, in the words users use)")
+    elif direction == "regressed" and fired and all(fired):
+        judged = any(g.type in ("llm", "baseline") for g in case.graders)
+        hints.append("Δ is negative although the skill fired every time: "
+                     + ("suspect the judge first — rerun with a stronger --judge-model, tighten the rubric"
+                        if judged else "the plugin's instructions make the answer worse on these graders"))
+    return hints
+
+
+def suite_hints(cases: Sequence[CaseResult]) -> list[str]:
+    runs = [run for case in cases for run in case.runs()]
+    errors = {run.error for run in runs}
+    if runs and len(errors) == 1 and all(run.infrastructure_error for run in runs):
+        return [f"every run ended on the same API error ({next(iter(errors))}): this is infrastructure — "
+                f"credentials, rate limits or the endpoint — not a regression of the plugin"]
+    return []

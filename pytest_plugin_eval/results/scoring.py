@@ -1,0 +1,115 @@
+"""The scoring rules: a run's score from its graders, a case's aggregates from its runs, the suite's from its
+cases, what counts as flat, why a session is partial, and its exit status. Pure functions of the model."""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from .. import stats
+from .model import CaseAggregates, CaseResult, GraderResult, RunResult, SuiteAggregates
+
+# |Δ| below this is "flat": neither improved nor regressed (the table, the page, the hints and compare agree).
+FLAT_DELTA = 0.05
+
+
+def run_score(graders: Sequence[GraderResult]) -> float | None:
+    """Σ weight of passing scored graders / Σ weight of scored graders; None when none is scored."""
+    total = sum(g.weight for g in graders if g.scored)
+    if total == 0:
+        return None
+    return sum(g.weight for g in graders if g.scored and g.passed) / total
+
+
+def judge_cost(graders: Iterable[GraderResult]) -> float:
+    return sum(g.cost_usd for g in graders)
+
+
+def _scored(runs: Sequence[RunResult]) -> list[RunResult]:
+    return [r for r in runs if r.score is not None]
+
+
+def case_aggregates(with_runs: Sequence[RunResult], without_runs: Sequence[RunResult] = ()) -> CaseAggregates:
+    """score/passRate over the with arm; scoreWithout/passRateWithout/Δ when the without arm ran; the spread of
+    each arm and a confidence interval for Δ."""
+    scored = _scored(with_runs)
+    scores = [r.score for r in scored if r.score is not None]
+    out = CaseAggregates(score=stats.mean(scores), pass_rate=stats.mean([1.0 if r.passed else 0.0 for r in scored]),
+                         stdev_with=stats.stdev(scores))
+    if without_runs:
+        base = _scored(without_runs)
+        base_scores = [r.score for r in base if r.score is not None]
+        out.two_arm = True
+        out.score_without = stats.mean(base_scores)
+        out.pass_rate_without = stats.mean([1.0 if r.passed else 0.0 for r in base])
+        if out.score is not None and out.score_without is not None:
+            out.delta = out.score - out.score_without
+        out.stdev_without = stats.stdev(base_scores)
+        out.delta_ci = stats.delta_interval(scores, base_scores)
+        # Significant when the interval excludes 0; unknown (None) without an interval.
+        out.delta_significant = None if out.delta_ci is None else (out.delta_ci[0] > 0 or out.delta_ci[1] < 0)
+    return out
+
+
+def aggregate(case: CaseResult) -> CaseResult:
+    """The case with its aggregates computed from its runs ("with" always present, runs in index order)."""
+    case.arms = {arm: sorted(runs, key=lambda r: r.index) for arm, runs in case.arms.items() if runs or arm == "with"}
+    case.arms.setdefault("with", [])
+    case.arms = {arm: case.arms[arm] for arm in ("with", "without") if arm in case.arms}
+    case.aggregates = case_aggregates(case.arms["with"], case.arms.get("without", []))
+    return case
+
+
+def passes_threshold(case: CaseResult, threshold: float) -> bool:
+    score = case.aggregates.score
+    return score is not None and score >= threshold
+
+
+def suite_aggregates(cases: Sequence[CaseResult], threshold: float) -> SuiteAggregates:
+    scores = [c.aggregates.score for c in cases if c.aggregates.score is not None]
+    rates = [c.aggregates.pass_rate for c in cases if c.aggregates.pass_rate is not None]
+    deltas = [c.aggregates.delta for c in cases if c.aggregates.delta is not None]
+    two_arm = any(c.two_arm for c in cases)
+    return SuiteAggregates(cases_total=len(cases), cases_passed=sum(1 for c in cases if passes_threshold(c, threshold)),
+                           overall_score=stats.mean(scores) if scores else 0,
+                           overall_pass_rate=stats.mean(rates) if rates else 0, two_arm=two_arm,
+                           mean_delta=stats.mean(deltas) if two_arm and deltas else None)
+
+
+def trend(delta: float | None) -> str | None:
+    """improved | flat | regressed (None without a Δ)."""
+    if delta is None:
+        return None
+    if abs(delta) < FLAT_DELTA:
+        return "flat"
+    return "improved" if delta > 0 else "regressed"
+
+
+def partial_reason(runs: Iterable[RunResult], interrupted: str | None, runs_skipped: bool) -> str | None:
+    """Why a session's results are incomplete, or None."""
+    runs = list(runs)
+    if interrupted:
+        return "interrupted"
+    if runs_skipped or any(r.skipped_paid_graders for r in runs):
+        return "cost_ceiling"
+    kinds = {r.error_kind for r in runs}
+    if "auth" in kinds:
+        return "auth_failed"
+    if "api" in kinds:
+        return "api_error"
+    if any(g.errored for r in runs for g in r.graders):
+        return "judge_error"
+    return None
+
+
+# Exit statuses of an eval session.
+EXIT_OK, EXIT_FAILED, EXIT_PARTIAL, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
+
+
+def exit_status(*, interrupted: str | None, partial: bool, failed: bool) -> int:
+    """interrupted ('SIGINT'/'SIGTERM') > partial > failed (below threshold, load errors, no cases…) > ok."""
+    if interrupted == "SIGTERM":
+        return EXIT_TERMINATED
+    if interrupted:
+        return EXIT_INTERRUPTED
+    if partial:
+        return EXIT_PARTIAL
+    return EXIT_FAILED if failed else EXIT_OK

@@ -1,0 +1,204 @@
+"""One run of the agent: stage the workspace, start `claude -p` as the child, read what it produced.
+
+Grading and recording the run are the next stages' business; this module ends with an AgentRun whose workspace
+is still on disk.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..core import prices
+from ..core.clock import now_iso
+from ..load.case import Case
+from ..load.suite import plugin_at
+from . import permissions
+from .agent import AgentCommand, AgentStartError, RunError, classify, run_child
+from .output import RunOutput
+from .stand_ins import MockPlan, first_abort, grader_view, plan_mocks, read_calls, run_summary, write_configs
+from .transcript import Transcript
+from .workspace import Workspace
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The session's options that shape every run."""
+    model: str | None = None              # --model: overrides the case's
+    allow_tools: tuple[str, ...] = ()     # --allow-tools
+    disallow_tools: tuple[str, ...] = ()  # --disallow-tools
+    scaffold: bool = False                # --scaffold
+    mocks: str = "record"                 # --mocks
+    allow_real_servers: bool = False      # --allow-real-servers
+    keep_temp: bool = False               # --keep-temp
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    case: Case
+    arm: str                 # "with" | "without"
+    index: int               # 1-based
+    settings: RunSettings
+    claude: Path
+    base_url: Callable[[Path], str] | None = None  # cwd → this run's model endpoint (scripted); None: inherited
+    mock_agent: dict | None = None    # model settings for agent mocks: {model, baseUrl, prices}
+    record_dir: Path | None = None    # where agent mocks record their answers
+    environ: dict = field(default_factory=lambda: dict(os.environ))
+
+    @property
+    def model(self) -> str | None:
+        return self.settings.model or self.case.model
+
+
+def run_folders(plan: RunPlan, ws: Workspace) -> permissions.RunFolders:
+    case = plan.case
+    return permissions.RunFolders(home=ws.home, cwd=ws.cwd, tmp=ws.tmp, config=ws.config, out=ws.out,
+                                  plugin=case.plugin_dirs[0] if case.plugin_dirs else None, case_dir=case.dir,
+                                  eval_root=case.eval_root, add_dirs=case.context.add_dirs)
+
+
+def stage(plan: RunPlan, ws: Workspace) -> None:
+    """Prepare the workspace before the child starts: the case's context (a resumed history, the scaffold script
+    with --scaffold), and the OS sandbox for a granted shell."""
+    context = plan.case.context
+    if context.history_file is not None:
+        shutil.copyfile(context.history_file, ws.history)
+    if context.scaffold_script is not None and plan.settings.scaffold:
+        ws.run_scaffold(context.scaffold_script)
+    if permissions.shell_granted(plan.settings.allow_tools):
+        problem = permissions.sandbox_missing()
+        if problem:
+            raise AgentStartError(problem)
+        folders = run_folders(plan, ws)
+        ws.write_settings(sandbox=permissions.sandbox_settings(folders, plan.case.plugin_dirs, Path.home()))
+
+
+def stand_ins(plan: RunPlan, ws: Workspace) -> MockPlan | None:
+    """The run's MCP stand-ins (None with --mocks off: every real server starts), their configs written."""
+    if plan.settings.mocks != "record":
+        return None
+    # The plugins' declared servers matter in both arms: without the plugin, their mocks are simply not served.
+    plugins = {plugin_at(folder).name: folder for folder in plan.case.plugin_dirs}
+    mock_plan = plan_mocks(plan.case.mocks, plugins, plan.arm, allow_real_servers=plan.settings.allow_real_servers)
+    if mock_plan.active:
+        write_configs(mock_plan, ws.out, plan.mock_agent, plan.record_dir, env={})
+    return mock_plan
+
+
+def build_argv(plan: RunPlan, ws: Workspace, mock_plan: MockPlan | None = None) -> list[str]:
+    case, settings = plan.case, plan.settings
+    argv = [str(plan.claude), "-p", "--output-format", "stream-json", "--verbose",
+            "--max-turns", str(case.max_turns), "--permission-mode", "dontAsk", "--setting-sources", "user"]
+    if plan.model:
+        argv.append(f"--model={plan.model}")
+    if plan.arm == "with":
+        for folder in case.plugin_dirs:
+            argv += ["--plugin-dir", str(folder)]
+    folders = run_folders(plan, ws)
+    allowed = permissions.allowed_tools(case.allowed_tools, settings.allow_tools, folders)
+    allowed += [f"{tool}(/{folder}/**)" for folder in case.context.add_dirs for tool in permissions.PATH_READERS]
+    if mock_plan is not None and mock_plan.active:
+        allowed += mock_plan.granted_tools()  # mocked tools are safe: they only answer from the mock files
+    if allowed:
+        argv.append("--allowed-tools=" + ",".join(allowed))
+    removed = tuple(dict.fromkeys(case.disallowed_tools + settings.disallow_tools))
+    argv.append("--disallowed-tools=" + ",".join(permissions.disallowed_tools(settings.allow_tools, removed, folders)))
+    for folder in case.context.add_dirs:
+        argv += ["--add-dir", str(folder)]  # the agent is told where its fixture folders are
+    if case.context.history_file is not None:
+        argv += ["--resume", str(ws.history)]
+    if mock_plan is not None and mock_plan.active:
+        argv.append(f"--mcp-config={ws.out / 'mcp-config.json'}")
+    if case.append_system_prompt:
+        argv.append(f"--append-system-prompt={case.append_system_prompt}")
+    return argv
+
+
+def agent_cost(transcript: Transcript, model: str | None) -> float:
+    """Claude Code's own total when the child finished; otherwise priced from the usage it streamed."""
+    result = transcript.result
+    if result is not None and isinstance(result.get("total_cost_usd"), (int, float)):
+        return float(result["total_cost_usd"])
+    return sum(prices.price(model, usage) for usage in transcript.usage_by_model().values())
+
+
+def unpriced_models(transcript: Transcript) -> list[str]:
+    """Models Claude Code had no list price for (it prices them as its default model)."""
+    usage = (transcript.result or {}).get("modelUsage") or {}
+    return [model for model, data in usage.items() if isinstance(data, dict) and data.get("costBasis") == "unknown"]
+
+
+# Bounded retries (the child's own, then a whole run again) instead of Claude Code's ten retries over
+# minutes: a throttled API becomes an infrastructure error in seconds, not a regression after an hour.
+CHILD_DEFAULTS = {
+    "CLAUDE_CODE_MAX_RETRIES": "3",                  # per request; Claude Code honours retry-after
+    "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "90000",   # a stream silent this long is dropped and retried
+}
+
+
+def child_env(plan: RunPlan, ws: Workspace) -> dict[str, str]:
+    env = ws.agent_env(plan.environ, dict(plan.case.env))
+    for name, value in CHILD_DEFAULTS.items():
+        env.setdefault(name, value)
+    if plan.base_url:
+        env["ANTHROPIC_BASE_URL"] = plan.base_url(ws.cwd)
+        env.setdefault("ANTHROPIC_API_KEY", "scripted")
+    return env
+
+
+@dataclass(frozen=True)
+class AgentRun(RunOutput):
+    """A finished agent run whose workspace is still on disk: what graders read, and what the `eval_agent`
+    fixture hands to a Python test (error, cost and the workspace besides the RunOutput views)."""
+    error: RunError | None = None
+    cost_usd: float = 0.0
+    workspace: Workspace | None = None
+    started_at: str = ""
+    duration_seconds: float = 0.0
+    judge: Any = None                 # for assert_llm/assert_baseline on runs of the eval_agent fixture
+    aborted: dict | None = None       # {server, tool, reason}: a mock stopped the run
+    mocks: dict | None = None         # the run's mock summary (servers, warnings, calls)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def trace_path(self) -> Path | None:
+        return self.workspace.trace if self.workspace else None
+
+
+def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
+    """Run the child in `ws` and read what it produced. Raises AgentStartError when it cannot start."""
+    case = plan.case
+    started_at, started = now_iso(), time.monotonic()
+    stage(plan, ws)
+    mock_plan = stand_ins(plan, ws)
+    active = mock_plan is not None and mock_plan.active
+    before = ws.files()
+    command = AgentCommand(tuple(build_argv(plan, ws, mock_plan)), child_env(plan, ws), ws.cwd, case.prompt,
+                           case.timeout_seconds)
+    # A mock's expect: violation (or an agent mock's ABORT:) stops the run at once.
+    watch = (lambda: first_abort(read_calls(ws.out))) if active else None
+    try:
+        exit_ = run_child(command, ws.trace, ws.stderr, watch)
+    except OSError as e:
+        raise AgentStartError(f"could not start {plan.claude}: {e}") from None
+    transcript = Transcript.from_file(ws.trace)
+    calls = read_calls(ws.out) if active else []
+    warnings = mock_warnings(mock_plan)
+    summary = run_summary(mock_plan, calls, transcript.tool_calls, warnings) if active else None
+    mock_cost = summary["calls"]["costUsd"] if summary else 0.0
+    return AgentRun(transcript=transcript, cwd=ws.cwd, created_files=tuple(ws.created_files(before)), arm=plan.arm,
+                    mock_calls=grader_view(calls) if active else None,
+                    error=classify(exit_, transcript, case.timeout_seconds),
+                    cost_usd=agent_cost(transcript, plan.model) + mock_cost, workspace=ws, started_at=started_at,
+                    duration_seconds=time.monotonic() - started, aborted=first_abort(calls), mocks=summary,
+                    notes=tuple(warnings))
+
+
+def mock_warnings(mock_plan: MockPlan | None) -> list[str]:
+    if mock_plan is None:
+        return []
+    listed = [w for s in mock_plan.stand_ins if s.mocks for w in s.mocks.tool_listing()[1]]
+    return [*mock_plan.notes, *listed]

@@ -1,0 +1,172 @@
+"""The pytest nodes: a case file collects into one item per arm × run, and what their reports carry.
+
+Node ids are anchored on the case's file, so one run can be picked out by id:
+`evals/drafts-commit-message/prompt.md::drafts-commit-message[with-plugin-2]`. The arm labels are chosen so
+that `-k with-plugin` and `-k no-plugin` each select one arm (neither contains the other).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ..core.paths import display_path
+from ..load.case import Case, CaseLoadError
+from ..results.model import LoadErrorEntry, RunResult, SkippedRun
+from . import wire
+from .state import EvalSession, get_session
+
+ARM_LABELS = {"with": "with-plugin", "without": "no-plugin"}
+
+
+class CaseLoadFailure(Exception):
+    """Raised while collecting a case that does not load; reported as a collection error."""
+
+    def __init__(self, error: CaseLoadError):
+        super().__init__(str(error))
+        self.error = error
+
+
+class CaseFile(pytest.File):
+    """A case folder, anchored on its prompt.md (or case.yaml when it has no prompt.md)."""
+
+    def __init__(self, *, eval_root: Path, **kwargs):
+        super().__init__(**kwargs)
+        self.eval_root = eval_root
+        self.load_error: CaseLoadError | None = None
+
+    @property
+    def eval_session(self) -> EvalSession:
+        return get_session(self.config)
+
+    def collect(self):
+        try:
+            case = self.eval_session.load(self.path.parent, self.eval_root)
+        except CaseLoadError as e:
+            if e.values_only and not self.eval_session.selected_name(e.name or "", e.tags):
+                return  # --case/--tag left this readable case out; its values are checked when it is selected
+            self.load_error = e
+            raise CaseLoadFailure(e) from None
+        for arm, index in self.eval_session.runs_to_collect(case):
+            yield RunItem.from_parent(self, name=f"{case.name}[{ARM_LABELS[arm]}-{index}]", case=case,
+                                      arm=arm, index=index, **self._id_of(case.name, f"{ARM_LABELS[arm]}-{index}"))
+
+    def _id_of(self, name: str, params: str) -> dict:
+        # pytest ≥ 9 keeps node ids structured: the bracket is a parameter, as for parametrized tests, so that
+        # ids read back from the cache (--lf, --ff) match the items.
+        parent_id = getattr(self, "id", None)
+        if parent_id is None or not hasattr(parent_id, "with_params"):
+            return {}
+        return {"nodeid": parent_id.child(name).with_params(params)}
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, CaseLoadFailure):
+            problems = excinfo.value.error.problems
+            lines = [f"case {display_path(self.path.parent)} does not load:"]
+            lines += [f"  {p.render()}" for p in problems]
+            return "\n".join(lines)
+        return super().repr_failure(excinfo)
+
+    def load_error_report(self) -> wire.LoadErrorReport | None:
+        """What the collection report carries when the case did not load."""
+        error = self.load_error
+        if error is None:
+            return None
+        suite_root = self.eval_root.parent
+        entry = LoadErrorEntry(case=error.case_dir.name, dir=os.path.relpath(error.case_dir, suite_root),
+                               message="; ".join(p.render(suite_root) for p in error.problems),
+                               problems=[p.to_json(suite_root) for p in error.problems])
+        return wire.LoadErrorReport(entry, str(self.eval_root))
+
+
+class RunFailed(Exception):
+    def __init__(self, result: RunResult):
+        super().__init__(result.error or "graders failed")
+        self.result = result
+
+
+class RunItem(pytest.Item):
+    """One run of a case in one arm. Passes or fails on its own graders; the suite verdict (Δ, threshold)
+    is computed over all runs at the end of the session."""
+
+    def __init__(self, *, case: Case, arm: str, index: int, **kwargs):
+        super().__init__(**kwargs)
+        self.case = case
+        self.arm = arm
+        self.index = index
+        self.result: RunResult | None = None
+        self.skipped_run: SkippedRun | None = None  # set when the cost ceiling kept the run from starting
+        self.add_marker(pytest.mark.plugin_eval)
+
+    def runtest(self) -> None:
+        session = get_session(self.config)
+        ledger = session.ledger
+        if ledger is not None and not ledger.may_start():
+            self.skipped_run = SkippedRun(self.case.name, self.case.rel_dir, self.arm, self.index, "cost_ceiling")
+            pytest.skip(f"cost ceiling ${session.options.max_cost_usd:g} reached (${ledger.spent():.4f} spent): "
+                        f"run not started")
+        self.result = session.run_case(self.case, self.arm, self.index)
+        if self.should_fail(self.result):
+            raise RunFailed(self.result)
+
+    def should_fail(self, result: RunResult) -> bool:
+        """With-arm runs fail on a failing scored grader; every run fails when the harness could not run it."""
+        if result.error_kind in ("start", "api", "auth", "crash"):
+            return True
+        return self.arm == "with" and bool(result.failing)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, RunFailed):
+            return describe_run(excinfo.value.result, self.case)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.case.name} [{ARM_LABELS[self.arm]} run {self.index}]"
+
+    def run_report(self) -> wire.RunReport | None:
+        """What the call report carries to the controller."""
+        if self.result is None:
+            return None
+        session = get_session(self.config)
+        return wire.RunReport(case=session.case_result(self.case), run=self.result,
+                              suite=session.suite_info(self.case), eval_root=str(self.case.eval_root),
+                              notices=session.case_notices(self.case))
+
+    def html_extras(self) -> list:
+        """pytest-html: the run's graders and transcript in its row of the report."""
+        if self.result is None or not getattr(self.config.option, "htmlpath", None):
+            return []
+        from pytest_html import extras
+
+        from ..report.html import run_html
+        return [extras.html(run_html(self.result, self.case.prompt))]
+
+
+def deselect_unselected(config, items: list) -> None:
+    """Leave out the runs of cases --case/--tag do not select."""
+    session = get_session(config)
+    kept, dropped = [], []
+    for item in items:
+        (kept if not isinstance(item, RunItem) or session.selected(item.case) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def describe_run(result: RunResult, case: Case) -> str:
+    score = "not scored" if result.score is None else f"score {result.score:.2f}"
+    lines = [f"{case.name} [{ARM_LABELS[result.arm]} run {result.index}]: {score}"]
+    if result.error:
+        lines.append(f"  error: {result.error}")
+    for g in result.graders:
+        if g.with_only:
+            tag = " [with-only, not scored]"
+        elif not g.scored:
+            tag = " [not scored]"
+        else:
+            tag = f" (weight {g.weight:g})"
+        lines.append(f"  {'✓' if g.passed else '✗'} {g.name}{tag}: {g.explanation}")
+    if result.trace_path:
+        lines.append(f"  trace: {display_path(Path(result.trace_path))}")
+    return "\n".join(lines)

@@ -1,0 +1,392 @@
+"""The one object that owns an eval session's state, hung on the pytest config.
+
+On every process it finds and loads cases and runs items (workspace, endpoint, judge, mocks, cost ledger). On
+the controller, the Controller (controller.py) gathers what the reports carry and writes the results. Nothing is
+shared between processes except what travels on the reports (wire.py), so results are the same with and
+without `-n`.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..core import prices
+from ..core.clock import now_iso
+from ..core.tools import NEVER, is_gated, tool_of
+from ..grade.base import GraderType
+from ..grade.judge import Judge, resolve_judge_model
+from ..grade.types import grader_types
+from ..load.case import CASE_FILE, PROMPT_FILE, Case, load_case
+from ..load.graders import BUILTIN_ORDER, GraderSpec
+from ..load.suite import (NOT_CASE_DIRS, RESERVED_DIR, enclosing_plugin, eval_dir_name, eval_root_of, find_eval_roots,
+                          plugin_at, resolve_plugin)
+from ..results.ledger import CostLedger
+from ..results.model import CaseResult, GraderInfo, PluginInfo, RunResult, SuiteInfo
+from ..results.regrade import StoredResults, regrade_run
+from ..results.store import ResultsFolder
+from ..run.agent import ClaudeNotFound, find_claude
+from ..run.execute import RunPlan, RunSettings
+from .execute import Evaluation, evaluate
+from .options import EvalOptions, eval_options_given
+from .trust import confirm_trust
+
+SESSION_KEY = pytest.StashKey["EvalSession"]()
+WORKER_INPUT_KEY = "plugin_eval"
+JUDGE_TIMEOUT = 120
+
+
+def get_session(config) -> "EvalSession":
+    return config.stash[SESSION_KEY]
+
+
+def workers(config) -> int:
+    """How many processes run items (pytest-xdist's -n; 1 without it)."""
+    n = getattr(config.option, "numprocesses", None)
+    return n if isinstance(n, int) and n > 0 else 1
+
+
+class EvalSession:
+    def __init__(self, config, options: EvalOptions):
+        self.config = config
+        self.options = options
+        worker = getattr(config, "workerinput", None)
+        shared = worker.get(WORKER_INPUT_KEY, {}) if worker else {}
+        self.is_worker = worker is not None
+        self.started_at: str = shared.get("started_at") or now_iso()
+        self.started = time.monotonic()
+        self._shared = shared
+        self._cases: dict[Path, Case] = {}
+        self._kinds: dict[str, GraderType] | None = None
+        self._endpoint: Any = None
+        self._judge_client: Any = None
+        self._claude: Path | None = None
+        self.eval_roots: list[Path] = []
+        self.pytest_session: Any = None
+        self.ledger: CostLedger | None = None
+        self.stored = StoredResults(Path(options.regrade)) if options.regrade else None
+
+    # ---- start-up ------------------------------------------------------------------------------------
+
+    def configure(self) -> None:
+        """Find the eval dirs this session will collect from; a broken case must not stop the others."""
+        for path in self.arg_paths():
+            for root in find_eval_roots(path, self.options.eval_dir):
+                if root not in self.eval_roots:
+                    self.eval_roots.append(root)
+        if self.active:
+            self.config.option.continue_on_collection_errors = True
+        self.ledger = self.make_ledger(self._shared)
+
+    def arg_paths(self) -> list[Path]:
+        """The command line's collection arguments as absolute paths (node ids cut at `::`)."""
+        base = self.config.invocation_params.dir
+        return [(base / arg.split("::")[0]).absolute() for arg in self.config.args]
+
+    def results_folder(self, eval_root: Path | None) -> ResultsFolder | None:
+        """--output-dir, else <eval dir>/results/<session timestamp>/ (None without an eval dir)."""
+        if self.options.output_dir:
+            return ResultsFolder(Path(self.options.output_dir).absolute())
+        return ResultsFolder.for_session(eval_root, self.started_at) if eval_root is not None else None
+
+    @property
+    def active(self) -> bool:
+        """An eval session: it collects from an eval dir, or eval options were given."""
+        return bool(self.eval_roots) or eval_options_given(self.config.option)
+
+    def start(self, pytest_session) -> None:
+        """Before anything runs (controller): a missing eval dir means no cases (exit 1, not a usage error);
+        running a suite runs the plugin's code, so it must be trusted."""
+        self.pytest_session = pytest_session
+        if self.is_worker:
+            return
+        if self.eval_roots and self.stored is None:
+            try:
+                self.claude  # noqa: B018  (a missing binary is an error before any run, not in every run)
+            except ClaudeNotFound as e:
+                pytest.exit(str(e), returncode=1)
+        for path in self.arg_paths():
+            if not path.exists() and path.name == eval_dir_name(enclosing_plugin(path.parent), self.options.eval_dir):
+                pytest.exit(f"No eval cases found under {path.parent}: there is no {path.name}/ folder.", returncode=1)
+        if self.eval_roots and not self.options.trust_plugin:
+            confirm_trust([root.parent for root in self.eval_roots])
+
+    # ---- shared with workers -------------------------------------------------------------------------
+
+    def worker_input(self) -> dict:
+        return {"started_at": self.started_at, "ledger": str(self.ledger.path) if self.ledger else None,
+                "host": socket.gethostname(), "workers": workers(self.config)}
+
+    def make_ledger(self, shared: dict) -> CostLedger | None:
+        """The --max-cost-usd ledger: a SQLite file shared by the processes of this host. A worker on another
+        host keeps its own ledger with an equal share of the cap, which keeps the cap a hard bound."""
+        cap = self.options.max_cost_usd
+        if cap is None:
+            return None
+        if self.is_worker and shared.get("ledger") and shared.get("host") == socket.gethostname():
+            return CostLedger(Path(shared["ledger"]), cap)
+        if self.is_worker and shared.get("ledger"):
+            return CostLedger(Path(tempfile.mkdtemp(prefix="plugin-eval-ledger-")) / "ledger.sqlite",
+                              cap / max(1, shared.get("workers", 1)))
+        # Known before collection, from the command line's eval dirs.
+        folder = self.results_folder(self.eval_roots[0] if self.eval_roots else None)
+        path = folder.ledger_file if folder else Path(tempfile.mkdtemp(prefix="plugin-eval-ledger-")) / "ledger.sqlite"
+        return CostLedger(path, cap)
+
+    @property
+    def claude(self) -> Path:
+        if self._claude is None:
+            self._claude = find_claude(self.options.claude)
+        return self._claude
+
+    # ---- collection ----------------------------------------------------------------------------------
+
+    def eval_root(self, path: Path) -> Path | None:
+        return eval_root_of(path, self.options.eval_dir)
+
+    def load(self, case_dir: Path, eval_root: Path) -> Case:
+        if case_dir not in self._cases:
+            self._cases[case_dir] = load_case(case_dir, eval_root, self.grader_types())
+        return self._cases[case_dir]
+
+    def grader_types(self) -> dict[str, GraderType]:
+        """The built-in grader types and those from pytest_plugin_eval_grader_types hooks (plugins, conftest.py
+        files loaded before the first case)."""
+        if self._kinds is None:
+            kinds = grader_types()
+            for added in self.config.hook.pytest_plugin_eval_grader_types(config=self.config):
+                for kind in added or ():
+                    if kind.name in BUILTIN_ORDER and type(kinds.get(kind.name)) is not type(kind):
+                        raise pytest.UsageError(f"grader type {kind.name!r} from a pytest_plugin_eval_grader_types "
+                                                f"hook clashes with the built-in type of that name; rename it")
+                    kinds[kind.name] = kind
+            self._kinds = kinds
+        return self._kinds
+
+    def ablation(self, case: Case) -> str:
+        return self.ablation_for(bool(case.plugin_dirs))
+
+    def ablation_for(self, has_plugin: bool) -> str:
+        """--ablation, else with-without when there is a plugin to strip, else none."""
+        return self.options.ablation or ("with-without" if has_plugin else "none")
+
+    def two_arm(self, case: Case) -> bool:
+        # A resumed history carries the plugin into both arms, so such a case runs single-arm.
+        return self.ablation(case) == "with-without" and bool(case.plugin_dirs) and case.context.history_file is None
+
+    def arms_for(self, case: Case) -> tuple[str, ...]:
+        return ("with", "without") if self.two_arm(case) else ("with",)
+
+    def runs_for(self, case: Case) -> int:
+        return self.options.runs or case.runs_per_arm
+
+    def runs_to_collect(self, case: Case) -> list[tuple[str, int]]:
+        """(arm, index) of the items of a case: every arm × run, or with --regrade the runs stored for it."""
+        if self.stored is not None:
+            return self.stored.runs_of(case.rel_dir)
+        return [(arm, index) for arm in self.arms_for(case) for index in range(1, self.runs_for(case) + 1)]
+
+    def selected(self, case: Case) -> bool:
+        return self.selected_name(case.name, case.tags)
+
+    def selected_name(self, name: str, tags: tuple[str, ...]) -> bool:
+        """The --case globs (on the case name; * and ? only) and --tag filters."""
+        if self.options.case_globs and not any(_glob(name, g) for g in self.options.case_globs):
+            return False
+        if self.options.tags and not set(self.options.tags) & set(tags):
+            return False
+        return True
+
+    def ignore(self, path: Path) -> bool | None:
+        """Never collect results/, mocks/, node_modules/ or .claude/ inside an eval dir; do collect dot-dirs."""
+        root = self.eval_root(path)
+        if root is None or path == root:
+            return None
+        if path.name in NOT_CASE_DIRS or path.name == RESERVED_DIR:
+            return True
+        if path.name.startswith(".") and path.is_dir():
+            return False
+        return None
+
+    def case_file_root(self, path: Path) -> Path | None:
+        """The eval dir of `path` when it is the file a case is anchored on (prompt.md, else case.yaml)."""
+        if path.name == CASE_FILE and (path.parent / PROMPT_FILE).is_file():
+            return None
+        if path.name not in (PROMPT_FILE, CASE_FILE):
+            return None
+        return self.eval_root(path.parent)
+
+    # ---- running -------------------------------------------------------------------------------------
+
+    def run_case(self, case: Case, arm: str, index: int) -> RunResult:
+        """One run of `case` in `arm` (or, with --regrade, its stored run graded again)."""
+        folder = self.results_folder(case.eval_root)
+        assert folder is not None
+        artefacts = folder.run_folder(os.path.relpath(case.dir, case.eval_root), arm, index)
+        script = self.script(case) if self.options.scripted else None
+        judge = self.judge_for(case, script, arm, index)
+        if self.stored is not None:
+            return regrade_run(case, self.stored.runs[(case.rel_dir, arm, index)], self.two_arm(case), judge,
+                               artefacts)
+        plan = RunPlan(case=case, arm=arm, index=index, settings=self.run_settings(), claude=self.claude,
+                       base_url=self.scripted_url(script, case.prompt, arm, index),
+                       mock_agent=self.mock_agent(case, script, arm, index), record_dir=folder.recordings)
+        return evaluate(plan, Evaluation(two_arm=self.two_arm(case), artefacts=artefacts, judge=judge,
+                                         ledger=self.ledger, attempts=1 + self.options.api_retries))
+
+    def run_settings(self) -> RunSettings:
+        o = self.options
+        return RunSettings(model=o.model, allow_tools=o.allow_tools, disallow_tools=o.disallow_tools,
+                           scaffold=o.scaffold, mocks=o.mocks, allow_real_servers=o.allow_real_servers,
+                           keep_temp=o.keep_temp)
+
+    @property
+    def judge_model(self) -> str:
+        return resolve_judge_model(self.options.judge_model)
+
+    def endpoint(self):
+        """The scripted endpoint of this process (--scripted), started on first use."""
+        if self._endpoint is None:
+            from ..doubles.scripted import ScriptedEndpoint  # an HTTP server: only for --scripted sessions
+            self._endpoint = ScriptedEndpoint().start()
+        return self._endpoint
+
+    def script(self, case: Case):
+        from ..load.script import SCRIPT_FILENAME, load_script
+        path = case.dir / SCRIPT_FILENAME
+        return load_script(path) if path.exists() else None
+
+    def scripted_url(self, script, prompt: str, arm: str, index: int):
+        """cwd → the scripted endpoint's URL for one run answered from `script` (None without --scripted)."""
+        if not self.options.scripted:
+            return None
+        endpoint = self.endpoint()
+        return lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd), prompt=prompt)
+
+    def judge_for(self, case: Case, script, arm: str, index: int) -> Judge | None:
+        if not any(g.kind.paid for g in case.graders):
+            return None
+        return self.make_judge(script, arm, index)
+
+    def make_judge(self, script, arm: str, index: int) -> Judge:
+        """The judge for one run: the real API (shared client), or the scripted endpoint with one URL per
+        grader, on which it counts that grader's votes."""
+        import anthropic  # the judge's HTTP client: loaded when a judge is first needed
+
+        if not self.options.scripted:
+            if self._judge_client is None:
+                self._judge_client = anthropic.Anthropic(max_retries=0, timeout=JUDGE_TIMEOUT)
+            client = self._judge_client
+            return Judge(self.judge_model, lambda grader: client)
+        endpoint, clients, lock = self.endpoint(), {}, threading.Lock()
+
+        def client_for(grader: str):
+            with lock:  # votes are cast from several threads
+                if grader not in clients:
+                    url = endpoint.judge_url(script, grader, arm=arm, run=index)
+                    clients[grader] = anthropic.Anthropic(base_url=url, api_key="scripted", max_retries=0)
+                return clients[grader]
+        return Judge(self.judge_model, client_for)
+
+    def mock_agent(self, case: Case, script, arm: str, index: int) -> dict | None:
+        """Model settings for the case's agent mocks (the judge model; scripted: its own endpoint URL)."""
+        if not any(r.kind == "agent" for server in case.mocks.servers.values() for r in server.responders.values()):
+            return None
+        model = self.judge_model
+        rates = prices.price_table()["models"][prices.lookup(model).model]
+        base_url = None
+        if self.options.scripted:
+            base_url = self.endpoint().judge_url(script, "mock", arm=arm, run=index)
+        return {"model": model, "baseUrl": base_url, "prices": {"input": rates["input"], "output": rates["output"]}}
+
+    # ---- what the reports carry ------------------------------------------------------------------------
+
+    def case_result(self, case: Case) -> CaseResult:
+        """The case as the results document describes it, before any run."""
+        single_arm = None
+        if not self.two_arm(case) and self.ablation(case) == "with-without":
+            single_arm = ("a resumed history_file carries the plugin into both arms"
+                          if case.context.history_file else "no plugin to strip")
+        return CaseResult(
+            name=case.name, dir=case.rel_dir, source=case.source, prompt=case.prompt,
+            runs_per_case=case.runs_per_arm, timeout_seconds=case.timeout_seconds, max_turns=case.max_turns,
+            model=case.model, graders=[grader_info(g) for g in case.graders], runs_per_arm=self.runs_for(case),
+            effective_model=self.options.model or case.model, tags=case.tags, description=case.description,
+            expected_outcome=case.expected_outcome, single_arm_reason=single_arm)
+
+    def suite_info(self, case: Case) -> SuiteInfo:
+        """The suite a case belongs to (root, ablation, plugins); the controller adds the session's options."""
+        plugins = [plugin_info(p) for p in case.plugin_dirs]
+        return SuiteInfo(root=str(case.plugin_root or case.eval_root.parent), ablation=self.ablation(case),
+                         plugins=plugins)
+
+    def case_notices(self, case: Case) -> list[str]:
+        """What the operator should know about how this case runs (nothing about it is silent)."""
+        options, notes = self.options, list(case.warnings)
+        if case.context.scaffold_script is not None:
+            notes.append("Note: --scaffold runs each case's scaffold_script as you, outside the agent's sandbox"
+                         if options.scaffold else
+                         f'⚠ case "{case.name}": its scaffold_script is not run without --scaffold; the case runs '
+                         f"against an unstaged workspace")
+        granted = {tool_of(g) for g in options.allow_tools}
+        for entry in case.allowed_tools:
+            tool = tool_of(entry)
+            if tool in NEVER:
+                notes.append(f'⚠ case "{case.name}": allowed_tools asks for {entry}, which is never available in an '
+                             f"evaluation")
+            elif is_gated(entry) and tool not in granted and not any(fnmatch.fnmatchcase(tool, g) for g in granted):
+                notes.append(f'⚠ case "{case.name}": allowed_tools asks for {entry}, which only the operator can '
+                             f"grant — the agent runs without it unless you pass --allow-tools {tool}")
+        if case.disallowed_tools:
+            notes.append(f"{case.name}: removed from Claude's tools by the case's disallowed_tools: "
+                         f"{', '.join(case.disallowed_tools)}")
+        if options.disallow_tools:
+            notes.append(f"Removed from Claude's tools in every case (--disallow-tools): {', '.join(options.disallow_tools)}")
+        if options.mocks == "off" and case.plugin_dirs:
+            notes.append("⚠ --mocks off: the plugins' real MCP servers start, as you, outside the sandbox "
+                         "(their tools still need --allow-tools)")
+        if case.context.history_file is not None and self.ablation(case) == "with-without":
+            notes.append(f'case "{case.name}" runs single-arm (no Δ): its history_file carries the plugin into both arms')
+        return notes
+
+    def header_lines(self) -> list[str]:
+        if not self.active or self.is_worker:
+            return []
+        lines = []
+        for root in self.eval_roots:
+            plugin = resolve_plugin(root, root)
+            ablation = self.ablation_for(plugin is not None)
+            info = plugin_at(plugin) if plugin else None
+            under_test = f"{info.name} {info.version or ''} ({plugin})" if info else "no plugin"
+            lines.append(f"plugin-eval: {under_test} · cases in {root} · ablation {ablation} · "
+                         f"judge {self.judge_model}")
+        if self.options.scripted:
+            lines.append("plugin-eval: model = the scripted endpoint (offline: answers come from each case's "
+                         "scripted.yaml; no real model is asked)")
+        return lines
+
+    def close(self) -> None:
+        if self._endpoint is not None:
+            self._endpoint.stop()
+
+
+def _glob(name: str, pattern: str) -> bool:
+    # Only * and ? are wildcards; [ ] are literal.
+    return fnmatch.fnmatchcase(name, pattern.replace("[", "[[]"))
+
+
+def grader_info(spec: GraderSpec) -> GraderInfo:
+    return GraderInfo(name=spec.name, type=spec.type, weight=spec.weight, config=spec.config_json(),
+                      markdown=spec.body)
+
+
+def plugin_info(folder: Path) -> PluginInfo:
+    plugin = plugin_at(folder)
+    return PluginInfo(name=plugin.name, path=str(plugin.path), version=plugin.version)

@@ -1,0 +1,281 @@
+"""End to end: `pytest evals/` through the real Claude Code binary and the scripted endpoint."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_plugin_eval.core.prices import resolve_model
+
+from conftest import GREETING_GRADERS, GREETING_SCRIPT
+
+
+def test_two_arm_case_reports_delta_and_passes(suite):
+    suite.case("greets", frontmatter={"runs": 2}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    run = suite.run("-v")
+    assert run.rc == 0, run.out
+    case = run.case("greets")
+    assert case["aggregates"] == {"score": 1.0, "passRate": 1.0, "scoreWithout": 0.0, "passRateWithout": 0.0,
+                                  "delta": 1.0, "stdevWith": 0.0, "stdevWithout": 0.0, "deltaCI": [1.0, 1.0],
+                                  "deltaSignificant": True}
+    assert [len(case["arms"]["with"]), len(case["arms"]["without"])] == [2, 2]
+    first = case["arms"]["with"][0]
+    skill = next(g for g in first["graders"] if g["name"] == "skill-fired")
+    assert (skill["withOnly"], skill["scored"], skill["explanation"]) == (True, False, "Skill called 1x (expected 1..∞)")
+    # indicators are not evaluated without the plugin
+    assert [g["name"] for g in case["arms"]["without"][0]["graders"]] == ["greeting"]
+    assert Path(first["tracePath"]).read_text().startswith('{"type":"system","subtype":"init"')
+    assert run.doc["suite"]["plugins"] == [{"name": "greeter", "version": "1.2.3", "path": str(suite.root)}]
+    assert run.doc["suite"]["ablation"] == "with-without"
+    assert run.doc["claudeVersion"][0].isdigit()
+    assert run.doc["aggregates"]["meanDelta"] == 1.0
+    assert "greets[with-plugin-1] PASSED" in run.out and "greets[no-plugin-2] PASSED" in run.out
+    assert "greets  1.00  0.00  +1.00  [+1.00, +1.00]       4" in run.out
+    assert "model = the scripted endpoint" in run.out
+    results = list((suite.root / "evals" / "results").glob("*/aggregate-result.json"))
+    assert len(results) == 1 and json.loads(results[0].read_text())["cases"] == run.doc["cases"]
+
+
+def test_case_below_threshold_fails_the_session_until_the_threshold_allows_it(suite):
+    script = {"with": {1: ["Hello from the plugin."], "default": ["Nope."]}, "without": ["Nope."]}
+    suite.case("half", frontmatter={"runs": 2}, graders={"greeting": GREETING_GRADERS["greeting"]}, script=script)
+    low = suite.run()
+    assert low.rc == 1
+    assert low.case("half")["aggregates"]["score"] == 0.5
+    assert "FAILED" in low.out and "greeting: pattern not found in last_message" in low.out
+    assert suite.run("--threshold", "0.5").rc == 0
+
+
+def test_a_case_that_does_not_load_is_listed_and_the_others_still_run(suite):
+    suite.case("fine", graders={"greeting": GREETING_GRADERS["greeting"]}, frontmatter={"runs": 1},
+               script={"all": ["Hello from the plugin."]})
+    suite.case("broken", graders={"bad": """
+        ---
+        type: regex
+        pattern: (?i)hello
+        ---
+    """}, frontmatter={"runs": 1})
+    run = suite.run("--threshold", "0")
+    assert run.rc == 1
+    assert [c["name"] for c in run.doc["cases"]] == ["fine"]
+    [error] = run.doc["loadErrors"]
+    assert error["case"] == "broken" and error["dir"] == "evals/broken"
+    assert error["problems"][0]["file"] == "evals/broken/graders/bad.md"
+    assert error["problems"][0]["key"] == "pattern"
+    assert "inline flags" in error["message"]
+    assert "Couldn't load 1 case file" in run.out
+
+
+def test_no_cases_is_exit_1(suite):
+    run = suite.run()
+    assert run.rc == 1
+    assert run.doc["cases"] == [] and run.doc["aggregates"]["casesTotal"] == 0
+    assert not (suite.root / "evals" / "results").exists()
+
+
+def test_untrusted_plugin_without_a_terminal_stops_before_any_run(suite):
+    suite.case("greets", graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    run = suite.run(trust=False)
+    assert run.rc == 1
+    assert "not a trusted plugin directory" in run.err + run.out and "--trust-plugin" in run.err + run.out
+    assert run.doc is None and not (suite.root / "evals" / "results").exists()
+
+
+def test_bad_option_values_exit_1_with_a_clear_message(suite):
+    suite.case("greets", graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    for args, message in ((["--threshold", "2"], "--threshold must be between 0 and 1"),
+                          (["--runs", "0"], "--runs must be a whole number above 0"),
+                          (["--ablation", "sometimes"], '--ablation must be "none" or "with-without"'),
+                          (["--allow-tools", "Monitor"], "--allow-tools: refused entry")):
+        run = suite.run(*args)
+        assert run.rc == 1, args
+        assert message in run.err + run.out
+    bad_json = suite.pytester.runpytest_subprocess("evals", "--trust-plugin", "--json", "out.txt")
+    assert bad_json.ret == 1
+    assert "--json output path must end in .json" in bad_json.stderr.str() + bad_json.stdout.str()
+
+
+def test_k_selects_one_arm_and_a_node_id_selects_one_run(suite):
+    suite.case("greets", frontmatter={"runs": 2}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    without = suite.run("-k", "no-plugin", "--threshold", "0")
+    assert list(without.case("greets")["arms"]) == ["with", "without"]
+    assert without.case("greets")["arms"]["with"] == [] and len(without.case("greets")["arms"]["without"]) == 2
+    one = suite.run(path="evals/greets/prompt.md::greets[with-plugin-2]")
+    assert one.rc == 0
+    assert len(one.case("greets")["arms"]["with"]) == 1 and "without" not in one.case("greets")["arms"]
+
+
+def test_ablation_none_runs_one_arm_and_scores_indicators(suite):
+    suite.case("greets", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    run = suite.run("--ablation", "none")
+    case = run.case("greets")
+    assert list(case["arms"]) == ["with"] and "delta" not in case["aggregates"]
+    assert all(g["scored"] and not g["withOnly"] for g in case["arms"]["with"][0]["graders"])
+    assert "SCORE ±SD   PASS% RUNS" in run.out
+
+
+def normalized(doc: dict) -> dict:
+    """The results document without what differs between two sessions (times, paths)."""
+    doc = json.loads(json.dumps(doc))
+    for key in ("startedAt", "durationSeconds"):
+        doc.pop(key, None)
+    for case in doc["cases"]:
+        for runs in case["arms"].values():
+            for run in runs:
+                for key in ("startedAt", "durationSeconds", "tracePath"):
+                    run.pop(key)
+    doc["suite"].pop("concurrency")
+    return doc
+
+
+def test_parallel_runs_give_the_same_results_as_serial(suite):
+    suite.case("greets", frontmatter={"runs": 2}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    suite.case("half", frontmatter={"runs": 2}, graders={"greeting": GREETING_GRADERS["greeting"]},
+               script={"with": {2: ["Hello from the plugin."], "default": ["No."]}, "without": ["No."]})
+    serial = suite.run("--threshold", "0")
+    parallel = suite.run("--threshold", "0", "-n", "2")
+    assert serial.rc == parallel.rc == 0
+    assert "2 workers" in parallel.out
+    assert normalized(parallel.doc) == normalized(serial.doc)
+    assert suite.run("--threshold", "0", "-j", "2").doc["suite"]["concurrency"] == 2
+
+
+def test_a_timeout_is_recorded_and_the_run_graded_on_what_it_produced(suite):
+    script = {"all": [{"tool": "Glob", "input": {"pattern": "*.md"}}, {"text": "late", "delay": 30}]}
+    graders = {"globbed": """
+        ---
+        type: tool_used
+        tool: Glob
+        ---
+    """}
+    suite.case("slow", frontmatter={"runs": 1, "timeout_seconds": 4}, graders=graders, script=script)
+    run = suite.run("--ablation", "none")
+    [only] = run.case("slow")["arms"]["with"]
+    assert only["error"] == "timed out after 4s" and only["errorKind"] == "timeout"
+    assert only["score"] == 1.0
+    assert run.rc == 0
+
+
+def test_max_turns_is_an_error_but_the_run_is_graded(suite):
+    script = {"all": [{"tool": "Glob", "input": {"pattern": "*"}}, {"tool": "Glob", "input": {"pattern": "*"}},
+                      {"text": "never"}]}
+    graders = {"globbed": """
+        ---
+        type: tool_used
+        tool: Glob
+        ---
+    """}
+    suite.case("loops", frontmatter={"runs": 1, "max_turns": 1}, graders=graders, script=script)
+    run = suite.run("--ablation", "none")
+    [only] = run.case("loops")["arms"]["with"]
+    assert only["errorKind"] == "max_turns" and "Reached maximum number of turns (1)" in only["error"]
+    assert only["score"] == 1.0 and run.rc == 0
+
+
+def test_api_errors_are_infrastructure_not_regressions(suite, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "0")
+    suite.case("throttled", frontmatter={"runs": 1}, graders={"greeting": GREETING_GRADERS["greeting"]},
+               script={"all": [{"error": {"status": 529, "message": "overloaded"}, "repeat": 5}]})
+    run = suite.run("--ablation", "none")
+    [only] = run.case("throttled")["arms"]["with"]
+    assert only["errorKind"] == "api" and only["score"] is None and only["graders"] == []
+    assert run.doc["partial"] is True and run.doc["partialReason"] == "api_error"
+    assert run.rc == 2
+
+
+def test_judge_votes_stop_when_two_agree_and_an_outage_is_not_a_failure(suite):
+    rubric = "---\ntype: llm\n---\nThe reply greets the user.\n"
+    suite.case("judged", frontmatter={"runs": 1}, graders={"agree": rubric, "split": rubric, "down": rubric},
+               script={"all": ["Hello!"], "judge": {"agree": ["PASS"], "split": ["PASS", "FAIL", "FAIL"],
+                                                    "down": [{"error": {"status": 500, "retry_after": 0}}]}})
+    run = suite.run("--ablation", "none")
+    graders = {g["name"]: g for g in run.case("judged")["arms"]["with"][0]["graders"]}
+    assert graders["agree"]["judgeVotes"] == [True, True] and graders["agree"]["passed"]
+    split = graders["split"]["judgeVotes"]  # the first two votes are cast together: either may come first
+    assert sorted(split[:2]) == [False, True] and split[2] is False and not graders["split"]["passed"]
+    assert graders["agree"]["evidence"] == "Hello!"
+    assert graders["agree"]["judgeModel"] == "claude-haiku-5-5"
+    down = graders["down"]
+    assert down["errored"] is True and down["scored"] is False and "judge unavailable" in down["explanation"]
+    assert run.case("judged")["arms"]["with"][0]["score"] == 0.5
+    assert run.doc["partialReason"] == "judge_error" and run.rc == 2
+
+
+def test_without_arm_runs_are_measurements(suite):
+    suite.case("greets", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    run = suite.run("--threshold", "0", "-v")
+    assert "greets[no-plugin-1] PASSED" in run.out
+    assert run.case("greets")["arms"]["without"][0]["score"] == 0.0
+
+
+def test_lf_reruns_failed_runs_and_reuses_the_others(suite):
+    script = {"with": {1: ["Hello from the plugin."], "default": ["Nope."]}, "without": ["Nope."]}
+    suite.case("half", frontmatter={"runs": 2}, graders={"greeting": GREETING_GRADERS["greeting"]}, script=script)
+    suite.case("good", frontmatter={"runs": 1}, graders={"greeting": GREETING_GRADERS["greeting"]},
+               script={"all": ["Hello from the plugin."]})
+    first = suite.pytester.runpytest_subprocess("evals", "--trust-plugin", "--scripted", "--json", "first.json")
+    assert first.ret == 1
+    # the failing run now passes: fix the script, re-run only what failed
+    (suite.root / "evals" / "half" / "scripted.yaml").write_text(
+        "with: ['Hello from the plugin.']\nwithout: ['Nope.']\n")
+    second = suite.pytester.runpytest_subprocess("evals", "--trust-plugin", "--scripted", "--lf", "--json",
+                                                 "second.json")
+    assert "1 passed" in second.stdout.str() and second.ret == 0
+    doc = json.loads((suite.root / "second.json").read_text())
+    half = next(c for c in doc["cases"] if c["name"] == "half")
+    assert [r["index"] for r in half["arms"]["with"]] == [1, 2]
+    assert [r.get("reused", False) for r in half["arms"]["with"]] == [True, False]
+    assert half["aggregates"]["score"] == 1.0
+    assert [c["name"] for c in doc["cases"]] == ["good", "half"]
+    assert all(r.get("reused") for r in next(c for c in doc["cases"] if c["name"] == "good")["arms"]["with"])
+    assert any("reused" in n for n in doc["notices"])
+
+
+def test_vote_sequences_garbage_replies_and_judge_costs(suite):
+    rubric = "---\ntype: llm\n---\nThe reply greets the user.\n"
+    baseline = "---\ntype: baseline\nbaseline_file: reference.jsonl\n---\nGreets at least as warmly.\n"
+    folder = suite.case("votes", frontmatter={"runs": 1},
+                        graders={"pfp": rubric, "ffp": rubric, "garbage": rubric, "not-pass": rubric, "base": baseline},
+                        script={"all": ["Hello!"], "judge": {"pfp": ["PASS", "FAIL", "PASS"], "ffp": ["FAIL", "FAIL", "PASS"],
+                                                             "garbage": ["I think it is fine"], "not-pass": ["NOT PASS"],
+                                                             "base": ["PASS"]}})
+    (folder / "reference.jsonl").write_text('{"type": "assistant", "text": "Hi"}\n')
+    run = suite.run("--ablation", "none", "--threshold", "0", "--judge-model", "sonnet")
+    [only] = run.case("votes")["arms"]["with"]
+    graders = {g["name"]: g for g in only["graders"]}
+    assert sorted(graders["pfp"]["judgeVotes"][:2]) == [False, True] and len(graders["pfp"]["judgeVotes"]) == 3
+    assert graders["pfp"]["passed"] is True
+    assert graders["ffp"]["judgeVotes"] == [False, False] and graders["ffp"]["passed"] is False  # early stop
+    assert graders["garbage"]["judgeVotes"] == [False, False] and not graders["not-pass"]["passed"]
+    assert graders["base"]["passed"] and "evidence" not in graders["base"]
+    assert all(g["judgeModel"] == "claude-sonnet-5-5" for g in graders.values())
+    # 2+3 votes … priced at sonnet's list price ($2/$10 per Mtok) for 100 input + 20 output tokens each
+    calls = 3 + 2 + 2 + 2 + 2
+    assert only["judgeCostUsd"] == pytest.approx(calls * (100 * 2 + 20 * 10) / 1e6)
+    assert only["costUsd"] == pytest.approx(only["judgeCostUsd"] + 0.0008)
+    assert run.doc["suite"]["judgeModel"] == "sonnet" and run.doc["suite"]["judgeModelResolved"] == "claude-sonnet-5-5"
+
+
+def test_results_and_mocks_folders_are_never_collected(suite):
+    suite.case("greets", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    for folder in ("results/old/stale-case", "mocks/tracker/not-a-case", "node_modules/pkg/case"):
+        path = suite.root / "evals" / folder
+        path.mkdir(parents=True)
+        (path / "prompt.md").write_text("Not a case.\n")
+        (path / "graders").mkdir()
+    run = suite.run("--ablation", "none", "--collect-only", "-q", json_out=False)
+    assert "evals/greets/prompt.md::greets[with-plugin-1]" in run.out
+    assert "stale-case" not in run.out and "not-a-case" not in run.out and "pkg" not in run.out
+
+
+def test_the_session_header_names_the_plugin_the_eval_dir_the_ablation_and_the_judge(suite):
+    suite.case("greets", graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    run = suite.run("--collect-only", "--judge-model", "sonnet", json_out=False)
+    evals = suite.root / "evals"
+    assert (f"plugin-eval: greeter 1.2.3 ({suite.root}) · cases in {evals} · ablation with-without · "
+            f"judge {resolve_model('sonnet')}") in run.out
+    assert "plugin-eval: model = the scripted endpoint" in run.out
+    plain = suite.run("--collect-only", "--ablation", "none", scripted=False, json_out=False)
+    assert f"· cases in {evals} · ablation none · judge {resolve_model('haiku')}" in plain.out
+    assert "scripted endpoint" not in plain.out

@@ -1,0 +1,447 @@
+"""The scripted endpoint: script loading and validation, the HTTP server, and one real Claude Code run."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import pytest
+
+from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
+from pytest_plugin_eval.load.script import SCRIPT_FILENAME, Script, ScriptError, load_script
+from pytest_plugin_eval.load.script import ErrorReply, TextBlock, ToolBlock, Usage, parse_script
+
+TOOLS = [{"name": "Read", "description": "read a file", "input_schema": {"type": "object"}}]
+
+
+def write_script(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / SCRIPT_FILENAME
+    path.write_text(text)
+    return path
+
+
+def script(data: dict[str, Any]) -> Script:
+    return parse_script(data, "evals/case/scripted.yaml")
+
+
+def history(assistant_turns: int) -> list[dict[str, str]]:
+    """A conversation in which the model has already answered ``assistant_turns`` times."""
+    messages = [{"role": "user", "content": "go"}]
+    for _ in range(assistant_turns):
+        messages += [{"role": "assistant", "content": "..."}, {"role": "user", "content": "more"}]
+    return messages
+
+
+@functools.lru_cache(maxsize=None)  # building a client is slow; reuse one per URL
+def client(url: str) -> anthropic.Anthropic:
+    return anthropic.Anthropic(base_url=url, api_key="x", max_retries=0)
+
+
+def ask(url: str, assistant_turns: int = 0, tools: list | None = TOOLS, **kwargs: Any) -> anthropic.types.Message:
+    extra = {"tools": tools} if tools is not None else {}
+    return client(url).messages.create(
+        model="claude-test", max_tokens=100, messages=history(assistant_turns), **extra, **kwargs
+    )
+
+
+def text_of(message: Any) -> str:
+    return "".join(block.text for block in message.content if block.type == "text")
+
+
+@pytest.fixture(scope="module")
+def endpoint():
+    with ScriptedEndpoint() as ep:
+        yield ep
+
+
+# -- loading ------------------------------------------------------------------
+
+
+def test_load_all_turn_forms(tmp_path: Path) -> None:
+    path = write_script(
+        tmp_path,
+        """
+with:
+  - tool: Skill
+    input: {skill: "my-plugin:commit-helper"}
+  - tool: Bash
+  - blocks: [{text: thinking}, {tool: Read, input: {file_path: x}}]
+  - error: {status: 429, retry_after: 2}
+    delay: 0.5
+  - text: done
+    usage: {input_tokens: 7, output_tokens: 3, cache_read_input_tokens: 5}
+    stall: 1
+    drop: true
+  - plain string
+""",
+    )
+    turns = load_script(path).turns("with", 1)
+    assert turns[0].blocks == (ToolBlock("Skill", {"skill": "my-plugin:commit-helper"}),)
+    assert turns[1].blocks == (ToolBlock("Bash", {}),)
+    assert turns[2].blocks == (TextBlock("thinking"), ToolBlock("Read", {"file_path": "x"}))
+    assert turns[3].error == ErrorReply(
+        status=429, type="rate_limit_error", message="scripted error (HTTP 429)", retry_after=2
+    )
+    assert turns[3].delay == 0.5
+    assert turns[4].usage == Usage(input_tokens=7, output_tokens=3, cache_read_input_tokens=5)
+    assert (turns[4].stall, turns[4].drop) == (1, True)
+    assert turns[5].blocks == (TextBlock("plain string"),)
+    assert load_script(path).turns("without", 1) == ()
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [(400, "invalid_request_error"), (401, "authentication_error"), (403, "permission_error"),
+     (404, "not_found_error"), (429, "rate_limit_error"), (529, "overloaded_error"), (503, "api_error")],
+)
+def test_error_type_defaults_from_status(status: int, expected: str) -> None:
+    assert script({"with": [{"error": {"status": status}}]}).turns("with", 1)[0].error.type == expected
+
+
+def test_all_applies_to_both_arms_unless_an_arm_has_its_own() -> None:
+    loaded = script({"all": ["shared"], "without": ["own"]})
+    assert loaded.turns("with", 1)[0].blocks == (TextBlock("shared"),)
+    assert loaded.turns("without", 1)[0].blocks == (TextBlock("own"),)
+
+
+def test_per_run_lists_fall_back_to_default() -> None:
+    loaded = script({"with": {2: ["second"], "default": ["other"]}, "without": {1: ["first"]}})
+    assert loaded.turns("with", 2)[0].blocks == (TextBlock("second"),)
+    assert loaded.turns("with", 1)[0].blocks == (TextBlock("other"),)
+    assert loaded.turns("without", 1)[0].blocks == (TextBlock("first"),)
+    assert loaded.turns("without", 2) == ()
+
+
+def test_repeat_expands_at_load_time() -> None:
+    turns = script({"with": [{"error": {"status": 429}, "repeat": 3}, "ok"]}).turns("with", 1)
+    assert [turn.error.status if turn.error else "text" for turn in turns] == [429, 429, 429, "text"]
+
+
+def test_substitution_fills_placeholders_everywhere_and_leaves_other_braces() -> None:
+    turns = script(
+        {
+            "with": [
+                {"text": "{arm} run {run} in {cwd}, not {other} or {{cwd}"},
+                {"tool": "Write", "input": {"file_path": "{cwd}/a", "nested": [{"k": "{run}"}, 3], "{arm}": "key"}},
+                {"error": {"status": 500, "message": "failed in {arm}"}},
+            ]
+        }
+    ).turns("with", 1)
+    values = {"cwd": "/w", "arm": "with", "run": "2"}
+    assert turns[0].substitute(values).blocks[0].text == "with run 2 in /w, not {other} or {/w"
+    tool_input = turns[1].substitute(values).blocks[0].input
+    assert tool_input == {"file_path": "/w/a", "nested": [{"k": "2"}, 3], "{arm}": "key"}
+    assert turns[2].substitute(values).error.message == "failed in with"
+
+
+def test_judge_replies() -> None:
+    loaded = script(
+        {"judge": {"quality": ["PASS", "<empty>", {"error": {"status": 529}}], "style": "FAIL", "default": ["MAYBE"]}}
+    )
+    quality = loaded.judge_replies("quality")
+    assert [turn.blocks for turn in quality[:2]] == [(TextBlock("PASS"),), (TextBlock(""),)]
+    assert quality[2].error.type == "overloaded_error"
+    assert loaded.judge_replies("style")[0].blocks == (TextBlock("FAIL"),)
+    assert loaded.judge_replies("unknown")[0].blocks == (TextBlock("MAYBE"),)
+    assert script({}).judge_replies("quality")[0].blocks == (TextBlock("PASS"),)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("", "the script is empty"),
+        ("- text: a\n", "the script must be a mapping"),
+        ("withh: []\n", "withh: unknown key; use one of with, without, all, judge"),
+        (
+            "with: [{text: a, tool: b}]\n",
+            "with[0]: a turn needs exactly one of text, tool, blocks, error (got: text, tool)",
+        ),
+        ("with: [a, {delay: 1}]\n", "with[1]: a turn needs exactly one of text, tool, blocks, error (got: none)"),
+        ("with: [{text: a, colour: red}]\n", "with[0].colour: unknown key; a text turn takes only"),
+        ("with: [{text: a, input: {}}]\n", "with[0].input: unknown key"),
+        ("with: [a, {tool: Read, input: [x]}]\n", "with[1].input: input must be a mapping"),
+        ("with: [{tool: ''}]\n", "with[0].tool: the tool name is empty"),
+        ("with: [{text: 3}]\n", "with[0].text: expected a string"),
+        ("with: [[a]]\n", "with[0]: a turn is a string or a mapping"),
+        ("with: [{blocks: []}]\n", "with[0].blocks: blocks must be a non-empty list"),
+        ("with: [{blocks: [{text: a, delay: 1}]}]\n", "with[0].blocks[0].delay: unknown key"),
+        ("with: [{blocks: [{error: {status: 500}}]}]\n", "with[0].blocks[0]: a block needs exactly one of text, tool"),
+        ("with: [{error: {status: 200}}]\n", "with[0].error.status: status must be an HTTP error code"),
+        ("with: [{error: {status: 500, code: 1}}]\n", "with[0].error.code: unknown key"),
+        ("with: [{error: {status: 500, retry_after: soon}}]\n", "with[0].error.retry_after: retry_after must be"),
+        ("with: [{error: {status: 500}, drop: true}]\n", "with[0]: drop and stall apply to streamed replies"),
+        ("with: [{text: a, usage: {input_tokens: -1}}]\n", "with[0].usage.input_tokens: a token count must be"),
+        ("with: [{text: a, usage: {tokens: 1}}]\n", "with[0].usage.tokens: unknown key"),
+        ("with: [{text: a, repeat: 0}]\n", "with[0].repeat: repeat must be an integer >= 1"),
+        ("with: [{text: a, delay: -1}]\n", "with[0].delay: delay must be a number of seconds"),
+        ("with: [{text: a, drop: yes please}]\n", "with[0].drop: drop must be true or false"),
+        ("with: hello\n", "with: an arm is a list of turns"),
+        ("with: {0: [a]}\n", "with.0: a run key must be a run number"),
+        ("without: {default: a}\n", "without.default: expected a list of turns"),
+        ("all: [{text: a, tool: b}]\nwith: []\n", "all[0]: a turn needs exactly one"),
+        ("judge: [PASS]\n", "judge: judge must map grader names"),
+        ("judge: {quality: 3}\n", "judge.quality: give a reply or a non-empty list"),
+        ("judge: {quality: [PASS, {tool: Read}]}\n", "judge.quality[1].tool: not allowed here; use one of text, error"),
+        ("with: [\n  {text: a\n", "invalid YAML at line"),
+    ],
+)
+def test_validation_errors_name_file_and_key(tmp_path: Path, source: str, expected: str) -> None:
+    path = write_script(tmp_path, source)
+    with pytest.raises(ScriptError) as caught:
+        load_script(path)
+    assert str(caught.value).startswith(f"{path}: ")
+    assert expected in str(caught.value)
+
+
+def test_malformed_yaml_names_the_line(tmp_path: Path) -> None:
+    path = write_script(tmp_path, "with:\n  - text: a\n  - text: [b\n")
+    with pytest.raises(ScriptError, match=r"scripted\.yaml: invalid YAML at line 4"):
+        load_script(path)
+
+
+def test_missing_file_is_a_script_error(tmp_path: Path) -> None:
+    with pytest.raises(ScriptError, match="cannot read the script"):
+        load_script(tmp_path / "nope.yaml")
+
+
+# -- serving ------------------------------------------------------------------
+
+
+def test_agent_turns_follow_the_assistant_count(endpoint: ScriptedEndpoint) -> None:
+    loaded = script({"with": [{"tool": "Read", "input": {"file_path": "{cwd}/a.txt"}}, "done {arm} {run}"]})
+    url = endpoint.agent_url(loaded, arm="with", run=3, cwd="/work/x")
+
+    first = ask(url)
+    assert first.stop_reason == "tool_use"
+    assert first.model == "claude-test"
+    assert first.id.startswith("msg_scripted_")
+    (tool,) = first.content
+    assert (tool.type, tool.name, tool.input) == ("tool_use", "Read", {"file_path": "/work/x/a.txt"})
+    assert tool.id.startswith("toolu_scripted_")
+
+    second = ask(url, assistant_turns=1)
+    assert (text_of(second), second.stop_reason) == ("done with 3", "end_turn")
+    assert text_of(ask(url, assistant_turns=2)) == "(scripted model: no turn 3 in the script for the with arm)"
+    assert [call["kind"] for call in endpoint.calls(token=url)] == ["agent"] * 3
+
+
+def test_runs_without_a_script_say_so(endpoint: ScriptedEndpoint) -> None:
+    assert text_of(ask(endpoint.agent_url(None))) == "(scripted model: this case has no scripted.yaml)"
+
+
+def test_streaming_matches_the_messages_api(endpoint: ScriptedEndpoint) -> None:
+    loaded = script(
+        {"without": [{"blocks": ["looking", {"tool": "Read", "input": {"path": "{arm}"}}],
+                      "usage": {"input_tokens": 11, "output_tokens": 4, "cache_creation_input_tokens": 9}}]}
+    )
+    url = endpoint.agent_url(loaded, arm="without")
+    with client(url).messages.stream(model="claude-test", max_tokens=100, messages=history(0), tools=TOOLS) as stream:
+        event_types = [event.type for event in stream]
+        message = stream.get_final_message()
+    assert event_types[0] == "message_start" and event_types[-1] == "message_stop"
+    assert event_types.count("content_block_stop") == 2
+    assert [block.type for block in message.content] == ["text", "tool_use"]
+    assert message.content[0].text == "looking"
+    assert message.content[1].input == {"path": "without"}
+    assert message.stop_reason == "tool_use"
+    usage = message.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens) == (11, 4, 9)
+    assert usage.cache_read_input_tokens is None
+
+
+def test_error_turns_fail_the_request(endpoint: ScriptedEndpoint) -> None:
+    loaded = script(
+        {"with": [{"error": {"status": 429, "retry_after": 3}, "repeat": 2},
+                  {"error": {"status": 503, "message": "down in {arm}", "type": "custom_error"}}, "recovered"]}
+    )
+    url = endpoint.agent_url(loaded)
+    # Faulty turns are served to successive requests of the same step (retries), then the step's reply.
+    for _ in range(2):
+        with pytest.raises(anthropic.RateLimitError) as caught:
+            ask(url, assistant_turns=0)
+        assert caught.value.response.headers["retry-after"] == "3"
+        assert caught.value.body["error"]["type"] == "rate_limit_error"
+    with pytest.raises(anthropic.InternalServerError) as caught:
+        ask(url, assistant_turns=0, stream=True)
+    assert caught.value.status_code == 503
+    assert caught.value.body == {"type": "error", "error": {"type": "custom_error", "message": "down in with"}}
+    assert text_of(ask(url, assistant_turns=0)) == "recovered"
+    assert text_of(ask(url, assistant_turns=0)) == "recovered"
+
+
+def test_faults_are_counted_per_run_across_tokens(endpoint: ScriptedEndpoint) -> None:
+    # A whole run started again (a new agent URL for the same arm and run) continues past the faults.
+    loaded = script({"with": [{"error": {"status": 529}}, "second attempt"]})
+    with pytest.raises(anthropic.APIStatusError):
+        ask(endpoint.agent_url(loaded, run=1))
+    assert text_of(ask(endpoint.agent_url(loaded, run=1))) == "second attempt"
+    with pytest.raises(anthropic.APIStatusError):
+        ask(endpoint.agent_url(loaded, run=2))  # another run starts from the beginning
+
+
+def test_trailing_faults_end_the_script(endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.agent_url(script({"with": ["one", {"error": {"status": 500}}]}))
+    assert text_of(ask(url)) == "one"
+    with pytest.raises(anthropic.InternalServerError):
+        ask(url, assistant_turns=1)
+    assert "no turn 2" in text_of(ask(url, assistant_turns=1))
+
+
+def test_usage_defaults_and_overrides(endpoint: ScriptedEndpoint) -> None:
+    custom_usage = {"input_tokens": 1, "cache_read_input_tokens": 2}
+    url = endpoint.agent_url(script({"with": ["a", {"text": "b", "usage": custom_usage}]}))
+    default = ask(url).usage
+    assert (default.input_tokens, default.output_tokens, default.cache_read_input_tokens) == (100, 20, None)
+    custom = ask(url, assistant_turns=1).usage
+    assert (custom.input_tokens, custom.output_tokens, custom.cache_read_input_tokens) == (1, 20, 2)
+
+
+def test_delay_and_stall_slow_the_reply(endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.agent_url(script({"with": [{"text": "slow", "delay": 0.3}, {"text": "stalled", "stall": 0.3}]}))
+    started = time.monotonic()
+    assert text_of(ask(url)) == "slow"
+    assert time.monotonic() - started >= 0.3
+    started = time.monotonic()
+    with client(url).messages.stream(model="m", max_tokens=10, messages=history(1), tools=TOOLS) as stream:
+        assert stream.get_final_text() == "stalled"
+    assert time.monotonic() - started >= 0.3
+
+
+def test_drop_breaks_the_stream(endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.agent_url(script({"with": [{"text": "never", "drop": True}]}))
+    with pytest.raises(Exception, match="incomplete chunked read|peer closed"):
+        with client(url).messages.stream(model="m", max_tokens=10, messages=history(0), tools=TOOLS) as stream:
+            stream.get_final_message()
+
+
+def test_side_requests_do_not_consume_turns(endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.agent_url(script({"with": ["first"]}))
+    assert text_of(ask(url, tools=None)) == "ok"
+    assert text_of(ask(url, tools=[])) == "ok"
+    assert text_of(ask(url)) == "first"
+    assert [call["kind"] for call in endpoint.calls(token=url)] == ["side", "side", "agent"]
+
+
+def test_judge_replies_in_sequence_per_grader(endpoint: ScriptedEndpoint) -> None:
+    loaded = script({"judge": {"quality": ["PASS", "PASS", "FAIL"], "default": ["<empty>", "run {run}"],
+                               "flaky": [{"error": {"status": 529}}, "PASS"]}})
+    quality = endpoint.judge_url(loaded, grader="quality", arm="with", run=1)
+    other = endpoint.judge_url(loaded, grader="style", arm="without", run=2)
+    assert [text_of(ask(quality, tools=None)) for _ in range(4)] == ["PASS", "PASS", "FAIL", "FAIL"]
+    assert [text_of(ask(other, tools=None)) for _ in range(3)] == ["", "run 2", "run 2"]
+    flaky = endpoint.judge_url(loaded, grader="flaky")
+    with pytest.raises(anthropic.InternalServerError):
+        ask(flaky, tools=None)
+    assert text_of(ask(flaky, tools=None)) == "PASS"
+    assert text_of(ask(endpoint.judge_url(None, grader="quality"), tools=None)) == "PASS"
+    calls = endpoint.calls(kind="judge", token=other)
+    assert [(call["grader"], call["arm"], call["run"]) for call in calls] == [("style", "without", 2)] * 3
+
+
+def test_judge_counting_is_thread_safe(endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.judge_url(script({"judge": {"default": [str(n) for n in range(20)]}}), grader="q")
+    client(url)  # build the shared client before the threads race to
+    replies: list[str] = []
+    threads = [threading.Thread(target=lambda: replies.append(text_of(ask(url, tools=None)))) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(replies, key=int) == [str(n) for n in range(20)]
+
+
+def test_unknown_tokens_get_a_404(endpoint: ScriptedEndpoint) -> None:
+    with pytest.raises(anthropic.NotFoundError, match="unknown scripted token 'nope'"):
+        ask(f"{endpoint.url}/s/nope")
+    assert endpoint.calls(token="nope")[0]["kind"] == "unknown"
+
+
+def test_count_tokens_and_probes(endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.agent_url(script({"with": ["a"]}))
+    count = client(url).messages.count_tokens(model="m", messages=history(0))
+    assert count.input_tokens == 100
+    with urllib.request.urlopen(f"{url}/api/hello") as response:
+        assert (response.status, json.load(response)) == (200, {})
+    head = urllib.request.Request(f"{endpoint.url}/anything", method="HEAD")
+    with urllib.request.urlopen(head) as response:
+        assert response.status == 200
+    assert [call["kind"] for call in endpoint.calls(token=url)] == ["side", "side"]
+
+
+def test_handler_failures_answer_500(endpoint: ScriptedEndpoint, monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*args: Any) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(endpoint, "_reply", fail)
+    with pytest.raises(anthropic.InternalServerError, match="scripted endpoint failed: RuntimeError"):
+        ask(endpoint.agent_url(script({"with": ["a"]})))
+
+
+def test_bad_request_bodies_answer_400(endpoint: ScriptedEndpoint) -> None:
+    request = urllib.request.Request(f"{endpoint.agent_url(None)}/v1/messages", data=b"not json", method="POST")
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request)
+    assert caught.value.code == 400
+    assert json.load(caught.value)["error"]["type"] == "invalid_request_error"
+
+
+def test_stop_does_not_wait_for_a_stalled_stream() -> None:
+    ep = ScriptedEndpoint().start()
+    url = ep.agent_url(script({"with": [{"text": "late", "stall": 60}]}))
+    worker = threading.Thread(target=lambda: list(ask(url, stream=True)), daemon=True)
+    worker.start()
+    while not ep.calls():
+        time.sleep(0.01)
+    started = time.monotonic()
+    ep.stop()
+    worker.join(timeout=5)
+    assert time.monotonic() - started < 2
+    assert not worker.is_alive()
+
+
+# -- the real Claude Code binary ------------------------------------------------
+
+
+def claude_binary() -> Path:
+    import claude_agent_sdk
+
+    return Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
+
+
+@pytest.mark.skipif(not claude_binary().exists(), reason="the bundled Claude Code binary is not installed")
+def test_real_claude_code_runs_against_the_script(endpoint: ScriptedEndpoint, tmp_path: Path) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    home.mkdir()
+    cwd.mkdir()
+    (cwd / "a.txt").write_text("hello\n")
+    loaded = script({"with": [{"tool": "Read", "input": {"file_path": "{cwd}/a.txt"}}, {"text": "done {run}"}]})
+    url = endpoint.agent_url(loaded, arm="with", run=1, cwd=str(cwd))
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "config"),
+        "ANTHROPIC_BASE_URL": url,
+        "ANTHROPIC_API_KEY": "x",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    command = [str(claude_binary()), "-p", "--output-format", "stream-json", "--verbose", "--max-turns", "3",
+               "--permission-mode", "dontAsk", "--setting-sources", "user"]
+    done = subprocess.run(command, cwd=cwd, input="Read a.txt", env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    blocks = [block for event in events if event.get("type") == "assistant" for block in event["message"]["content"]]
+    texts = [block["text"] for block in blocks if block["type"] == "text"]
+    reads = [block["input"] for block in blocks if block["type"] == "tool_use" and block["name"] == "Read"]
+    assert texts[-1] == "done 1"
+    assert reads == [{"file_path": f"{cwd}/a.txt"}]
+    assert len(endpoint.calls(kind="agent", token=url)) == 2

@@ -1,0 +1,271 @@
+"""Unit tests for the command-line options (pytest_plugin_eval.options): parsed by a real pytest parser with the
+plugin's (and pytest-xdist's) options registered, then validated by parse_options."""
+from __future__ import annotations
+
+import pytest
+import xdist.plugin
+from _pytest.config.argparsing import Parser
+
+from pytest_plugin_eval.session.options import (EvalOptions, OptionError, add_options, concurrency_as_xdist,
+                                        eval_options_given, parse_options)
+
+
+def make_parser() -> Parser:
+    parser = Parser(_ispytest=True)
+    add_options(parser)
+    xdist.plugin.pytest_addoption(parser)  # -n, as in a real session
+    return parser
+
+
+def namespace(*args: str):
+    return make_parser().parse(list(args))
+
+
+def options(*args: str) -> EvalOptions:
+    return parse_options(namespace(*args))
+
+
+def refused(*args: str) -> str:
+    with pytest.raises(OptionError) as info:
+        options(*args)
+    return str(info.value)
+
+
+# ---- defaults and values ------------------------------------------------------------------------------------
+
+def test_defaults():
+    assert options() == EvalOptions()
+    opts = options()
+    assert opts.threshold == 1.0
+    assert (opts.runs, opts.concurrency, opts.max_cost_usd, opts.json_path, opts.ablation) == (None,) * 5
+    assert (opts.mocks, opts.allow_tools, opts.case_globs, opts.tags) == ("record", (), (), ())
+    assert (opts.trust_plugin, opts.scaffold, opts.scripted, opts.keep_temp) == (False, False, False, False)
+
+
+def test_every_value_is_carried(tmp_path):
+    claude = tmp_path / "claude"
+    claude.write_text("#!/bin/sh\n")
+    claude.chmod(0o755)
+    opts = options("--trust-plugin", "--json", "out.json", "--threshold", "0.5", "--runs", "4", "--model", "m",
+                   "--judge-model", "sonnet", "--ablation", "none", "--keep-temp", "--output-dir", "o",
+                   "--report", "r.html", "--max-cost-usd", "2.5", "--scaffold", "--mocks", "off",
+                   "--allow-real-servers", "--eval-dir", "qa/evals", "--claude", str(claude), "--scripted",
+                   "-j", "3", "--case", "a*", "--tag", "t", "--allow-tools", "Write", "--disallow-tools", "Agent")
+    assert opts == EvalOptions(
+        trust_plugin=True, json_path="out.json", threshold=0.5, runs=4, model="m", judge_model="sonnet",
+        ablation="none", allow_tools=("Write",), disallow_tools=("Agent",), case_globs=("a*",), tags=("t",),
+        keep_temp=True, output_dir="o", report="r.html", max_cost_usd=2.5, scaffold=True, mocks="off",
+        allow_real_servers=True, eval_dir="qa/evals", claude=str(claude), scripted=True, concurrency=3)
+
+
+@pytest.mark.parametrize("written,value", [("0", 0.0), ("1", 1.0), ("0.75", 0.75), ("1.0", 1.0), (".5", 0.5)])
+def test_threshold_accepted(written, value):
+    assert options("--threshold", written).threshold == value
+
+
+@pytest.mark.parametrize("written", ["1.5", "-0.1", "2", "abc", "nan", "inf", "-inf", ""])
+def test_threshold_refused(written):
+    assert refused(f"--threshold={written}") == "Error: --threshold must be between 0 and 1"
+
+
+@pytest.mark.parametrize("written,value", [("1", 1), ("3", 3), ("2.5", 2), ("2.99", 2), ("50", 50), ("1e2", 100)])
+def test_runs_accepted_and_truncated(written, value):
+    runs = options("--runs", written).runs
+    assert runs == value and type(runs) is int
+
+
+@pytest.mark.parametrize("written", ["0", "0.5", "-1", "abc", "nan", "inf", ""])
+def test_runs_refused(written):
+    assert refused("--runs", written) == "Error: --runs must be a whole number above 0"
+
+
+@pytest.mark.parametrize("flag", ["-j", "--concurrency"])
+@pytest.mark.parametrize("written,value", [("1", 1), ("4", 4), ("8", 8), ("4.0", 4)])
+def test_concurrency_accepted(flag, written, value):
+    concurrency = options(flag, written).concurrency
+    assert concurrency == value and type(concurrency) is int
+
+
+@pytest.mark.parametrize("written", ["9", "0", "-1", "2.5", "abc", "nan", "inf"])
+def test_concurrency_refused(written):
+    assert refused("--concurrency", written) == "Error: --concurrency must be a whole number from 1 to 8"
+
+
+@pytest.mark.parametrize("written,value", [("0", 0.0), ("0.01", 0.01), ("10", 10.0)])
+def test_max_cost_accepted(written, value):
+    assert options("--max-cost-usd", written).max_cost_usd == value
+
+
+@pytest.mark.parametrize("written", ["-1", "-0.01", "abc", "nan", "inf"])
+def test_max_cost_refused(written):
+    assert refused("--max-cost-usd", written) == "Error: --max-cost-usd must be a number, 0 or more"
+
+
+@pytest.mark.parametrize("mode", ["none", "with-without"])
+def test_ablation_accepted(mode):
+    assert options("--ablation", mode).ablation == mode
+
+
+@pytest.mark.parametrize("mode", ["bogus", "with", "None", ""])
+def test_ablation_refused(mode):
+    assert refused("--ablation", mode) == 'Error: --ablation must be "none" or "with-without"'
+
+
+@pytest.mark.parametrize("mode", ["record", "off"])
+def test_mocks_accepted(mode):
+    assert options("--mocks", mode).mocks == mode
+
+
+@pytest.mark.parametrize("mode", ["bogus", "replay", "OFF"])
+def test_mocks_refused(mode):
+    assert refused("--mocks", mode) == "Error: --mocks must be record or off"
+
+
+def test_json_without_a_path_prints():
+    assert options("--json").json_path == "-"
+
+
+@pytest.mark.parametrize("path", ["out.json", "dir/sub/r.json", "/abs/r.json"])
+def test_json_path_accepted(path):
+    assert options("--json", path).json_path == path
+
+
+@pytest.mark.parametrize("path", ["out.txt", "out.JSON", "out.json.bak", "out"])
+def test_json_path_refused(path):
+    assert refused("--json", path) == (f"Error: --json output path must end in .json (got '{path}'). Pass a path "
+                                       f"such as results.json, or --json alone to print the document.")
+
+
+@pytest.mark.parametrize("path", ["../x", "a/../../x", "..", "/abs/evals"])
+def test_eval_dir_outside_the_plugin(path):
+    assert refused("--eval-dir", path) == ("Error: --eval-dir must stay inside the plugin root (no .. and not "
+                                           "absolute)")
+
+
+@pytest.mark.parametrize("path", ["skills/x", "skills", "./skills/evals"])
+def test_eval_dir_inside_skills(path):
+    assert refused("--eval-dir", path) == "Error: --eval-dir must not be inside the plugin's skills/ directory"
+
+
+@pytest.mark.parametrize("path", ["evals", "qa/evals", "my-skills/evals", "tests/skills"])
+def test_eval_dir_accepted(path):
+    assert options("--eval-dir", path).eval_dir == path
+
+
+@pytest.mark.parametrize("entry,problem", [
+    ("Monitor", "'Monitor' is never available in an evaluation (EnterWorktree, ExitWorktree, Monitor)"),
+    ("Bash(", "'Bash(' is malformed — write a tool name, optionally with a pattern: Bash, Edit(src/**), "
+              "mcp__server__tool"),
+])
+def test_allow_tools_refused(entry, problem):
+    assert refused("--allow-tools", entry) == f"Error: --allow-tools: refused entry: {problem}"
+
+
+def test_allow_tools_refuses_a_bad_entry_among_good_ones():
+    assert refused("--allow-tools", "Write", "EnterWorktree") == (
+        "Error: --allow-tools: refused entry: 'EnterWorktree' is never available in an evaluation (EnterWorktree, "
+        "ExitWorktree, Monitor)")
+
+
+@pytest.mark.parametrize("entry", ["Bogus", "Bash(rm:*)", "mcp__a__b"])
+def test_disallow_tools_refused(entry):
+    assert refused("--disallow-tools", entry) == (
+        f'Error: --disallow-tools: "{entry}" cannot be disallowed: it is not a built-in tool that can be removed — '
+        f"use bare names such as Agent or TaskStop (patterns such as Bash(rm:*) and MCP tools are not accepted). "
+        f"No case was run.")
+
+
+def test_claude_must_be_executable(tmp_path):
+    missing = tmp_path / "nope"
+    assert refused("--claude", str(missing)) == f"Error: --claude {missing}: no executable file there"
+    plain = tmp_path / "plain"
+    plain.write_text("")
+    plain.chmod(0o644)  # no execute bit at all: not executable, even for root
+    assert refused("--claude", str(plain)) == f"Error: --claude {plain}: no executable file there"
+
+
+def test_case_is_repeatable():
+    assert options("--case", "a*", "--case", "b?").case_globs == ("a*", "b?")
+
+
+def test_tag_takes_several_values_and_repeats():
+    assert options("--tag", "a", "b").tags == ("a", "b")
+    assert options("--tag", "a", "--tag", "b", "c").tags == ("a", "b", "c")
+
+
+def test_allow_and_disallow_tools_take_several_values():
+    opts = options("--allow-tools", "Write", "Bash(git status:*)", "mcp__srv__tool", "--disallow-tools", "Agent",
+                   "TaskStop")
+    assert opts.allow_tools == ("Write", "Bash(git status:*)", "mcp__srv__tool")
+    assert opts.disallow_tools == ("Agent", "TaskStop")
+
+
+def test_no_scaffold_after_scaffold():
+    assert options("--scaffold", "--no-scaffold").scaffold is False
+    assert options("--no-scaffold", "--scaffold").scaffold is True
+
+
+def test_first_bad_option_is_reported_in_a_fixed_order():
+    # --json is checked before --threshold, which is checked before --runs.
+    assert refused("--runs", "0", "--threshold", "5", "--json", "x.txt").startswith("Error: --json ")
+    assert refused("--runs", "0", "--threshold", "5") == "Error: --threshold must be between 0 and 1"
+
+
+def test_eval_options_given():
+    assert eval_options_given(namespace()) is False
+    for args in (["--trust-plugin"], ["--json"], ["--threshold", "0.5"], ["--runs", "2"], ["--case", "x"],
+                 ["--tag", "t"], ["--ablation", "none"], ["--scripted"]):
+        assert eval_options_given(namespace(*args)) is True, args
+    assert eval_options_given(namespace("--keep-temp", "--model", "m")) is False
+
+
+# ---- concurrency_as_xdist -----------------------------------------------------------------------------------
+
+def known(*args: str):
+    return make_parser().parse_known_args(list(args))
+
+
+@pytest.mark.parametrize("args", [["-j", "4"], ["--concurrency", "4"], ["--concurrency=4"], ["-j4"]])
+def test_concurrency_adds_n(args):
+    argv = ["tests", *args]
+    assert concurrency_as_xdist(argv, known(*argv)) == [*argv, "-n", "4"]
+
+
+def test_concurrency_bounds_for_xdist():
+    assert concurrency_as_xdist(["-j", "2"], known("-j", "2")) == ["-j", "2", "-n", "2"]
+    assert concurrency_as_xdist(["-j", "8"], known("-j", "8")) == ["-j", "8", "-n", "8"]
+
+
+@pytest.mark.parametrize("args", [["-j", "1"], ["-j", "4", "-n", "2"], ["-n", "3", "-j", "4"], ["-j", "abc"],
+                                  ["-j", "9"], ["-j", "0"], ["-j", "2.5"], ["-j", "-3"], []])
+def test_concurrency_adds_nothing(args):
+    assert concurrency_as_xdist(list(args), known(*args)) == args
+
+
+def test_concurrency_as_xdist_does_not_mutate_its_input():
+    args = ["-j", "4"]
+    out = concurrency_as_xdist(args, known(*args))
+    assert args == ["-j", "4"] and out is not args
+
+
+def test_concurrency_as_xdist_with_a_namespace_without_the_option():
+    class Bare:
+        pass
+
+    assert concurrency_as_xdist(["x"], Bare()) == ["x"]
+
+
+def test_concurrency_with_n_auto_adds_nothing():
+    args = ["-j", "4", "-n", "auto"]
+    assert concurrency_as_xdist(args, known(*args)) == args
+
+
+def test_concurrency_with_an_explicit_n_zero_adds_nothing():
+    args = ["-j", "4", "-n", "0"]
+    assert concurrency_as_xdist(args, known(*args)) == args
+
+
+def test_concurrency_written_as_a_whole_float_adds_n():
+    args = ["-j", "4.0"]
+    assert options(*args).concurrency == 4
+    assert concurrency_as_xdist(args, known(*args)) == [*args, "-n", "4"]
