@@ -4,64 +4,51 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.paths import display_path
-from ..results.model import CaseAggregates, CaseResult, SuiteResult
+from ..results.model import SuiteResult
 from . import view
 
-
-def _num(value: float | None) -> str:
-    return "  -  " if value is None else f"{value:.2f}"
-
-
-def _delta(value: float | None) -> str:
-    if value is None:
-        return "  -  "
-    return view.signed(value)
+NUMBER_MISSING = "  -  "    # as wide as a number, so the columns stay aligned
+TEXT_MISSING = "-"
 
 
-def _interval(agg: CaseAggregates) -> str:
+def _interval(row: view.CaseRow) -> str:
     """Δ's 95% interval, marked n.s. when it spans 0 (a Δ that could be noise)."""
-    if not agg.delta_ci:
-        return "-"
-    low, high = agg.delta_ci
-    return f"[{_delta(low)}, {_delta(high)}]" + (" n.s." if agg.delta_significant is False else "")
-
-
-def _spread(value: float | None) -> str:
-    return "-" if value is None else f"±{value:.2f}"
+    if row.interval is None:
+        return TEXT_MISSING
+    return row.interval + (" n.s." if row.significant is False else "")
 
 
 def table(document: SuiteResult) -> list[str]:
     """WITH, W/OUT, Δ and Δ's 95% interval per case (or SCORE, its spread and PASS% for one arm)."""
-    cases = document.cases
+    rows = view.case_rows(document)
     two_arm = document.two_arm
-    width = max([len(c.name) for c in cases] + [4]) + 2
+    width = max([len(r.name) for r in rows] + [4]) + 2
     if two_arm:
         lines = [f"{'CASE':<{width}}{'WITH':<6}{'W/OUT':<6}{'Δ':<7}{'Δ 95% CI':<21}{'RUNS':<5}{'COST':<8}NOTES"]
     else:
         lines = [f"{'CASE':<{width}}{'SCORE':<6}{'±SD':<6}{'PASS%':<6}{'RUNS':<5}{'COST':<8}NOTES"]
-    for case in cases:
-        lines.append(_row(case, width, two_arm))
+    for row in rows:
+        lines.append(_line(row, width, two_arm))
     return lines
 
 
-def _row(case: CaseResult, width: int, two_arm: bool) -> str:
-    agg = case.aggregates
-    runs = len(case.runs())
-    cost = f"${case.cost_usd:.2f}"
+def _line(row: view.CaseRow, width: int, two_arm: bool) -> str:
     if two_arm:
-        cells = f"{_num(agg.score):<6}{_num(agg.score_without):<6}{_delta(agg.delta):<7}{_interval(agg):<21}"
+        cells = (f"{view.score(row.score, NUMBER_MISSING):<6}{view.score(row.score_without, NUMBER_MISSING):<6}"
+                 f"{view.signed(row.delta, NUMBER_MISSING):<7}{_interval(row):<21}")
     else:
-        rate = "-" if agg.pass_rate is None else f"{round(agg.pass_rate * 100)}%"
-        cells = f"{_num(agg.score):<6}{_spread(agg.stdev_with):<6}{rate:<6}"
-    return f"{case.name:<{width}}{cells}{runs:<5}{cost:<8}{view.notes_for(case)}".rstrip()
+        cells = (f"{view.score(row.score, NUMBER_MISSING):<6}{view.spread(row.stdev_with, TEXT_MISSING):<6}"
+                 f"{view.percent(row.pass_rate, TEXT_MISSING):<6}")
+    cost = view.usd(row.cost_usd, cents=True)
+    return f"{row.name:<{width}}{cells}{row.runs:<5}{cost:<8}{row.notes}".rstrip()
 
 
 def summary_line(document: SuiteResult) -> str:
     parts = [f"{len(document.cases)} case(s)"]
     if document.aggregates.two_arm:
-        parts.append(f"mean Δ {_delta(document.aggregates.mean_delta)}")
-    parts.append(f"{round(document.duration_seconds)}s")
-    parts.append(f"${document.cost_usd:.2f}")
+        parts.append(f"mean Δ {view.signed(document.aggregates.mean_delta, NUMBER_MISSING)}")
+    parts.append(view.seconds(document.duration_seconds, whole=True))
+    parts.append(view.usd(document.cost_usd, cents=True))
     if document.partial:
         parts.append(f"⚠ partial ({view.partial_label(document.partial_reason)})")
     return " · ".join(parts)

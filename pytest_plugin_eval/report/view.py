@@ -1,23 +1,96 @@
-"""What the terminal table and the HTML page both show, defined once: labels, the NOTES text, number, money
-and time formats."""
+"""What the terminal table and the HTML page both show, defined once: the per-case rows, the labels, the NOTES
+text, and the number, money and time formats. The two renderers differ only in layout and in how they mark a
+missing value."""
 from __future__ import annotations
 
-from ..results.model import CaseResult
+import json
+from dataclasses import dataclass
+
+from ..results.model import CaseResult, SuiteResult
+from ..results.scoring import trend
 
 PARTIAL_LABELS = {
     "cost_ceiling": "cost ceiling hit", "auth_failed": "credentials rejected", "api_error": "API errors",
     "interrupted": "interrupted", "judge_error": "judge unavailable",
 }
 
+MISSING = "–"   # the page's mark for a value that does not exist; the terminal passes its own
+
 
 def partial_label(reason: str | None) -> str:
     return PARTIAL_LABELS.get(reason or "", reason or "unknown reason")
 
 
-def signed(delta: float) -> str:
+# ---- formats ---------------------------------------------------------------------------------------------
+
+def score(value: float | None, missing: str = MISSING) -> str:
+    return missing if value is None else f"{value:.2f}"
+
+
+def signed(delta: float | None, missing: str = MISSING) -> str:
     """A Δ with its sign; one that rounds to zero is 0.00."""
+    if delta is None:
+        return missing
     return "0.00" if abs(delta) < 0.005 else f"{delta:+.2f}"
 
+
+def spread(stdev: float | None, missing: str = MISSING) -> str:
+    return missing if stdev is None else f"±{stdev:.2f}"
+
+
+def percent(rate: float | None, missing: str = MISSING) -> str:
+    return missing if rate is None else f"{round(rate * 100)}%"
+
+
+def usd(value: float | None, cents: bool = False) -> str:
+    """Money. `cents`: always two decimals (the terminal's fixed-width columns); otherwise an amount under a
+    cent keeps four, so a cheap run does not read as free."""
+    value = value or 0.0
+    if cents:
+        return f"${value:.2f}"
+    if 0 < value < 0.00005:
+        return "<$0.0001"
+    return f"${value:.4f}" if 0 < value < 0.01 else f"${value:.2f}"
+
+
+def seconds(value: float | None, whole: bool = False) -> str:
+    """A duration. `whole`: whole seconds, as the terminal's summary line has them; otherwise a tenth under
+    10 s and minutes (and hours) from a minute up."""
+    value = value or 0.0
+    if whole:
+        return f"{round(value)}s"
+    if value < 60:
+        return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
+    minutes, secs = divmod(round(value), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m" if hours else f"{minutes}m {secs:02d}s"
+
+
+def cut(text: str, limit: int) -> str:
+    """The first `limit` characters, with a count of what was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n… {len(text) - limit:,} more characters"
+
+
+def yamlish(mapping: dict, skip: str | None = None) -> str:
+    """A mapping as YAML-like lines, multi-line strings as indented blocks (a Write's content or a Bash script
+    reads as it would in a file). `skip`: a value shown elsewhere."""
+    lines = []
+    for key, value in mapping.items():
+        if isinstance(value, str) and value == skip:
+            continue
+        if isinstance(value, str) and "\n" in value:
+            lines.append(f"{key}: |")
+            lines += [f"  {line}" for line in value.split("\n")]
+        elif isinstance(value, str):
+            lines.append(f"{key}: {value}")
+        else:
+            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+    return "\n".join(lines)
+
+
+# ---- notes -----------------------------------------------------------------------------------------------
 
 def aborted_text(aborted: dict) -> str:
     return f"aborted by mock {aborted.get('server')}/{aborted.get('tool')}: {aborted.get('reason')}"
@@ -41,3 +114,39 @@ def notes_for(case: CaseResult) -> str:
     if case.single_arm_reason:
         return f"single-arm: {case.single_arm_reason}"
     return ""
+
+
+# ---- the per-case rows -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CaseRow:
+    """One case's line of the summary, in numbers; each renderer formats them with the functions above."""
+    name: str
+    score: float | None             # WITH (SCORE when one arm ran)
+    score_without: float | None
+    delta: float | None
+    trend: str | None               # improved | flat | regressed (scoring.trend)
+    interval: str | None            # Δ's 95% interval, "[-0.90, +0.10]"
+    significant: bool | None        # the interval excludes 0 (None: no interval)
+    stdev_with: float | None
+    stdev_without: float | None
+    pass_rate: float | None
+    runs: int                       # of both arms
+    cost_usd: float
+    notes: str
+
+
+def case_row(case: CaseResult) -> CaseRow:
+    agg = case.aggregates
+    interval = None
+    if agg.delta_ci:
+        low, high = agg.delta_ci
+        interval = f"[{signed(low)}, {signed(high)}]"
+    return CaseRow(name=case.name, score=agg.score, score_without=agg.score_without, delta=agg.delta,
+                   trend=trend(agg.delta), interval=interval, significant=agg.delta_significant,
+                   stdev_with=agg.stdev_with, stdev_without=agg.stdev_without, pass_rate=agg.pass_rate,
+                   runs=len(case.runs()), cost_usd=case.cost_usd, notes=notes_for(case))
+
+
+def case_rows(document: SuiteResult) -> list[CaseRow]:
+    return [case_row(case) for case in document.cases]

@@ -1,13 +1,11 @@
-"""The HTML report: built from small results documents (traces written to tmp_path), parsed back, and once from
-the real example suite; a headless browser renders it when one is installed."""
+"""The HTML report: built from small results documents (traces written to tmp_path) and parsed back; the page,
+and the parts pytest-html embeds. (The real example suite and a real browser: tests/acceptance/test_report.py.)"""
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
-import shutil
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -15,6 +13,7 @@ import pytest
 
 from pytest_plugin_eval.report import html as _html
 from pytest_plugin_eval.report.html import conversation_html
+from pytest_plugin_eval.results import scoring
 from pytest_plugin_eval.results.model import SuiteResult
 
 
@@ -25,7 +24,16 @@ def render_report(doc: dict) -> str:
 def write_report(doc: dict, path) -> None:
     _html.write_report(SuiteResult.from_json(doc), path)
 
-REPO = Path(__file__).resolve().parents[3]
+
+def summary_html(doc: dict) -> str:
+    return _html.summary_html(SuiteResult.from_json(doc))
+
+
+def run_html(doc: dict, case_index: int = 0, arm: str = "with", position: int = 0) -> str:
+    case = SuiteResult.from_json(doc).cases[case_index]
+    return _html.run_html(case.runs(arm)[position], case.prompt)
+
+
 PROMPT = "Rename getUser to fetchUser and write a commit message."
 
 
@@ -220,8 +228,9 @@ def test_negative_delta_is_drawn_red_and_signed(two_arm_doc):
     page = render_report(two_arm_doc)
     bars = re.findall(r'<span class="dbar (\w+)"[^>]*><span class="fill" style="left:([\d.]+)%;width:([\d.]+)%">'
                       r'</span></span><span class="dval (\w+)">([^<]+)</span>', page)
-    assert bars == [("pos", "50.0", "20.0", "pos", "+0.40"), ("neg", "25.0", "25.0", "neg", "-0.50")]
-    assert ".dbar.neg .fill{background:#cf222e}" in page
+    assert bars == [("improved", "50.0", "20.0", "improved", "+0.40"),
+                    ("regressed", "25.0", "25.0", "regressed", "-0.50")]
+    assert ".plugin-eval .dbar.regressed .fill{background:#cf222e}" in page
 
 
 def test_case_names_link_to_their_sections(two_arm_doc):
@@ -243,7 +252,7 @@ def test_header_verdict_and_cards(two_arm_doc):
     assert page.texts("notice") == ["3 runs reused a cached plugin"]
     assert "commit-craft" in html and "0.1.0" in html and "2.1.327" in html and "claude-haiku-test" in html
     labels, values = page.texts("label"), page.texts("value")
-    cards = dict(zip(labels, values))
+    cards = dict(zip(labels, values, strict=True))
     assert cards == {"Score with the plugin": "0.75", "Mean Δ": "-0.05", "Baseline score": "0.80",
                      "Cases over the threshold": "1 / 2", "Perfect runs": "1 / 3", "Cost": "$0.04",
                      "Duration": "1m 15s"}
@@ -412,58 +421,115 @@ def test_write_report_is_atomic(tmp_path, two_arm_doc, monkeypatch):
     assert os.listdir(target.parent) == ["report.html"]                    # and no temp file is left
 
 
-# ---- the real example suite, and a real browser ------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def example_doc(tmp_path_factory) -> dict:
-    """The example plugin's suite against the scripted endpoint (~10 s), artefacts kept out of the repo."""
-    out = tmp_path_factory.mktemp("example")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "example_plugin/evals", "--trust-plugin", "--scripted", "--allow-tools",
-         "Write", "-p", "no:cacheprovider", "--json", str(out / "example.json"),
-         "--output-dir", str(out / "results")],
-        cwd=REPO, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return json.loads((out / "example.json").read_text())
+NASTY = "a<script>&\"'b"   # every character HTML gives a meaning to
 
 
-def test_real_example_suite_renders_every_case_and_run(example_doc):
-    page = render_report(example_doc)
-    assert example_doc["cases"]
-    for index, case_doc in enumerate(example_doc["cases"], 1):
-        html = section(page, f"case-{index}-")
-        assert f"<h2>{case_doc['name']}</h2>" in html
-        for arm, runs in case_doc["arms"].items():
-            for number, run_doc in enumerate(runs, 1):
-                assert f"{arm}-{number} · score {run_doc['score']:.2f}" in html
-                assert Path(run_doc["tracePath"]).is_file()
-                assert f"<code>{run_doc['tracePath']}</code>" in html
-        assert html.count('<details class="transcript">') == sum(len(r) for r in case_doc["arms"].values())
-    assert "Trace unavailable" not in page
-    assert 'class="badge skill">skill: commit-craft:' in page
+def test_text_is_escaped_exactly_once(tmp_path):
+    """Read back, every text is what the document said: neither raw markup nor `&amp;lt;`."""
+    trace = INIT + assistant({"type": "text", "text": NASTY}) + assistant(
+        {"type": "tool_use", "id": "t", "name": "Read", "input": {"file_path": NASTY}}) + tool_result("t", NASTY)
+    nasty = case(NASTY, [run(0.5, write_trace(tmp_path, "nasty", trace),
+                             graders=[grader("g", passed=False, explanation=NASTY)])])
+    doc = document([nasty])
+    doc["suite"]["plugins"][0]["name"] = NASTY
+    for html in (render_report(doc), summary_html(doc), run_html(doc)):
+        assert "<script" not in html
+        assert not re.search(r"&amp;(amp|lt|gt|quot|#\d+);", html), "escaped twice"
+    texts = [text.strip() for _, text in Page(render_report(doc)).classes]
+    assert f"Plugin eval: {NASTY}" in texts                           # the title and the heading
+    assert texts.count(NASTY) == 5     # table link, section heading, explanation, the reply, the tool result
+    assert f"file_path: {NASTY}" in texts                             # the tool call's input
+    assert f"g: {NASTY}" in texts                                     # the NOTES cell
+    assert NASTY in [text for _, text in Page(summary_html(doc)).classes]
+    assert f" {NASTY}" in [text for _, text in Page(run_html(doc)).classes]
 
 
-def find_browser() -> str | None:
-    if Path("/usr/bin/chromium").exists():
-        return "/usr/bin/chromium"
-    return next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+# ---- the parts pytest-html embeds ------------------------------------------------------------------------
+
+def embedded(part: str) -> tuple[str, str]:
+    """The CSS and the content of an embedded part: `<style>…</style><div class="plugin-eval">…</div>`."""
+    match = re.fullmatch(r'<style>(.*?)</style><div class="plugin-eval">(.*)</div>', part, re.S)
+    assert match, part[:200]
+    return match.group(1), match.group(2)
 
 
-def test_headless_browser_renders_the_page(tmp_path, two_arm_doc):
-    browser = find_browser()
-    if browser is None:
-        pytest.skip("no headless browser: install Debian's chromium (apt-get install -y chromium) to run this test")
-    report = tmp_path / "report.html"
-    write_report(two_arm_doc, report)
-    profile = tmp_path / "profile"
-    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}"]
-    shot = tmp_path / "report.png"
-    subprocess.run([*flags, f"--screenshot={shot}", "--window-size=1280,2000", report.as_uri()],
-                   capture_output=True, timeout=120, check=True)
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert shot.stat().st_size > 10_000
-    dom = subprocess.run([*flags, "--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=120,
-                         check=True).stdout
-    assert "improves" in dom and "regresses" in dom
-    assert '<table id="summary">' in dom
+def selectors(css: str) -> list[str]:
+    """Every selector of a style sheet, inside @media blocks too."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    preludes = [p.strip() for p in re.findall(r"([^{}]+)\{", css)]
+    assert all(p.startswith("@media") for p in preludes if p.startswith("@")), preludes
+    return [s.strip() for p in preludes if not p.startswith("@") for s in p.split(",")]
+
+
+def test_embedded_parts_have_no_frame_and_their_styles_stay_inside(two_arm_doc):
+    parts = [summary_html(two_arm_doc), run_html(two_arm_doc, 1), conversation_html(FULL_TRACE, PROMPT)]
+    page_css = re.search(r"<style>(.*?)</style>", render_report(two_arm_doc), re.S).group(1)
+    for part in parts:
+        assert "<iframe" not in part and "srcdoc" not in part
+        css, _ = embedded(part)
+        assert css == page_css                      # one style sheet for the page and the parts
+    scoped = selectors(page_css)
+    assert len(scoped) > 50
+    assert [s for s in scoped if not re.match(r"(body)?\.plugin-eval\b", s)] == []
+
+
+def test_embedded_summary_and_run(two_arm_doc):
+    _, summary = embedded(summary_html(two_arm_doc))
+    page = Page(summary)
+    assert page.rows("summary")[1][:4] == ["improves", "1.00", "0.60", "+0.40"]
+    assert "improved 1 · flat 0 · regressed 1" in re.sub(r"<[^>]+>", "", summary)
+    assert not [v for tag, key, v in page.attrs if key == "href"]  # no case sections here to link to
+    assert "<section" not in summary
+    _, one = embedded(run_html(two_arm_doc, 1))
+    assert '<span class="mark fail">✗</span>run · score 0.50 · not perfect' in one
+    assert "names-the-rename explained" in one and '<details class="transcript">' in one
+
+
+def test_the_page_loads_nothing_and_runs_nothing(two_arm_doc):
+    for html in (render_report(two_arm_doc), summary_html(two_arm_doc), run_html(two_arm_doc)):
+        assert "<script" not in html.lower()
+        assert "http" not in html and "//" not in html     # no URL of any kind, relative to a scheme or not
+
+
+# ---- trends --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("delta, trend", [(0.03, "flat"), (0.06, "improved"), (-0.03, "flat"), (-0.06, "regressed")])
+def test_trend_classes_come_from_scoring(delta, trend):
+    assert scoring.trend(delta) == trend
+    one = case("one", [run(1.0, None)], [run(1.0 - delta, None)])
+    html = render_report(document([one]))
+    assert f'<span class="dbar {trend}" aria-hidden="true">' in html
+    assert f'<span class="dval {trend}">{delta:+.2f}</span>' in html
+    assert f'<div class="value {trend}">{delta:+.2f}</div>' in html   # the Mean Δ card
+    assert f'<span class="{trend}">{trend} 1</span>' in html          # the verdict
+
+
+# ---- where jinja2 is imported ------------------------------------------------------------------------------
+
+def imported(node: ast.AST) -> list[str]:
+    """The names an import statement mentions: its module and what it takes from it."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        return [node.module or "", *(alias.name for alias in node.names)]
+    return []
+
+
+def test_jinja2_is_imported_only_when_a_report_is_written():
+    """Only report/html.py imports jinja2, and no module imports report/html.py at its top: loading the plugin
+    (every pytest run where it is installed) does not load a template engine."""
+    html_module = Path(_html.__file__)
+    package = html_module.parents[1]
+    jinja_users, eager = set(), []
+    for path in package.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if any(name.split(".")[0] in ("jinja2", "markupsafe") for node in ast.walk(tree) for name in imported(node)):
+            jinja_users.add(path.relative_to(package).as_posix())
+        for node in tree.body:      # module level only: an import inside a function runs when it is called
+            names = imported(node)
+            if path != html_module and names and (names[0].endswith("report.html") or (
+                    names[0].endswith("report") and "html" in names[1:]) or (
+                    path.parent == html_module.parent and names[0] == "html" and node.level == 1)):
+                eager.append(path.relative_to(package).as_posix())
+    assert jinja_users == {"report/html.py"}
+    assert eager == []
