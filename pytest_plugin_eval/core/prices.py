@@ -21,6 +21,11 @@ class Usage:
         data = data or {}
         return cls(**{name: int(data.get(name) or 0) for name in cls.__dataclass_fields__})
 
+    @classmethod
+    def of_reply(cls, usage: object) -> "Usage":
+        """The usage of a Messages API reply as the SDK gives it (an object with model_dump), else nothing."""
+        return cls.from_json(usage.model_dump() if hasattr(usage, "model_dump") else None)
+
     def __add__(self, other: "Usage") -> "Usage":
         return Usage(*(getattr(self, f) + getattr(other, f) for f in self.__dataclass_fields__))
 

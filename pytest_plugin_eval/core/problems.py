@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +57,18 @@ class SpecError(ValueError):
 
     def __str__(self) -> str:
         return self.problem.render() if self.file is not None else super().__str__()
+
+
+@contextmanager
+def located(file: str | os.PathLike, prefix: str = "") -> Iterator[None]:
+    """Locate in `file` (under `prefix`) every SpecError raised inside that does not name its file yet: the checks
+    know the key, the code reading the file knows the file."""
+    try:
+        yield
+    except SpecError as e:
+        if e.file is not None:
+            raise
+        raise e.in_file(Path(file), prefix) from None
 
 
 class Problems:

@@ -25,17 +25,27 @@ Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:tr
 
 
 class YamlError(ValueError):
-    """Unparseable YAML; the message says where."""
+    """Unparseable YAML; the message says where ("line 4, column 11: …"), and so do `line` and `column`
+    (1-based; None when the parser could not tell)."""
+
+    def __init__(self, problem: str, line: int | None = None, column: int | None = None):
+        where = f"line {line}, column {column}: " if line is not None else ""
+        super().__init__(f"{where}{problem}")
+        self.problem = problem
+        self.line = line
+        self.column = column
 
 
 def load_yaml(text: str) -> object:
+    """Every YAML file the harness reads (case.yaml, frontmatter, scripted.yaml) is read by this one loader."""
     try:
         return yaml.load(text, Loader=Yaml12Loader)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = getattr(e, "problem", None) or str(e)
-        raise YamlError(f"{where}{problem}") from None
+        if mark is None:
+            raise YamlError(problem) from None
+        raise YamlError(problem, mark.line + 1, mark.column + 1) from None
 
 
 class FrontmatterError(ValueError):

@@ -20,6 +20,7 @@ from os import PathLike
 from typing import Any, Callable, Iterator
 from urllib.parse import urlsplit
 
+from ..core.prices import Usage
 from ..load.script import Script, TextBlock, Turn, text_turn
 
 log = logging.getLogger(__name__)
@@ -397,8 +398,18 @@ def _message(turn: Turn, model: str | None, next_id: Callable[[str], str]) -> di
         "content": content,
         "stop_reason": "tool_use" if uses_tools else "end_turn",
         "stop_sequence": None,
-        "usage": turn.usage.as_dict(),
+        "usage": _usage_json(turn.usage),
     }
+
+
+def _usage_json(usage: Usage) -> dict[str, int]:
+    """The API's usage object: input and output tokens always, cache tokens when there are any (an absent
+    field and a 0 cost Claude Code the same)."""
+    out = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+    for name in ("cache_read_input_tokens", "cache_creation_input_tokens"):
+        if getattr(usage, name):
+            out[name] = getattr(usage, name)
+    return out
 
 
 def _stream_events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -136,7 +136,7 @@ class Judge:
                 self.sleep(wait if wait is not None else BACKOFF_SECONDS[min(attempt, len(BACKOFF_SECONDS)) - 1])
                 continue
             text = "".join(getattr(b, "text", "") for b in message.content if getattr(b, "type", "") == "text")
-            usage = Usage.from_json(message.usage.model_dump() if hasattr(message.usage, "model_dump") else {})
+            usage = Usage.of_reply(message.usage)
             return parse_verdict(text), prices.price(self.model, usage)
 
     def ballot(self, grader: str, content: list[dict]) -> Ballot:

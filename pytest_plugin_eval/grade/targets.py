@@ -8,7 +8,7 @@ from typing import Union
 
 from ..core.paths import inside
 from ..core.problems import SpecError
-from ..core.validate import type_name
+from ..core.validate import known_keys, type_name
 
 NAMED_TARGETS = ("last_message", "trace", "files", "mock_calls")
 NO_MOCKS = ("no mock stand-ins were active in this run (--mocks off, or no mocks/ directory applies to this "
@@ -41,9 +41,7 @@ def parse_target(value: object, key: str) -> Target:
                                  f"(got {value!r})")
         return value
     if isinstance(value, dict):
-        extra = [k for k in value if k not in ("source", "path")]
-        if extra:
-            raise SpecError(key, f"unknown key {extra[0]!r} in a file target (expected: source, path)")
+        known_keys(value, ("source", "path"), key, "a file target")
         if value.get("source") != "file":
             raise SpecError(f"{key}.source", "must be `file` (the only object form is {source: file, path: PATH})")
         path = value.get("path")

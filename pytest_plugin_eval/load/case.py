@@ -10,11 +10,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from ..core.paths import inside
 from ..core.problems import Problem, Problems, SpecError
-from ..core.validate import type_name
+from ..core.validate import (Check, boolean, mapping, nonempty_string, string, string_list, type_name,
+                             whole_number)
 from ..core.yamlio import FrontmatterError, YamlError, load_yaml, split_frontmatter
 from ..core.tools import disallow_problem
 from .graders import GRADERS_DIR, GraderKind, GraderSpec, load_grader_files, load_inline_graders
@@ -108,48 +109,10 @@ def is_case_dir(folder: Path) -> bool:
     return (folder / PROMPT_FILE).is_file() or (folder / CASE_FILE).is_file()
 
 
-# ---- field validators -------------------------------------------------------------------------------------
-
-Check = Callable[[Any, str], Any]
-
-
-def _int_between(low: int, high: int) -> Check:
-    def check(value: Any, key: str) -> int:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise SpecError(key, f"must be a whole number from {low} to {high} (got {type_name(value)}"
-                                 f"{' ' + repr(value) if isinstance(value, (str, float)) else ''})")
-        if not low <= value <= high:
-            raise SpecError(key, f"must be a whole number from {low} to {high} (got {value})")
-        return value
-    return check
-
-
-def _string(value: Any, key: str) -> str:
-    if not isinstance(value, str):
-        raise SpecError(key, f"must be a string (got {type_name(value)})")
-    return value
-
-
-def _name(value: Any, key: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise SpecError(key, f"must be a non-empty string (got {type_name(value) if not isinstance(value, str) else 'an empty string'})")
-    return value
-
-
-def _string_list(value: Any, key: str) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        hint = f" — write it as a list: [{value}]" if isinstance(value, str) else ""
-        raise SpecError(key, f"must be a list of strings (got {type_name(value)}){hint}")
-    for i, item in enumerate(value):
-        if not isinstance(item, str):
-            raise SpecError(f"{key}[{i}]", f"must be a string (got {type_name(item)})")
-    return tuple(value)
-
+# ---- the case's own field checks (the shared ones are in core.validate) -----------------------------------
 
 def _disallowed(value: Any, key: str) -> tuple[str, ...]:
-    tools = _string_list(value, key)
+    tools = string_list(value, key)
     for i, tool in enumerate(tools):
         problem = disallow_problem(tool)
         if problem:
@@ -169,18 +132,6 @@ def _env(value: Any, key: str) -> tuple[tuple[str, str], ...]:
     return tuple((str(k), v) for k, v in value.items())
 
 
-def _mapping(value: Any, key: str) -> dict:
-    if not isinstance(value, dict):
-        raise SpecError(key, f"must be a mapping (got {type_name(value)})")
-    return value
-
-
-def _boolean(value: Any, key: str) -> bool:
-    if not isinstance(value, bool):
-        raise SpecError(key, f"must be true or false (got {type_name(value)})")
-    return value
-
-
 def _schema_version(value: Any, key: str) -> str:
     if not isinstance(value, str):
         raise SpecError(key, f'must be a quoted version string such as "1.0" (got {type_name(value)})')
@@ -194,13 +145,13 @@ def _schema_version(value: Any, key: str) -> str:
 
 # Keys shared by prompt.md frontmatter and case.yaml (top level or under execution:).
 TOP_FIELDS: dict[str, Check] = {
-    "schema_version": _schema_version, "name": _name, "description": _string, "tags": _string_list,
-    "plugins": _string_list, "runs": _int_between(1, 50), "expected_outcome": _string,
+    "schema_version": _schema_version, "name": nonempty_string, "description": string, "tags": string_list,
+    "plugins": string_list, "runs": whole_number(1, 50), "expected_outcome": string,
 }
 EXECUTION_FIELDS: dict[str, Check] = {
-    "model": _string, "max_turns": _int_between(1, 200), "timeout_seconds": _int_between(1, 3600),
-    "allowed_tools": _string_list, "disallowed_tools": _disallowed, "artifact_publish": _boolean,
-    "growthbook_overrides": _mapping, "append_system_prompt": _string, "env": _env,
+    "model": string, "max_turns": whole_number(1, 200), "timeout_seconds": whole_number(1, 3600),
+    "allowed_tools": string_list, "disallowed_tools": _disallowed, "artifact_publish": boolean,
+    "growthbook_overrides": mapping, "append_system_prompt": string, "env": _env,
 }
 FRONTMATTER_KEYS = tuple(TOP_FIELDS) + tuple(EXECUTION_FIELDS)
 # A bad name or tags leave --case/--tag unable to tell whether the case was asked for.

@@ -6,14 +6,13 @@ which validates its own keys. The types are passed in (`kinds`: the built-in one
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Protocol
 
 from ..core.paths import code_units, display_path, inside
 from ..core.problems import Problems, SpecError
-from ..core.validate import type_name
+from ..core.validate import known_keys, nonempty_string, one_of, positive_number, string, type_name
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
 from .pyfile import module_settings
 
@@ -21,6 +20,7 @@ GRADERS_DIR = "graders"
 GRADER_SUFFIXES = (".md", ".py")
 COMMON_KEYS = ("type", "name", "weight", "arm")
 ARM_POLICIES = ("with-only", "both")   # a grader's `arm:`: which arms it counts in
+_arm_policy = one_of(*ARM_POLICIES)
 GRADER_TEMPLATE = "TODO: describe what a successful response looks like"
 # The order messages list the built-in types in.
 BUILTIN_ORDER = ("regex", "tool_order", "tool_used", "file_exists", "llm", "baseline", "python")
@@ -74,16 +74,11 @@ def parse_grader(raw: dict, body: str, name: str, source: str, kinds: Mapping[st
     if not isinstance(kind_name, str) or kind_name not in kinds:
         raise SpecError("type", f"{kind_name!r} is not a grader type (expected one of: {', '.join(names)})")
     kind = kinds[kind_name]
-    allowed = COMMON_KEYS + kind.keys
-    unknown = [k for k in raw if k not in allowed]
-    if unknown:
-        raise SpecError(str(unknown[0]), f"is not a key of {kind_name} graders (expected: {', '.join(allowed)})")
-    weight = raw.get("weight", 1)
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight <= 0:
-        raise SpecError("weight", f"must be a number greater than 0 (got {weight!r})")
+    known_keys(raw, COMMON_KEYS + kind.keys, "", f"{kind_name} graders")
+    weight = positive_number(raw.get("weight", 1), "weight")
     arm = raw.get("arm")
-    if arm is not None and arm not in ARM_POLICIES:
-        raise SpecError("arm", f"must be one of {', '.join(ARM_POLICIES)} (got {arm!r})")
+    if arm is not None:
+        _arm_policy(arm, "arm")
     if kind.uses_body and GRADER_TEMPLATE in body:
         raise SpecError("", f'grader "{name}" is still the blank `init` template — replace the '
                             f'"{GRADER_TEMPLATE}" line with concrete pass criteria')
@@ -118,9 +113,7 @@ def load_grader_files(case_dir: Path, kinds: Mapping[str, GraderKind], problems:
             if read is None:
                 continue
             meta, body = read
-            name = meta.pop("name", path.stem) if path.suffix == ".md" else path.stem
-            if not isinstance(name, str) or not name:
-                raise SpecError("name", f"must be a non-empty string (got {type_name(name)})")
+            name = nonempty_string(meta.pop("name", path.stem) if path.suffix == ".md" else path.stem, "name")
             specs.append((parse_grader(meta, body, name, str(path), kinds, case_dir), (path, "name")))
         except SpecError as e:
             problems.add_error(e, path)
@@ -168,9 +161,10 @@ def load_inline_graders(case_file: Path, raw: Any, kinds: Mapping[str, GraderKin
         body = ""
         if kind is not None and kind.uses_body:
             # Inline judges give their rubric as `criteria:` (the body of a graders/*.md file).
-            body = fields.pop("criteria", "")
-            if not isinstance(body, str):
-                problems.add(case_file, f"{key}.criteria", f"must be a string (got {type_name(body)})")
+            try:
+                body = string(fields.pop("criteria", ""), f"{key}.criteria")
+            except SpecError as e:
+                problems.add_error(e, case_file)
                 continue
         try:
             specs.append((parse_grader(fields, body, name, f"{case_file}:{key}", kinds, case_file.parent),

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.paths import inside
-from ..core.problems import SpecError
-from ..core.validate import type_name
+from ..core.problems import SpecError, located
+from ..core.validate import boolean, known_keys, one_of, string, type_name
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
 
 MOCKS_DIR = "mocks"
@@ -28,6 +28,7 @@ TYPE_NAMES = {"string": "string", "number": "number", "bool": "boolean", "boolea
               "array": "array"}
 MAX_GUARDS = 32
 KEYS = ("type", "expect", "error", "tools", "abort_when")
+_responder_kind = one_of("fixed", "agent")
 # A small regex dialect that means the same in Python and JavaScript: no groups, alternation or lookaround.
 FORBIDDEN_IN_REGEX = re.compile(r"(?<!\\)[(|]")
 PLACEHOLDER = re.compile(r"^\s*TODO\b")  # a body still saying what to write, not the answer
@@ -91,26 +92,26 @@ class MockSet:
 
 # ---- reading one layer ------------------------------------------------------------------------------------
 
-def _guards(raw: object, file: Path, prefix: str = "expect") -> list[Guard]:
+def _guards(raw: object, prefix: str = "expect") -> list[Guard]:
     if not isinstance(raw, dict):
-        raise SpecError.at(file, prefix, f"must be a mapping of input fields to guards (got {type_name(raw)})")
+        raise SpecError(prefix, f"must be a mapping of input fields to guards (got {type_name(raw)})")
     guards: list[Guard] = []
     for key, value in raw.items():
         path = f"{prefix}.{key}"
         dotted = path.split(".", 1)[1]
         if isinstance(value, dict):
-            guards += _guards(value, file, path)
+            guards += _guards(value, path)
         elif isinstance(value, list):
             if not value:
-                raise SpecError.at(file, path, "an empty list of allowed values can never be satisfied — list at least one")
+                raise SpecError(path, "an empty list of allowed values can never be satisfied — list at least one")
             guards.append(Guard(dotted, "enum", [_as_js_string(v) for v in value]))
         elif isinstance(value, str) and value.startswith("/"):
-            guards.append(Guard(dotted, "regex", _regex_guard(value, file, path)))
+            guards.append(Guard(dotted, "regex", _regex_guard(value, path)))
         elif isinstance(value, str) and value in TYPE_NAMES:
             guards.append(Guard(dotted, "type", TYPE_NAMES[value]))
         else:
-            raise SpecError.at(file, path, f"must be a type ({', '.join(TYPE_NAMES)}), a list of allowed values, or "
-                                        f"/regex/ (got {value!r})")
+            raise SpecError(path, f"must be a type ({', '.join(TYPE_NAMES)}), a list of allowed values, or "
+                                  f"/regex/ (got {value!r})")
     return guards
 
 
@@ -125,21 +126,21 @@ def _as_js_string(value: object) -> str:
     return str(value)
 
 
-def _regex_guard(text: str, file: Path, key: str) -> dict:
+def _regex_guard(text: str, key: str) -> dict:
     end = text.rfind("/")
     if end <= 0:
-        raise SpecError.at(file, key, f"{text!r} is not /regex/flags")
+        raise SpecError(key, f"{text!r} is not /regex/flags")
     source, flags = text[1:end], text[end + 1:]
     if set(flags) - set("is"):
-        raise SpecError.at(file, key, f"{text}: only the i and s flags are supported")
+        raise SpecError(key, f"{text}: only the i and s flags are supported")
     if FORBIDDEN_IN_REGEX.search(source) or "(?" in source:
-        raise SpecError.at(file, key, f"{text} — expect: /regex/ guards use a small dialect without groups, | or "
-                                   f"lookaround, so that they mean the same everywhere; write a character class or "
-                                   f"several guards instead")
+        raise SpecError(key, f"{text} — expect: /regex/ guards use a small dialect without groups, | or "
+                             f"lookaround, so that they mean the same everywhere; write a character class or "
+                             f"several guards instead")
     try:
         re.compile(source)
     except re.error as e:
-        raise SpecError.at(file, key, f"invalid regular expression /{source}/ ({e})") from None
+        raise SpecError(key, f"invalid regular expression /{source}/ ({e})") from None
     return {"source": source, "flags": flags}
 
 
@@ -147,54 +148,51 @@ def _read_md(file: Path) -> tuple[dict, str]:
     try:
         meta, body = split_frontmatter(file.read_text(encoding="utf-8"))
     except (FrontmatterError, YamlError) as e:
-        raise SpecError.at(file, "frontmatter", str(e)) from None
+        raise SpecError("frontmatter", str(e)) from None
     except (OSError, UnicodeDecodeError) as e:
-        raise SpecError.at(file, "", f"cannot be read: {e}") from None
+        raise SpecError("", f"cannot be read: {e}") from None
     meta = meta or {}
-    unknown = [k for k in meta if k not in KEYS]
-    if unknown:
-        raise SpecError.at(file, str(unknown[0]), f"is not a mock key (keys: {', '.join(KEYS)})")
+    known_keys(meta, KEYS, "", "mock files")
     return meta, body.strip()
 
 
 def responder_from(file: Path, tool: str) -> Responder:
-    meta, body = _read_md(file)
-    kind = meta.get("type", "fixed")
-    if kind not in ("fixed", "agent"):
-        raise SpecError.at(file, "type", f'must be "fixed" or "agent" (got {kind!r})')
-    if "tools" in meta:
-        raise SpecError.at(file, "tools", f"belongs in {SERVER_FILE} (a tool file answers one tool: its own)")
-    if "abort_when" in meta and kind != "agent":
-        raise SpecError.at(file, "abort_when", "needs `type: agent` (a fixed answer cannot decide to abort)")
-    if "error" in meta and kind != "fixed":
-        raise SpecError.at(file, "error", "applies to fixed responders only (an agent answers `ERROR: …` itself)")
-    if "error" in meta and not isinstance(meta["error"], bool):
-        raise SpecError.at(file, "error", f"must be true or false (got {type_name(meta['error'])})")
-    if PLACEHOLDER.match(body):
-        raise SpecError.at(file, "", "still holds the placeholder — write the tool's canned answer as the body")
-    if kind == "agent" and not body:
-        raise SpecError.at(file, "", "an agent responder needs a description of the server it plays as its body")
-    guards = _guards(meta["expect"], file) if "expect" in meta else []
-    if len(guards) > MAX_GUARDS:
-        raise SpecError.at(file, "expect", f"{len(guards)} guards is more than the {MAX_GUARDS} one responder may carry")
-    abort_when = meta.get("abort_when")
-    if abort_when is not None and not isinstance(abort_when, str):
-        raise SpecError.at(file, "abort_when", f"must be text (got {type_name(abort_when)})")
-    return Responder(tool, kind, body, file, bool(meta.get("error", False)), tuple(guards), abort_when)
+    with located(file):
+        meta, body = _read_md(file)
+        kind = _responder_kind(meta.get("type", "fixed"), "type")
+        if "tools" in meta:
+            raise SpecError("tools", f"belongs in {SERVER_FILE} (a tool file answers one tool: its own)")
+        if "abort_when" in meta and kind != "agent":
+            raise SpecError("abort_when", "needs `type: agent` (a fixed answer cannot decide to abort)")
+        if "error" in meta and kind != "fixed":
+            raise SpecError("error", "applies to fixed responders only (an agent answers `ERROR: …` itself)")
+        is_error = boolean(meta.get("error", False), "error")
+        if PLACEHOLDER.match(body):
+            raise SpecError("", "still holds the placeholder — write the tool's canned answer as the body")
+        if kind == "agent" and not body:
+            raise SpecError("", "an agent responder needs a description of the server it plays as its body")
+        guards = _guards(meta["expect"]) if "expect" in meta else []
+        if len(guards) > MAX_GUARDS:
+            raise SpecError("expect", f"{len(guards)} guards is more than the {MAX_GUARDS} one responder may carry")
+        abort_when = meta.get("abort_when")
+        if abort_when is not None:
+            string(abort_when, "abort_when")
+    return Responder(tool, kind, body, file, is_error, tuple(guards), abort_when)
 
 
 def server_responders(file: Path) -> dict[str, Responder]:
     """_server.md: one agent answering the listed tools."""
-    meta, body = _read_md(file)
-    if meta.get("type") != "agent":
-        raise SpecError.at(file, "type", "only `type: agent` is meaningful in _server.md: write `type: agent` (a "
-                                      "fixed answer belongs in <tool>.md)")
-    tools = meta.get("tools")
-    if not isinstance(tools, list) or not tools or not all(isinstance(t, str) and NAME_RE.match(t) for t in tools):
-        raise SpecError.at(file, "tools", "an agent answering several tools needs `tools: [tool_a, tool_b]`")
-    if not body:
-        raise SpecError.at(file, "", "an agent responder needs a description of the server it plays as its body")
-    guards = _guards(meta["expect"], file) if "expect" in meta else []
+    with located(file):
+        meta, body = _read_md(file)
+        if meta.get("type") != "agent":
+            raise SpecError("type", "only `type: agent` is meaningful in _server.md: write `type: agent` (a fixed "
+                                    "answer belongs in <tool>.md)")
+        tools = meta.get("tools")
+        if not isinstance(tools, list) or not tools or not all(isinstance(t, str) and NAME_RE.match(t) for t in tools):
+            raise SpecError("tools", "an agent answering several tools needs `tools: [tool_a, tool_b]`")
+        if not body:
+            raise SpecError("", "an agent responder needs a description of the server it plays as its body")
+        guards = _guards(meta["expect"]) if "expect" in meta else []
     return {tool: Responder(tool, "agent", body, file, False, tuple(guards), meta.get("abort_when")) for tool in tools}
 
 

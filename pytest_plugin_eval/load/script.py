@@ -2,17 +2,21 @@
 
 Loading validates the whole file up front and turns it into plain frozen data
 classes, so the server never has to interpret YAML and authors see every
-mistake before a single run starts.
+mistake before a single run starts. Mistakes are SpecErrors naming the file and
+the key, checked with the validators every loader shares.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Union
 
-import yaml
+from ..core.prices import Usage
+from ..core.problems import SpecError, located
+from ..core.validate import boolean, known_keys, nonempty_string, seconds, string, subkey, type_name, whole_number
+from ..core.yamlio import YamlError, load_yaml
 
 SCRIPT_FILENAME = "scripted.yaml"
 ARMS = ("with", "without")
@@ -21,7 +25,7 @@ _TOP_KEYS = ("with", "without", "all", "judge")
 _KINDS = ("text", "tool", "blocks", "error")
 _JUDGE_KINDS = ("text", "error")
 _MODIFIERS = ("delay", "usage", "drop", "stall", "repeat")
-_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+_USAGE_KEYS = tuple(Usage.__dataclass_fields__)
 _ERROR_KEYS = ("status", "message", "type", "retry_after")
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -33,20 +37,11 @@ _ERROR_TYPES = {
 }
 _EMPTY_REPLY = "<empty>"
 _PLACEHOLDER = re.compile(r"\{(cwd|arm|run)\}")
-
-
-class ScriptError(ValueError):
-    """A problem in a script file, naming the file, the key path and the fix."""
-
-    def __init__(self, path: str | Path, key: str, message: str) -> None:
-        self.path = str(path)
-        self.key = key
-        self.message = message
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = f"{self.path}: {self.key}" if self.key else self.path
-        return f"{where}: {self.message}"
+# What the scripted endpoint reports for a turn without `usage:`; a script's usage overrides it key by key.
+DEFAULT_USAGE = Usage(input_tokens=100, output_tokens=20)
+_run_number = whole_number(1)
+_token_count = whole_number(0)
+_repeat = whole_number(1)
 
 
 @dataclass(frozen=True)
@@ -72,24 +67,12 @@ class ErrorReply:
 
 
 @dataclass(frozen=True)
-class Usage:
-    input_tokens: int = 100
-    output_tokens: int = 20
-    cache_read_input_tokens: int | None = None
-    cache_creation_input_tokens: int | None = None
-
-    def as_dict(self) -> dict[str, int]:
-        """The usage object of the API: cache fields only when the script set them."""
-        return {key: value for key, value in asdict(self).items() if value is not None}
-
-
-@dataclass(frozen=True)
 class Turn:
     """One model reply: content blocks, or an HTTP error, plus how to deliver it."""
 
     blocks: tuple[Block, ...] = ()
     error: ErrorReply | None = None
-    usage: Usage = Usage()
+    usage: Usage = DEFAULT_USAGE
     delay: float = 0.0
     drop: bool = False
     stall: float = 0.0
@@ -132,245 +115,177 @@ class Script:
 
 
 def load_script(path: str | Path) -> Script:
-    """Read and validate a script file; raises ScriptError on any problem."""
+    """Read and validate a script file; raises SpecError (naming the file and the key) on any problem."""
     try:
         source = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScriptError(path, "", f"cannot read the script: {exc.strerror or exc}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError.at(path, "", f"cannot read the script: {getattr(exc, 'strerror', None) or exc}") from exc
     try:
-        data = yaml.safe_load(source)
-    except yaml.YAMLError as exc:
-        raise ScriptError(path, "", _yaml_problem(exc)) from exc
+        data = load_yaml(source)
+    except YamlError as exc:
+        raise SpecError.at(path, "", f"invalid YAML: {exc}") from None
     return parse_script(data, path)
 
 
 def parse_script(data: Any, path: str | Path = SCRIPT_FILENAME) -> Script:
     """Validate already-parsed YAML data (``path`` is only used in error messages)."""
-    path = str(path)
+    with located(path):
+        return _parse_script(data, str(path))
+
+
+def _parse_script(data: Any, path: str) -> Script:
     if data is None:
-        raise ScriptError(path, "", "the script is empty; add a `with:` and/or `without:` list of turns")
+        raise SpecError("", "the script is empty; add a `with:` and/or `without:` list of turns")
     if not isinstance(data, dict):
-        message = f"the script must be a mapping with keys {_listing(_TOP_KEYS)} (got {_kind_of(data)})"
-        raise ScriptError(path, "", message)
-    for key in data:
-        if key not in _TOP_KEYS:
-            raise ScriptError(path, str(key), f"unknown key; use one of {_listing(_TOP_KEYS)}")
-    parsed = {key: _parse_arm(data[key], path, key) for key in ("all", *ARMS) if key in data}
+        raise SpecError("", f"the script must be a mapping with keys {_listing(_TOP_KEYS)} (got {type_name(data)})")
+    known_keys(data, _TOP_KEYS, "", "a script")
+    parsed = {key: _parse_arm(data[key], key) for key in ("all", *ARMS) if key in data}
     # An arm's own key replaces `all` as a whole; `all` is still validated.
     arms = {arm: parsed[arm] if arm in parsed else parsed["all"] for arm in ARMS if arm in parsed or "all" in parsed}
-    judge = _parse_judge(data["judge"], path) if "judge" in data else {}
+    judge = _parse_judge(data["judge"]) if "judge" in data else {}
     return Script(path=path, arms=arms, judge=judge)
 
 
-def _parse_arm(value: Any, path: str, key: str) -> ArmScript:
+def _parse_arm(value: Any, key: str) -> ArmScript:
     if isinstance(value, list):
-        return ArmScript(default=_parse_turns(value, path, key))
+        return ArmScript(default=_parse_turns(value, key))
     if not isinstance(value, dict):
         message = "an arm is a list of turns, or a mapping from run number or `default` to a list of turns"
-        raise ScriptError(path, key, f"{message} (got {_kind_of(value)})")
+        raise SpecError(key, f"{message} (got {type_name(value)})")
     runs: dict[int, tuple[Turn, ...]] = {}
     default: tuple[Turn, ...] = ()
     for run, turns in value.items():
-        run_key = f"{key}.{run}"
+        run_key = subkey(key, run)
         if run == "default":
-            default = _parse_turns(turns, path, run_key)
-        elif _is_int(run) and run >= 1:
-            runs[run] = _parse_turns(turns, path, run_key)
-        else:
-            message = "a run key must be a run number (an integer >= 1, first run is 1) or `default`"
-            raise ScriptError(path, run_key, message)
+            default = _parse_turns(turns, run_key)
+            continue
+        try:
+            number = _run_number(run, run_key)
+        except SpecError:
+            message = "a run key must be a run number (a whole number ≥ 1, first run is 1) or `default`"
+            raise SpecError(run_key, message) from None
+        runs[number] = _parse_turns(turns, run_key)
     return ArmScript(runs=runs, default=default)
 
 
-def _parse_turns(items: Any, path: str, key: str, kinds: tuple[str, ...] = _KINDS) -> tuple[Turn, ...]:
+def _parse_turns(items: Any, key: str, kinds: tuple[str, ...] = _KINDS) -> tuple[Turn, ...]:
     if not isinstance(items, list):
-        raise ScriptError(path, key, f"expected a list of turns (got {_kind_of(items)})")
+        raise SpecError(key, f"expected a list of turns (got {type_name(items)})")
     turns: list[Turn] = []
     for index, item in enumerate(items):
-        turn, repeat = _parse_turn(item, path, f"{key}[{index}]", kinds)
+        turn, repeat = _parse_turn(item, f"{key}[{index}]", kinds)
         turns.extend([turn] * repeat)
     return tuple(turns)
 
 
-def _parse_turn(item: Any, path: str, key: str, kinds: tuple[str, ...]) -> tuple[Turn, int]:
+def _parse_turn(item: Any, key: str, kinds: tuple[str, ...]) -> tuple[Turn, int]:
     """One turn and how many consecutive requests it answers (its ``repeat``)."""
     if isinstance(item, str):
         return text_turn(item), 1
     if not isinstance(item, dict):
-        message = f"a turn is a string or a mapping with one of {_listing(kinds)} (got {_kind_of(item)})"
-        raise ScriptError(path, key, message)
+        raise SpecError(key, f"a turn is a string or a mapping with one of {_listing(kinds)} (got {type_name(item)})")
     present = [kind for kind in _KINDS if kind in item]
     if len(present) != 1:
         got = ", ".join(present) or "none"
-        raise ScriptError(path, key, f"a turn needs exactly one of {_listing(kinds)} (got: {got})")
+        raise SpecError(key, f"a turn needs exactly one of {_listing(kinds)} (got: {got})")
     kind = present[0]
     if kind not in kinds:
-        raise ScriptError(path, f"{key}.{kind}", f"not allowed here; use one of {_listing(kinds)}")
+        raise SpecError(f"{key}.{kind}", f"not allowed here; use one of {_listing(kinds)}")
     allowed = (kind, "input", *_MODIFIERS) if kind == "tool" else (kind, *_MODIFIERS)
-    _reject_unknown(item, allowed, path, key, f"a {kind} turn")
+    known_keys(item, allowed, key, f"a {kind} turn")
 
     if kind == "error":
-        error, blocks = _parse_error(item["error"], path, f"{key}.error"), ()
+        error, blocks = _parse_error(item["error"], f"{key}.error"), ()
     elif kind == "blocks":
-        error, blocks = None, _parse_blocks(item["blocks"], path, f"{key}.blocks")
+        error, blocks = None, _parse_blocks(item["blocks"], f"{key}.blocks")
     elif kind == "text":
-        error, blocks = None, (_text_block(item, path, key),)
+        error, blocks = None, (_text_block(item, key),)
     else:
-        error, blocks = None, (_tool_block(item, path, key),)
+        error, blocks = None, (_tool_block(item, key),)
 
     turn = Turn(
         blocks=blocks,
         error=error,
-        usage=_parse_usage(item["usage"], path, f"{key}.usage") if "usage" in item else Usage(),
-        delay=_seconds(item, "delay", path, key),
-        drop=_flag(item, "drop", path, key),
-        stall=_seconds(item, "stall", path, key),
+        usage=_parse_usage(item["usage"], f"{key}.usage") if "usage" in item else DEFAULT_USAGE,
+        delay=seconds(item.get("delay", 0), f"{key}.delay"),
+        drop=boolean(item.get("drop", False), f"{key}.drop"),
+        stall=seconds(item.get("stall", 0), f"{key}.stall"),
     )
     if error and (turn.drop or turn.stall):
-        raise ScriptError(path, key, "drop and stall apply to streamed replies, not errors; remove one of them")
-    return turn, _repeat(item, path, key)
+        raise SpecError(key, "drop and stall apply to streamed replies, not errors; remove one of them")
+    return turn, _repeat(item.get("repeat", 1), f"{key}.repeat")
 
 
-def _parse_blocks(items: Any, path: str, key: str) -> tuple[Block, ...]:
+def _parse_blocks(items: Any, key: str) -> tuple[Block, ...]:
     if not isinstance(items, list) or not items:
-        raise ScriptError(path, key, f"blocks must be a non-empty list of text or tool turns (got {_kind_of(items)})")
-    return tuple(_parse_block(item, path, f"{key}[{index}]") for index, item in enumerate(items))
+        raise SpecError(key, f"blocks must be a non-empty list of text or tool turns (got {type_name(items)})")
+    return tuple(_parse_block(item, f"{key}[{index}]") for index, item in enumerate(items))
 
 
-def _parse_block(item: Any, path: str, key: str) -> Block:
+def _parse_block(item: Any, key: str) -> Block:
     """One entry of a ``blocks`` list: a string, ``{text: ...}`` or ``{tool: ..., input: ...}``."""
     if isinstance(item, str):
         return TextBlock(item)
     if not isinstance(item, dict) or ("text" in item) == ("tool" in item):
-        raise ScriptError(path, key, "a block needs exactly one of text, tool (blocks take no modifiers)")
+        raise SpecError(key, "a block needs exactly one of text, tool (blocks take no modifiers)")
     if "text" in item:
-        _reject_unknown(item, ("text",), path, key, "a text block")
-        return _text_block(item, path, key)
-    _reject_unknown(item, ("tool", "input"), path, key, "a tool block")
-    return _tool_block(item, path, key)
+        known_keys(item, ("text",), key, "a text block")
+        return _text_block(item, key)
+    known_keys(item, ("tool", "input"), key, "a tool block")
+    return _tool_block(item, key)
 
 
-def _text_block(item: dict, path: str, key: str) -> TextBlock:
-    return TextBlock(_string(item["text"], path, f"{key}.text"))
+def _text_block(item: dict, key: str) -> TextBlock:
+    return TextBlock(string(item["text"], f"{key}.text"))
 
 
-def _tool_block(item: dict, path: str, key: str) -> ToolBlock:
-    name = _string(item["tool"], path, f"{key}.tool")
-    if not name:
-        raise ScriptError(path, f"{key}.tool", "the tool name is empty; give the tool's name, e.g. Read or Skill")
+def _tool_block(item: dict, key: str) -> ToolBlock:
+    name = nonempty_string(item["tool"], f"{key}.tool")
     tool_input = item.get("input", {})
     if not isinstance(tool_input, dict):
-        message = f"input must be a mapping of tool arguments (got {_kind_of(tool_input)})"
-        raise ScriptError(path, f"{key}.input", message)
+        raise SpecError(f"{key}.input", f"input must be a mapping of tool arguments (got {type_name(tool_input)})")
     return ToolBlock(name=name, input=tool_input)
 
 
-def _parse_error(value: Any, path: str, key: str) -> ErrorReply:
+def _parse_error(value: Any, key: str) -> ErrorReply:
     if not isinstance(value, dict):
-        raise ScriptError(path, key, f"error must be a mapping like {{status: 429}} (got {_kind_of(value)})")
-    _reject_unknown(value, _ERROR_KEYS, path, key, "an error")
-    status = value.get("status")
-    if not _is_int(status) or not 400 <= status <= 599:
-        raise ScriptError(path, f"{key}.status", "status must be an HTTP error code from 400 to 599, e.g. 429")
-    message = _string(value.get("message", f"scripted error (HTTP {status})"), path, f"{key}.message")
-    error_type = _string(value.get("type", _ERROR_TYPES.get(status, "api_error")), path, f"{key}.type")
-    retry_after = _seconds(value, "retry_after", path, key) if "retry_after" in value else None
+        raise SpecError(key, f"error must be a mapping like {{status: 429}} (got {type_name(value)})")
+    known_keys(value, _ERROR_KEYS, key, "an error")
+    status = whole_number(400, 599)(value.get("status"), f"{key}.status")
+    message = string(value.get("message", f"scripted error (HTTP {status})"), f"{key}.message")
+    error_type = string(value.get("type", _ERROR_TYPES.get(status, "api_error")), f"{key}.type")
+    retry_after = seconds(value["retry_after"], f"{key}.retry_after") if "retry_after" in value else None
     return ErrorReply(status=status, type=error_type, message=message, retry_after=retry_after)
 
 
-def _parse_usage(value: Any, path: str, key: str) -> Usage:
+def _parse_usage(value: Any, key: str) -> Usage:
     if not isinstance(value, dict):
-        raise ScriptError(path, key, f"usage must be a mapping of token counts (got {_kind_of(value)})")
-    _reject_unknown(value, _USAGE_KEYS, path, key, "usage")
-    for name, count in value.items():
-        if not _is_int(count) or count < 0:
-            raise ScriptError(path, f"{key}.{name}", "a token count must be an integer >= 0")
-    return Usage(**value)
+        raise SpecError(key, f"usage must be a mapping of token counts (got {type_name(value)})")
+    known_keys(value, _USAGE_KEYS, key, "usage")
+    counts = {name: _token_count(count, f"{key}.{name}") for name, count in value.items()}
+    return replace(DEFAULT_USAGE, **counts)
 
 
-def _parse_judge(value: Any, path: str) -> dict[str, tuple[Turn, ...]]:
+def _parse_judge(value: Any) -> dict[str, tuple[Turn, ...]]:
     if not isinstance(value, dict):
-        message = f"judge must map grader names (or `default`) to lists of replies (got {_kind_of(value)})"
-        raise ScriptError(path, "judge", message)
+        message = f"judge must map grader names (or `default`) to lists of replies (got {type_name(value)})"
+        raise SpecError("judge", message)
     judge: dict[str, tuple[Turn, ...]] = {}
     for grader, replies in value.items():
         key = f"judge.{grader}"
         if isinstance(replies, str):
             replies = [replies]
         if not isinstance(replies, list) or not replies:
-            message = f"give a reply or a non-empty list of replies, e.g. [PASS, FAIL] (got {_kind_of(replies)})"
-            raise ScriptError(path, key, message)
+            message = f"give a reply or a non-empty list of replies, e.g. [PASS, FAIL] (got {type_name(replies)})"
+            raise SpecError(key, message)
         # `<empty>` lets a script exercise a judge that says nothing at all.
         replies = ["" if reply == _EMPTY_REPLY else reply for reply in replies]
-        judge[str(grader)] = _parse_turns(replies, path, key, _JUDGE_KINDS)
+        judge[str(grader)] = _parse_turns(replies, key, _JUDGE_KINDS)
     return judge
-
-
-def _repeat(item: dict, path: str, key: str) -> int:
-    repeat = item.get("repeat", 1)
-    if not _is_int(repeat) or repeat < 1:
-        message = "repeat must be an integer >= 1 (how many consecutive requests this turn answers)"
-        raise ScriptError(path, f"{key}.repeat", message)
-    return repeat
-
-
-def _seconds(item: dict, name: str, path: str, key: str) -> float:
-    value = item.get(name, 0)
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-        raise ScriptError(path, f"{key}.{name}", f"{name} must be a number of seconds >= 0 (got {value!r})")
-    return float(value)
-
-
-def _flag(item: dict, name: str, path: str, key: str) -> bool:
-    value = item.get(name, False)
-    if not isinstance(value, bool):
-        raise ScriptError(path, f"{key}.{name}", f"{name} must be true or false (got {value!r})")
-    return value
-
-
-def _string(value: Any, path: str, key: str) -> str:
-    if not isinstance(value, str):
-        raise ScriptError(path, key, f"expected a string (got {_kind_of(value)}); quote the value")
-    return value
-
-
-def _reject_unknown(item: dict, allowed: tuple[str, ...], path: str, key: str, what: str) -> None:
-    for name in item:
-        if name not in allowed:
-            raise ScriptError(path, f"{key}.{name}", f"unknown key; {what} takes only {_listing(allowed)}")
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _kind_of(value: Any) -> str:
-    """The YAML name of a value's type, for error messages."""
-    if value is None:
-        return "nothing"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list" if value else "an empty list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
 
 
 def _listing(names: tuple[str, ...]) -> str:
     return ", ".join(names)
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
-    if mark is None:
-        return f"invalid YAML: {problem}"
-    return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
 
 
 def _substitute_block(block: Block, values: Mapping[str, str]) -> Block:

@@ -44,7 +44,7 @@ class RunPlan:
     settings: RunSettings
     claude: Path
     base_url: Callable[[Path], str] | None = None  # cwd → this run's model endpoint (scripted); None: inherited
-    mock_agent: dict | None = None    # model settings for agent mocks: {model, baseUrl, prices}
+    mock_agent: dict | None = None    # model settings for agent mocks: {model, baseUrl}
     record_dir: Path | None = None    # where agent mocks record their answers
     environ: dict = field(default_factory=lambda: dict(os.environ))
 

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from ..core import prices
 from ..core.clock import now_iso
 from ..core.tools import NEVER, is_gated, tool_of
 from ..grade.base import GraderType
@@ -299,12 +298,11 @@ class EvalSession:
         """Model settings for the case's agent mocks (the judge model; scripted: its own endpoint URL)."""
         if not any(r.kind == "agent" for server in case.mocks.servers.values() for r in server.responders.values()):
             return None
-        model = self.judge_model
-        rates = prices.price_table()["models"][prices.lookup(model).model]
         base_url = None
         if self.options.scripted:
             base_url = self.endpoint().judge_url(script, "mock", arm=arm, run=index)
-        return {"model": model, "baseUrl": base_url, "prices": {"input": rates["input"], "output": rates["output"]}}
+        # Just the model: the stand-in prices its calls from the same price table.
+        return {"model": self.judge_model, "baseUrl": base_url}
 
     # ---- what the reports carry ------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Callable, Mapping
 
+from ...core.prices import Usage, price
 from .expect import check
 from .templates import TemplateError, render
 
@@ -124,18 +125,6 @@ def user_turn(tool: str, input: Mapping[str, Any]) -> str:
     return f"Current call: {tool}\nArguments:\n{json.dumps(input, indent=2, ensure_ascii=False)}"
 
 
-def price(usage: Any, prices: Mapping[str, float]) -> float:
-    """USD for a Messages API usage at `prices` (USD per million tokens); cache tokens at input price
-    unless the prices say otherwise."""
-    def tokens(name: str) -> int:
-        return getattr(usage, name, None) or 0
-
-    input_price = prices.get("input", 0.0)
-    return (tokens("input_tokens") * input_price + tokens("output_tokens") * prices.get("output", 0.0)
-            + tokens("cache_read_input_tokens") * prices.get("cache_read", input_price)
-            + tokens("cache_creation_input_tokens") * prices.get("cache_write", input_price)) / 1_000_000
-
-
 def interpret_reply(text: str, server: str, tool: str) -> Answer:
     """The model's reply as a tool answer: `ERROR:` → a tool error, `ABORT:` → an abort, else the result."""
     stripped = text.strip()
@@ -207,7 +196,7 @@ class AgentResponder:
             return answer
         text = "".join(getattr(block, "text", "") for block in reply.content if block.type == "text")
         answer = interpret_reply(text, self.server, tool)
-        answer.cost_usd = price(reply.usage, self.agent.get("prices") or {})
+        answer.cost_usd = price(model, Usage.of_reply(reply.usage))
         answer.model = model
         return answer
 

@@ -10,8 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ...core.problems import SpecError
-from ...core.validate import need_str, type_name
+from ...core.validate import boolean, need_str
 from ..base import GraderType, Verdict, register
 
 
@@ -55,9 +54,7 @@ class FileExistsGrader(GraderType):
 
     def parse(self, raw: dict, body: str, case_dir=None) -> FileExistsConfig:
         path = need_str(raw, "path", required=True, nonempty=True)
-        exists = raw.get("exists", True)
-        if not isinstance(exists, bool):
-            raise SpecError("exists", f"must be true or false (got {type_name(exists)})")
+        exists = boolean(raw.get("exists", True), "exists")
         return FileExistsConfig(path, exists, tuple((k, raw[k]) for k in self.keys if k in raw))
 
     def config_json(self, config: FileExistsConfig) -> dict:

@@ -19,6 +19,7 @@ from ..targets import (FileTarget, Target, TargetError, check_relative, parse_ta
                        target_json, target_label, text_of)
 from ...core.problems import SpecError
 from ...core.validate import need_str
+from ...run.artefacts import TRACE
 from ..base import GradeContext, GraderType, Verdict, register
 
 EDGE_LINES = 12
@@ -173,7 +174,7 @@ def read_baseline(case_dir: Path, rel: str) -> tuple[str, ...]:
             lines.append(ecmaregex.compact_json(json.loads(line)))
         except ValueError as e:
             raise SpecError("baseline_file", f'"{rel}" line {number} is not JSON ({e}); a baseline is a JSON Lines '
-                                             f"transcript such as a run's trace.jsonl") from None
+                                             f"transcript such as a run's {TRACE}") from None
     return tuple(lines)
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from .. import ecmaregex
 from ...run.transcript import ToolCall
 from ...core.problems import SpecError
-from ...core.validate import need_int, need_str, type_name
+from ...core.validate import known_keys, need_int, need_str, string, type_name
 from ..base import GraderType, Verdict, register
 from .regex import check_pattern
 
@@ -36,12 +36,11 @@ class CallSpec:
 
 
 def parse_input_match(raw: dict, key: str) -> str | None:
-    try:
-        pattern = need_str(raw, "input_match")
-    except SpecError as e:  # name the key as written (`before.input_match` inside tool_order)
-        raise SpecError(key, e.message) from None
-    if pattern is not None:
-        check_pattern(pattern, "", key)
+    """`input_match` of `raw`, named `key` in messages (`before.input_match` inside tool_order)."""
+    pattern = raw.get("input_match")
+    if pattern is None:
+        return None
+    check_pattern(string(pattern, key), "", key)
     return pattern
 
 
@@ -93,9 +92,7 @@ def parse_side(raw: dict, key: str) -> CallSpec:
     if isinstance(value, str) and value:
         return CallSpec(value)
     if isinstance(value, dict):
-        unknown = [k for k in value if k not in ("tool", "input_match")]
-        if unknown:
-            raise SpecError(f"{key}.{unknown[0]}", f"is not a key of `{key}:` (expected: tool, input_match)")
+        known_keys(value, ("tool", "input_match"), key, f"`{key}:`")
         tool = value.get("tool")
         if not isinstance(tool, str) or not tool:
             raise SpecError(f"{key}.tool", f"must be a tool name (got {type_name(tool)})")

@@ -1,20 +1,19 @@
-"""The stand-in MCP server: templates, expect: guards, the stdio protocol, agent responders with replay and
-recording, and the stand-in taking a plugin server's place in the real Claude Code."""
+"""The stand-in MCP server in this process: templates, expect: guards, JSON-RPC handling, and agent responders
+with replay, recording and pricing (the model played by the scripted endpoint, on a thread). The server as
+Claude Code starts it — a child process over stdio — is tested in tests/acceptance/test_doubles.py."""
 from __future__ import annotations
 
+import io
 import json
-import os
-import queue
-import subprocess
-import sys
-import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
+from pytest_plugin_eval.core.prices import Usage, price
 from pytest_plugin_eval.doubles.mcp.expect import check
-from pytest_plugin_eval.doubles.mcp.server import MockServer, description_sha, replay_key
+from pytest_plugin_eval.doubles.mcp.server import MockServer, description_sha, replay_key, serve
 from pytest_plugin_eval.doubles.mcp.templates import TemplateError, js_json, js_number, js_string, render
 from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
 from pytest_plugin_eval.load.script import parse_script
@@ -156,68 +155,7 @@ def test_the_first_failing_guard_is_reported() -> None:
     assert check([], data) is None
 
 
-# -- the server over stdio -------------------------------------------------------------------------------
-
-
-class StdioServer:
-    """The stand-in started as Claude Code starts it, spoken to one JSON line at a time."""
-
-    def __init__(self, config_path: Path, env: dict[str, str] | None = None) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pytest_plugin_eval.doubles.mcp.server", str(config_path)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **(env or {})},
-        )
-        self.lines: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-        self.next_id = 0
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
-
-    def send(self, message: Any) -> None:
-        assert self.proc.stdin is not None
-        raw = message if isinstance(message, str) else json.dumps(message)
-        self.proc.stdin.write(raw.encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def reply(self, timeout: float = 10) -> dict:
-        return json.loads(self.lines.get(timeout=timeout))
-
-    def request(self, method: str, params: dict | None = None) -> dict:
-        self.next_id += 1
-        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, **({"params": params} if params else {})})
-        reply = self.reply()
-        assert reply["id"] == self.next_id
-        return reply
-
-    def call(self, tool: str, arguments: dict) -> dict:
-        return self.request("tools/call", {"name": tool, "arguments": arguments})["result"]
-
-    def close(self) -> tuple[int, str]:
-        """End stdin as Claude Code does at exit; the exit code and what went to stderr."""
-        assert self.proc.stdin is not None and self.proc.stderr is not None
-        self.proc.stdin.close()
-        code = self.proc.wait(timeout=10)
-        return code, self.proc.stderr.read().decode()
-
-
-@pytest.fixture
-def start(tmp_path: Path) -> Iterator[Any]:
-    servers: list[StdioServer] = []
-
-    def start_server(config: dict, env: dict[str, str] | None = None) -> StdioServer:
-        path = tmp_path / f"stand-in-{len(servers)}.json"
-        path.write_text(json.dumps(config))
-        servers.append(StdioServer(path, env))
-        return servers[-1]
-
-    yield start_server
-    for server in servers:
-        if server.proc.poll() is None:
-            server.proc.kill()
-            server.proc.wait()
+# -- the server ------------------------------------------------------------------------------------------
 
 
 def stand_in_config(tmp_path: Path, responders: dict, agent: dict | None = None, tools: list | None = None) -> dict:
@@ -248,65 +186,38 @@ def text_of(result: dict) -> str:
     return result["content"][0]["text"]
 
 
-def test_the_protocol_over_stdio(tmp_path: Path, mock_dir: Path, start: Any) -> None:
-    responders = {
-        "create_issue": fixed("Created #1: {{input.title}}", mock_dir, [PRIORITY]),
-        "get_issue": fixed("{{file:fixtures/{input.id}.json}}", mock_dir),
-        "fail": fixed("Service unavailable: {{input.why}}", mock_dir, is_error=True),
-    }
+def test_the_protocol(tmp_path: Path, mock_dir: Path) -> None:
+    """One JSON line in, one reply line out (none for notifications), through the same loop main() runs."""
+    responders = {"create_issue": fixed("Created #1: {{input.title}}", mock_dir, [PRIORITY]),
+                  "fail": fixed("Service unavailable: {{input.why}}", mock_dir, is_error=True)}
     config = stand_in_config(tmp_path, responders)
-    server = start(config)
-
-    init = server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                         "clientInfo": {"name": "claude-code", "version": "2"}})
-    assert init["result"] == {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
-                              "serverInfo": {"name": "plugin-eval-mock:tracker", "version": "1"}}
-    server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})  # no reply expected
-    assert server.request("tools/list")["result"] == {"tools": config["tools"]}
-    assert server.request("ping")["result"] == {}
-    assert server.request("server/discover", {})["result"] == {}
-
-    ok = server.call("create_issue", {"title": "Bug X", "priority": "high"})
-    assert (text_of(ok), ok["isError"]) == ("Created #1: Bug X", False)
-    found = server.call("get_issue", {"id": 7})
-    assert (text_of(found), found["isError"]) == ('{"id": 7}', False)
-    missing = server.call("get_issue", {"id": 9})
-    assert (text_of(missing), missing["isError"]) == ("{{file:fixtures/9.json}}: no such file in the mock's directory", True)
-    failed = server.call("fail", {"why": "maintenance"})
-    assert (text_of(failed), failed["isError"]) == ("Service unavailable: maintenance", True)
-    aborted = server.call("create_issue", {"title": "Bug Y", "priority": "urgent"})
-    reason = 'the model\'s call violates expect: priority = "urgent" is not one of [low, medium, high]'
-    assert (text_of(aborted), aborted["isError"]) == (f"aborted by the eval harness: {reason}", True)
-
-    unknown = server.request("tools/call", {"name": "delete_issue", "arguments": {}})
-    assert unknown["error"] == {"code": -32602, "message": "No such tool: delete_issue"}
-    # bad requests get JSON-RPC errors, and the server keeps serving
-    server.send("this is not json")
-    assert server.reply()["error"]["code"] == -32700
-    server.send([1, 2])
-    assert server.reply()["error"]["code"] == -32600
-    assert server.request("tools/call", {"arguments": {}})["error"]["code"] == -32602
-    assert server.request("tools/call", {"name": "create_issue", "arguments": [1]})["error"]["code"] == -32602
-    server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}})
-    assert server.request("ping")["result"] == {}
-
-    code, _ = server.close()
-    assert code == 0
-    assert server.lines.empty()  # nothing but replies on stdout
-
-    log = call_log(tmp_path)
-    assert [(e["tool"], e["verdict"], e["isError"]) for e in log] == [
-        (f"{PREFIX}create_issue", "ok", False),
-        (f"{PREFIX}get_issue", "ok", False),
-        (f"{PREFIX}get_issue", "tool_error", True),
-        (f"{PREFIX}fail", "tool_error", True),
-        (f"{PREFIX}create_issue", "abort", True),
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-03-26"}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "create_issue", "arguments": {"title": "Bug X", "priority": "low"}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "fail", "arguments": {"why": "x"}}},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "nope"}},
+        "this is not json", [1, 2],
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "fail", "arguments": [1]}},
+        {"jsonrpc": "2.0", "id": 7, "method": "ping"},
     ]
-    assert log[0] == {"server": "tracker", "tool": f"{PREFIX}create_issue", "input": {"title": "Bug X", "priority": "high"},
-                      "output": "Created #1: Bug X", "isError": False, "verdict": "ok", "responder": "fixed",
-                      "replay": None, "costUsd": 0.0, "model": None}
-    assert log[4]["reason"] == reason and log[4]["output"] == f"aborted by the eval harness: {reason}"
-    assert "reason" not in log[0]
+    stdin = io.BytesIO(b"".join((m if isinstance(m, str) else json.dumps(m)).encode() + b"\n\n" for m in messages))
+    stdout = io.BytesIO()
+    serve(MockServer(config), stdin, stdout)
+    replies = [json.loads(line) for line in stdout.getvalue().splitlines()]
+    assert [r.get("id") for r in replies] == [1, 2, 3, 4, 5, None, None, 6, 7]
+    assert replies[0]["result"] == {"protocolVersion": "2025-03-26", "capabilities": {"tools": {}},
+                                    "serverInfo": {"name": "plugin-eval-mock:tracker", "version": "1"}}
+    assert replies[1]["result"] == {"tools": config["tools"]}
+    assert replies[2]["result"] == {"content": [{"type": "text", "text": "Created #1: Bug X"}], "isError": False}
+    assert replies[3]["result"]["isError"] is True
+    assert replies[4]["error"] == {"code": -32602, "message": "No such tool: nope"}
+    assert [r["error"]["code"] for r in replies[5:8]] == [-32700, -32600, -32602]
+    assert replies[8]["result"] == {}
+    assert [(e["tool"], e["verdict"]) for e in call_log(tmp_path)] == [
+        (f"{PREFIX}create_issue", "ok"), (f"{PREFIX}fail", "tool_error")]
 
 
 def test_a_listed_tool_without_a_responder_is_unknown(tmp_path: Path) -> None:
@@ -322,37 +233,45 @@ def test_a_listed_tool_without_a_responder_is_unknown(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def endpoint() -> Iterator[ScriptedEndpoint]:
+def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedEndpoint]:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "x")  # the agent's client refuses to start without one
     with ScriptedEndpoint() as ep:
         yield ep
 
 
 def agent_config(tmp_path: Path, base_url: str | None, replay_dir: Path | None = None,
-                 record_dir: Path | None = None) -> dict:
+                 record_dir: Path | None = None, model: str = "claude-haiku-5-5") -> dict:
     wiki = tmp_path / "mocks" / "wiki"
     responders = {
         "get_page": {"kind": "agent", "description": WIKI, "abortWhen": None, "guards": [], "baseDir": str(wiki)},
         "delete_page": {"kind": "agent", "description": WIKI, "abortWhen": "- the caller asks to delete a page",
                         "guards": [{"path": "id", "kind": "type", "value": "number"}], "baseDir": str(wiki)},
     }
-    agent = {"model": "claude-haiku-5-5", "baseUrl": base_url, "replayDir": str(replay_dir) if replay_dir else None,
-             "recordDir": str(record_dir or tmp_path / "recordings" / "wiki"), "prices": {"input": 0.1, "output": 0.5}}
+    agent = {"model": model, "baseUrl": base_url, "replayDir": str(replay_dir) if replay_dir else None,
+             "recordDir": str(record_dir or tmp_path / "recordings" / "wiki")}
     return {**stand_in_config(tmp_path, responders, agent), "server": "wiki"}
 
 
-def test_agent_answers_live_and_records(tmp_path: Path, endpoint: ScriptedEndpoint, start: Any) -> None:
+def call(server: MockServer, tool: str, arguments: dict) -> dict:
+    """A tools/call through the server's JSON-RPC handling; its result."""
+    reply = server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                           "params": {"name": tool, "arguments": arguments}})
+    assert reply is not None
+    return reply["result"]
+
+
+def test_agent_answers_live_and_records(tmp_path: Path, endpoint: ScriptedEndpoint) -> None:
     replies = ["MOCK ANSWER", "  ERROR: no page 2 \n", "ABORT: the caller asks to delete page 3"]
     url = endpoint.judge_url(parse_script({"judge": {"default": replies}}), "mock")
-    server = start(agent_config(tmp_path, url), env={"ANTHROPIC_API_KEY": "x"})
+    server = MockServer(agent_config(tmp_path, url))
 
-    live = server.call("get_page", {"id": 1})
+    live = call(server, "get_page", {"id": 1})
     assert (text_of(live), live["isError"]) == ("MOCK ANSWER", False)
-    error = server.call("get_page", {"id": 2})
+    error = call(server, "get_page", {"id": 2})
     assert (text_of(error), error["isError"]) == ("no page 2", True)
     reason = "the mock agent for wiki/delete_page aborted: the caller asks to delete page 3"
-    aborted = server.call("delete_page", {"id": 3})
+    aborted = call(server, "delete_page", {"id": 3})
     assert (text_of(aborted), aborted["isError"]) == (f"aborted by the eval harness: {reason}", True)
-    assert server.close()[0] == 0
 
     calls = endpoint.calls(token=url)
     assert len(calls) == 3 and {c["model"] for c in calls} == {"claude-haiku-5-5"}
@@ -364,7 +283,8 @@ def test_agent_answers_live_and_records(tmp_path: Path, endpoint: ScriptedEndpoi
     ]
     assert log[2]["reason"] == reason
     assert all(e["costUsd"] > 0 and e["model"] == "claude-haiku-5-5" for e in log)
-    assert log[0]["costUsd"] == pytest.approx((100 * 0.1 + 20 * 0.5) / 1e6)  # the endpoint's default usage
+    # the endpoint's default usage at haiku 5.5's list price (0.1 / 0.5 USD per million)
+    assert log[0]["costUsd"] == pytest.approx((100 * 0.1 + 20 * 0.5) / 1e6)
 
     # the ok and the error answer are recorded; the abort is not
     records = tmp_path / "recordings" / "wiki"
@@ -382,18 +302,17 @@ def test_agent_answers_live_and_records(tmp_path: Path, endpoint: ScriptedEndpoi
     for path in records.iterdir():
         (replay_dir / path.name).write_text(path.read_text())
     (tmp_path / "out" / "mock-calls.jsonl").unlink()
-    again = start(agent_config(tmp_path, url, replay_dir, tmp_path / "rec2"), env={"ANTHROPIC_API_KEY": "x"})
-    assert text_of(again.call("get_page", {"id": 1})) == "MOCK ANSWER"
-    replayed_error = again.call("get_page", {"id": 2})
+    again = MockServer(agent_config(tmp_path, url, replay_dir, tmp_path / "rec2"))
+    assert text_of(call(again, "get_page", {"id": 1})) == "MOCK ANSWER"
+    replayed_error = call(again, "get_page", {"id": 2})
     assert (text_of(replayed_error), replayed_error["isError"]) == ("no page 2", True)
-    assert again.close()[0] == 0
     assert len(endpoint.calls(token=url)) == 3
     assert [(e["replay"], e["verdict"], e["costUsd"]) for e in call_log(tmp_path)] == [
         ("hit", "ok", 0.0), ("hit", "tool_error", 0.0)]
     assert not (tmp_path / "rec2").exists()  # replays are not recorded again
 
 
-def test_replay_hit_stale_and_miss(tmp_path: Path, endpoint: ScriptedEndpoint, start: Any) -> None:
+def test_replay_hit_stale_and_miss(tmp_path: Path, endpoint: ScriptedEndpoint) -> None:
     url = endpoint.judge_url(parse_script({"judge": {"default": ["LIVE 1", "LIVE 2"]}}), "mock")
     replay_dir = tmp_path / "mocks" / ".replay" / "wiki"
     replay_dir.mkdir(parents=True)
@@ -407,14 +326,13 @@ def test_replay_hit_stale_and_miss(tmp_path: Path, endpoint: ScriptedEndpoint, s
 
     recording({"id": 1, "title": "Home"}, "REPLAYED", description_sha(WIKI, None))
     stale = recording({"id": 2}, "OLD", description_sha("an older description", None))
-    server = start(agent_config(tmp_path, url, replay_dir), env={"ANTHROPIC_API_KEY": "x"})
+    server = MockServer(agent_config(tmp_path, url, replay_dir))
 
-    hit = server.call("get_page", {"title": "Home", "id": 1})  # key order does not matter
+    hit = call(server, "get_page", {"title": "Home", "id": 1})  # key order does not matter
     assert text_of(hit) == "REPLAYED"
     assert endpoint.calls(token=url) == []
-    assert text_of(server.call("get_page", {"id": 2})) == "LIVE 1"
-    assert text_of(server.call("get_page", {"id": 3})) == "LIVE 2"
-    assert server.close()[0] == 0
+    assert text_of(call(server, "get_page", {"id": 2})) == "LIVE 1"
+    assert text_of(call(server, "get_page", {"id": 3})) == "LIVE 2"
     assert len(endpoint.calls(token=url)) == 2
 
     log = call_log(tmp_path)
@@ -422,6 +340,20 @@ def test_replay_hit_stale_and_miss(tmp_path: Path, endpoint: ScriptedEndpoint, s
     assert log[1]["staleRecording"] == stale
     assert "staleRecording" not in log[0] and "staleRecording" not in log[2]
     assert log[0]["costUsd"] == 0 and log[1]["costUsd"] > 0
+
+
+@pytest.mark.parametrize("model", ["claude-haiku-5-5", "haiku", "claude-opus-5-5[1m]", "claude-unknown-9"])
+def test_agent_calls_are_priced_from_the_price_table(tmp_path: Path, endpoint: ScriptedEndpoint, model: str) -> None:
+    # The config names only the model; the stand-in prices the reply's whole usage, cache tokens included.
+    tokens = {"input_tokens": 1200, "output_tokens": 80, "cache_read_input_tokens": 300,
+              "cache_creation_input_tokens": 40}
+    url = endpoint.judge_url(parse_script({"judge": {"default": [{"text": "PAGE", "usage": tokens}]}}), "mock")
+    config = agent_config(tmp_path, url, model=model)
+    assert set(config["agent"]) == {"model", "baseUrl", "replayDir", "recordDir"}
+    call(MockServer(config), "get_page", {"id": 1})
+    [entry] = call_log(tmp_path)
+    assert entry["costUsd"] == pytest.approx(price(model, Usage(**tokens)), rel=1e-12)
+    assert entry["costUsd"] > 0
 
 
 def test_a_failing_model_call_is_a_tool_error(tmp_path: Path) -> None:
@@ -470,82 +402,3 @@ def test_the_system_prompt_names_the_server_and_the_abort_conditions(tmp_path: P
     assert "ABORT: <reason>" in with_abort["system"] and "- the caller asks to delete a page" in with_abort["system"]
     assert "ABORT" not in without["system"]
     assert "tools" not in with_abort
-
-
-# -- the real Claude Code --------------------------------------------------------------------------------
-
-
-def claude_binary() -> Path:
-    import claude_agent_sdk
-
-    return Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
-
-
-def run_claude(tmp_path: Path, endpoint: ScriptedEndpoint, responder: dict, tool_input: dict) -> str:
-    """Run Claude Code with a plugin declaring `tracker`, shadowed by the stand-in; the agent (scripted)
-    calls create_issue with `tool_input`. Returns stdout (stream-json)."""
-    plugin = tmp_path / "plugin"
-    (plugin / ".claude-plugin").mkdir(parents=True)
-    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "mockp"}))
-    (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"tracker": {"command": "false"}}}))
-    home, cwd = tmp_path / "home", tmp_path / "home" / "cwd"
-    cwd.mkdir(parents=True)
-    tools = [{"name": "create_issue", "description": "Create an issue in the tracker.",
-              "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}}]
-    config = tmp_path / "stand-in.json"
-    config.write_text(json.dumps(stand_in_config(tmp_path, {"create_issue": responder}, tools=tools)))
-    mcp_config = tmp_path / "mcp.json"
-    mcp_config.write_text(json.dumps({"mcpServers": {"plugin:mockp:tracker": {
-        "command": sys.executable, "args": ["-m", "pytest_plugin_eval.doubles.mcp.server", str(config)]}}}))
-    script = parse_script({"all": [{"tool": f"{PREFIX}create_issue", "input": tool_input}, "done"]})
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "config"),
-        "ANTHROPIC_API_KEY": "x",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "ANTHROPIC_BASE_URL": endpoint.agent_url(script, cwd=cwd),
-    }
-    command = [str(claude_binary()), "-p", "--output-format", "stream-json", "--verbose", "--max-turns", "3",
-               "--permission-mode", "dontAsk", "--setting-sources", "user", "--plugin-dir", str(plugin),
-               "--mcp-config", str(mcp_config), f"--allowed-tools={PREFIX}create_issue"]
-    done = subprocess.run(command, cwd=cwd, input="File a bug about X.", env=env, capture_output=True, text=True,
-                          timeout=60)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def tool_results(stdout: str) -> list[tuple[str, bool]]:
-    events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
-    results = []
-    for event in events:
-        if event.get("type") != "user":
-            continue
-        for block in event["message"]["content"]:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                content = block["content"]
-                text = content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
-                results.append((text, bool(block.get("is_error"))))
-    return results
-
-
-needs_claude = pytest.mark.skipif(not claude_binary().exists(), reason="the bundled Claude Code binary is not installed")
-
-
-@needs_claude
-def test_claude_code_uses_the_stand_in(tmp_path: Path, endpoint: ScriptedEndpoint) -> None:
-    stdout = run_claude(tmp_path, endpoint, fixed("Created: {{input.title}}", tmp_path), {"title": "Bug X"})
-    assert tool_results(stdout) == [("Created: Bug X", False)]
-    [entry] = call_log(tmp_path)
-    assert (entry["tool"], entry["verdict"], entry["input"]) == (f"{PREFIX}create_issue", "ok", {"title": "Bug X"})
-
-
-@needs_claude
-def test_claude_code_call_violating_expect_is_logged_as_abort(tmp_path: Path, endpoint: ScriptedEndpoint) -> None:
-    responder = fixed("Created: {{input.title}}", tmp_path, [PRIORITY])
-    stdout = run_claude(tmp_path, endpoint, responder, {"title": "Bug X", "priority": "urgent"})
-    reason = 'the model\'s call violates expect: priority = "urgent" is not one of [low, medium, high]'
-    [(text, is_error)] = tool_results(stdout)
-    assert is_error and reason in text
-    [entry] = call_log(tmp_path)
-    assert (entry["verdict"], entry["reason"]) == ("abort", reason)

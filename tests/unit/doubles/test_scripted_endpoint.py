@@ -1,11 +1,10 @@
-"""The scripted endpoint: script loading and validation, the HTTP server, and one real Claude Code run."""
+"""The scripted endpoint: script loading and validation, and the HTTP server (in this process, on a thread).
+The real Claude Code against it: tests/acceptance/test_doubles.py."""
 
 from __future__ import annotations
 
 import functools
 import json
-import os
-import subprocess
 import threading
 import time
 import urllib.error
@@ -16,9 +15,19 @@ from typing import Any
 import anthropic
 import pytest
 
+from pytest_plugin_eval.core.paths import display_path
+from pytest_plugin_eval.core.prices import Usage
+from pytest_plugin_eval.core.problems import SpecError
 from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
-from pytest_plugin_eval.load.script import SCRIPT_FILENAME, Script, ScriptError, load_script
-from pytest_plugin_eval.load.script import ErrorReply, TextBlock, ToolBlock, Usage, parse_script
+from pytest_plugin_eval.load.script import (
+    SCRIPT_FILENAME,
+    ErrorReply,
+    Script,
+    TextBlock,
+    ToolBlock,
+    load_script,
+    parse_script,
+)
 
 TOOLS = [{"name": "Read", "description": "read a file", "input_schema": {"type": "object"}}]
 
@@ -160,30 +169,44 @@ def test_judge_replies() -> None:
     [
         ("", "the script is empty"),
         ("- text: a\n", "the script must be a mapping"),
-        ("withh: []\n", "withh: unknown key; use one of with, without, all, judge"),
+        ("withh: []\n", "withh: is not a key of a script (expected: with, without, all, judge)"),
         (
             "with: [{text: a, tool: b}]\n",
             "with[0]: a turn needs exactly one of text, tool, blocks, error (got: text, tool)",
         ),
         ("with: [a, {delay: 1}]\n", "with[1]: a turn needs exactly one of text, tool, blocks, error (got: none)"),
-        ("with: [{text: a, colour: red}]\n", "with[0].colour: unknown key; a text turn takes only"),
-        ("with: [{text: a, input: {}}]\n", "with[0].input: unknown key"),
+        (
+            "with: [{text: a, colour: red}]\n",
+            "with[0].colour: is not a key of a text turn (expected: text, delay, usage, drop, stall, repeat)",
+        ),
+        ("with: [{text: a, input: {}}]\n", "with[0].input: is not a key of a text turn"),
         ("with: [a, {tool: Read, input: [x]}]\n", "with[1].input: input must be a mapping"),
-        ("with: [{tool: ''}]\n", "with[0].tool: the tool name is empty"),
-        ("with: [{text: 3}]\n", "with[0].text: expected a string"),
+        ("with: [{tool: ''}]\n", "with[0].tool: must be a non-empty string (got an empty string)"),
+        ("with: [{text: 3}]\n", "with[0].text: must be a string (got a whole number)"),
         ("with: [[a]]\n", "with[0]: a turn is a string or a mapping"),
-        ("with: [{blocks: []}]\n", "with[0].blocks: blocks must be a non-empty list"),
-        ("with: [{blocks: [{text: a, delay: 1}]}]\n", "with[0].blocks[0].delay: unknown key"),
+        ("with: [{blocks: []}]\n", "with[0].blocks: blocks must be a non-empty list of text or tool turns (got an "
+                                   "empty list)"),
+        ("with: [{blocks: [{text: a, delay: 1}]}]\n", "with[0].blocks[0].delay: is not a key of a text block"),
         ("with: [{blocks: [{error: {status: 500}}]}]\n", "with[0].blocks[0]: a block needs exactly one of text, tool"),
-        ("with: [{error: {status: 200}}]\n", "with[0].error.status: status must be an HTTP error code"),
-        ("with: [{error: {status: 500, code: 1}}]\n", "with[0].error.code: unknown key"),
-        ("with: [{error: {status: 500, retry_after: soon}}]\n", "with[0].error.retry_after: retry_after must be"),
+        ("with: [{error: {status: 200}}]\n", "with[0].error.status: must be a whole number from 400 to 599 (got 200)"),
+        ("with: [{error: {}}]\n", "with[0].error.status: must be a whole number from 400 to 599 (got nothing (null))"),
+        ("with: [{error: {status: 500, code: 1}}]\n", "with[0].error.code: is not a key of an error"),
+        (
+            "with: [{error: {status: 500, retry_after: soon}}]\n",
+            "with[0].error.retry_after: must be a number of seconds ≥ 0 (got a string 'soon')",
+        ),
         ("with: [{error: {status: 500}, drop: true}]\n", "with[0]: drop and stall apply to streamed replies"),
-        ("with: [{text: a, usage: {input_tokens: -1}}]\n", "with[0].usage.input_tokens: a token count must be"),
-        ("with: [{text: a, usage: {tokens: 1}}]\n", "with[0].usage.tokens: unknown key"),
-        ("with: [{text: a, repeat: 0}]\n", "with[0].repeat: repeat must be an integer >= 1"),
-        ("with: [{text: a, delay: -1}]\n", "with[0].delay: delay must be a number of seconds"),
-        ("with: [{text: a, drop: yes please}]\n", "with[0].drop: drop must be true or false"),
+        (
+            "with: [{text: a, usage: {input_tokens: -1}}]\n",
+            "with[0].usage.input_tokens: must be a whole number ≥ 0 (got -1)",
+        ),
+        ("with: [{text: a, usage: {tokens: 1}}]\n", "with[0].usage.tokens: is not a key of usage"),
+        ("with: [{text: a, repeat: 0}]\n", "with[0].repeat: must be a whole number ≥ 1 (got 0)"),
+        ("with: [{text: a, repeat: 1.5}]\n", "with[0].repeat: must be a whole number ≥ 1 (got a number 1.5)"),
+        ("with: [{text: a, delay: -1}]\n", "with[0].delay: must be a number of seconds ≥ 0 (got -1)"),
+        ("with: [{text: a, drop: yes please}]\n", "with[0].drop: must be true or false (got a string)"),
+        # YAML 1.2, as for case files: `yes` is a string, not a boolean
+        ("with: [{text: a, drop: yes}]\n", "with[0].drop: must be true or false (got a string)"),
         ("with: hello\n", "with: an arm is a list of turns"),
         ("with: {0: [a]}\n", "with.0: a run key must be a run number"),
         ("without: {default: a}\n", "without.default: expected a list of turns"),
@@ -191,26 +214,49 @@ def test_judge_replies() -> None:
         ("judge: [PASS]\n", "judge: judge must map grader names"),
         ("judge: {quality: 3}\n", "judge.quality: give a reply or a non-empty list"),
         ("judge: {quality: [PASS, {tool: Read}]}\n", "judge.quality[1].tool: not allowed here; use one of text, error"),
-        ("with: [\n  {text: a\n", "invalid YAML at line"),
+        ("with: [\n  {text: a\n", "invalid YAML: line 3, column 1: "),
     ],
 )
 def test_validation_errors_name_file_and_key(tmp_path: Path, source: str, expected: str) -> None:
     path = write_script(tmp_path, source)
-    with pytest.raises(ScriptError) as caught:
+    with pytest.raises(SpecError) as caught:
         load_script(path)
-    assert str(caught.value).startswith(f"{path}: ")
+    assert caught.value.file == path
+    assert str(caught.value).startswith(f"{display_path(path)}: ")
     assert expected in str(caught.value)
+
+
+def test_errors_carry_the_key_and_the_message_apart(tmp_path: Path) -> None:
+    with pytest.raises(SpecError) as caught:
+        load_script(write_script(tmp_path, "with: [{text: a, repeat: 0}]\n"))
+    assert (caught.value.key, caught.value.message) == ("with[0].repeat", "must be a whole number ≥ 1 (got 0)")
+    with pytest.raises(SpecError) as caught:
+        parse_script({"with": [{"text": 3}]})
+    assert caught.value.file == Path(SCRIPT_FILENAME)
 
 
 def test_malformed_yaml_names_the_line(tmp_path: Path) -> None:
     path = write_script(tmp_path, "with:\n  - text: a\n  - text: [b\n")
-    with pytest.raises(ScriptError, match=r"scripted\.yaml: invalid YAML at line 4"):
+    with pytest.raises(SpecError, match=r"scripted\.yaml: invalid YAML: line 4, column 1: "):
         load_script(path)
 
 
-def test_missing_file_is_a_script_error(tmp_path: Path) -> None:
-    with pytest.raises(ScriptError, match="cannot read the script"):
+def test_missing_file_is_a_spec_error(tmp_path: Path) -> None:
+    with pytest.raises(SpecError, match="cannot read the script"):
         load_script(tmp_path / "nope.yaml")
+
+
+def test_scalars_are_read_as_yaml_1_2(tmp_path: Path) -> None:
+    # `yes`, `no`, `on`, `off` and dates are strings, as in case files; only true/false are booleans.
+    path = write_script(tmp_path, "with: [yes, {text: no}, off, 2024-01-01, {text: done, drop: false}]\n")
+    turns = load_script(path).turns("with", 1)
+    assert [turn.blocks[0].text for turn in turns] == ["yes", "no", "off", "2024-01-01", "done"]
+    assert turns[-1].drop is False
+
+
+def test_whole_floats_count_as_whole_numbers() -> None:
+    turns = script({"with": [{"text": "a", "repeat": 2.0, "usage": {"output_tokens": 5.0}}]}).turns("with", 1)
+    assert len(turns) == 2 and turns[0].usage == Usage(input_tokens=100, output_tokens=5)
 
 
 # -- serving ------------------------------------------------------------------
@@ -406,42 +452,3 @@ def test_stop_does_not_wait_for_a_stalled_stream() -> None:
     worker.join(timeout=5)
     assert time.monotonic() - started < 2
     assert not worker.is_alive()
-
-
-# -- the real Claude Code binary ------------------------------------------------
-
-
-def claude_binary() -> Path:
-    import claude_agent_sdk
-
-    return Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
-
-
-@pytest.mark.skipif(not claude_binary().exists(), reason="the bundled Claude Code binary is not installed")
-def test_real_claude_code_runs_against_the_script(endpoint: ScriptedEndpoint, tmp_path: Path) -> None:
-    home, cwd = tmp_path / "home", tmp_path / "cwd"
-    home.mkdir()
-    cwd.mkdir()
-    (cwd / "a.txt").write_text("hello\n")
-    loaded = script({"with": [{"tool": "Read", "input": {"file_path": "{cwd}/a.txt"}}, {"text": "done {run}"}]})
-    url = endpoint.agent_url(loaded, arm="with", run=1, cwd=str(cwd))
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "config"),
-        "ANTHROPIC_BASE_URL": url,
-        "ANTHROPIC_API_KEY": "x",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    }
-    command = [str(claude_binary()), "-p", "--output-format", "stream-json", "--verbose", "--max-turns", "3",
-               "--permission-mode", "dontAsk", "--setting-sources", "user"]
-    done = subprocess.run(command, cwd=cwd, input="Read a.txt", env=env, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    blocks = [block for event in events if event.get("type") == "assistant" for block in event["message"]["content"]]
-    texts = [block["text"] for block in blocks if block["type"] == "text"]
-    reads = [block["input"] for block in blocks if block["type"] == "tool_use" and block["name"] == "Read"]
-    assert texts[-1] == "done 1"
-    assert reads == [{"file_path": f"{cwd}/a.txt"}]
-    assert len(endpoint.calls(kind="agent", token=url)) == 2

@@ -657,7 +657,8 @@ def test_baseline_parse_errors(tmp_path):
 
     with pytest.raises(SpecError) as info:
         baseline_parse({"baseline_file": ""}, "x", case_dir=tmp_path)
-    assert (info.value.key, info.value.message) == ("baseline_file", "must not be empty")
+    assert (info.value.key, info.value.message) == ("baseline_file",
+                                                    "must be a non-empty string (got an empty string)")
 
     with pytest.raises(SpecError) as info:
         baseline_parse({"baseline_file": "missing.jsonl"}, "x", case_dir=tmp_path)

@@ -461,8 +461,9 @@ def test_grader_unknown_key(suite):
     assert error.values_only is True
 
 
-@pytest.mark.parametrize("written,shown", [("0", "0"), ("-1", "-1"), ("heavy", "'heavy'"), ("true", "True"),
-                                           ("-0.5", "-0.5"), ("null", "None")])
+@pytest.mark.parametrize("written,shown", [("0", "0"), ("-1", "-1"), ("heavy", "a string 'heavy'"),
+                                           ("true", "a boolean"), ("-0.5", "-0.5"), ("null", "nothing (null)"),
+                                           (".inf", "inf")])
 def test_grader_weight_must_be_positive(suite, written, shown):
     suite.case(graders={"g": f"---\ntype: regex\npattern: x\nweight: {written}\n---\n"})
     error = suite.fail()
