@@ -62,7 +62,7 @@ def regrade_run(case: Case, stored: StoredRun, two_arm: bool, judge: Any, artefa
     old = stored.run
     stored.folder.copy_to(artefacts)
     agent_cost = old.cost_usd - old.judge_cost_usd
-    result = dataclasses.replace(old, cost_usd=agent_cost, judge_cost_usd=0.0, graders=[], passed=False,
+    result = dataclasses.replace(old, cost_usd=agent_cost, judge_cost_usd=0.0, graders=[],
                                  trace_path=str(artefacts.trace) if artefacts.trace.exists() else None,
                                  skipped_paid_graders=False, workspace=None, attempts=1, reused=False, extra={})
     if old.error_kind in UNGRADED_KINDS or old.aborted or not stored.folder.trace.exists():

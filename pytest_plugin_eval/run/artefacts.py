@@ -40,8 +40,9 @@ class RunFolder:
 
     def keep(self, trace: Path, stderr: Path, cwd: Path, created: tuple[str, ...],
              mock_calls: tuple[dict, ...] | None) -> None:
-        """Copy what a finished run produced out of its workspace."""
+        """Copy what a finished run produced out of its workspace (an earlier attempt's files are replaced)."""
         self.path.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(self.files, ignore_errors=True)
         shutil.copyfile(trace, self.trace)
         shutil.copyfile(stderr, self.stderr)
         _copy_files(cwd, created, self.files)
@@ -52,7 +53,7 @@ class RunFolder:
     def copy_to(self, other: "RunFolder") -> None:
         """Everything kept here, into `other` (a regraded session keeps its own copy)."""
         other.path.mkdir(parents=True, exist_ok=True)
-        for name in (TRACE, CREATED_FILES, MOCK_CALLS):
+        for name in (TRACE, STDERR, CREATED_FILES, MOCK_CALLS):
             if (self.path / name).exists():
                 shutil.copyfile(self.path / name, other.path / name)
         if self.files.is_dir():

@@ -160,7 +160,7 @@ class Controller:
             duration_seconds=time.monotonic() - self.session.started, suite=self.suite_info(), cases=cases,
             aggregates=scoring.suite_aggregates(cases, threshold), cost_usd=sum(r.cost_usd for r in runs),
             partial=partial is not None, partial_reason=partial,
-            load_errors=[collected.load_errors[k] for k in sorted(collected.load_errors)],
+            load_errors=[collected.load_errors[k] for k in sorted(collected.load_errors, key=lambda k: Path(k).parts)],
             skipped_runs=sorted(collected.skipped, key=lambda r: (Path(r.dir).parts, r.arm != "with", r.index)),
             notices=collected.notices)
         failed = (bool(collected.load_errors) or not cases or self.non_eval_failures > 0

@@ -30,12 +30,16 @@ class Evaluation:
 
 
 def evaluate(plan: RunPlan, how: Evaluation) -> RunResult:
-    """Run, and run again (fresh) after an API error, up to `how.attempts` times with a growing pause."""
+    """Run, and run again (fresh) after an API error, up to `how.attempts` times with a growing pause. The run
+    costs what all its attempts cost."""
+    spent = 0.0
     for attempt in range(1, how.attempts + 1):
         result = attempt_run(plan, how)
         result.attempts = attempt
+        result.cost_usd += spent
         if result.error_kind != "api" or attempt == how.attempts:
             return result
+        spent = result.cost_usd
         time.sleep(how.retry_pause * attempt)
     raise AssertionError("unreachable")
 

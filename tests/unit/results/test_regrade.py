@@ -189,9 +189,6 @@ def test_artefacts_are_copied_into_the_new_folder(stored, tmp_path):
     assert (stored.results.run_folder("c", "with", 1).files / "out.txt").read_text() == "content v2"
 
 
-@pytest.mark.xfail(strict=True, reason="RunFolder.copy_to ('everything kept here') copies trace, created files, "
-                                       "mock calls and files/, but not stderr.txt: a regraded results folder loses "
-                                       "Claude Code's stderr of every run")
 def test_the_runs_stderr_is_copied_too(stored, tmp_path):
     stored.add(graded_run())
     results = StoredResults(stored.write())
@@ -263,9 +260,6 @@ def test_a_run_without_a_trace_stays_as_it_was_and_names_no_trace(stored, tmp_pa
     assert (result.score, result.graders, result.trace_path) == (0.0, [], None)
 
 
-@pytest.mark.xfail(strict=True, reason="regrade_run keeps the score of a run it cannot regrade (no trace) but sets "
-                                       "passed=False unconditionally: a stored passing run (score 1.0) comes back "
-                                       "with score 1.0 and passed False, which lowers the case's pass rate")
 def test_a_passing_run_without_a_trace_stays_passed(stored, tmp_path):
     stored.add(graded_run(score=1.0), text=None)
     results = StoredResults(stored.write())
