@@ -4,6 +4,7 @@ The public API, and nothing else: the grader helpers for Python tests, the types
 of, what a run looks like to a grader, and the results document as types. Every name is imported on first use,
 so that loading the pytest plugin (every pytest run in an environment that has it installed) stays cheap.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -12,29 +13,76 @@ from typing import TYPE_CHECKING
 # name → the module that defines it
 _EXPORTS = {
     # grader helpers for Python tests
-    "assert_baseline": "grade.assertions", "assert_file_exists": "grade.assertions", "assert_llm": "grade.assertions",
-    "assert_regex": "grade.assertions", "assert_tool_order": "grade.assertions", "assert_tool_used": "grade.assertions",
-    "check": "grade.assertions", "expect": "grade.assertions", "GraderUnavailable": "grade.assertions",
+    "assert_baseline": "grade.assertions",
+    "assert_file_exists": "grade.assertions",
+    "assert_llm": "grade.assertions",
+    "assert_regex": "grade.assertions",
+    "assert_tool_order": "grade.assertions",
+    "assert_tool_used": "grade.assertions",
+    "check": "grade.assertions",
+    "expect": "grade.assertions",
+    "GraderUnavailable": "grade.assertions",
     # writing a grader type
-    "GraderType": "grade.base", "Verdict": "grade.base", "GradeContext": "grade.base", "register": "grade.base",
-    "registry": "grade.base", "GraderSpec": "load.graders", "SpecError": "core.problems",
+    "GraderType": "grade.base",
+    "Verdict": "grade.base",
+    "GradeContext": "grade.base",
+    "register": "grade.base",
+    "registry": "grade.base",
+    "GraderSpec": "load.graders",
+    "SpecError": "core.problems",
     # what a grader reads of a run
-    "RunOutput": "run.output", "AgentRun": "run.execute", "Transcript": "run.transcript", "ToolCall": "run.transcript",
+    "RunOutput": "run.output",
+    "AgentRun": "run.execute",
+    "Transcript": "run.transcript",
+    "ToolCall": "run.transcript",
     # the results document
-    "SuiteResult": "results.model", "CaseResult": "results.model", "RunResult": "results.model",
-    "GraderResult": "results.model", "read_results": "results.store",
+    "SuiteResult": "results.model",
+    "CaseResult": "results.model",
+    "RunResult": "results.model",
+    "GraderResult": "results.model",
+    "read_results": "results.store",
 }
 __all__ = [
-    "AgentRun", "CaseResult", "GradeContext", "GraderResult", "GraderSpec", "GraderType", "GraderUnavailable",
-    "RunOutput", "RunResult", "SpecError", "SuiteResult", "ToolCall", "Transcript", "Verdict", "assert_baseline",
-    "assert_file_exists", "assert_llm", "assert_regex", "assert_tool_order", "assert_tool_used", "check", "expect",
-    "read_results", "register", "registry",
+    "AgentRun",
+    "CaseResult",
+    "GradeContext",
+    "GraderResult",
+    "GraderSpec",
+    "GraderType",
+    "GraderUnavailable",
+    "RunOutput",
+    "RunResult",
+    "SpecError",
+    "SuiteResult",
+    "ToolCall",
+    "Transcript",
+    "Verdict",
+    "assert_baseline",
+    "assert_file_exists",
+    "assert_llm",
+    "assert_regex",
+    "assert_tool_order",
+    "assert_tool_used",
+    "check",
+    "expect",
+    "read_results",
+    "register",
+    "registry",
 ]
 
 if TYPE_CHECKING:
     from .core.problems import SpecError
-    from .grade.assertions import (GraderUnavailable, assert_baseline, assert_file_exists, assert_llm, assert_regex,
-                                   assert_tool_order, assert_tool_used, check, expect)
+    from .grade.assertions import (
+        GraderUnavailable,
+        assert_baseline,
+        assert_file_exists,
+        assert_llm,
+        assert_regex,
+        assert_tool_order,
+        assert_tool_used,
+        check,
+        expect,
+    )
     from .grade.base import GradeContext, GraderType, Verdict, register, registry
     from .load.graders import GraderSpec
     from .results.model import CaseResult, GraderResult, RunResult, SuiteResult

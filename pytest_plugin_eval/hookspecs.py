@@ -1,4 +1,5 @@
 """Hooks for other plugins and conftest.py files (registered with `pytest_addhooks`)."""
+
 from __future__ import annotations
 
 import pytest

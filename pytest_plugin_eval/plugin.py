@@ -1,5 +1,6 @@
 """The pytest hooks: wiring only. Each hook delegates to the EvalSession on `config` (session/state.py); the
 Controller (session/controller.py) is registered on the controller process and owns its own hooks."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,6 +19,7 @@ def pytest_addoption(parser):
 
 def pytest_addhooks(pluginmanager):
     from . import hookspecs
+
     pluginmanager.add_hookspecs(hookspecs)
 
 

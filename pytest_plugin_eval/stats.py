@@ -3,10 +3,11 @@
 `delta_interval` is the confidence interval of Δ = mean(with) − mean(without) that the table, the JSON
 (`deltaCI`, `deltaSignificant`), the report and comparisons use.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def mean(values: Sequence[float]) -> float | None:
@@ -22,8 +23,26 @@ def stdev(values: Sequence[float]) -> float | None:
 
 
 # Two-sided 95% quantiles of Student's t by degrees of freedom (larger df use the next smaller entry).
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-       12: 2.179, 15: 2.131, 20: 2.086, 25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
+T95 = {
+    1: 12.706,
+    2: 4.303,
+    3: 3.182,
+    4: 2.776,
+    5: 2.571,
+    6: 2.447,
+    7: 2.365,
+    8: 2.306,
+    9: 2.262,
+    10: 2.228,
+    12: 2.179,
+    15: 2.131,
+    20: 2.086,
+    25: 2.060,
+    30: 2.042,
+    40: 2.021,
+    60: 2.000,
+    120: 1.980,
+}
 
 
 def t95(df: float) -> float:
@@ -32,8 +51,9 @@ def t95(df: float) -> float:
     return T95[max(k for k in T95 if k <= max(df, 1))]
 
 
-def delta_interval(with_scores: Sequence[float], without_scores: Sequence[float],
-                   level: float = 0.95) -> tuple[float, float] | None:
+def delta_interval(
+    with_scores: Sequence[float], without_scores: Sequence[float], level: float = 0.95
+) -> tuple[float, float] | None:
     """The 95% confidence interval of mean(with) − mean(without): Welch's unpaired t-interval on run scores
     (the arms run in separate sessions). None with fewer than two scores in either arm."""
     if level != 0.95:
@@ -45,6 +65,6 @@ def delta_interval(with_scores: Sequence[float], without_scores: Sequence[float]
     delta = sum(a) / len(a) - sum(b) / len(b)
     if va + vb == 0:
         return (delta, delta)
-    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
     half = t95(math.floor(df)) * math.sqrt(va + vb)
     return (delta - half, delta + half)

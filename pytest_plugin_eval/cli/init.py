@@ -4,6 +4,7 @@ The reference tool's template fails to load until edited (its TODO lines are loa
 working case from the start — a placeholder prompt, a free grader and a plugin-fired indicator, and a
 scripted.yaml so `pytest evals/NAME --scripted` runs it offline — to be edited into the real thing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,7 +54,9 @@ def init(argv: list[str]) -> int:
     root = Path.cwd()
     folder = root / eval_dir_name(root if is_plugin_dir(root) else None, args.eval_dir) / args.name
     if folder.exists():
-        print(f"Error: {folder.relative_to(root)} already exists — pick another name, or edit that case", file=sys.stderr)
+        print(
+            f"Error: {folder.relative_to(root)} already exists — pick another name, or edit that case", file=sys.stderr
+        )
         return 1
     written = write_case(folder)
     print("Created " + ", ".join(str(p.relative_to(root)) for p in written))
@@ -62,10 +65,14 @@ def init(argv: list[str]) -> int:
 
 def name_problem(name: str) -> str | None:
     if name in RESERVED:
-        return f'"{name}" is reserved ({RESERVED_DIR}/ holds mock responders, results/ holds results) — pick another name'
+        return (
+            f'"{name}" is reserved ({RESERVED_DIR}/ holds mock responders, results/ holds results) — pick another name'
+        )
     if not NAME_RE.match(name) or name in (".", ".."):
-        return (f'case name "{name}" won\'t work — use letters, digits, ".", "_" and "-" only (no "/", no spaces, '
-                f"not starting with a dot)")
+        return (
+            f'case name "{name}" won\'t work — use letters, digits, ".", "_" and "-" only (no "/", no spaces, '
+            f"not starting with a dot)"
+        )
     return None
 
 

@@ -8,6 +8,7 @@ are the pytest plugin's own (same names, same checks); this module only finds th
 for `--json`, and maps the exit status. Unlike the reference tool, `--allow-tools`, `--disallow-tools`, `--tag`
 and `--json` do not swallow a following target path.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -29,8 +30,10 @@ from ..session.options import OPTIONS
 FLAGS = {name for o in OPTIONS if o.kind == "flag" for name in o.names}
 VALUES = {name for o in OPTIONS if o.kind in ("value", "append") for name in o.names}
 LISTS = {name for o in OPTIONS if o.kind == "list" for name in o.names}
-USAGE = ("usage: plugin-eval [target] [options]   (claude plugin eval's options; see README)\n"
-         "       plugin-eval init --bare NAME [--eval-dir DIR]")
+USAGE = (
+    "usage: plugin-eval [target] [options]   (claude plugin eval's options; see README)\n"
+    "       plugin-eval init --bare NAME [--eval-dir DIR]"
+)
 
 
 class CliError(Exception):
@@ -40,8 +43,8 @@ class CliError(Exception):
 @dataclass
 class Command:
     target: str = "."
-    options: list[str] = field(default_factory=list)   # for pytest, in its spelling
-    json: str | None = None                              # "-": print the document to stdout
+    options: list[str] = field(default_factory=list)  # for pytest, in its spelling
+    json: str | None = None  # "-": print the document to stdout
     eval_dir: str | None = None
     output_dir: str | None = None
     passthrough: list[str] = field(default_factory=list)  # after `--`: more pytest arguments
@@ -58,7 +61,7 @@ def parse(argv: list[str]) -> Command:
         arg = argv[i]
         name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
         if arg == "--":
-            cmd.passthrough = argv[i + 1:]
+            cmd.passthrough = argv[i + 1 :]
             break
         if name in FLAGS:
             cmd.options.append(name)
@@ -66,8 +69,11 @@ def parse(argv: list[str]) -> Command:
             following = argv[i + 1] if i + 1 < len(argv) else None
             if eq:
                 cmd.json = inline
-            elif following is not None and not following.startswith("-") and (
-                    following.endswith(".json") or not looks_like_target(following)):
+            elif (
+                following is not None
+                and not following.startswith("-")
+                and (following.endswith(".json") or not looks_like_target(following))
+            ):
                 cmd.json = following
                 i += 1
             else:
@@ -86,7 +92,9 @@ def parse(argv: list[str]) -> Command:
             cmd.options += ["-n" if name == "-j" else name, value]
         elif name in LISTS:
             values = [inline] if eq else []
-            while not eq and i + 1 < len(argv) and not argv[i + 1].startswith("-") and not looks_like_target(argv[i + 1]):
+            while (
+                not eq and i + 1 < len(argv) and not argv[i + 1].startswith("-") and not looks_like_target(argv[i + 1])
+            ):
                 values.append(argv[i + 1])
                 i += 1
             if not values:
@@ -158,8 +166,11 @@ def run(argv: list[str]) -> int:
         print(e, file=sys.stderr)
         return 1
     if cmd.json and cmd.json != "-" and not cmd.json.endswith(".json"):
-        print(f"Error: --json output path must end in .json (got '{cmd.json}'). If that is your eval target, "
-              f"put it before --json.", file=sys.stderr)
+        print(
+            f"Error: --json output path must end in .json (got '{cmd.json}'). If that is your eval target, "
+            f"put it before --json.",
+            file=sys.stderr,
+        )
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         json_file = str(Path(tmp) / "result.json") if cmd.json == "-" else cmd.json
@@ -168,9 +179,10 @@ def run(argv: list[str]) -> int:
         quiet = contextlib.redirect_stdout(sys.stderr) if cmd.json else contextlib.nullcontext()
         with quiet:
             status = pytest.main(args)
-        if cmd.json == "-" and Path(json_file).exists():
-            sys.stdout.write(Path(json_file).read_text(encoding="utf-8"))
-        elif cmd.json and Path(json_file).exists():
+        written = Path(json_file) if json_file else None
+        if cmd.json == "-" and written and written.exists():
+            sys.stdout.write(written.read_text(encoding="utf-8"))
+        elif cmd.json and written and written.exists():
             print(f"Wrote {cmd.json}")
     return 1 if int(status) == pytest.ExitCode.USAGE_ERROR else int(status)
 
@@ -182,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv[:1] == ["init"]:
         from .init import init
+
         return init(argv[1:])
     return run(argv)
 

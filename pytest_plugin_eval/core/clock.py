@@ -1,4 +1,5 @@
 """Timestamps as the results document writes them."""
+
 from __future__ import annotations
 
 import datetime as _dt

@@ -1,4 +1,5 @@
 """Path questions asked all over the harness, answered once."""
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """The one shape of a user's mistake: the file, the key in it, and what to do about it."""
+
 from __future__ import annotations
 
 import os
@@ -15,6 +16,7 @@ class Problem:
     """One thing wrong in a file the user wrote: `key` names the offending key ('' for the file as a whole).
     `structural` marks files that cannot be read as what they should be at all (vs. a bad value in a
     readable file)."""
+
     file: Path | None
     key: str
     message: str
@@ -42,7 +44,7 @@ class SpecError(ValueError):
         self.file = file
 
     @classmethod
-    def at(cls, file: str | os.PathLike, key: str, message: str, structural: bool = False) -> "SpecError":
+    def at(cls, file: str | os.PathLike, key: str, message: str, structural: bool = False) -> SpecError:
         """An error located in `file` from the start."""
         return cls(key, message, structural, Path(file))
 
@@ -50,7 +52,7 @@ class SpecError(ValueError):
     def problem(self) -> Problem:
         return Problem(self.file, self.key, self.message, self.structural)
 
-    def in_file(self, file: Path, prefix: str = "") -> "SpecError":
+    def in_file(self, file: Path, prefix: str = "") -> SpecError:
         """The same error, located: in `file`, under the key path `prefix` (e.g. `graders[2]`)."""
         key = f"{prefix}.{self.key}" if prefix and self.key else (prefix or self.key)
         return SpecError(key, self.message, self.structural, file)

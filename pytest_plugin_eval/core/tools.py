@@ -1,15 +1,35 @@
 """Claude Code's tools as the harness sorts them: which a case may remove, which only the operator may grant,
 which are never available in an evaluation, and how a grant is spelled."""
+
 from __future__ import annotations
 
 import re
 
 # Built-in tools a case may remove with disallowed_tools (bare names only).
-REMOVABLE_TOOLS = frozenset({
-    "Agent", "Task", "Bash", "Edit", "Glob", "Grep", "Read", "Skill", "ToolSearch", "TaskStop", "TodoWrite",
-    "Write", "NotebookEdit", "WebFetch", "WebSearch", "TaskOutput", "ExitPlanMode", "EnterPlanMode",
-    "ListMcpResourcesTool", "ReadMcpResourceTool",
-})
+REMOVABLE_TOOLS = frozenset(
+    {
+        "Agent",
+        "Task",
+        "Bash",
+        "Edit",
+        "Glob",
+        "Grep",
+        "Read",
+        "Skill",
+        "ToolSearch",
+        "TaskStop",
+        "TodoWrite",
+        "Write",
+        "NotebookEdit",
+        "WebFetch",
+        "WebSearch",
+        "TaskOutput",
+        "ExitPlanMode",
+        "EnterPlanMode",
+        "ListMcpResourcesTool",
+        "ReadMcpResourceTool",
+    }
+)
 
 # Tools that only the operator can grant (`--allow-tools`); a case's allowed_tools cannot.
 GATED = frozenset({"Bash", "Write", "Edit", "NotebookEdit", "WebFetch", "WebSearch", "PowerShell"})
@@ -42,5 +62,7 @@ def disallow_problem(entry: str) -> str | None:
     """Why a disallowed_tools / --disallow-tools entry cannot be removed, or None."""
     if entry in REMOVABLE_TOOLS:
         return None
-    return (f'"{entry}" cannot be disallowed: it is not a built-in tool that can be removed — use bare names '
-            f"such as Agent or TaskStop (patterns such as Bash(rm:*) and MCP tools are not accepted)")
+    return (
+        f'"{entry}" cannot be disallowed: it is not a built-in tool that can be removed — use bare names '
+        f"such as Agent or TaskStop (patterns such as Bash(rm:*) and MCP tools are not accepted)"
+    )

@@ -5,10 +5,11 @@ raises SpecError naming the key. Loaders either collect what the checks raise (P
 error stop them. Messages name the type a value has ("got a string"); checks on a value's range or choice also
 show the value, since its type alone does not say what is wrong.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, overload
 
 from .problems import SpecError
 
@@ -47,6 +48,7 @@ def _wrong_type(value: object) -> str:
 
 # ---- the checks -------------------------------------------------------------------------------------------
 
+
 def whole_number(low: int, high: int | None = None) -> Check:
     """A whole number from `low` to `high` (no upper bound when high is None). A whole float (2.0) counts."""
     wanted = f"a whole number from {low} to {high}" if high is not None else f"a whole number ≥ {low}"
@@ -59,6 +61,7 @@ def whole_number(low: int, high: int | None = None) -> Check:
         if value < low or (high is not None and value > high):
             raise SpecError(key, f"must be {wanted} (got {value})")
         return value
+
     return check
 
 
@@ -125,6 +128,7 @@ def one_of(*choices: str) -> Check:
         if value not in choices:
             raise SpecError(key, f"must be one of {', '.join(choices)} (got {value!r})")
         return value
+
     return check
 
 
@@ -138,17 +142,27 @@ def known_keys(data: dict, allowed: Iterable[str], key: str, what: str) -> None:
 
 # ---- optional keys of a mapping ---------------------------------------------------------------------------
 
-def need_str(raw: dict, key: str, *, required: bool = False, nonempty: bool = False,
-             default: str | None = None) -> str | None:
-    """raw[key] as a string; an absent or null key is `default` (or refused when required)."""
+
+def require_str(raw: dict, key: str, *, nonempty: bool = False) -> str:
+    """raw[key] as a string; an absent or null key is refused."""
     value = raw.get(key)
     if value is None:
-        if required:
-            raise SpecError(key, "is required")
+        raise SpecError(key, "is required")
+    return nonempty_string(value, key) if nonempty else string(value, key)
+
+
+def need_str(raw: dict, key: str, *, nonempty: bool = False, default: str | None = None) -> str | None:
+    """raw[key] as a string; an absent or null key is `default`."""
+    value = raw.get(key)
+    if value is None:
         return default
     return nonempty_string(value, key) if nonempty else string(value, key)
 
 
+@overload
+def need_int(raw: dict, key: str, *, minimum: int, default: int) -> int: ...
+@overload
+def need_int(raw: dict, key: str, *, minimum: int, default: None) -> int | None: ...
 def need_int(raw: dict, key: str, *, minimum: int, default: int | None) -> int | None:
     """raw[key] as a whole number ≥ minimum; an absent key is `default`."""
     if key not in raw:

@@ -4,6 +4,7 @@ PyYAML follows YAML 1.1, where `yes`, `no`, `on`, `off` are booleans and `2024-0
 reference tool (a JavaScript YAML 1.2 parser) reads those as strings. A case must mean the same thing to
 both tools, so this loader resolves only `true`/`false` as booleans and never builds dates.
 """
+
 from __future__ import annotations
 
 import re
@@ -20,8 +21,9 @@ Yaml12Loader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-                                   list("tTfF"))
+Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
 
 
 class YamlError(ValueError):

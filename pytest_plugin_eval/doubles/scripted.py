@@ -14,10 +14,11 @@ import re
 import secrets
 import threading
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from os import PathLike
-from typing import Any, Callable, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.prices import Usage
@@ -95,13 +96,17 @@ class ScriptedEndpoint:
     def url(self) -> str:
         if self._server is None:
             raise RuntimeError("the scripted endpoint is not running; call start() first")
-        host, port = self._server.server_address[:2]
+        host, port = str(self._server.server_address[0]), self._server.server_address[1]
         return f"http://{host}:{port}"
 
     # -- registration ------------------------------------------------------
 
     def agent_url(
-        self, script: Script | None, arm: str = "with", run: int = 1, cwd: str | PathLike[str] | None = None,
+        self,
+        script: Script | None,
+        arm: str = "with",
+        run: int = 1,
+        cwd: str | PathLike[str] | None = None,
         prompt: str | None = None,
     ) -> str:
         """The ANTHROPIC_BASE_URL for one agent run. With `prompt`, turns are counted from the user message
@@ -248,7 +253,7 @@ class _Handler(BaseHTTPRequestHandler):
         token, rest = _split_path(self.path)
         route = endpoint._route(token)
         model = body.get("model") if isinstance(body, dict) else None
-        if route is None:
+        if route is None or token is None:
             endpoint._record("unknown", token, None, model, self.path)
             self._send_json(404, _error_body("not_found_error", _unknown_token_message(token)))
             return
@@ -419,6 +424,7 @@ def _stream_events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any
     start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 0}}
     yield "message_start", {"type": "message_start", "message": start}
     for index, block in enumerate(message["content"]):
+        empty: dict[str, Any]
         if block["type"] == "text":
             empty = {"type": "text", "text": ""}
             delta = {"type": "text_delta", "text": block["text"]}
@@ -428,11 +434,14 @@ def _stream_events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any
         yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": empty}
         yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
-    yield "message_delta", {
-        "type": "message_delta",
-        "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-        "usage": usage,
-    }
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+            "usage": usage,
+        },
+    )
     yield "message_stop", {"type": "message_stop"}
 
 

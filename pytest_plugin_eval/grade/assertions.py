@@ -4,6 +4,7 @@ Same registry, same validation, same code path as graders/*.md: `assert_regex(ru
 definition the way a Markdown grader is loaded and grades `run` the way a case's run is graded. A failing
 grader raises AssertionError with its explanation; a passing one returns its Verdict.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -40,7 +41,9 @@ def assert_regex(run, pattern: str, *, target="last_message", match: str = "cont
     return expect(run, "regex", pattern=pattern, target=target, match=match, flags=flags)
 
 
-def assert_tool_used(run, tool: str, *, input_match: str | None = None, min: int = 1, max: int | None = None) -> Verdict:
+def assert_tool_used(
+    run, tool: str, *, input_match: str | None = None, min: int = 1, max: int | None = None
+) -> Verdict:
     keys = {"tool": tool, "min": min}
     if input_match is not None:
         keys["input_match"] = input_match
@@ -65,5 +68,16 @@ def assert_baseline(run, criteria: str, *, baseline_file: str, case_dir: Path, j
     return expect(run, "baseline", body=criteria, baseline_file=baseline_file, case_dir=Path(case_dir), judge=judge)
 
 
-__all__ = ["GraderUnavailable", "JudgeUnavailable", "SpecError", "assert_baseline", "assert_file_exists",
-           "assert_llm", "assert_regex", "assert_tool_order", "assert_tool_used", "check", "expect"]
+__all__ = [
+    "GraderUnavailable",
+    "JudgeUnavailable",
+    "SpecError",
+    "assert_baseline",
+    "assert_file_exists",
+    "assert_llm",
+    "assert_regex",
+    "assert_tool_order",
+    "assert_tool_used",
+    "check",
+    "expect",
+]

@@ -1,5 +1,6 @@
 """The contract of a grader type: what it validates at load, the verdict it gives, the registry the built-in types
 are found in (more come from the `pytest_plugin_eval_grader_types` hook)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ class Verdict:
     `errored` marks a grader that could not judge for reasons outside the plugin (a judge outage): it is
     reported but left out of the score. `skipped` marks a paid grader skipped by the cost ceiling (likewise
     left out). `details` holds extra JSON fields (judgeVotes, evidence, judgeModel…)."""
+
     passed: bool
     explanation: str
     errored: bool = False
@@ -25,6 +27,7 @@ class Verdict:
 @dataclass(frozen=True)
 class GradeContext:
     """What a grader may need besides the run: its own name, and the judge (paid graders)."""
+
     grader: str = ""
     judge: Any = None
 
@@ -33,9 +36,10 @@ class GraderType:
     """A family of graders. Subclasses set `name`, `keys` (their own frontmatter keys) and implement
     `parse` (validate raw frontmatter into config; raise SpecError) and `grade` (config × run → Verdict).
     `parse` gets the case folder for graders that read files of the case (baseline_file)."""
+
     name: ClassVar[str]
     keys: ClassVar[tuple[str, ...]] = ()
-    paid: ClassVar[bool] = False       # calls a model (skipped under the cost ceiling)
+    paid: ClassVar[bool] = False  # calls a model (skipped under the cost ceiling)
     uses_body: ClassVar[bool] = False  # the Markdown body is part of the definition
 
     def parse(self, raw: dict, body: str, case_dir: Path | None = None) -> Any:

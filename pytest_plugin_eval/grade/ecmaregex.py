@@ -4,6 +4,7 @@ Graders' patterns are JavaScript RegExp source, as in `claude plugin eval`: flag
 lookbehind, `u`/`v` semantics, UTF-16 counting. Translating them to Python's `re` would be subtly wrong
 (`$`, `\\p{L}` without `u`, `(?i)`), so they are compiled and run by QuickJS.
 """
+
 from __future__ import annotations
 
 import json

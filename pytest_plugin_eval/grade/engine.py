@@ -5,10 +5,12 @@ Two-arm rules (the reference tool's): a grader that can only pass with the plugi
 the score, and not evaluated in the without arm. `arm: both` forces a grader to count in both arms. If every
 grader of a case would be an indicator, they all count (otherwise there would be nothing to score).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..load.graders import GraderSpec
 from .base import GradeContext, Verdict
@@ -39,6 +41,7 @@ def graders_for(graders: Sequence[GraderSpec], arm: str, two_arm: bool) -> list[
 @dataclass(frozen=True)
 class Graded:
     """A grader's verdict on a run, with whether it was an indicator (reported, not scored)."""
+
     spec: GraderSpec
     verdict: Verdict
     indicator: bool
@@ -48,8 +51,12 @@ class Graded:
         return not self.indicator and not self.verdict.errored and not self.verdict.skipped
 
 
-def grade(graders: Sequence[tuple[GraderSpec, bool]], output: Any, judge: Any = None,
-          judge_allowed: Callable[[], bool] = lambda: True) -> list[Graded]:
+def grade(
+    graders: Sequence[tuple[GraderSpec, bool]],
+    output: Any,
+    judge: Any = None,
+    judge_allowed: Callable[[], bool] = lambda: True,
+) -> list[Graded]:
     """Evaluate each grader; a grader that raises is a failed grader with the error as its explanation. Paid
     graders are skipped once `judge_allowed()` says the cost ceiling is reached."""
     out = []

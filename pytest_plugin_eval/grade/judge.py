@@ -6,15 +6,17 @@ not three. A reply counts as PASS only when it says PASS and neither says FAIL n
 retried a few times, honouring `retry-after`; a judge that still cannot answer leaves the grader *errored*
 (an outage is not the plugin's fault), never failed.
 """
+
 from __future__ import annotations
 
 import math
 import os
 import re
 import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any
 
 from ..core import prices
 from ..core.prices import Usage
@@ -22,19 +24,22 @@ from ..core.prices import Usage
 VOTES = 3
 MAX_TOKENS = 64
 RETRYABLE = {408, 409, 429, 500, 502, 503, 504, 529}
-MAX_ATTEMPTS = 4          # per vote, for retryable errors
+MAX_ATTEMPTS = 4  # per vote, for retryable errors
 BAD_REQUEST_ATTEMPTS = 2  # a 400 is retried once
 BACKOFF_SECONDS = (1.0, 2.0, 4.0)
 MAX_RETRY_AFTER = 30.0
 
-SYSTEM_PROMPT = ("You grade the output of an AI coding agent against one criterion. Judge only what the evidence "
-                 "shows, strictly and literally. Reply with exactly one word: PASS if the criterion is met, "
-                 "FAIL if it is not.")
+SYSTEM_PROMPT = (
+    "You grade the output of an AI coding agent against one criterion. Judge only what the evidence "
+    "shows, strictly and literally. Reply with exactly one word: PASS if the criterion is met, "
+    "FAIL if it is not."
+)
 ANSWER_LINE = "Answer with exactly one word: PASS or FAIL."
 
 _WORD = re.compile(r"\b(pass|fail)\b", re.IGNORECASE)
-_NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|doesn't|does not|don't|won't|isn't|wouldn't)\W*$",
-                       re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|cannot|can't|doesn't|does not|don't|won't|isn't|wouldn't)\W*$", re.IGNORECASE
+)
 
 
 def parse_verdict(reply: str) -> bool:
@@ -42,18 +47,21 @@ def parse_verdict(reply: str) -> bool:
     words = list(_WORD.finditer(reply or ""))
     if not words or any(m.group(1).lower() == "fail" for m in words):
         return False
-    return not any(_NEGATION.search(reply[:m.start()]) for m in words)
+    return not any(_NEGATION.search(reply[: m.start()]) for m in words)
 
 
-def resolve_judge_model(option: str | None, environ: dict[str, str] | None = None) -> str:
+def resolve_judge_model(option: str | None, environ: Mapping[str, str] | None = None) -> str:
     """`--judge-model` (haiku/sonnet/opus or an id), else the operator's small-model setting, else haiku."""
     environ = os.environ if environ is None else environ
     if option:
         if option == "haiku" and environ.get("ANTHROPIC_DEFAULT_HAIKU_MODEL"):
             return environ["ANTHROPIC_DEFAULT_HAIKU_MODEL"]
         return prices.resolve_model(option)
-    return (environ.get("ANTHROPIC_SMALL_FAST_MODEL") or environ.get("ANTHROPIC_DEFAULT_HAIKU_MODEL")
-            or prices.resolve_model("haiku"))
+    return (
+        environ.get("ANTHROPIC_SMALL_FAST_MODEL")
+        or environ.get("ANTHROPIC_DEFAULT_HAIKU_MODEL")
+        or prices.resolve_model("haiku")
+    )
 
 
 class JudgeUnavailable(Exception):
@@ -63,6 +71,7 @@ class JudgeUnavailable(Exception):
 @dataclass
 class Ballot:
     """The outcome of one judged grader: the votes in the order they were cast, and what they cost."""
+
     votes: list[bool] = field(default_factory=list)
     cost_usd: float = 0.0
     errors: list[str] = field(default_factory=list)  # votes that failed after their retries
@@ -108,7 +117,7 @@ class Judge:
     """Asks one judge model for votes. `client_for(grader)` gives an `anthropic.Anthropic`-like client
     (one per grader, so the scripted endpoint can tell graders apart)."""
 
-    def __init__(self, model: str, client_for: Callable[[str], object], sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, model: str, client_for: Callable[[str], Any], sleep: Callable[[float], None] = time.sleep):
         self.model = model
         self.client_for = client_for
         self.sleep = sleep
@@ -120,8 +129,12 @@ class Judge:
         while True:
             attempt += 1
             try:
-                message = client.messages.create(model=self.model, max_tokens=MAX_TOKENS, system=SYSTEM_PROMPT,
-                                                  messages=[{"role": "user", "content": content}])
+                message = client.messages.create(
+                    model=self.model,
+                    max_tokens=MAX_TOKENS,
+                    system=SYSTEM_PROMPT,
+                    messages=[{"role": "user", "content": content}],
+                )
             except Exception as e:  # the SDK's API errors, and its refusal to send without credentials
                 import anthropic  # loaded with the client that raised it; not before a judge is asked
 
@@ -161,6 +174,9 @@ class Judge:
             cast(1)
         if not ballot.decided:
             errors = list(dict.fromkeys(ballot.errors))
-            raise JudgeUnavailable(f"{len(ballot.errors)} vote(s) failed after retries: {'; '.join(errors)}"
-                                   if errors else "the judge gave no majority")
+            raise JudgeUnavailable(
+                f"{len(ballot.errors)} vote(s) failed after retries: {'; '.join(errors)}"
+                if errors
+                else "the judge gave no majority"
+            )
         return ballot

@@ -1,23 +1,26 @@
 """The texts a grader can read from a run: `last_message`, `trace`, `files`, `mock_calls`, or a file."""
+
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Union
 
 from ..core.paths import inside
 from ..core.problems import SpecError
 from ..core.validate import known_keys, type_name
 
 NAMED_TARGETS = ("last_message", "trace", "files", "mock_calls")
-NO_MOCKS = ("no mock stand-ins were active in this run (--mocks off, or no mocks/ directory applies to this "
-            "case) — a mock_calls grader has nothing to check")
+NO_MOCKS = (
+    "no mock stand-ins were active in this run (--mocks off, or no mocks/ directory applies to this "
+    "case) — a mock_calls grader has nothing to check"
+)
 
 
 @dataclass(frozen=True)
 class FileTarget:
     """`{source: file, path: P}`: the current content of P, relative to the run's working directory."""
+
     path: str
 
     def to_json(self) -> dict:
@@ -27,7 +30,7 @@ class FileTarget:
         return f"file {self.path}"
 
 
-Target = Union[str, FileTarget]
+Target = str | FileTarget
 
 
 class TargetError(Exception):
@@ -37,8 +40,9 @@ class TargetError(Exception):
 def parse_target(value: object, key: str) -> Target:
     if isinstance(value, str):
         if value not in NAMED_TARGETS:
-            raise SpecError(key, f"must be one of {', '.join(NAMED_TARGETS)} or {{source: file, path: PATH}} "
-                                 f"(got {value!r})")
+            raise SpecError(
+                key, f"must be one of {', '.join(NAMED_TARGETS)} or {{source: file, path: PATH}} (got {value!r})"
+            )
         return value
     if isinstance(value, dict):
         known_keys(value, ("source", "path"), key, "a file target")
@@ -46,19 +50,24 @@ def parse_target(value: object, key: str) -> Target:
             raise SpecError(f"{key}.source", "must be `file` (the only object form is {source: file, path: PATH})")
         path = value.get("path")
         if not isinstance(path, str) or not path.strip():
-            raise SpecError(f"{key}.path", f"must name a file relative to the run's working directory "
-                                           f"(got {type_name(path)})")
+            raise SpecError(
+                f"{key}.path", f"must name a file relative to the run's working directory (got {type_name(path)})"
+            )
         check_relative(path, f"{key}.path")
         return FileTarget(path)
-    raise SpecError(key, f"must be one of {', '.join(NAMED_TARGETS)} or {{source: file, path: PATH}} "
-                         f"(got {type_name(value)})")
+    raise SpecError(
+        key, f"must be one of {', '.join(NAMED_TARGETS)} or {{source: file, path: PATH}} (got {type_name(value)})"
+    )
 
 
 def check_relative(path: str, key: str) -> None:
     """Refuse paths that leave the folder they are resolved in (absolute, or with `..`)."""
     if PurePosixPath(path).is_absolute() or ".." in PurePosixPath(path).parts:
-        raise SpecError(key, f"{path!r} leaves the run's working directory (absolute or `..`); "
-                             f"name a path inside it, such as out/report.md")
+        raise SpecError(
+            key,
+            f"{path!r} leaves the run's working directory (absolute or `..`); "
+            f"name a path inside it, such as out/report.md",
+        )
 
 
 def target_json(target: Target) -> object:
@@ -106,8 +115,10 @@ def text_of(target: Target, run) -> str:
         data = read_run_file(run, target.path)
         mime = sniff_image(data)
         if mime:
-            raise TargetError(f"file {target.path} is an image ({mime}); a regex grader needs text — grade what "
-                              f"is visible with an llm grader (focus: {{source: file, path: {target.path}}})")
+            raise TargetError(
+                f"file {target.path} is an image ({mime}); a regex grader needs text — grade what "
+                f"is visible with an llm grader (focus: {{source: file, path: {target.path}}})"
+            )
         return data.decode("utf-8", errors="replace")
     if target == "last_message":
         return run.transcript.last_message

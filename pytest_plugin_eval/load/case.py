@@ -4,20 +4,21 @@ A case is a folder holding `prompt.md` (YAML frontmatter + the prompt) and/or `c
 `graders/*.md` or inline in case.yaml. Everything that can be checked without running the agent is checked
 here, and every problem names the file and the key, so a broken case fails before any money is spent.
 """
+
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..core.paths import inside
 from ..core.problems import Problem, Problems, SpecError
-from ..core.validate import (Check, boolean, mapping, nonempty_string, string, string_list, type_name,
-                             whole_number)
-from ..core.yamlio import FrontmatterError, YamlError, load_yaml, split_frontmatter
 from ..core.tools import disallow_problem
+from ..core.validate import Check, boolean, mapping, nonempty_string, string, string_list, type_name, whole_number
+from ..core.yamlio import FrontmatterError, YamlError, load_yaml, split_frontmatter
 from .graders import GRADERS_DIR, GraderKind, GraderSpec, load_grader_files, load_inline_graders
 from .mocks import MockSet, load_mocks
 from .suite import NOT_CASE_DIRS, RESERVED_DIR, resolve_plugin
@@ -53,6 +54,7 @@ class CaseLoadError(Exception):
 @dataclass(frozen=True)
 class Context:
     """case.yaml `context:` — staging a run: a scaffold script, a resumed history, readable fixture folders."""
+
     scaffold_script: Path | None = None
     history_file: Path | None = None
     add_dirs: tuple[Path, ...] = ()
@@ -64,10 +66,10 @@ class Case:
     dir: Path
     eval_root: Path
     plugin_root: Path | None
-    source: str                     # "prose" (prompt.md), "case_yaml", or "mixed"
+    source: str  # "prose" (prompt.md), "case_yaml", or "mixed"
     prompt: str
     graders: tuple[GraderSpec, ...]
-    runs: int | None = None         # as written (None: the default, 3)
+    runs: int | None = None  # as written (None: the default, 3)
     max_turns: int = DEFAULT_MAX_TURNS
     timeout_seconds: int = DEFAULT_TIMEOUT
     model: str | None = None
@@ -111,6 +113,7 @@ def is_case_dir(folder: Path) -> bool:
 
 # ---- the case's own field checks (the shared ones are in core.validate) -----------------------------------
 
+
 def _disallowed(value: Any, key: str) -> tuple[str, ...]:
     tools = string_list(value, key)
     for i, tool in enumerate(tools):
@@ -125,10 +128,13 @@ def _env(value: Any, key: str) -> tuple[tuple[str, str], ...]:
         raise SpecError(key, f"must be a mapping of EVAL_* names to strings (got {type_name(value)})")
     for name, item in value.items():
         if not isinstance(name, str) or not ENV_KEY_RE.match(name):
-            raise SpecError(f"{key}.{name}", "only EVAL_* variables (upper case: ^EVAL_[A-Z0-9_]*$) can be set "
-                                             "from a case; anything else must come from the operator's shell")
+            raise SpecError(
+                f"{key}.{name}",
+                "only EVAL_* variables (upper case: ^EVAL_[A-Z0-9_]*$) can be set "
+                "from a case; anything else must come from the operator's shell",
+            )
         if not isinstance(item, str):
-            raise SpecError(f"{key}.{name}", f"must be a string (got {type_name(item)}) — quote it: \"{item}\"")
+            raise SpecError(f"{key}.{name}", f'must be a string (got {type_name(item)}) — quote it: "{item}"')
     return tuple((str(k), v) for k, v in value.items())
 
 
@@ -145,13 +151,24 @@ def _schema_version(value: Any, key: str) -> str:
 
 # Keys shared by prompt.md frontmatter and case.yaml (top level or under execution:).
 TOP_FIELDS: dict[str, Check] = {
-    "schema_version": _schema_version, "name": nonempty_string, "description": string, "tags": string_list,
-    "plugins": string_list, "runs": whole_number(1, 50), "expected_outcome": string,
+    "schema_version": _schema_version,
+    "name": nonempty_string,
+    "description": string,
+    "tags": string_list,
+    "plugins": string_list,
+    "runs": whole_number(1, 50),
+    "expected_outcome": string,
 }
 EXECUTION_FIELDS: dict[str, Check] = {
-    "model": string, "max_turns": whole_number(1, 200), "timeout_seconds": whole_number(1, 3600),
-    "allowed_tools": string_list, "disallowed_tools": _disallowed, "artifact_publish": boolean,
-    "growthbook_overrides": mapping, "append_system_prompt": string, "env": _env,
+    "model": string,
+    "max_turns": whole_number(1, 200),
+    "timeout_seconds": whole_number(1, 3600),
+    "allowed_tools": string_list,
+    "disallowed_tools": _disallowed,
+    "artifact_publish": boolean,
+    "growthbook_overrides": mapping,
+    "append_system_prompt": string,
+    "env": _env,
 }
 FRONTMATTER_KEYS = tuple(TOP_FIELDS) + tuple(EXECUTION_FIELDS)
 # A bad name or tags leave --case/--tag unable to tell whether the case was asked for.
@@ -160,6 +177,7 @@ CONTEXT_KEYS = ("scaffold_script", "history_file", "add_dirs")
 
 
 # ---- the case ---------------------------------------------------------------------------------------------
+
 
 def _read_prompt_md(path: Path, errors: Problems) -> tuple[dict, str] | None:
     try:
@@ -180,13 +198,21 @@ def _read_prompt_md(path: Path, errors: Problems) -> tuple[dict, str] | None:
     meta = meta or {}
     for key in meta:
         if key not in FRONTMATTER_KEYS:
-            errors.add(path, str(key), f"is not a frontmatter key (expected one of: {', '.join(FRONTMATTER_KEYS)})",
-                       structural=True)
+            errors.add(
+                path,
+                str(key),
+                f"is not a frontmatter key (expected one of: {', '.join(FRONTMATTER_KEYS)})",
+                structural=True,
+            )
     return meta, body.strip()
 
 
-MISPLACED = {**{k: "execution" for k in EXECUTION_FIELDS}, **{k: "top" for k in TOP_FIELDS},
-             **{k: "context" for k in CONTEXT_KEYS}, "prompt": "execution"}
+MISPLACED = {
+    **{k: "execution" for k in EXECUTION_FIELDS},
+    **{k: "top" for k in TOP_FIELDS},
+    **{k: "context" for k in CONTEXT_KEYS},
+    "prompt": "execution",
+}
 
 
 def _misplaced_hint(key: str, where: str) -> str:
@@ -211,8 +237,12 @@ def _read_case_yaml(path: Path, errors: Problems) -> dict | None:
     allowed_top = tuple(TOP_FIELDS) + ("context", "execution", "graders")
     for key in data:
         if key not in allowed_top:
-            errors.add(path, str(key), f"is not a case.yaml key{_misplaced_hint(key, 'top')} "
-                                       f"(top-level keys: {', '.join(allowed_top)})", structural=True)
+            errors.add(
+                path,
+                str(key),
+                f"is not a case.yaml key{_misplaced_hint(key, 'top')} (top-level keys: {', '.join(allowed_top)})",
+                structural=True,
+            )
     for section, keys in (("execution", tuple(EXECUTION_FIELDS) + ("prompt",)), ("context", CONTEXT_KEYS)):
         value = data.get(section)
         if value is None:
@@ -223,8 +253,12 @@ def _read_case_yaml(path: Path, errors: Problems) -> dict | None:
             continue
         for key in value:
             if key not in keys:
-                errors.add(path, f"{section}.{key}", f"is not a key of `{section}:`{_misplaced_hint(key, section)} "
-                                                     f"(expected: {', '.join(keys)})", structural=True)
+                errors.add(
+                    path,
+                    f"{section}.{key}",
+                    f"is not a key of `{section}:`{_misplaced_hint(key, section)} (expected: {', '.join(keys)})",
+                    structural=True,
+                )
     if "schema_version" not in data:
         errors.add(path, "schema_version", 'is required in case.yaml (e.g. schema_version: "1.0")', structural=True)
     if "name" not in data:
@@ -245,11 +279,17 @@ def _prompt(body: str, execution: dict, prompt_md: Path | None, case_yaml: Path,
     else:
         prompt, file, key = "", prompt_md, "prompt"
     if not prompt:
-        errors.add(file, key, "is empty — write the user prompt to test as the prompt.md body "
-                              "(or execution.prompt in case.yaml)")
+        errors.add(
+            file,
+            key,
+            "is empty — write the user prompt to test as the prompt.md body (or execution.prompt in case.yaml)",
+        )
     elif PROMPT_TEMPLATE in prompt:
-        errors.add(file, key, f'is still the blank `init` template — replace the "{PROMPT_TEMPLATE}" line with '
-                              f"the user prompt to test")
+        errors.add(
+            file,
+            key,
+            f'is still the blank `init` template — replace the "{PROMPT_TEMPLATE}" line with the user prompt to test',
+        )
     return prompt
 
 
@@ -296,16 +336,23 @@ def _context(case_dir: Path, raw: dict, file: Path, errors: Problems) -> Context
     return Context(scaffold, history, tuple(dirs))
 
 
-def _plugins(case_dir: Path, entries: tuple[str, ...], containment: Path, file: Path,
-             errors: Problems) -> tuple[Path, ...]:
+def _plugins(
+    case_dir: Path, entries: tuple[str, ...], containment: Path, file: Path, errors: Problems
+) -> tuple[Path, ...]:
     out = []
     for i, entry in enumerate(entries):
         path = (case_dir / entry).resolve()
         if not path.is_dir():
-            errors.add(file, f"plugins[{i}]", f'"{entry}" does not exist (plugins are folders relative to the case folder)')
+            errors.add(
+                file, f"plugins[{i}]", f'"{entry}" does not exist (plugins are folders relative to the case folder)'
+            )
         elif not inside(path, containment):
-            errors.add(file, f"plugins[{i}]", f'"{entry}" resolves to {path}, outside {containment}; only plugins '
-                                              f"inside the plugin under test can be loaded from a case")
+            errors.add(
+                file,
+                f"plugins[{i}]",
+                f'"{entry}" resolves to {path}, outside {containment}; only plugins '
+                f"inside the plugin under test can be loaded from a case",
+            )
         else:
             out.append(path)
     return tuple(out)
@@ -319,8 +366,17 @@ def load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind]) 
     warnings: list[str] = []
     prompt_md, case_yaml = case_dir / PROMPT_FILE, case_dir / CASE_FILE
     if RESERVED_DIR in case_dir.relative_to(eval_root).parts:
-        raise CaseLoadError(case_dir, [Problem(case_dir, "", f"{RESERVED_DIR}/ is reserved for mock responders — a case "
-                                                             f"there is never run; move it out of {RESERVED_DIR}/")])
+        raise CaseLoadError(
+            case_dir,
+            [
+                Problem(
+                    case_dir,
+                    "",
+                    f"{RESERVED_DIR}/ is reserved for mock responders — a case "
+                    f"there is never run; move it out of {RESERVED_DIR}/",
+                )
+            ],
+        )
     has_md, has_yaml = prompt_md.is_file(), case_yaml.is_file()
     for path in (prompt_md, case_yaml):
         if path.is_symlink() and not inside(path, eval_root.parent):
@@ -336,8 +392,9 @@ def load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind]) 
     execution = yaml_data.get("execution") or {}
 
     # case.yaml values first, prompt.md frontmatter on top (it wins key by key).
-    yaml_top = errors.check(case_yaml, TOP_FIELDS, {k: v for k, v in yaml_data.items() if k in TOP_FIELDS},
-                            structural_keys=IDENTITY_KEYS)
+    yaml_top = errors.check(
+        case_yaml, TOP_FIELDS, {k: v for k, v in yaml_data.items() if k in TOP_FIELDS}, structural_keys=IDENTITY_KEYS
+    )
     yaml_exec = errors.check(case_yaml, EXECUTION_FIELDS, execution, "execution.", structural_keys=IDENTITY_KEYS)
     md_settings = errors.check(prompt_md, {**TOP_FIELDS, **EXECUTION_FIELDS}, meta, structural_keys=IDENTITY_KEYS)
     settings = {**yaml_top, **yaml_exec, **md_settings}
@@ -356,8 +413,12 @@ def load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind]) 
             errors.add(file, key, f'another grader is already named "{spec.name}"; grader names must be unique')
         seen.add(spec.name)
     if not graders and not grader_problems:
-        errors.add(case_dir, GRADERS_DIR, "the case has no graders — add graders/<name>.md files (each with a "
-                                          "`type:` frontmatter), or a graders: list in case.yaml")
+        errors.add(
+            case_dir,
+            GRADERS_DIR,
+            "the case has no graders — add graders/<name>.md files (each with a "
+            "`type:` frontmatter), or a graders: list in case.yaml",
+        )
 
     context = _context(case_dir, yaml_data.get("context") or {}, yaml_file, errors) if has_yaml else Context()
     if context.history_file is not None and not prompt:
@@ -371,22 +432,37 @@ def load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind]) 
 
     plugin_root = resolve_plugin(case_dir, eval_root)
     containment = plugin_root or eval_root.parent
-    plugins = _plugins(case_dir, settings.get("plugins", ()), containment,
-                       prompt_md if "plugins" in meta else yaml_file, errors)
+    plugins = _plugins(
+        case_dir, settings.get("plugins", ()), containment, prompt_md if "plugins" in meta else yaml_file, errors
+    )
 
     if errors.items:
-        raise CaseLoadError(case_dir, errors.items, name=settings.get("name", case_dir.name),
-                            tags=tuple(settings.get("tags", ())))
+        raise CaseLoadError(
+            case_dir, errors.items, name=settings.get("name", case_dir.name), tags=tuple(settings.get("tags", ()))
+        )
     return Case(
-        name=settings.get("name", case_dir.name), dir=case_dir, eval_root=eval_root, plugin_root=plugin_root,
+        name=settings.get("name", case_dir.name),
+        dir=case_dir,
+        eval_root=eval_root,
+        plugin_root=plugin_root,
         source="mixed" if has_md and has_yaml else ("case_yaml" if has_yaml else "prose"),
-        prompt=prompt, graders=tuple(spec for spec, _ in graders), runs=settings.get("runs"),
+        prompt=prompt,
+        graders=tuple(spec for spec, _ in graders),
+        runs=settings.get("runs"),
         max_turns=settings.get("max_turns", DEFAULT_MAX_TURNS),
-        timeout_seconds=settings.get("timeout_seconds", DEFAULT_TIMEOUT), model=settings.get("model"),
-        allowed_tools=tuple(settings.get("allowed_tools", ())), disallowed_tools=disallowed,
-        append_system_prompt=settings.get("append_system_prompt"), env=tuple(settings.get("env", ())),
-        tags=tuple(settings.get("tags", ())), plugins=plugins, description=settings.get("description"),
-        expected_outcome=settings.get("expected_outcome"), context=context, warnings=tuple(warnings), mocks=mocks,
+        timeout_seconds=settings.get("timeout_seconds", DEFAULT_TIMEOUT),
+        model=settings.get("model"),
+        allowed_tools=tuple(settings.get("allowed_tools", ())),
+        disallowed_tools=disallowed,
+        append_system_prompt=settings.get("append_system_prompt"),
+        env=tuple(settings.get("env", ())),
+        tags=tuple(settings.get("tags", ())),
+        plugins=plugins,
+        description=settings.get("description"),
+        expected_outcome=settings.get("expected_outcome"),
+        context=context,
+        warnings=tuple(warnings),
+        mocks=mocks,
     )
 
 

@@ -4,11 +4,13 @@ The loader checks what every grader shares (type, name, weight, arm) and hands t
 which validates its own keys. The types are passed in (`kinds`: the built-in ones and those added through the
 `pytest_plugin_eval_grader_types` hook), so loading depends on no particular set of types.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Protocol
+from typing import Any, Protocol
 
 from ..core.paths import code_units, display_path, inside
 from ..core.problems import Problems, SpecError
@@ -19,7 +21,7 @@ from .pyfile import module_settings
 GRADERS_DIR = "graders"
 GRADER_SUFFIXES = (".md", ".py")
 COMMON_KEYS = ("type", "name", "weight", "arm")
-ARM_POLICIES = ("with-only", "both")   # a grader's `arm:`: which arms it counts in
+ARM_POLICIES = ("with-only", "both")  # a grader's `arm:`: which arms it counts in
 _arm_policy = one_of(*ARM_POLICIES)
 GRADER_TEMPLATE = "TODO: describe what a successful response looks like"
 # The order messages list the built-in types in.
@@ -28,10 +30,18 @@ BUILTIN_ORDER = ("regex", "tool_order", "tool_used", "file_exists", "llm", "base
 
 class GraderKind(Protocol):
     """What the loader needs of a grader type (grade.base.GraderType is the full contract)."""
-    name: str
-    keys: tuple[str, ...]
-    paid: bool
-    uses_body: bool
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def keys(self) -> tuple[str, ...]: ...
+
+    @property
+    def paid(self) -> bool: ...
+
+    @property
+    def uses_body(self) -> bool: ...
 
     def parse(self, raw: dict, body: str, case_dir: Path | None = None) -> Any: ...
 
@@ -43,14 +53,15 @@ class GraderKind(Protocol):
 @dataclass(frozen=True)
 class GraderSpec:
     """A validated grader definition, as loaded from graders/<name>.md or an inline case.yaml entry."""
+
     name: str
     type: str
     weight: float
     arm: str | None
-    config: Any               # the type's own validated config (plain data)
-    source: str               # where it was defined, for messages
-    kind: Any                 # the grader type (a GraderKind; grade.base.GraderType for the built-in ones)
-    body: str | None = None   # the Markdown body (rubric) of llm/baseline graders
+    config: Any  # the type's own validated config (plain data)
+    source: str  # where it was defined, for messages
+    kind: Any  # the grader type (a GraderKind; grade.base.GraderType for the built-in ones)
+    body: str | None = None  # the Markdown body (rubric) of llm/baseline graders
 
     def config_json(self) -> dict:
         out = dict(self.kind.config_json(self.config))
@@ -64,8 +75,9 @@ def type_names(kinds: Mapping[str, GraderKind]) -> list[str]:
     return [n for n in BUILTIN_ORDER if n in kinds] + sorted(n for n in kinds if n not in BUILTIN_ORDER)
 
 
-def parse_grader(raw: dict, body: str, name: str, source: str, kinds: Mapping[str, GraderKind],
-                 case_dir: Path | None = None) -> GraderSpec:
+def parse_grader(
+    raw: dict, body: str, name: str, source: str, kinds: Mapping[str, GraderKind], case_dir: Path | None = None
+) -> GraderSpec:
     """Validate one grader definition (frontmatter or inline mapping). Raises SpecError."""
     names = type_names(kinds)
     kind_name = raw.get("type")
@@ -80,19 +92,35 @@ def parse_grader(raw: dict, body: str, name: str, source: str, kinds: Mapping[st
     if arm is not None:
         _arm_policy(arm, "arm")
     if kind.uses_body and GRADER_TEMPLATE in body:
-        raise SpecError("", f'grader "{name}" is still the blank `init` template — replace the '
-                            f'"{GRADER_TEMPLATE}" line with concrete pass criteria')
+        raise SpecError(
+            "",
+            f'grader "{name}" is still the blank `init` template — replace the '
+            f'"{GRADER_TEMPLATE}" line with concrete pass criteria',
+        )
     config = kind.parse(raw, body, case_dir)
-    return GraderSpec(name=name, type=kind_name, weight=weight, arm=arm, config=config, source=source, kind=kind,
-                      body=body.strip() if kind.uses_body else None)
+    return GraderSpec(
+        name=name,
+        type=kind_name,
+        weight=weight,
+        arm=arm,
+        config=config,
+        source=source,
+        kind=kind,
+        body=body.strip() if kind.uses_body else None,
+    )
 
 
 # A grader with where its name is written (for duplicate-name errors).
 Located = tuple[GraderSpec, tuple[Path, str]]
 
 
-def load_grader_files(case_dir: Path, kinds: Mapping[str, GraderKind], problems: Problems, warnings: list[str],
-                      suite_root: Path | None = None) -> list[Located]:
+def load_grader_files(
+    case_dir: Path,
+    kinds: Mapping[str, GraderKind],
+    problems: Problems,
+    warnings: list[str],
+    suite_root: Path | None = None,
+) -> list[Located]:
     """graders/*.md and graders/*.py in code-unit order."""
     folder = case_dir / GRADERS_DIR
     if not folder.exists():
@@ -102,8 +130,10 @@ def load_grader_files(case_dir: Path, kinds: Mapping[str, GraderKind], problems:
         return []
     suite_root = suite_root or case_dir
     specs = []
-    files = sorted((p for p in folder.iterdir() if p.name.endswith(GRADER_SUFFIXES) and p.is_file()),
-                   key=lambda p: code_units(p.name))
+    files = sorted(
+        (p for p in folder.iterdir() if p.name.endswith(GRADER_SUFFIXES) and p.is_file()),
+        key=lambda p: code_units(p.name),
+    )
     for path in files:
         if path.is_symlink() and not inside(path, suite_root):
             problems.add(path, "", "is a symlink out of the suite; grader files must live inside it", structural=True)
@@ -128,8 +158,10 @@ def _read_markdown_grader(path: Path, warnings: list[str]) -> tuple[dict, str] |
     except (OSError, UnicodeDecodeError) as e:
         raise SpecError("", f"cannot be read: {e}", structural=True) from None
     if meta is None:
-        warnings.append(f"{display_path(path)} has no frontmatter (a `---` block with `type:`), so it is not a "
-                        f"grader and is ignored")
+        warnings.append(
+            f"{display_path(path)} has no frontmatter (a `---` block with `type:`), so it is not a "
+            f"grader and is ignored"
+        )
         return None
     return meta, body
 
@@ -139,8 +171,9 @@ def _read_python_grader(path: Path) -> tuple[dict, str]:
     return {"type": "python", "file": f"{GRADERS_DIR}/{path.name}", **module_settings(path)}, ""
 
 
-def load_inline_graders(case_file: Path, raw: Any, kinds: Mapping[str, GraderKind],
-                        problems: Problems) -> list[Located]:
+def load_inline_graders(
+    case_file: Path, raw: Any, kinds: Mapping[str, GraderKind], problems: Problems
+) -> list[Located]:
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -157,7 +190,8 @@ def load_inline_graders(case_file: Path, raw: Any, kinds: Mapping[str, GraderKin
             problems.add(case_file, f"{key}.name", "is required for a grader written in case.yaml")
             continue
         fields = {k: v for k, v in item.items() if k != "name"}
-        kind = kinds.get(fields.get("type")) if isinstance(fields.get("type"), str) else None
+        type_ = fields.get("type")
+        kind = kinds.get(type_) if isinstance(type_, str) else None
         body = ""
         if kind is not None and kind.uses_body:
             # Inline judges give their rubric as `criteria:` (the body of a graders/*.md file).
@@ -167,8 +201,12 @@ def load_inline_graders(case_file: Path, raw: Any, kinds: Mapping[str, GraderKin
                 problems.add_error(e, case_file)
                 continue
         try:
-            specs.append((parse_grader(fields, body, name, f"{case_file}:{key}", kinds, case_file.parent),
-                          (case_file, f"{key}.name")))
+            specs.append(
+                (
+                    parse_grader(fields, body, name, f"{case_file}:{key}", kinds, case_file.parent),
+                    (case_file, f"{key}.name"),
+                )
+            )
         except SpecError as e:
             problems.add_error(e, case_file, key)
     return specs

@@ -7,6 +7,7 @@ schemas). Mock folders sit at the suite level (`evals/mocks/`), at any group lev
 level overrides the levels above it tool by tool. Every configuration problem is a load error naming the file
 and the key — before any money is spent.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,14 @@ REPLAY_DIR = ".replay"
 SERVER_FILE = "_server.md"
 TOOLS_FILE = "_tools.json"
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
-TYPE_NAMES = {"string": "string", "number": "number", "bool": "boolean", "boolean": "boolean", "object": "object",
-              "array": "array"}
+TYPE_NAMES = {
+    "string": "string",
+    "number": "number",
+    "bool": "boolean",
+    "boolean": "boolean",
+    "object": "object",
+    "array": "array",
+}
 MAX_GUARDS = 32
 KEYS = ("type", "expect", "error", "tools", "abort_when")
 _responder_kind = one_of("fixed", "agent")
@@ -37,7 +44,7 @@ PLACEHOLDER = re.compile(r"^\s*TODO\b")  # a body still saying what to write, no
 @dataclass(frozen=True)
 class Guard:
     path: str
-    kind: str          # "type" | "enum" | "regex"
+    kind: str  # "type" | "enum" | "regex"
     value: object
 
     def to_config(self) -> dict:
@@ -47,15 +54,19 @@ class Guard:
 @dataclass(frozen=True)
 class Responder:
     tool: str
-    kind: str                          # "fixed" | "agent"
-    body: str                          # fixed: the result template; agent: the server description
-    source: Path                       # the file it was read from
+    kind: str  # "fixed" | "agent"
+    body: str  # fixed: the result template; agent: the server description
+    source: Path  # the file it was read from
     is_error: bool = False
     guards: tuple[Guard, ...] = ()
     abort_when: str | None = None
 
     def to_config(self) -> dict:
-        out = {"kind": self.kind, "guards": [g.to_config() for g in self.guards], "baseDir": str(self.source.parent)}
+        out: dict[str, object] = {
+            "kind": self.kind,
+            "guards": [g.to_config() for g in self.guards],
+            "baseDir": str(self.source.parent),
+        }
         if self.kind == "fixed":
             out.update(body=self.body, isError=self.is_error)
         else:
@@ -66,9 +77,10 @@ class Responder:
 @dataclass(frozen=True)
 class ServerMocks:
     """The merged mocks of one server folder for one case."""
+
     name: str
     responders: dict[str, Responder] = field(default_factory=dict)
-    tools_json: dict[str, dict] = field(default_factory=dict)   # tool → {name, description, inputSchema}
+    tools_json: dict[str, dict] = field(default_factory=dict)  # tool → {name, description, inputSchema}
     replay_dir: Path | None = None
     notes: tuple[str, ...] = ()
 
@@ -78,9 +90,15 @@ class ServerMocks:
         for name in sorted(self.responders):
             recorded = self.tools_json.get(name)
             if recorded is None:
-                warnings.append(f"{self.name}: no {TOOLS_FILE} entry for {name} — served with a permissive schema and "
-                                f"no description; record the real server's tools/list into mocks/{self.name}/{TOOLS_FILE}")
-                recorded = {"name": name, "description": "", "inputSchema": {"type": "object", "additionalProperties": True}}
+                warnings.append(
+                    f"{self.name}: no {TOOLS_FILE} entry for {name} — served with a permissive schema and "
+                    f"no description; record the real server's tools/list into mocks/{self.name}/{TOOLS_FILE}"
+                )
+                recorded = {
+                    "name": name,
+                    "description": "",
+                    "inputSchema": {"type": "object", "additionalProperties": True},
+                }
             tools.append(recorded)
         return tools, warnings
 
@@ -91,6 +109,7 @@ class MockSet:
 
 
 # ---- reading one layer ------------------------------------------------------------------------------------
+
 
 def _guards(raw: object, prefix: str = "expect") -> list[Guard]:
     if not isinstance(raw, dict):
@@ -110,8 +129,9 @@ def _guards(raw: object, prefix: str = "expect") -> list[Guard]:
         elif isinstance(value, str) and value in TYPE_NAMES:
             guards.append(Guard(dotted, "type", TYPE_NAMES[value]))
         else:
-            raise SpecError(path, f"must be a type ({', '.join(TYPE_NAMES)}), a list of allowed values, or "
-                                  f"/regex/ (got {value!r})")
+            raise SpecError(
+                path, f"must be a type ({', '.join(TYPE_NAMES)}), a list of allowed values, or /regex/ (got {value!r})"
+            )
     return guards
 
 
@@ -130,13 +150,16 @@ def _regex_guard(text: str, key: str) -> dict:
     end = text.rfind("/")
     if end <= 0:
         raise SpecError(key, f"{text!r} is not /regex/flags")
-    source, flags = text[1:end], text[end + 1:]
+    source, flags = text[1:end], text[end + 1 :]
     if set(flags) - set("is"):
         raise SpecError(key, f"{text}: only the i and s flags are supported")
     if FORBIDDEN_IN_REGEX.search(source) or "(?" in source:
-        raise SpecError(key, f"{text} — expect: /regex/ guards use a small dialect without groups, | or "
-                             f"lookaround, so that they mean the same everywhere; write a character class or "
-                             f"several guards instead")
+        raise SpecError(
+            key,
+            f"{text} — expect: /regex/ guards use a small dialect without groups, | or "
+            f"lookaround, so that they mean the same everywhere; write a character class or "
+            f"several guards instead",
+        )
     try:
         re.compile(source)
     except re.error as e:
@@ -185,8 +208,11 @@ def server_responders(file: Path) -> dict[str, Responder]:
     with located(file):
         meta, body = _read_md(file)
         if meta.get("type") != "agent":
-            raise SpecError("type", "only `type: agent` is meaningful in _server.md: write `type: agent` (a fixed "
-                                    "answer belongs in <tool>.md)")
+            raise SpecError(
+                "type",
+                "only `type: agent` is meaningful in _server.md: write `type: agent` (a fixed "
+                "answer belongs in <tool>.md)",
+            )
         tools = meta.get("tools")
         if not isinstance(tools, list) or not tools or not all(isinstance(t, str) and NAME_RE.match(t) for t in tools):
             raise SpecError("tools", "an agent answering several tools needs `tools: [tool_a, tool_b]`")
@@ -205,10 +231,17 @@ def tools_json(file: Path) -> dict[str, dict]:
         data = data["result"]
     tools = data.get("tools") if isinstance(data, dict) else None
     if not isinstance(tools, list) or not all(isinstance(t, dict) and isinstance(t.get("name"), str) for t in tools):
-        raise SpecError.at(file, "", 'expected a saved tools/list response ({"tools": [{"name", "description", '
-                                  '"inputSchema"}, …]})')
-    return {t["name"]: {"name": t["name"], "description": t.get("description", ""),
-                        "inputSchema": t.get("inputSchema") or {"type": "object"}} for t in tools}
+        raise SpecError.at(
+            file, "", 'expected a saved tools/list response ({"tools": [{"name", "description", "inputSchema"}, …]})'
+        )
+    return {
+        t["name"]: {
+            "name": t["name"],
+            "description": t.get("description", ""),
+            "inputSchema": t.get("inputSchema") or {"type": "object"},
+        }
+        for t in tools
+    }
 
 
 def read_server_dir(folder: Path, suite_root: Path | None = None) -> tuple[dict[str, Responder], dict[str, dict]]:
@@ -217,8 +250,11 @@ def read_server_dir(folder: Path, suite_root: Path | None = None) -> tuple[dict[
             if file.is_symlink() and not inside(file, suite_root):
                 raise SpecError.at(file, "", "is a symlink out of the suite; mock files must live inside it")
     if not NAME_RE.match(folder.name) or "__" in folder.name:
-        raise SpecError.at(folder, "", f'mocks/"{folder.name}"/: name the directory after the server (letters, digits, '
-                                    f'"_" and "-"; no "__")')
+        raise SpecError.at(
+            folder,
+            "",
+            f'mocks/"{folder.name}"/: name the directory after the server (letters, digits, "_" and "-"; no "__")',
+        )
     responders: dict[str, Responder] = {}
     for file in sorted(folder.glob("*.md")):
         if file.name == SERVER_FILE:
@@ -228,14 +264,19 @@ def read_server_dir(folder: Path, suite_root: Path | None = None) -> tuple[dict[
         if "__" in tool:
             raise SpecError.at(file, "", '"__" is the tool-name separator and cannot appear in a mocked tool name')
         if not NAME_RE.match(tool):
-            raise SpecError.at(file, "", f'mocks/{folder.name}/"{file.name}": name responder files after the tool '
-                                      f"(letters, digits, \"_\" and \"-\", then .md)")
+            raise SpecError.at(
+                file,
+                "",
+                f'mocks/{folder.name}/"{file.name}": name responder files after the tool '
+                f'(letters, digits, "_" and "-", then .md)',
+            )
         responders[tool] = responder_from(file, tool)
     tools = tools_json(folder / TOOLS_FILE) if (folder / TOOLS_FILE).exists() else {}
     return responders, tools
 
 
 # ---- the layers of a case ---------------------------------------------------------------------------------
+
 
 def layers(case_dir: Path, eval_root: Path) -> list[Path]:
     """mocks/ folders that apply to a case, outermost first: the suite's, each group's, the case's."""
@@ -261,7 +302,10 @@ def load_mocks(case_dir: Path, eval_root: Path) -> MockSet:
             replay[folder.name] = folder
     servers = {}
     for name, found in responders.items():
-        notes = () if found else (f"mocks/{name}/ has no <tool>.md responders — nothing is mocked, and the server "
-                                  f"is not started",)
+        notes = (
+            ()
+            if found
+            else (f"mocks/{name}/ has no <tool>.md responders — nothing is mocked, and the server is not started",)
+        )
         servers[name] = ServerMocks(name, found, recorded.get(name, {}), replay.get(name), notes)
     return MockSet(servers)

@@ -1,4 +1,5 @@
 """Importing the Python files a suite holds (graders/*.py), once per process."""
+
 from __future__ import annotations
 
 import hashlib

@@ -9,9 +9,10 @@ the key, checked with the validators every loader shares.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Union
+from typing import Any
 
 from ..core.prices import Usage
 from ..core.problems import SpecError, located
@@ -55,7 +56,7 @@ class ToolBlock:
     input: Mapping[str, Any] = field(default_factory=dict)
 
 
-Block = Union[TextBlock, ToolBlock]
+Block = TextBlock | ToolBlock
 
 
 @dataclass(frozen=True)
@@ -194,14 +195,16 @@ def _parse_turn(item: Any, key: str, kinds: tuple[str, ...]) -> tuple[Turn, int]
     allowed = (kind, "input", *_MODIFIERS) if kind == "tool" else (kind, *_MODIFIERS)
     known_keys(item, allowed, key, f"a {kind} turn")
 
+    error: ErrorReply | None = None
+    blocks: tuple[Block, ...] = ()
     if kind == "error":
-        error, blocks = _parse_error(item["error"], f"{key}.error"), ()
+        error = _parse_error(item["error"], f"{key}.error")
     elif kind == "blocks":
-        error, blocks = None, _parse_blocks(item["blocks"], f"{key}.blocks")
+        blocks = _parse_blocks(item["blocks"], f"{key}.blocks")
     elif kind == "text":
-        error, blocks = None, (_text_block(item, key),)
+        blocks = (_text_block(item, key),)
     else:
-        error, blocks = None, (_tool_block(item, key),)
+        blocks = (_tool_block(item, key),)
 
     turn = Turn(
         blocks=blocks,

@@ -1,4 +1,5 @@
 """What is under test: the plugin enclosing a suite, and where its eval dirs are."""
+
 from __future__ import annotations
 
 import json
@@ -43,9 +44,12 @@ def is_plugin_dir(path: Path) -> bool:
 def plugin_at(root: Path) -> Plugin:
     """The plugin rooted at `root`: named by its manifest, else by the folder (a bare skills folder)."""
     manifest = read_manifest(root)
-    name = manifest.get("name") if isinstance(manifest.get("name"), str) else root.name
-    version = manifest.get("version") if isinstance(manifest.get("version"), str) else None
-    return Plugin(name=name, version=version, path=root)
+    name, version = manifest.get("name"), manifest.get("version")
+    return Plugin(
+        name=name if isinstance(name, str) else root.name,
+        version=version if isinstance(version, str) else None,
+        path=root,
+    )
 
 
 def enclosing_plugin(start: Path) -> Path | None:
@@ -81,11 +85,11 @@ def eval_root_of(path: Path, override: str | None = None) -> Path | None:
         nearest = folder if is_plugin_dir(folder) else nearest
         enclosing.append(nearest)
     names: dict[Path | None, tuple[str, ...]] = {}
-    for folder, root in zip(chain, reversed(enclosing)):
+    for folder, root in zip(chain, reversed(enclosing), strict=True):
         if root not in names:
             names[root] = Path(eval_dir_name(root, override)).parts
         parts = names[root]
-        if len(folder.parts) >= len(parts) and folder.parts[-len(parts):] == parts:
+        if len(folder.parts) >= len(parts) and folder.parts[-len(parts) :] == parts:
             return folder
     return None
 

@@ -1,6 +1,7 @@
 """A run's trace read as a conversation: trace.jsonl events become entries (the prompt, the session start,
 assistant text, tool calls and their results, thinking, text Claude Code added, the final result), each cut to
 a size a page can hold. The templates only lay the entries out."""
+
 from __future__ import annotations
 
 import json
@@ -9,23 +10,24 @@ from dataclasses import dataclass
 from ..run.transcript import Transcript
 from .view import cut, usd, yamlish
 
-RESULT_CHARS = 2_000        # one tool result
-BLOCK_CHARS = 20_000        # any other block (assistant text, tool input, the prompt)
+RESULT_CHARS = 2_000  # one tool result
+BLOCK_CHARS = 20_000  # any other block (assistant text, tool input, the prompt)
 TRANSCRIPT_CHARS = 200_000  # one run's conversation; beyond it the middle is left out
-SUMMARY_CHARS = 120         # the first line of folded text, shown as its summary
+SUMMARY_CHARS = 120  # the first line of folded text, shown as its summary
 
 
 @dataclass(frozen=True)
 class Entry:
     """One message. `kind` holds its style classes ("tool skill", "result error"…); the label is `who`, then
     `code` (a tool's name) — or the `skill` badge instead for a Skill call."""
+
     kind: str
     who: str = ""
     code: str | None = None
     skill: str | None = None
-    texts: tuple[str, ...] = ()     # preformatted blocks
-    fold: str | None = None         # the blocks are collapsed under this summary
-    subagent: bool = False          # said inside a subagent (indented)
+    texts: tuple[str, ...] = ()  # preformatted blocks
+    fold: str | None = None  # the blocks are collapsed under this summary
+    subagent: bool = False  # said inside a subagent (indented)
 
     @property
     def size(self) -> int:
@@ -35,6 +37,7 @@ class Entry:
 @dataclass(frozen=True)
 class Conversation:
     """The entries that fit: all of them, or a head and a tail with `omitted` entries of `omitted_chars` cut."""
+
     head: list[Entry]
     tail: list[Entry]
     omitted: int = 0
@@ -56,8 +59,8 @@ def _fit(entries: list[Entry], budget: int) -> Conversation:
     if sum(e.size for e in entries) <= budget:
         return Conversation(entries, [])
     head = _within(entries, budget // 2)
-    tail = _within(entries[len(head):][::-1], budget // 2)[::-1]
-    omitted = entries[len(head):len(entries) - len(tail)]
+    tail = _within(entries[len(head) :][::-1], budget // 2)[::-1]
+    omitted = entries[len(head) : len(entries) - len(tail)]
     return Conversation(head, tail, len(omitted), sum(e.size for e in omitted))
 
 
@@ -99,8 +102,9 @@ def _system(event: dict) -> Entry:
     if event.get("subtype") != "init":
         return Entry("system", f"system: {event.get('subtype', '?')}")
     plugins = ", ".join(str(p.get("name")) for p in event.get("plugins") or [] if isinstance(p, dict)) or "none"
-    facts = (f"Claude Code {event.get('claude_code_version', '?')} · model {event.get('model', '?')} · "
-             f"plugins: {plugins}")
+    facts = (
+        f"Claude Code {event.get('claude_code_version', '?')} · model {event.get('model', '?')} · plugins: {plugins}"
+    )
     return Entry("system", "Session start", texts=(facts,))
 
 
@@ -122,8 +126,9 @@ def _assistant(event: dict, block: dict, tool_names: dict[str, str], sub: bool) 
         return Entry("tool", "Tool call", code=name, texts=(data,), subagent=sub)
     if kind == "thinking":
         text = str(block.get("thinking", ""))
-        return Entry("thinking", "Thinking", texts=(cut(text, BLOCK_CHARS),), fold=f"{len(text):,} characters",
-                     subagent=sub)
+        return Entry(
+            "thinking", "Thinking", texts=(cut(text, BLOCK_CHARS),), fold=f"{len(text):,} characters", subagent=sub
+        )
     return Entry("system", f"assistant block: {kind}", subagent=sub)
 
 
@@ -131,8 +136,12 @@ def _result_text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) if isinstance(b, dict) and b.get("type") == "text"
-                         else f"[{b.get('type', '?') if isinstance(b, dict) else 'value'}]" for b in content)
+        return "\n".join(
+            str(b.get("text", ""))
+            if isinstance(b, dict) and b.get("type") == "text"
+            else f"[{b.get('type', '?') if isinstance(b, dict) else 'value'}]"
+            for b in content
+        )
     return json.dumps(content, ensure_ascii=False)
 
 
@@ -147,8 +156,13 @@ def _user(event: dict, block: dict, tool_names: dict[str, str], sub: bool) -> En
     text = str(block.get("text", "")) if kind == "text" else f"[{kind}]"
     if event.get("isSynthetic"):
         # Text Claude Code adds as the user (a loaded skill's instructions): long, and not what the user said.
-        return Entry("synthetic", "Added by Claude Code", texts=(cut(text, BLOCK_CHARS),),
-                     fold=text.split("\n", 1)[0][:SUMMARY_CHARS], subagent=sub)
+        return Entry(
+            "synthetic",
+            "Added by Claude Code",
+            texts=(cut(text, BLOCK_CHARS),),
+            fold=text.split("\n", 1)[0][:SUMMARY_CHARS],
+            subagent=sub,
+        )
     return Entry("user", "User", texts=(cut(text, BLOCK_CHARS),), subagent=sub)
 
 

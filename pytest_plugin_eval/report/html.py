@@ -7,6 +7,7 @@ report): the same CSS, scoped under `.plugin-eval`, and the content in an elemen
 
 Only this module imports jinja2, and only code that writes a report imports this module.
 """
+
 from __future__ import annotations
 
 import re
@@ -39,8 +40,9 @@ class _Loader(jinja2.PackageLoader):
 
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=_Loader(__package__, "templates"), autoescape=True,
-                             undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(
+        loader=_Loader(__package__, "templates"), autoescape=True, undefined=jinja2.StrictUndefined
+    )
     # The formats the terminal table uses too (view), for the numbers of the shared per-case rows.
     env.filters.update(score=view.score, signed=view.signed, spread=view.spread, percent=view.percent, usd=view.usd)
     return env

@@ -1,5 +1,6 @@
 """The HTML page's view of a results document: plain objects holding every text and number the templates show,
 so the templates only lay them out. The per-case numbers come from the rows the terminal table uses."""
+
 from __future__ import annotations
 
 import json
@@ -14,30 +15,31 @@ from ..stats import mean
 from .conversation import Conversation, conversation
 from .view import MISSING, CaseRow, aborted_text, case_row, cut, partial_label, score, seconds, signed, usd, yamlish
 
-EVIDENCE_CHARS = 20_000     # the evidence one judged grader read
-NOTE_CHARS = 240            # the NOTES cell of the summary table
+EVIDENCE_CHARS = 20_000  # the evidence one judged grader read
+NOTE_CHARS = 240  # the NOTES cell of the summary table
 
 ARM_TITLES = {"with": "With the plugin", "without": "Without the plugin"}
 
 
 # ---- the top: header, cards, summary table, load errors -----------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Fact:
     label: str
     value: str
-    code: bool = False      # a path or an identifier, shown as code
+    code: bool = False  # a path or an identifier, shown as code
 
 
 @dataclass(frozen=True)
 class Header:
-    title: str                          # the plugins' names
+    title: str  # the plugins' names
     plugins: list[PluginInfo]
     scripted: bool
-    partial: str | None                 # why the results are partial
+    partial: str | None  # why the results are partial
     notices: list[str]
-    facts: list[Fact]                   # after the plugins
-    verdict: list[tuple[str, str]]      # (style class, text)
+    facts: list[Fact]  # after the plugins
+    verdict: list[tuple[str, str]]  # (style class, text)
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,8 @@ class Card:
 @dataclass(frozen=True)
 class DeltaBar:
     """Δ as a bar centred at zero; the full width is ±1."""
-    left: float     # percent of the bar
+
+    left: float  # percent of the bar
     width: float
 
     @classmethod
@@ -67,15 +70,16 @@ class DeltaBar:
 @dataclass(frozen=True)
 class SummaryRow:
     row: CaseRow
-    anchor: str | None          # the case's section (None where there is none to link to)
+    anchor: str | None  # the case's section (None where there is none to link to)
     below_threshold: bool
     bar: DeltaBar | None
-    notes: str                  # cut to fit the cell
+    notes: str  # cut to fit the cell
 
 
 @dataclass(frozen=True)
 class Summary:
     """The per-case table; the spread and interval columns appear only when some case has them."""
+
     two_arm: bool
     spread: bool
     interval: bool
@@ -134,22 +138,39 @@ def _verdict(document: SuiteResult, rows: list[CaseRow]) -> list[tuple[str, str]
             parts.append(("muted", f"no Δ {trends.count(None)}"))
         return parts
     passed = document.aggregates.cases_passed
-    return [("pos", f"passed {passed}"), ("neg", f"failed {len(document.cases) - passed}"),
-            ("muted", f"threshold {document.suite.threshold:.2f}")]
+    return [
+        ("pos", f"passed {passed}"),
+        ("neg", f"failed {len(document.cases) - passed}"),
+        ("muted", f"threshold {document.suite.threshold:.2f}"),
+    ]
 
 
 def header(document: SuiteResult, rows: list[CaseRow]) -> Header:
     suite = document.suite
-    facts = [Fact("Started", _when(document.started_at)), Fact("Claude Code", document.claude_version or "unknown"),
-             Fact("Model", _model(document)), Fact("Judge model", _judge(document)),
-             Fact("Ablation", suite.ablation or MISSING), Fact("Suite root", suite.root, code=True)]
-    for label, value in (("Case filter", suite.case_filter), ("Tag filter", suite.tag_filters or None),
-                         ("Runs per arm", suite.runs_override or None)):
+    facts = [
+        Fact("Started", _when(document.started_at)),
+        Fact("Claude Code", document.claude_version or "unknown"),
+        Fact("Model", _model(document)),
+        Fact("Judge model", _judge(document)),
+        Fact("Ablation", suite.ablation or MISSING),
+        Fact("Suite root", suite.root, code=True),
+    ]
+    for label, value in (
+        ("Case filter", suite.case_filter),
+        ("Tag filter", suite.tag_filters or None),
+        ("Runs per arm", suite.runs_override or None),
+    ):
         if value is not None:
             facts.append(Fact(label, ", ".join(map(str, value)) if isinstance(value, list) else str(value)))
-    return Header(title=title(document), plugins=list(suite.plugins), scripted=suite.scripted,
-                  partial=partial_label(document.partial_reason) if document.partial else None,
-                  notices=list(document.notices), facts=facts, verdict=_verdict(document, rows))
+    return Header(
+        title=title(document),
+        plugins=list(suite.plugins),
+        scripted=suite.scripted,
+        partial=partial_label(document.partial_reason) if document.partial else None,
+        notices=list(document.notices),
+        facts=facts,
+        verdict=_verdict(document, rows),
+    )
 
 
 def cards(document: SuiteResult) -> list[Card]:
@@ -159,11 +180,15 @@ def cards(document: SuiteResult) -> list[Card]:
         baseline = mean([c.aggregates.score_without for c in cases if c.aggregates.score_without is not None])
         out.append(Card("Mean Δ", signed(agg.mean_delta), "with − without", trend(agg.mean_delta)))
         out.append(Card("Baseline score", score(baseline), "without the plugin"))
-    out.append(Card("Cases over the threshold", f"{agg.cases_passed} / {agg.cases_total}",
-                    f"threshold {suite.threshold:.2f}"))
+    out.append(
+        Card("Cases over the threshold", f"{agg.cases_passed} / {agg.cases_total}", f"threshold {suite.threshold:.2f}")
+    )
     with_runs = [run for case in cases for run in case.runs("with")]
-    out.append(Card("Perfect runs", f"{sum(1 for r in with_runs if r.passed)} / {len(with_runs)}",
-                    "with-arm runs scoring 1.00"))
+    out.append(
+        Card(
+            "Perfect runs", f"{sum(1 for r in with_runs if r.passed)} / {len(with_runs)}", "with-arm runs scoring 1.00"
+        )
+    )
     judge = sum(run.judge_cost_usd for case in cases for run in case.runs())
     out.append(Card("Cost", usd(document.cost_usd), f"agent; judge {usd(judge)} more"))
     out.append(Card("Duration", seconds(document.duration_seconds), f"concurrency {suite.concurrency}"))
@@ -180,15 +205,22 @@ def summary(document: SuiteResult, rows: list[CaseRow], linked: bool = True) -> 
     """`linked`: case names link to their sections (the page has them; pytest-html's summary does not)."""
     threshold = document.suite.threshold
     table_rows = [
-        SummaryRow(row=row, anchor=anchor(i, row.name) if linked else None,
-                   below_threshold=row.score is None or row.score < threshold,
-                   bar=None if row.delta is None else DeltaBar.of(row.delta), notes=cut(row.notes, NOTE_CHARS))
-        for i, row in enumerate(rows, 1)]
+        SummaryRow(
+            row=row,
+            anchor=anchor(i, row.name) if linked else None,
+            below_threshold=row.score is None or row.score < threshold,
+            bar=None if row.delta is None else DeltaBar.of(row.delta),
+            notes=cut(row.notes, NOTE_CHARS),
+        )
+        for i, row in enumerate(rows, 1)
+    ]
     two_arm = document.two_arm
-    return Summary(two_arm=two_arm,
-                   spread=any(r.stdev_with is not None or r.stdev_without is not None for r in rows),
-                   interval=two_arm and any(c.aggregates.delta_ci is not None for c in document.cases),
-                   rows=table_rows)
+    return Summary(
+        two_arm=two_arm,
+        spread=any(r.stdev_with is not None or r.stdev_without is not None for r in rows),
+        interval=two_arm and any(c.aggregates.delta_ci is not None for c in document.cases),
+        rows=table_rows,
+    )
 
 
 def load_errors(document: SuiteResult) -> LoadErrors:
@@ -196,33 +228,36 @@ def load_errors(document: SuiteResult) -> LoadErrors:
     for error in document.load_errors:
         # An entry without problems still shows its folder and message.
         problems = error.problems or [{"file": error.dir, "message": error.message}]
-        rows += [LoadErrorRow(error.case, str(p.get("file", "")), str(p.get("key") or ""), str(p.get("message", "")))
-                 for p in problems]
+        rows += [
+            LoadErrorRow(error.case, str(p.get("file", "")), str(p.get("key") or ""), str(p.get("message", "")))
+            for p in problems
+        ]
     n = len(document.load_errors)
     return LoadErrors(f"{n} case{'s' if n != 1 else ''} did not load", rows)
 
 
 # ---- a case and its runs -----------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class GraderDef:
     name: str
     type: str
     weight: float
-    config: str         # YAML-like lines ('' for none)
+    config: str  # YAML-like lines ('' for none)
     rubric: str | None
 
 
 @dataclass(frozen=True)
 class GraderVerdict:
     name: str
-    mark: str                   # pass | fail | na (errored or skipped)
+    mark: str  # pass | fail | na (errored or skipped)
     badges: list[str]
     explanation: str
     votes: list[bool] | None
     judge_model: str | None
-    evidence: str | None        # cut to EVIDENCE_CHARS
-    evidence_note: str          # how much was cut
+    evidence: str | None  # cut to EVIDENCE_CHARS
+    evidence_note: str  # how much was cut
 
 
 @dataclass(frozen=True)
@@ -230,12 +265,13 @@ class Mocks:
     summary: str
     warnings: list[str]
     servers: str
-    detail: str                 # the run's mock record as JSON
+    detail: str  # the run's mock record as JSON
 
 
 @dataclass(frozen=True)
 class Trace:
     """A run's kept trace: its conversation, or why there is none (`path` None: none was kept)."""
+
     path: str | None
     problem: str | None = None
     conversation: Conversation | None = None
@@ -266,7 +302,7 @@ class CaseSection:
     anchor: str
     name: str
     dir: str
-    facts: list[str]            # after its folder
+    facts: list[str]  # after its folder
     tags: list[str]
     description: str | None
     expected_outcome: str | None
@@ -279,8 +315,9 @@ class CaseSection:
 
 
 def grader_def(grader: GraderInfo) -> GraderDef:
-    return GraderDef(grader.name, grader.type or "?", grader.weight, yamlish(grader.config, grader.markdown),
-                     grader.markdown or None)
+    return GraderDef(
+        grader.name, grader.type or "?", grader.weight, yamlish(grader.config, grader.markdown), grader.markdown or None
+    )
 
 
 def grader_verdict(grader: GraderResult) -> GraderVerdict:
@@ -288,14 +325,29 @@ def grader_verdict(grader: GraderResult) -> GraderVerdict:
         mark = "na"
     else:
         mark = "pass" if grader.passed else "fail"
-    badges = [label for flag, label in ((grader.with_only, "with-only indicator"), (grader.errored, "errored"),
-                                        (grader.skipped, "skipped"), (not grader.scored, "not scored")) if flag]
+    badges = [
+        label
+        for flag, label in (
+            (grader.with_only, "with-only indicator"),
+            (grader.errored, "errored"),
+            (grader.skipped, "skipped"),
+            (not grader.scored, "not scored"),
+        )
+        if flag
+    ]
     evidence, note = grader.evidence, ""
     if evidence is not None and len(evidence) > EVIDENCE_CHARS:
         note = f" (cut at {EVIDENCE_CHARS:,} of {len(evidence):,} characters)"
-    return GraderVerdict(name=grader.name, mark=mark, badges=badges, explanation=grader.explanation,
-                         votes=grader.judge_votes, judge_model=grader.judge_model,
-                         evidence=None if evidence is None else cut(evidence, EVIDENCE_CHARS), evidence_note=note)
+    return GraderVerdict(
+        name=grader.name,
+        mark=mark,
+        badges=badges,
+        explanation=grader.explanation,
+        votes=grader.judge_votes,
+        judge_model=grader.judge_model,
+        evidence=None if evidence is None else cut(evidence, EVIDENCE_CHARS),
+        evidence_note=note,
+    )
 
 
 def mocks(record: dict) -> Mocks:
@@ -303,9 +355,12 @@ def mocks(record: dict) -> Mocks:
     text = f"Mock calls: {calls.get('total', 0)} · errors {calls.get('errors', 0)}"
     if calls.get("unmocked"):
         text += " · unmocked: " + ", ".join(map(str, calls["unmocked"]))
-    return Mocks(summary=text, warnings=[str(w) for w in record.get("warnings") or []],
-                 servers=", ".join(map(str, record.get("servers") or [])) or "none",
-                 detail=cut(json.dumps(record, indent=2, ensure_ascii=False), EVIDENCE_CHARS))
+    return Mocks(
+        summary=text,
+        warnings=[str(w) for w in record.get("warnings") or []],
+        servers=", ".join(map(str, record.get("servers") or [])) or "none",
+        detail=cut(json.dumps(record, indent=2, ensure_ascii=False), EVIDENCE_CHARS),
+    )
 
 
 def trace(trace_path: str | None, prompt: str) -> Trace:
@@ -319,20 +374,30 @@ def trace(trace_path: str | None, prompt: str) -> Trace:
 
 
 def run(result: RunResult, label: str, prompt: str) -> Run:
-    facts = [f"score {score(result.score)}", "passed" if result.passed else "not perfect", f"{result.turns} turns",
-             usd(result.cost_usd)]
+    facts = [
+        f"score {score(result.score)}",
+        "passed" if result.passed else "not perfect",
+        f"{result.turns} turns",
+        usd(result.cost_usd),
+    ]
     if result.judge_cost_usd:
         facts.append(f"judge {usd(result.judge_cost_usd)}")
     facts.append(seconds(result.duration_seconds))
     error = None
     if result.error:
         error = f"{result.error_kind}: {result.error}" if result.error_kind else result.error
-    return Run(label=label, passed=result.passed, facts=" · ".join(facts), error=error,
-               aborted=aborted_text(result.aborted) if result.aborted else None,
-               skipped_paid_graders=result.skipped_paid_graders,
-               graders=[grader_verdict(g) for g in result.graders],
-               mocks=mocks(result.mocks) if result.mocks else None, workspace=result.workspace or None,
-               transcript=trace(result.trace_path, prompt))
+    return Run(
+        label=label,
+        passed=result.passed,
+        facts=" · ".join(facts),
+        error=error,
+        aborted=aborted_text(result.aborted) if result.aborted else None,
+        skipped_paid_graders=result.skipped_paid_graders,
+        graders=[grader_verdict(g) for g in result.graders],
+        mocks=mocks(result.mocks) if result.mocks else None,
+        workspace=result.workspace or None,
+        transcript=trace(result.trace_path, prompt),
+    )
 
 
 def _arms(case: CaseResult) -> list[Arm]:
@@ -341,32 +406,52 @@ def _arms(case: CaseResult) -> list[Arm]:
         if arm not in case.arms:
             continue
         runs = case.arms[arm]
-        out.append(Arm(f"{name} · {len(runs)} run{'s' if len(runs) != 1 else ''}",
-                       [run(r, f"{arm}-{i}", case.prompt) for i, r in enumerate(runs, 1)]))
+        out.append(
+            Arm(
+                f"{name} · {len(runs)} run{'s' if len(runs) != 1 else ''}",
+                [run(r, f"{arm}-{i}", case.prompt) for i, r in enumerate(runs, 1)],
+            )
+        )
     return out
 
 
 def case_section(case: CaseResult, index: int) -> CaseSection:
     agg = case.aggregates
-    facts = [f"source: {case.source or MISSING}", f"runs per arm: {case.runs_per_arm}",
-             f"timeout: {case.timeout_seconds} s", f"max turns: {case.max_turns}"]
+    facts = [
+        f"source: {case.source or MISSING}",
+        f"runs per arm: {case.runs_per_arm}",
+        f"timeout: {case.timeout_seconds} s",
+        f"max turns: {case.max_turns}",
+    ]
     if case.effective_model or case.model:
         facts.append(f"model: {case.effective_model or case.model}")
     scores = [f"score {score(agg.score)}"]
     if agg.two_arm:
         scores += [f"without {score(agg.score_without)}", f"Δ {signed(agg.delta)}"]
-    return CaseSection(anchor=anchor(index, case.name), name=case.name, dir=case.dir, facts=facts,
-                       tags=list(case.tags), description=case.description or None,
-                       expected_outcome=case.expected_outcome or None, single_arm_reason=case.single_arm_reason or None,
-                       hints=list(case.hints), scores=" · ".join(scores), prompt=case.prompt,
-                       graders=[grader_def(g) for g in case.graders], arms=_arms(case))
+    return CaseSection(
+        anchor=anchor(index, case.name),
+        name=case.name,
+        dir=case.dir,
+        facts=facts,
+        tags=list(case.tags),
+        description=case.description or None,
+        expected_outcome=case.expected_outcome or None,
+        single_arm_reason=case.single_arm_reason or None,
+        hints=list(case.hints),
+        scores=" · ".join(scores),
+        prompt=case.prompt,
+        graders=[grader_def(g) for g in case.graders],
+        arms=_arms(case),
+    )
 
 
 # ---- the page ----------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Top:
     """What a session's summary shows: the page's top, and pytest-html's summary."""
+
     header: Header
     load_errors: LoadErrors
     cards: list[Card]
@@ -382,8 +467,13 @@ class Page:
 
 def top(document: SuiteResult, linked: bool = True) -> Top:
     rows = [case_row(case) for case in document.cases]
-    return Top(header=header(document, rows), load_errors=load_errors(document), cards=cards(document),
-               summary=summary(document, rows, linked), has_cases=bool(document.cases))
+    return Top(
+        header=header(document, rows),
+        load_errors=load_errors(document),
+        cards=cards(document),
+        summary=summary(document, rows, linked),
+        has_cases=bool(document.cases),
+    )
 
 
 def page(document: SuiteResult) -> Page:

@@ -1,4 +1,5 @@
 """The terminal summary: one line per case (WITH, W/OUT, Δ or SCORE, PASS%), a summary line, and notes."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +8,7 @@ from ..core.paths import display_path
 from ..results.model import SuiteResult
 from . import view
 
-NUMBER_MISSING = "  -  "    # as wide as a number, so the columns stay aligned
+NUMBER_MISSING = "  -  "  # as wide as a number, so the columns stay aligned
 TEXT_MISSING = "-"
 
 
@@ -34,11 +35,15 @@ def table(document: SuiteResult) -> list[str]:
 
 def _line(row: view.CaseRow, width: int, two_arm: bool) -> str:
     if two_arm:
-        cells = (f"{view.score(row.score, NUMBER_MISSING):<6}{view.score(row.score_without, NUMBER_MISSING):<6}"
-                 f"{view.signed(row.delta, NUMBER_MISSING):<7}{_interval(row):<21}")
+        cells = (
+            f"{view.score(row.score, NUMBER_MISSING):<6}{view.score(row.score_without, NUMBER_MISSING):<6}"
+            f"{view.signed(row.delta, NUMBER_MISSING):<7}{_interval(row):<21}"
+        )
     else:
-        cells = (f"{view.score(row.score, NUMBER_MISSING):<6}{view.spread(row.stdev_with, TEXT_MISSING):<6}"
-                 f"{view.percent(row.pass_rate, TEXT_MISSING):<6}")
+        cells = (
+            f"{view.score(row.score, NUMBER_MISSING):<6}{view.spread(row.stdev_with, TEXT_MISSING):<6}"
+            f"{view.percent(row.pass_rate, TEXT_MISSING):<6}"
+        )
     cost = view.usd(row.cost_usd, cents=True)
     return f"{row.name:<{width}}{cells}{row.runs:<5}{cost:<8}{row.notes}".rstrip()
 

@@ -1,6 +1,7 @@
 """What the terminal table and the HTML page both show, defined once: the per-case rows, the labels, the NOTES
 text, and the number, money and time formats. The two renderers differ only in layout and in how they mark a
 missing value."""
+
 from __future__ import annotations
 
 import json
@@ -10,11 +11,14 @@ from ..results.model import CaseResult, SuiteResult
 from ..results.scoring import trend
 
 PARTIAL_LABELS = {
-    "cost_ceiling": "cost ceiling hit", "auth_failed": "credentials rejected", "api_error": "API errors",
-    "interrupted": "interrupted", "judge_error": "judge unavailable",
+    "cost_ceiling": "cost ceiling hit",
+    "auth_failed": "credentials rejected",
+    "api_error": "API errors",
+    "interrupted": "interrupted",
+    "judge_error": "judge unavailable",
 }
 
-MISSING = "–"   # the page's mark for a value that does not exist; the terminal passes its own
+MISSING = "–"  # the page's mark for a value that does not exist; the terminal passes its own
 
 
 def partial_label(reason: str | None) -> str:
@@ -22,6 +26,7 @@ def partial_label(reason: str | None) -> str:
 
 
 # ---- formats ---------------------------------------------------------------------------------------------
+
 
 def score(value: float | None, missing: str = MISSING) -> str:
     return missing if value is None else f"{value:.2f}"
@@ -92,6 +97,7 @@ def yamlish(mapping: dict, skip: str | None = None) -> str:
 
 # ---- notes -----------------------------------------------------------------------------------------------
 
+
 def aborted_text(aborted: dict) -> str:
     return f"aborted by mock {aborted.get('server')}/{aborted.get('tool')}: {aborted.get('reason')}"
 
@@ -118,20 +124,22 @@ def notes_for(case: CaseResult) -> str:
 
 # ---- the per-case rows -----------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class CaseRow:
     """One case's line of the summary, in numbers; each renderer formats them with the functions above."""
+
     name: str
-    score: float | None             # WITH (SCORE when one arm ran)
+    score: float | None  # WITH (SCORE when one arm ran)
     score_without: float | None
     delta: float | None
-    trend: str | None               # improved | flat | regressed (scoring.trend)
-    interval: str | None            # Δ's 95% interval, "[-0.90, +0.10]"
-    significant: bool | None        # the interval excludes 0 (None: no interval)
+    trend: str | None  # improved | flat | regressed (scoring.trend)
+    interval: str | None  # Δ's 95% interval, "[-0.90, +0.10]"
+    significant: bool | None  # the interval excludes 0 (None: no interval)
     stdev_with: float | None
     stdev_without: float | None
     pass_rate: float | None
-    runs: int                       # of both arms
+    runs: int  # of both arms
     cost_usd: float
     notes: str
 
@@ -142,10 +150,21 @@ def case_row(case: CaseResult) -> CaseRow:
     if agg.delta_ci:
         low, high = agg.delta_ci
         interval = f"[{signed(low)}, {signed(high)}]"
-    return CaseRow(name=case.name, score=agg.score, score_without=agg.score_without, delta=agg.delta,
-                   trend=trend(agg.delta), interval=interval, significant=agg.delta_significant,
-                   stdev_with=agg.stdev_with, stdev_without=agg.stdev_without, pass_rate=agg.pass_rate,
-                   runs=len(case.runs()), cost_usd=case.cost_usd, notes=notes_for(case))
+    return CaseRow(
+        name=case.name,
+        score=agg.score,
+        score_without=agg.score_without,
+        delta=agg.delta,
+        trend=trend(agg.delta),
+        interval=interval,
+        significant=agg.delta_significant,
+        stdev_with=agg.stdev_with,
+        stdev_without=agg.stdev_without,
+        pass_rate=agg.pass_rate,
+        runs=len(case.runs()),
+        cost_usd=case.cost_usd,
+        notes=notes_for(case),
+    )
 
 
 def case_rows(document: SuiteResult) -> list[CaseRow]:

@@ -5,9 +5,10 @@
 - Δ negative although the skill fired: suspect the judge first (a stronger --judge-model, a tighter rubric).
 - Every run failing with the same API error: infrastructure, not a regression.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .model import CaseResult
 from .scoring import trend
@@ -16,8 +17,12 @@ from .scoring import trend
 def _indicator_results(case: CaseResult) -> list[bool]:
     """Whether the plugin-fired indicator (a with-only `tool_used: Skill` grader) passed, per with-arm run."""
     names = {g.name for g in case.graders if g.type == "tool_used" and g.config.get("tool") == "Skill"}
-    return [grader.passed for run in case.runs("with") for grader in run.graders
-            if grader.name in names and grader.with_only]
+    return [
+        grader.passed
+        for run in case.runs("with")
+        for grader in run.graders
+        if grader.name in names and grader.with_only
+    ]
 
 
 def case_hints(case: CaseResult) -> list[str]:
@@ -25,13 +30,20 @@ def case_hints(case: CaseResult) -> list[str]:
     fired = _indicator_results(case)
     hints = []
     if direction == "flat" and fired and not any(fired):
-        hints.append("Δ is flat and the skill never fired: Claude is not picking it — sharpen the skill's "
-                     "`description` in SKILL.md (say when to use it, in the words users use)")
+        hints.append(
+            "Δ is flat and the skill never fired: Claude is not picking it — sharpen the skill's "
+            "`description` in SKILL.md (say when to use it, in the words users use)"
+        )
     elif direction == "regressed" and fired and all(fired):
         judged = any(g.type in ("llm", "baseline") for g in case.graders)
-        hints.append("Δ is negative although the skill fired every time: "
-                     + ("suspect the judge first — rerun with a stronger --judge-model, tighten the rubric"
-                        if judged else "the plugin's instructions make the answer worse on these graders"))
+        hints.append(
+            "Δ is negative although the skill fired every time: "
+            + (
+                "suspect the judge first — rerun with a stronger --judge-model, tighten the rubric"
+                if judged
+                else "the plugin's instructions make the answer worse on these graders"
+            )
+        )
     return hints
 
 
@@ -39,6 +51,8 @@ def suite_hints(cases: Sequence[CaseResult]) -> list[str]:
     runs = [run for case in cases for run in case.runs()]
     errors = {run.error for run in runs}
     if runs and len(errors) == 1 and all(run.infrastructure_error for run in runs):
-        return [f"every run ended on the same API error ({next(iter(errors))}): this is infrastructure — "
-                f"credentials, rate limits or the endpoint — not a regression of the plugin"]
+        return [
+            f"every run ended on the same API error ({next(iter(errors))}): this is infrastructure — "
+            f"credentials, rate limits or the endpoint — not a regression of the plugin"
+        ]
     return []

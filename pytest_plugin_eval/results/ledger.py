@@ -1,4 +1,5 @@
 """The --max-cost-usd ledger: money spent in a session, shared by every process on a host."""
+
 from __future__ import annotations
 
 import sqlite3

@@ -1,7 +1,8 @@
 """From the grade stage's verdicts to the results model."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..grade.engine import Graded
 from .model import GraderResult
@@ -14,9 +15,19 @@ def grader_result(graded: Graded) -> GraderResult:
     verdict, spec = graded.verdict, graded.spec
     typed = {field: verdict.details[key] for key, field in _TYPED_DETAILS.items() if key in verdict.details}
     extra = {k: v for k, v in verdict.details.items() if k not in _TYPED_DETAILS}
-    return GraderResult(name=spec.name, passed=verdict.passed, weight=spec.weight, explanation=verdict.explanation,
-                        with_only=graded.indicator, scored=graded.scored, cost_usd=verdict.cost_usd,
-                        errored=verdict.errored, skipped=verdict.skipped, extra=extra, **typed)
+    return GraderResult(
+        name=spec.name,
+        passed=verdict.passed,
+        weight=spec.weight,
+        explanation=verdict.explanation,
+        with_only=graded.indicator,
+        scored=graded.scored,
+        cost_usd=verdict.cost_usd,
+        errored=verdict.errored,
+        skipped=verdict.skipped,
+        extra=extra,
+        **typed,
+    )
 
 
 def grader_results(graded: Sequence[Graded]) -> list[GraderResult]:

@@ -5,6 +5,7 @@ run's output from those and grades it again with the case's current graders: fre
 are called, the agent is not. A grader can be fixed or tightened without paying for the agent again. File
 targets see the files the run created (pre-existing scaffold files are not kept).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -26,8 +27,8 @@ UNGRADED_KINDS = ("api", "auth", "start", "scaffold")
 
 @dataclass(frozen=True)
 class StoredRun:
-    run: RunResult        # the run as the results document has it
-    folder: RunFolder     # its artefacts
+    run: RunResult  # the run as the results document has it
+    folder: RunFolder  # its artefacts
 
 
 class StoredResults:
@@ -52,8 +53,9 @@ class StoredResults:
 
     def runs_of(self, case_dir: str) -> list[tuple[str, int]]:
         """(arm, index) of the stored runs of one case, in order."""
-        return sorted(((arm, index) for d, arm, index in self.runs if d == case_dir),
-                      key=lambda key: (key[0] != "with", key[1]))
+        return sorted(
+            ((arm, index) for d, arm, index in self.runs if d == case_dir), key=lambda key: (key[0] != "with", key[1])
+        )
 
 
 def regrade_run(case: Case, stored: StoredRun, two_arm: bool, judge: Any, artefacts: RunFolder) -> RunResult:
@@ -62,13 +64,23 @@ def regrade_run(case: Case, stored: StoredRun, two_arm: bool, judge: Any, artefa
     old = stored.run
     stored.folder.copy_to(artefacts)
     agent_cost = old.cost_usd - old.judge_cost_usd
-    result = dataclasses.replace(old, cost_usd=agent_cost, judge_cost_usd=0.0, graders=[],
-                                 trace_path=str(artefacts.trace) if artefacts.trace.exists() else None,
-                                 skipped_paid_graders=False, workspace=None, attempts=1, reused=False, extra={})
+    result = dataclasses.replace(
+        old,
+        cost_usd=agent_cost,
+        judge_cost_usd=0.0,
+        graders=[],
+        trace_path=str(artefacts.trace) if artefacts.trace.exists() else None,
+        skipped_paid_graders=False,
+        workspace=None,
+        attempts=1,
+        reused=False,
+        extra={},
+    )
     if old.error_kind in UNGRADED_KINDS or old.aborted or not stored.folder.trace.exists():
         return result  # it was never graded: its score stays as it was
     graded = grade(graders_for(case.graders, old.arm, two_arm), stored.folder.output(old.arm), judge)
     graders = grader_results(graded)
     score, cost = run_score(graders), judge_cost(graders)
-    return dataclasses.replace(result, graders=graders, score=score, passed=score == 1.0, judge_cost_usd=cost,
-                               cost_usd=agent_cost + cost)
+    return dataclasses.replace(
+        result, graders=graders, score=score, passed=score == 1.0, judge_cost_usd=cost, cost_usd=agent_cost + cost
+    )

@@ -4,6 +4,7 @@ pytest's --lf re-runs failed items only. The results document should still descr
 not re-run are taken from the previous session's document — but only for cases whose prompt and graders are
 unchanged (a changed case is reported with its new runs alone). Reused runs are marked `reused: true`.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -41,8 +42,9 @@ def same_case(a: CaseResult, b: CaseResult) -> bool:
     return all(ha.get(k) == hb.get(k) for k in SAME_CASE_KEYS)
 
 
-def merge(fresh: dict[str, CaseResult], previous: SuiteResult,
-          current: dict[str, CaseResult]) -> tuple[list[CaseResult], int]:
+def merge(
+    fresh: dict[str, CaseResult], previous: SuiteResult, current: dict[str, CaseResult]
+) -> tuple[list[CaseResult], int]:
     """This session's cases completed with the previous session's runs.
 
     `fresh`: this session's cases by dir, with their runs; `current`: cases with no run this session, as their

@@ -1,8 +1,9 @@
 """The scoring rules: a run's score from its graders, a case's aggregates from its runs, the suite's from its
 cases, what counts as flat, why a session is partial, and its exit status. Pure functions of the model."""
+
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .. import stats
 from .model import CaseAggregates, CaseResult, GraderResult, RunResult, SuiteAggregates
@@ -32,8 +33,11 @@ def case_aggregates(with_runs: Sequence[RunResult], without_runs: Sequence[RunRe
     each arm and a confidence interval for Δ."""
     scored = _scored(with_runs)
     scores = [r.score for r in scored if r.score is not None]
-    out = CaseAggregates(score=stats.mean(scores), pass_rate=stats.mean([1.0 if r.passed else 0.0 for r in scored]),
-                         stdev_with=stats.stdev(scores))
+    out = CaseAggregates(
+        score=stats.mean(scores),
+        pass_rate=stats.mean([1.0 if r.passed else 0.0 for r in scored]),
+        stdev_with=stats.stdev(scores),
+    )
     if without_runs:
         base = _scored(without_runs)
         base_scores = [r.score for r in base if r.score is not None]
@@ -68,10 +72,14 @@ def suite_aggregates(cases: Sequence[CaseResult], threshold: float) -> SuiteAggr
     rates = [c.aggregates.pass_rate for c in cases if c.aggregates.pass_rate is not None]
     deltas = [c.aggregates.delta for c in cases if c.aggregates.delta is not None]
     two_arm = any(c.two_arm for c in cases)
-    return SuiteAggregates(cases_total=len(cases), cases_passed=sum(1 for c in cases if passes_threshold(c, threshold)),
-                           overall_score=stats.mean(scores) if scores else 0,
-                           overall_pass_rate=stats.mean(rates) if rates else 0, two_arm=two_arm,
-                           mean_delta=stats.mean(deltas) if two_arm and deltas else None)
+    return SuiteAggregates(
+        cases_total=len(cases),
+        cases_passed=sum(1 for c in cases if passes_threshold(c, threshold)),
+        overall_score=stats.mean(scores) or 0,
+        overall_pass_rate=stats.mean(rates) or 0,
+        two_arm=two_arm,
+        mean_delta=stats.mean(deltas) if two_arm and deltas else None,
+    )
 
 
 def trend(delta: float | None) -> str | None:

@@ -8,6 +8,7 @@ them so that a kill never leaves half a file.
       mock-recordings/<server>/    agent-mock answers, to copy into mocks/.replay/
       cost-ledger.sqlite           the --max-cost-usd ledger
 """
+
 from __future__ import annotations
 
 import json
@@ -36,7 +37,7 @@ class ResultsFolder:
     path: Path
 
     @classmethod
-    def for_session(cls, eval_root: Path, started_at: str) -> "ResultsFolder":
+    def for_session(cls, eval_root: Path, started_at: str) -> ResultsFolder:
         """<eval dir>/results/<session timestamp>/."""
         return cls(eval_root / "results" / timestamp_dirname(started_at))
 

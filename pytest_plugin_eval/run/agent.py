@@ -1,4 +1,5 @@
 """Starting and supervising the agent under test: the real Claude Code, as `claude -p` in stream-json mode."""
+
 from __future__ import annotations
 
 import os
@@ -8,10 +9,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
 
 from .transcript import Transcript
 
@@ -45,8 +46,10 @@ def find_claude(explicit: str | None) -> Path:
         return Path(explicit)
     found = bundled_claude() or shutil.which("claude")
     if not found:
-        raise ClaudeNotFound("Error: no Claude Code binary found — install claude-agent-sdk (it bundles one), "
-                             "put `claude` on PATH, or pass --claude PATH")
+        raise ClaudeNotFound(
+            "Error: no Claude Code binary found — install claude-agent-sdk (it bundles one), "
+            "put `claude` on PATH, or pass --claude PATH"
+        )
     return Path(found)
 
 
@@ -81,8 +84,9 @@ class ChildExit:
 POLL_SECONDS = 0.2
 
 
-def run_child(cmd: AgentCommand, trace_path: Path, stderr_path: Path,
-              should_stop: Callable[[], object] | None = None) -> ChildExit:
+def run_child(
+    cmd: AgentCommand, trace_path: Path, stderr_path: Path, should_stop: Callable[[], object] | None = None
+) -> ChildExit:
     """Run the child to completion, timeout, or until `should_stop()` is truthy. Its stdout *is* the trace:
     written verbatim to `trace_path`.
 
@@ -90,10 +94,18 @@ def run_child(cmd: AgentCommand, trace_path: Path, stderr_path: Path,
     started = time.monotonic()
     timed_out = stopped = False
     with open(trace_path, "wb") as out, open(stderr_path, "wb") as err:
-        child = subprocess.Popen([*DEATH_SIGNAL, *cmd.argv], cwd=cmd.cwd, env=cmd.env, stdin=subprocess.PIPE,
-                                 stdout=out, stderr=err, start_new_session=True)
+        child = subprocess.Popen(
+            [*DEATH_SIGNAL, *cmd.argv],
+            cwd=cmd.cwd,
+            env=cmd.env,
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+        )
         try:
             try:
+                assert child.stdin is not None  # stdin=PIPE
                 child.stdin.write(cmd.prompt.encode("utf-8"))
                 child.stdin.close()
             except BrokenPipeError:
@@ -137,6 +149,7 @@ class RunError:
     """Why a run did not end normally. `kind` decides how it counts:
     api/auth (the model could not be reached: infrastructure, not the plugin), timeout, max_turns,
     agent (the child reported an error), crash (no result at all), start (could not be started)."""
+
     kind: str
     message: str
     status: int | None = None
@@ -156,7 +169,9 @@ def classify(exit: ChildExit, transcript: Transcript, timeout: float) -> RunErro
         if not result.get("is_error") and result.get("subtype") == "success":
             return None
         errors = result.get("errors") or []
-        text = errors[0] if errors and isinstance(errors[0], str) else str(result.get("result") or result.get("subtype"))
+        text = (
+            errors[0] if errors and isinstance(errors[0], str) else str(result.get("result") or result.get("subtype"))
+        )
         message = f"exit {exit.returncode}: {text}"
         status = result.get("api_error_status")
         if isinstance(status, int) or result.get("terminal_reason") == "api_error":

@@ -4,6 +4,7 @@ Every run keeps, under `results/<ts>/runs/<case>/<arm>-<n>/`, its raw trace, Cla
 created (`files/`, up to a size budget) and their list, and the calls its MCP stand-ins answered. The HTML report
 reads the trace from there; `--regrade` rebuilds what graders read from the whole folder.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,9 @@ class RunFolder:
     def files(self) -> Path:
         return self.path / FILES
 
-    def keep(self, trace: Path, stderr: Path, cwd: Path, created: tuple[str, ...],
-             mock_calls: tuple[dict, ...] | None) -> None:
+    def keep(
+        self, trace: Path, stderr: Path, cwd: Path, created: tuple[str, ...], mock_calls: tuple[dict, ...] | None
+    ) -> None:
         """Copy what a finished run produced out of its workspace (an earlier attempt's files are replaced)."""
         self.path.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(self.files, ignore_errors=True)
@@ -50,7 +52,7 @@ class RunFolder:
         if mock_calls is not None:
             (self.path / MOCK_CALLS).write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in mock_calls))
 
-    def copy_to(self, other: "RunFolder") -> None:
+    def copy_to(self, other: RunFolder) -> None:
         """Everything kept here, into `other` (a regraded session keeps its own copy)."""
         other.path.mkdir(parents=True, exist_ok=True)
         for name in (TRACE, STDERR, CREATED_FILES, MOCK_CALLS):
@@ -74,8 +76,13 @@ class RunFolder:
 
     def output(self, arm: str) -> RunOutput:
         """What graders read, rebuilt from the kept files."""
-        return RunOutput(transcript=Transcript.from_file(self.trace), cwd=self.files,
-                         created_files=self.created_files(), arm=arm, mock_calls=self.mock_calls())
+        return RunOutput(
+            transcript=Transcript.from_file(self.trace),
+            cwd=self.files,
+            created_files=self.created_files(),
+            arm=arm,
+            mock_calls=self.mock_calls(),
+        )
 
 
 def _copy_files(cwd: Path, files: tuple[str, ...], dest: Path) -> None:

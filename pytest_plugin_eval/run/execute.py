@@ -3,14 +3,16 @@
 Grading and recording the run are the next stages' business; this module ends with an AgentRun whose workspace
 is still on disk.
 """
+
 from __future__ import annotations
 
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..core import prices
 from ..core.clock import now_iso
@@ -27,25 +29,26 @@ from .workspace import Workspace
 @dataclass(frozen=True)
 class RunSettings:
     """The session's options that shape every run."""
-    model: str | None = None              # --model: overrides the case's
-    allow_tools: tuple[str, ...] = ()     # --allow-tools
+
+    model: str | None = None  # --model: overrides the case's
+    allow_tools: tuple[str, ...] = ()  # --allow-tools
     disallow_tools: tuple[str, ...] = ()  # --disallow-tools
-    scaffold: bool = False                # --scaffold
-    mocks: str = "record"                 # --mocks
-    allow_real_servers: bool = False      # --allow-real-servers
-    keep_temp: bool = False               # --keep-temp
+    scaffold: bool = False  # --scaffold
+    mocks: str = "record"  # --mocks
+    allow_real_servers: bool = False  # --allow-real-servers
+    keep_temp: bool = False  # --keep-temp
 
 
 @dataclass(frozen=True)
 class RunPlan:
     case: Case
-    arm: str                 # "with" | "without"
-    index: int               # 1-based
+    arm: str  # "with" | "without"
+    index: int  # 1-based
     settings: RunSettings
     claude: Path
     base_url: Callable[[Path], str] | None = None  # cwd → this run's model endpoint (scripted); None: inherited
-    mock_agent: dict | None = None    # model settings for agent mocks: {model, baseUrl}
-    record_dir: Path | None = None    # where agent mocks record their answers
+    mock_agent: dict | None = None  # model settings for agent mocks: {model, baseUrl}
+    record_dir: Path | None = None  # where agent mocks record their answers
     environ: dict = field(default_factory=lambda: dict(os.environ))
 
     @property
@@ -55,9 +58,17 @@ class RunPlan:
 
 def run_folders(plan: RunPlan, ws: Workspace) -> permissions.RunFolders:
     case = plan.case
-    return permissions.RunFolders(home=ws.home, cwd=ws.cwd, tmp=ws.tmp, config=ws.config, out=ws.out,
-                                  plugin=case.plugin_dirs[0] if case.plugin_dirs else None, case_dir=case.dir,
-                                  eval_root=case.eval_root, add_dirs=case.context.add_dirs)
+    return permissions.RunFolders(
+        home=ws.home,
+        cwd=ws.cwd,
+        tmp=ws.tmp,
+        config=ws.config,
+        out=ws.out,
+        plugin=case.plugin_dirs[0] if case.plugin_dirs else None,
+        case_dir=case.dir,
+        eval_root=case.eval_root,
+        add_dirs=case.context.add_dirs,
+    )
 
 
 def stage(plan: RunPlan, ws: Workspace) -> None:
@@ -90,8 +101,19 @@ def stand_ins(plan: RunPlan, ws: Workspace) -> MockPlan | None:
 
 def build_argv(plan: RunPlan, ws: Workspace, mock_plan: MockPlan | None = None) -> list[str]:
     case, settings = plan.case, plan.settings
-    argv = [str(plan.claude), "-p", "--output-format", "stream-json", "--verbose",
-            "--max-turns", str(case.max_turns), "--permission-mode", "dontAsk", "--setting-sources", "user"]
+    argv = [
+        str(plan.claude),
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--max-turns",
+        str(case.max_turns),
+        "--permission-mode",
+        "dontAsk",
+        "--setting-sources",
+        "user",
+    ]
     if plan.model:
         argv.append(f"--model={plan.model}")
     if plan.arm == "with":
@@ -134,8 +156,8 @@ def unpriced_models(transcript: Transcript) -> list[str]:
 # Bounded retries (the child's own, then a whole run again) instead of Claude Code's ten retries over
 # minutes: a throttled API becomes an infrastructure error in seconds, not a regression after an hour.
 CHILD_DEFAULTS = {
-    "CLAUDE_CODE_MAX_RETRIES": "3",                  # per request; Claude Code honours retry-after
-    "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "90000",   # a stream silent this long is dropped and retried
+    "CLAUDE_CODE_MAX_RETRIES": "3",  # per request; Claude Code honours retry-after
+    "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "90000",  # a stream silent this long is dropped and retried
 }
 
 
@@ -153,14 +175,15 @@ def child_env(plan: RunPlan, ws: Workspace) -> dict[str, str]:
 class AgentRun(RunOutput):
     """A finished agent run whose workspace is still on disk: what graders read, and what the `eval_agent`
     fixture hands to a Python test (error, cost and the workspace besides the RunOutput views)."""
+
     error: RunError | None = None
     cost_usd: float = 0.0
     workspace: Workspace | None = None
     started_at: str = ""
     duration_seconds: float = 0.0
-    judge: Any = None                 # for assert_llm/assert_baseline on runs of the eval_agent fixture
-    aborted: dict | None = None       # {server, tool, reason}: a mock stopped the run
-    mocks: dict | None = None         # the run's mock summary (servers, warnings, calls)
+    judge: Any = None  # for assert_llm/assert_baseline on runs of the eval_agent fixture
+    aborted: dict | None = None  # {server, tool, reason}: a mock stopped the run
+    mocks: dict | None = None  # the run's mock summary (servers, warnings, calls)
     notes: tuple[str, ...] = ()
 
     @property
@@ -176,8 +199,9 @@ def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
     mock_plan = stand_ins(plan, ws)
     active = mock_plan is not None and mock_plan.active
     before = ws.files()
-    command = AgentCommand(tuple(build_argv(plan, ws, mock_plan)), child_env(plan, ws), ws.cwd, case.prompt,
-                           case.timeout_seconds)
+    command = AgentCommand(
+        tuple(build_argv(plan, ws, mock_plan)), child_env(plan, ws), ws.cwd, case.prompt, case.timeout_seconds
+    )
     # A mock's expect: violation (or an agent mock's ABORT:) stops the run at once.
     watch = (lambda: first_abort(read_calls(ws.out))) if active else None
     try:
@@ -187,14 +211,23 @@ def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
     transcript = Transcript.from_file(ws.trace)
     calls = read_calls(ws.out) if active else []
     warnings = mock_warnings(mock_plan)
-    summary = run_summary(mock_plan, calls, transcript.tool_calls, warnings) if active else None
+    summary = run_summary(mock_plan, calls, transcript.tool_calls, warnings) if mock_plan and active else None
     mock_cost = summary["calls"]["costUsd"] if summary else 0.0
-    return AgentRun(transcript=transcript, cwd=ws.cwd, created_files=tuple(ws.created_files(before)), arm=plan.arm,
-                    mock_calls=grader_view(calls) if active else None,
-                    error=classify(exit_, transcript, case.timeout_seconds),
-                    cost_usd=agent_cost(transcript, plan.model) + mock_cost, workspace=ws, started_at=started_at,
-                    duration_seconds=time.monotonic() - started, aborted=first_abort(calls), mocks=summary,
-                    notes=tuple(warnings))
+    return AgentRun(
+        transcript=transcript,
+        cwd=ws.cwd,
+        created_files=tuple(ws.created_files(before)),
+        arm=plan.arm,
+        mock_calls=grader_view(calls) if active else None,
+        error=classify(exit_, transcript, case.timeout_seconds),
+        cost_usd=agent_cost(transcript, plan.model) + mock_cost,
+        workspace=ws,
+        started_at=started_at,
+        duration_seconds=time.monotonic() - started,
+        aborted=first_abort(calls),
+        mocks=summary,
+        notes=tuple(warnings),
+    )
 
 
 def mock_warnings(mock_plan: MockPlan | None) -> list[str]:

@@ -1,4 +1,5 @@
 """What a run produced, as graders see it."""
+
 from __future__ import annotations
 
 import json
@@ -11,10 +12,11 @@ from .transcript import ToolCall, Transcript
 @dataclass(frozen=True)
 class RunOutput:
     """What one run produced, as graders see it: the trace, the files it created, the mock calls it made."""
+
     transcript: Transcript
     cwd: Path
     created_files: tuple[str, ...] = ()
-    mock_calls: tuple[dict, ...] | None = None   # None: no mock stand-ins were active
+    mock_calls: tuple[dict, ...] | None = None  # None: no mock stand-ins were active
     arm: str = "with"
 
     @property

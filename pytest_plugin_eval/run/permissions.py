@@ -5,6 +5,7 @@ that can change the machine or reach the network are *gated*: a case can only as
 must grant them. Everything not granted stays on the deny list, and path rules keep the agent away from
 the harness's own folders and the eval suite (graders and rubrics stay hidden).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -20,18 +21,76 @@ SHELLS = ("Bash", "PowerShell")
 
 # Tools denied in every run unless granted: they write, reach out, or belong to interactive Claude Code.
 DENIED_TOOLS = (
-    "Bash", "PowerShell", "Monitor", "EnterWorktree", "ExitWorktree", "ExitPlanMode", "Edit", "Write",
-    "NotebookEdit", "memory_list", "memory_read", "memory_write", "WebFetch", "ReportFindings", "WebSearch",
-    "SendFeedback", "SendToProject", "SendToProjectContext", "EnterPlanMode", "DesignSync", "Projects",
-    "Artifact", "ArtifactComments", "ArtifactData", "ArtifactCheck", "AppifactRepl", "SendMessage", "SendFile",
-    "ListAgents", "ShareOnboardingGuide", "Poll", "Yield", "Workflow", "CronCreate", "CronDelete", "CronList",
-    "ScheduleWakeup", "RemoteTrigger", "SearchMcpRegistry", "SuggestConnectors", "ShowOnboardingRolePicker",
-    "OfferChromeSetup", "WrapUp", "ReadNotifications", "ReadWidgetContext", "McpTaskResumePolling",
-    "enable__mcp__claude-in-chrome", "enable__mcp__remote-devices__Claude_Browser",
-    "enable__mcp__remote-devices__computer", "request_computer", "ListConnectors", "SearchPlugins",
-    "SearchSkills", "SuggestPluginInstall", "SuggestSkills", "ListPlugins", "ListSkills", "SendUserMessage",
-    "SendUserFile", "propose_skills", "SetGoal", "PauseGoal", "GetGoal", "PublishPlugin", "PushNotification",
-    "FetchInboxMessage", "ListMcpResourcesTool", "ReadMcpResourceTool", "ReadMcpResourceDirTool", "GetTask",
+    "Bash",
+    "PowerShell",
+    "Monitor",
+    "EnterWorktree",
+    "ExitWorktree",
+    "ExitPlanMode",
+    "Edit",
+    "Write",
+    "NotebookEdit",
+    "memory_list",
+    "memory_read",
+    "memory_write",
+    "WebFetch",
+    "ReportFindings",
+    "WebSearch",
+    "SendFeedback",
+    "SendToProject",
+    "SendToProjectContext",
+    "EnterPlanMode",
+    "DesignSync",
+    "Projects",
+    "Artifact",
+    "ArtifactComments",
+    "ArtifactData",
+    "ArtifactCheck",
+    "AppifactRepl",
+    "SendMessage",
+    "SendFile",
+    "ListAgents",
+    "ShareOnboardingGuide",
+    "Poll",
+    "Yield",
+    "Workflow",
+    "CronCreate",
+    "CronDelete",
+    "CronList",
+    "ScheduleWakeup",
+    "RemoteTrigger",
+    "SearchMcpRegistry",
+    "SuggestConnectors",
+    "ShowOnboardingRolePicker",
+    "OfferChromeSetup",
+    "WrapUp",
+    "ReadNotifications",
+    "ReadWidgetContext",
+    "McpTaskResumePolling",
+    "enable__mcp__claude-in-chrome",
+    "enable__mcp__remote-devices__Claude_Browser",
+    "enable__mcp__remote-devices__computer",
+    "request_computer",
+    "ListConnectors",
+    "SearchPlugins",
+    "SearchSkills",
+    "SuggestPluginInstall",
+    "SuggestSkills",
+    "ListPlugins",
+    "ListSkills",
+    "SendUserMessage",
+    "SendUserFile",
+    "propose_skills",
+    "SetGoal",
+    "PauseGoal",
+    "GetGoal",
+    "PublishPlugin",
+    "PushNotification",
+    "FetchInboxMessage",
+    "ListMcpResourcesTool",
+    "ReadMcpResourceTool",
+    "ReadMcpResourceDirTool",
+    "GetTask",
 )
 
 # Tools whose (pattern) is a file path.
@@ -59,6 +118,7 @@ def _outside_run(entry: str) -> bool:
 @dataclass(frozen=True)
 class RunFolders:
     """The folders of one run that the rules refer to."""
+
     home: Path
     cwd: Path
     tmp: Path
@@ -67,7 +127,7 @@ class RunFolders:
     plugin: Path | None
     case_dir: Path
     eval_root: Path
-    add_dirs: tuple[Path, ...] = ()   # fixture folders inside the suite the agent may read
+    add_dirs: tuple[Path, ...] = ()  # fixture folders inside the suite the agent may read
 
     def hidden(self) -> list[Path]:
         """What of the eval suite the agent must not read: all of it, except the case's fixture folders."""
@@ -89,6 +149,7 @@ def hidden_paths(root: Path, visible: tuple[Path, ...]) -> list[Path]:
                 walk(entry)
             else:
                 out.append(entry)
+
     walk(root)
     return out
 
@@ -143,9 +204,19 @@ def disallowed_tools(granted: tuple[str, ...], removed: tuple[str, ...], folders
 
 
 # Shell commands run inside Claude Code's OS sandbox: these credentials never reach them.
-SANDBOX_SECRET_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS",
-                       "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK",
-                       "GOOGLE_APPLICATION_CREDENTIALS", "AZURE_CLIENT_SECRET", "GITHUB_TOKEN", "GH_TOKEN")
+SANDBOX_SECRET_VARS = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "ANTHROPIC_CUSTOM_HEADERS",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "AZURE_CLIENT_SECRET",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+)
 # System places that hold secrets, unreadable from the sandbox whatever else is allowed.
 SANDBOX_DENY_READ = ("/run/secrets", "/run/credentials", "/etc/kubernetes/pki", "/var/lib/kubelet/pki")
 
@@ -161,17 +232,26 @@ def sandbox_settings(folders: RunFolders, plugins: tuple[Path, ...], operator_ho
     path = lambda p: f"/{p}"  # noqa: E731  (an absolute path in settings: //abs)
     return {
         "enabled": True,
-        "failIfUnavailable": True,            # no backend → the run refuses to start, never runs unconfined
+        "failIfUnavailable": True,  # no backend → the run refuses to start, never runs unconfined
         "autoAllowBashIfSandboxed": False,
         "allowUnsandboxedCommands": False,
         "network": {"allowedDomains": []},
         "filesystem": {
             "allowWrite": [path(folders.cwd), path(folders.tmp)],
-            "denyWrite": [path(p) for p in (folders.config, folders.out, *plugins, folders.case_dir,
-                                              folders.eval_root, folders.cwd / ".git" / "hooks",
-                                              folders.cwd / ".git" / "config")],
+            "denyWrite": [
+                path(p)
+                for p in (
+                    folders.config,
+                    folders.out,
+                    *plugins,
+                    folders.case_dir,
+                    folders.eval_root,
+                    folders.cwd / ".git" / "hooks",
+                    folders.cwd / ".git" / "config",
+                )
+            ],
             "denyRead": [path(p) for p in (operator_home, *folders.hidden(), folders.config, folders.out)]
-                        + [f"/{p}" for p in SANDBOX_DENY_READ],
+            + [f"/{p}" for p in SANDBOX_DENY_READ],
             "allowRead": [path(p) for p in (folders.home, folders.tmp, *plugins, *folders.add_dirs)],
         },
         "credentials": {"envVars": [{"name": name, "mode": "deny"} for name in SANDBOX_SECRET_VARS]},
@@ -183,7 +263,9 @@ def sandbox_missing() -> str | None:
     if sys.platform == "linux":
         missing = [tool for tool, exe in (("bubblewrap", "bwrap"), ("socat", "socat")) if not shutil.which(exe)]
         if missing:
-            return (f"a shell tool (Bash) was granted, but this machine cannot confine it: {' and '.join(missing)} "
-                    f"{'is' if len(missing) == 1 else 'are'} not installed — install them (apt install bubblewrap "
-                    f"socat), or drop the Bash grant; the run was not started rather than run unconfined")
+            return (
+                f"a shell tool (Bash) was granted, but this machine cannot confine it: {' and '.join(missing)} "
+                f"{'is' if len(missing) == 1 else 'are'} not installed — install them (apt install bubblewrap "
+                f"socat), or drop the Bash grant; the run was not started rather than run unconfined"
+            )
     return None

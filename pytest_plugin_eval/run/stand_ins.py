@@ -7,6 +7,7 @@ sees the tools it would see in real use, and no real server starts unless asked 
 `--mocks off`). A mock folder matching no declared server is a standalone server, `mcp__<dir>__<tool>`, and is
 the only kind also served in the without arm (no plugin is loaded there).
 """
+
 from __future__ import annotations
 
 import json
@@ -50,9 +51,9 @@ def tool_prefix(registered: str) -> str:
 
 @dataclass(frozen=True)
 class StandIn:
-    server: str                # the mock folder's name (or the declared server's, when withheld)
-    registered: str            # the name Claude Code knows it by
-    kind: str                  # "shadow" | "standalone"
+    server: str  # the mock folder's name (or the declared server's, when withheld)
+    registered: str  # the name Claude Code knows it by
+    kind: str  # "shadow" | "standalone"
     mocks: ServerMocks | None  # None: withheld (an empty stand-in keeps the real server from starting)
 
     @property
@@ -68,7 +69,9 @@ class StandIn:
             out["withheld"] = True
         elif self.mocks.replay_dir is not None:
             out["replayPinned"] = len(list(self.mocks.replay_dir.glob("*.json")))
-        out["tools"] = [{"tool": t, "responder": r.kind} for t, r in sorted((self.mocks.responders if self.mocks else {}).items())]
+        out["tools"] = [
+            {"tool": t, "responder": r.kind} for t, r in sorted((self.mocks.responders if self.mocks else {}).items())
+        ]
         return out
 
 
@@ -98,8 +101,9 @@ def plan_mocks(mocks: MockSet, plugins: dict[str, Path], arm: str, *, allow_real
         else:
             unmocked = [f"plugin:{p}:{s}" for s, p in declared.items() if s not in mocks.servers]
             hint = f' — rename the directory if that was meant to shadow "{unmocked[0]}"' if unmocked else ""
-            plan.notes.append(f"mocks: mocks/{server}/ matches no server the plugins declare, so it is served as "
-                              f"standalone{hint}")
+            plan.notes.append(
+                f"mocks: mocks/{server}/ matches no server the plugins declare, so it is served as standalone{hint}"
+            )
             plan.stand_ins.append(StandIn(server, server, "standalone", found))
     if arm == "without":
         plan.stand_ins = [s for s in plan.stand_ins if s.kind == "standalone"]
@@ -109,11 +113,15 @@ def plan_mocks(mocks: MockSet, plugins: dict[str, Path], arm: str, *, allow_real
             continue
         registered = f"plugin:{plugin}:{server}"
         if allow_real_servers:
-            plan.notes.append(f'⚠ mocks: "{registered}" has no mock: its REAL server starts (--allow-real-servers), '
-                              f"as you, outside the sandbox")
+            plan.notes.append(
+                f'⚠ mocks: "{registered}" has no mock: its REAL server starts (--allow-real-servers), '
+                f"as you, outside the sandbox"
+            )
             continue
-        plan.notes.append(f'mocks: "{registered}" has no mock and is NOT started — its tools are unavailable this '
-                          f"run; add mocks/{server}/ to mock it, or pass --allow-real-servers to run the real server")
+        plan.notes.append(
+            f'mocks: "{registered}" has no mock and is NOT started — its tools are unavailable this '
+            f"run; add mocks/{server}/ to mock it, or pass --allow-real-servers to run the real server"
+        )
         plan.stand_ins.append(StandIn(server, registered, "shadow", None))
     return plan
 
@@ -129,16 +137,32 @@ def write_configs(plan: MockPlan, out: Path, agent: dict | None, record_dir: Pat
         responders = {t: r.to_config() for t, r in (stand_in.mocks.responders.items() if stand_in.mocks else ())}
         uses_agent = any(r["kind"] == "agent" for r in responders.values())
         agent_config = None
-        if uses_agent and agent is not None:
-            agent_config = {**agent, "replayDir": str(stand_in.mocks.replay_dir) if stand_in.mocks.replay_dir else None,
-                            "recordDir": str(record_dir / stand_in.server) if record_dir else str(out / "recordings")}
-        config.write_text(json.dumps({
-            "server": stand_in.server, "registeredName": stand_in.registered, "toolPrefix": stand_in.prefix,
-            "callLog": str(out / MOCK_CALLS), "tools": tools, "responders": responders, "agent": agent_config,
-            "abortHoldSeconds": ABORT_HOLD_SECONDS,
-        }, indent=1))
-        servers[stand_in.registered] = {"command": sys.executable,
-                                        "args": ["-m", "pytest_plugin_eval.doubles.mcp.server", str(config)], "env": env}
+        if uses_agent and agent is not None and stand_in.mocks is not None:
+            agent_config = {
+                **agent,
+                "replayDir": str(stand_in.mocks.replay_dir) if stand_in.mocks.replay_dir else None,
+                "recordDir": str(record_dir / stand_in.server) if record_dir else str(out / "recordings"),
+            }
+        config.write_text(
+            json.dumps(
+                {
+                    "server": stand_in.server,
+                    "registeredName": stand_in.registered,
+                    "toolPrefix": stand_in.prefix,
+                    "callLog": str(out / MOCK_CALLS),
+                    "tools": tools,
+                    "responders": responders,
+                    "agent": agent_config,
+                    "abortHoldSeconds": ABORT_HOLD_SECONDS,
+                },
+                indent=1,
+            )
+        )
+        servers[stand_in.registered] = {
+            "command": sys.executable,
+            "args": ["-m", "pytest_plugin_eval.doubles.mcp.server", str(config)],
+            "env": env,
+        }
     path = out / "mcp-config.json"
     path.write_text(json.dumps({"mcpServers": servers}, indent=1))
     return path
@@ -188,7 +212,8 @@ def run_summary(plan: MockPlan, calls: list[dict], tool_calls: list, warnings: l
         "servers": [s.summary() for s in plan.stand_ins],
         "warnings": warnings,
         "calls": {
-            "total": len(calls), "errors": sum(1 for c in calls if c.get("isError")),
+            "total": len(calls),
+            "errors": sum(1 for c in calls if c.get("isError")),
             "unmocked": [{"tool": t, "count": n} for t, n in sorted(unmocked.items())],
             "costUsd": sum(c.get("costUsd") or 0.0 for c in calls),
             "replay": {"hits": replay["hit"], "misses": replay["miss"], "stale": replay["stale"]},

@@ -4,6 +4,7 @@ The stream holds one JSON object per line: a `system/init` line, one `assistant`
 `user` lines with tool results, and a final `result` line. The text is kept verbatim, because the `trace`
 target matches against it byte for byte.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,6 +18,7 @@ from ..core.prices import Usage
 @dataclass(frozen=True)
 class ToolCall:
     """One tool_use block, in trace order (subagent calls included; `parent` names their Agent call)."""
+
     index: int
     name: str
     input: dict
@@ -38,7 +40,7 @@ class Transcript:
                 self.events.append(event)
 
     @classmethod
-    def from_file(cls, path: Path) -> "Transcript":
+    def from_file(cls, path: Path) -> Transcript:
         try:
             return cls(path.read_text(encoding="utf-8", errors="replace"))
         except FileNotFoundError:
@@ -64,13 +66,18 @@ class Transcript:
 
     @cached_property
     def tool_calls(self) -> list[ToolCall]:
-        calls = []
+        calls: list[ToolCall] = []
         for event, block in self._content_blocks():
             if block.get("type") == "tool_use":
                 data = block.get("input")
-                calls.append(ToolCall(index=len(calls), name=str(block.get("name", "")),
-                                      input=data if isinstance(data, dict) else {},
-                                      parent=event.get("parent_tool_use_id")))
+                calls.append(
+                    ToolCall(
+                        index=len(calls),
+                        name=str(block.get("name", "")),
+                        input=data if isinstance(data, dict) else {},
+                        parent=event.get("parent_tool_use_id"),
+                    )
+                )
         return calls
 
     @cached_property
@@ -92,25 +99,32 @@ class Transcript:
     def num_turns(self) -> int:
         if self.result and isinstance(self.result.get("num_turns"), int):
             return self.result["num_turns"]
-        return len({e.get("message", {}).get("id") for e in self.events
-                    if e.get("type") == "assistant" and e.get("parent_tool_use_id") is None})
+        return len(
+            {
+                e.get("message", {}).get("id")
+                for e in self.events
+                if e.get("type") == "assistant" and e.get("parent_tool_use_id") is None
+            }
+        )
 
     def usage_by_model(self) -> dict[str, Usage]:
         """Tokens per model. From the result line when present; otherwise (a killed child) from the assistant
         lines, counting each message once with its last reported usage."""
+        out: dict[str, Usage] = {}
         if self.result and isinstance(self.result.get("modelUsage"), dict):
-            out = {}
             for model, data in self.result["modelUsage"].items():
-                out[model] = Usage(int(data.get("inputTokens") or 0), int(data.get("outputTokens") or 0),
-                                   int(data.get("cacheReadInputTokens") or 0),
-                                   int(data.get("cacheCreationInputTokens") or 0))
+                out[model] = Usage(
+                    int(data.get("inputTokens") or 0),
+                    int(data.get("outputTokens") or 0),
+                    int(data.get("cacheReadInputTokens") or 0),
+                    int(data.get("cacheCreationInputTokens") or 0),
+                )
             return out
         last: dict[str, tuple[str, Usage]] = {}
         for event in self.events:
             message = event.get("message") or {}
             if event.get("type") == "assistant" and message.get("id"):
                 last[message["id"]] = (str(message.get("model", "")), Usage.from_json(message.get("usage")))
-        out: dict[str, Usage] = {}
         for model, usage in last.values():
             out[model] = out.get(model, Usage()) + usage
         return out

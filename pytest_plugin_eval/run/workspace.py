@@ -4,6 +4,7 @@ Each run gets a fresh root holding `home/` (the agent's HOME), `home/cwd/` (its 
 repository), `config/` (CLAUDE_CONFIG_DIR), `tmp/` (TMPDIR) and `out/` (the trace). Nothing of the
 operator's environment reaches the agent except an allow-list: what it needs to run and to reach the model.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,29 +21,73 @@ from .agent import AgentStartError
 from .artefacts import STDERR, TRACE
 
 # Operator variables passed through by exact name.
-PASS_NAMES = frozenset({
-    "PATH", "SHELL", "TERM", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "CI", "FORCE_COLOR", "DO_NOT_TRACK",
-    "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
-    "NODE_TLS_REJECT_UNAUTHORIZED", "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
-    "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO", "GOOGLE_APPLICATION_CREDENTIALS", "MAX_THINKING_TOKENS",
-    "BASH_DEFAULT_TIMEOUT_MS", "MCP_TIMEOUT", "API_TIMEOUT_MS", "ENABLE_TOOL_SEARCH", "USE_BUILTIN_RIPGREP",
-    "IS_DEMO", "IS_SANDBOX", "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS", "CLAUDE_STREAM_IDLE_TIMEOUT_MS",
-})
+PASS_NAMES = frozenset(
+    {
+        "PATH",
+        "SHELL",
+        "TERM",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "USER",
+        "LOGNAME",
+        "CI",
+        "FORCE_COLOR",
+        "DO_NOT_TRACK",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "NO_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "no_proxy",
+        "NODE_TLS_REJECT_UNAUTHORIZED",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "CURL_CA_BUNDLE",
+        "REQUESTS_CA_BUNDLE",
+        "NODE_EXTRA_CA_CERTS",
+        "GIT_SSL_CAINFO",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "MAX_THINKING_TOKENS",
+        "BASH_DEFAULT_TIMEOUT_MS",
+        "MCP_TIMEOUT",
+        "API_TIMEOUT_MS",
+        "ENABLE_TOOL_SEARCH",
+        "USE_BUILTIN_RIPGREP",
+        "IS_DEMO",
+        "IS_SANDBOX",
+        "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS",
+        "CLAUDE_STREAM_IDLE_TIMEOUT_MS",
+    }
+)
 # Operator variables passed through by prefix: model access and provider credentials, locale, EVAL_*.
 PASS_PREFIXES = ("ANTHROPIC_", "CLAUDE_CODE_", "DISABLE_", "AWS_", "AZURE_", "CLOUDSDK_", "VERTEX_REGION_", "LC_")
 EVAL_VAR = re.compile(r"^EVAL_[A-Z0-9_]*$")
 # ...except Claude Code variables that describe the operator's own session, or point at its files.
-DROP = re.compile(r"^CLAUDE_CODE_(?:SESSION_|HOST_|SDK_|SUBSCRIPTION_TYPE$|EVAL_ALLOW_FLAG_OVERRIDES$|.*_(?:DIR|PATH|FILE)$)")
+DROP = re.compile(
+    r"^CLAUDE_CODE_(?:SESSION_|HOST_|SDK_|SUBSCRIPTION_TYPE$|EVAL_ALLOW_FLAG_OVERRIDES$|.*_(?:DIR|PATH|FILE)$)"
+)
 # Provider config files live in HOME: point them at the run's home, never at the operator's.
 HOME_FILES = {
-    "AWS_CONFIG_FILE": ".aws/config", "AWS_SHARED_CREDENTIALS_FILE": ".aws/credentials",
-    "CLOUDSDK_CONFIG": ".config/gcloud", "AZURE_CONFIG_DIR": ".azure",
+    "AWS_CONFIG_FILE": ".aws/config",
+    "AWS_SHARED_CREDENTIALS_FILE": ".aws/credentials",
+    "CLOUDSDK_CONFIG": ".config/gcloud",
+    "AZURE_CONFIG_DIR": ".azure",
 }
 # Git must not run hooks, pagers, editors or credential helpers from anywhere.
 GIT_HARDENING = (
-    ("core.fsmonitor", ""), ("core.hooksPath", "/dev/null"), ("core.askPass", ""), ("protocol.ext.allow", "never"),
-    ("submodule.recurse", "false"), ("core.pager", "cat"), ("core.editor", "true"), ("credential.helper", ""),
-    ("gc.auto", "0"), ("maintenance.auto", "false"),
+    ("core.fsmonitor", ""),
+    ("core.hooksPath", "/dev/null"),
+    ("core.askPass", ""),
+    ("protocol.ext.allow", "never"),
+    ("submodule.recurse", "false"),
+    ("core.pager", "cat"),
+    ("core.editor", "true"),
+    ("credential.helper", ""),
+    ("gc.auto", "0"),
+    ("maintenance.auto", "false"),
 )
 SCAFFOLD_TIMEOUT = 600
 
@@ -66,8 +111,14 @@ def operator_env(environ: dict[str, str]) -> dict[str, str]:
 
 
 def git_env() -> dict[str, str]:
-    env = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_LFS_SKIP_SMUDGE": "1",
-           "GIT_NO_REPLACE_OBJECTS": "1", "GIT_PROXY_COMMAND": "", "GIT_CONFIG_COUNT": str(len(GIT_HARDENING))}
+    env = {
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_LFS_SKIP_SMUDGE": "1",
+        "GIT_NO_REPLACE_OBJECTS": "1",
+        "GIT_PROXY_COMMAND": "",
+        "GIT_CONFIG_COUNT": str(len(GIT_HARDENING)),
+    }
     for i, (key, value) in enumerate(GIT_HARDENING):
         env[f"GIT_CONFIG_KEY_{i}"] = key
         env[f"GIT_CONFIG_VALUE_{i}"] = value
@@ -113,7 +164,7 @@ class Workspace:
         return self.tmp / "history.jsonl"
 
     @classmethod
-    def create(cls, base: Path | None = None) -> "Workspace":
+    def create(cls, base: Path | None = None) -> Workspace:
         root = Path(tempfile.mkdtemp(prefix="claude-eval-", dir=base))
         ws = cls(root)
         for folder in (ws.home, ws.cwd, ws.config, ws.tmp, ws.out):  # home before cwd
@@ -121,8 +172,13 @@ class Workspace:
         (ws.home / ".gitconfig").write_text(GITCONFIG)
         ws.write_settings()
         (ws.config / ".claude.json").write_text(json.dumps({"hasCompletedOnboarding": True}))
-        subprocess.run(["git", "init", "-q", str(ws.cwd)], env=ws.harness_env(), stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            ["git", "init", "-q", str(ws.cwd)],
+            env=ws.harness_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
         return ws
 
     def write_settings(self, **extra) -> None:
@@ -134,9 +190,15 @@ class Workspace:
         """What the harness sets for every process of the run, whatever the operator's environment."""
         home, tmp = str(self.home), str(self.tmp)
         env = {
-            "HOME": home, "USERPROFILE": home, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp,
-            "XDG_CONFIG_HOME": f"{home}/.config", "XDG_DATA_HOME": f"{home}/.local/share",
-            "XDG_CACHE_HOME": f"{home}/.cache", "XDG_STATE_HOME": f"{home}/.local/state",
+            "HOME": home,
+            "USERPROFILE": home,
+            "TMPDIR": tmp,
+            "TMP": tmp,
+            "TEMP": tmp,
+            "XDG_CONFIG_HOME": f"{home}/.config",
+            "XDG_DATA_HOME": f"{home}/.local/share",
+            "XDG_CACHE_HOME": f"{home}/.cache",
+            "XDG_STATE_HOME": f"{home}/.local/state",
         }
         env.update({name: str(self.home / rel) for name, rel in HOME_FILES.items()})
         env.update(git_env())
@@ -153,23 +215,44 @@ class Workspace:
         env = operator_env(environ)
         env.update(case_env)
         env.update(self.base_env())
-        env.update({
-            "CLAUDE_CONFIG_DIR": str(self.config), "CLAUDE_CODE_MANAGED_SETTINGS_PATH": str(self.config),
-            "CLAUDE_CODE_TMPDIR": str(self.tmp), "CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "ENABLE_CLAUDEAI_MCP_SERVERS": "false",
-            "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_EVAL_CONFINED": "1", "CLAUDE_CODE_ENTRYPOINT": "sdk-cli",
-        })
+        env.update(
+            {
+                "CLAUDE_CONFIG_DIR": str(self.config),
+                "CLAUDE_CODE_MANAGED_SETTINGS_PATH": str(self.config),
+                "CLAUDE_CODE_TMPDIR": str(self.tmp),
+                "CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "ENABLE_CLAUDEAI_MCP_SERVERS": "false",
+                "DISABLE_AUTOUPDATER": "1",
+                "CLAUDE_CODE_EVAL_CONFINED": "1",
+                "CLAUDE_CODE_ENTRYPOINT": "sdk-cli",
+            }
+        )
         return env
 
     def run_scaffold(self, script: Path) -> None:
         """Run the scaffold script in the workspace, as the operator, with a minimal environment (no EVAL_*)."""
-        env = {**self.harness_env(), "PWD": str(self.cwd), "TERM": "dumb", "NODE_ENV": "production",
-               "USER_TYPE": "external"}
+        env = {
+            **self.harness_env(),
+            "PWD": str(self.cwd),
+            "TERM": "dumb",
+            "NODE_ENV": "production",
+            "USER_TYPE": "external",
+        }
         try:
-            done = subprocess.run([str(script)], cwd=self.cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  timeout=SCAFFOLD_TIMEOUT, check=False)
+            done = subprocess.run(
+                [str(script)],
+                cwd=self.cwd,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                timeout=SCAFFOLD_TIMEOUT,
+                check=False,
+            )
         except OSError as e:
-            raise ScaffoldFailed(f"scaffold could not start: {e} (is {script.name} executable, with a #! line?)") from None
+            raise ScaffoldFailed(
+                f"scaffold could not start: {e} (is {script.name} executable, with a #! line?)"
+            ) from None
         except subprocess.TimeoutExpired:
             raise ScaffoldFailed(f"scaffold timed out after {SCAFFOLD_TIMEOUT}s") from None
         if done.returncode != 0:
@@ -196,7 +279,7 @@ class Workspace:
 
     def remove(self) -> None:
         # The agent may have left read-only files or folders behind.
-        for folder, subdirs, names in os.walk(self.root):
+        for folder, subdirs, _files in os.walk(self.root):
             for name in subdirs:
                 try:
                     os.chmod(os.path.join(folder, name), 0o700)

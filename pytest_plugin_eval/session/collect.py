@@ -4,6 +4,7 @@ Node ids are anchored on the case's file, so one run can be picked out by id:
 `evals/drafts-commit-message/prompt.md::drafts-commit-message[with-plugin-2]`. The arm labels are chosen so
 that `-k with-plugin` and `-k no-plugin` each select one arm (neither contains the other).
 """
+
 from __future__ import annotations
 
 import os
@@ -49,8 +50,14 @@ class CaseFile(pytest.File):
             self.load_error = e
             raise CaseLoadFailure(e) from None
         for arm, index in self.eval_session.runs_to_collect(case):
-            yield RunItem.from_parent(self, name=f"{case.name}[{ARM_LABELS[arm]}-{index}]", case=case,
-                                      arm=arm, index=index, **self._id_of(case.name, f"{ARM_LABELS[arm]}-{index}"))
+            yield RunItem.from_parent(
+                self,
+                name=f"{case.name}[{ARM_LABELS[arm]}-{index}]",
+                case=case,
+                arm=arm,
+                index=index,
+                **self._id_of(case.name, f"{ARM_LABELS[arm]}-{index}"),
+            )
 
     def _id_of(self, name: str, params: str) -> dict:
         # pytest ≥ 9 keeps node ids structured: the bracket is a parameter, as for parametrized tests, so that
@@ -74,9 +81,12 @@ class CaseFile(pytest.File):
         if error is None:
             return None
         suite_root = self.eval_root.parent
-        entry = LoadErrorEntry(case=error.case_dir.name, dir=os.path.relpath(error.case_dir, suite_root),
-                               message="; ".join(p.render(suite_root) for p in error.problems),
-                               problems=[p.to_json(suite_root) for p in error.problems])
+        entry = LoadErrorEntry(
+            case=error.case_dir.name,
+            dir=os.path.relpath(error.case_dir, suite_root),
+            message="; ".join(p.render(suite_root) for p in error.problems),
+            problems=[p.to_json(suite_root) for p in error.problems],
+        )
         return wire.LoadErrorReport(entry, str(self.eval_root))
 
 
@@ -104,8 +114,9 @@ class RunItem(pytest.Item):
         ledger = session.ledger
         if ledger is not None and not ledger.may_start():
             self.skipped_run = SkippedRun(self.case.name, self.case.rel_dir, self.arm, self.index, "cost_ceiling")
-            pytest.skip(f"cost ceiling ${session.options.max_cost_usd:g} reached (${ledger.spent():.4f} spent): "
-                        f"run not started")
+            pytest.skip(
+                f"cost ceiling ${session.options.max_cost_usd:g} reached (${ledger.spent():.4f} spent): run not started"
+            )
         self.result = session.run_case(self.case, self.arm, self.index)
         if self.should_fail(self.result):
             raise RunFailed(self.result)
@@ -129,9 +140,13 @@ class RunItem(pytest.Item):
         if self.result is None:
             return None
         session = get_session(self.config)
-        return wire.RunReport(case=session.case_result(self.case), run=self.result,
-                              suite=session.suite_info(self.case), eval_root=str(self.case.eval_root),
-                              notices=session.case_notices(self.case))
+        return wire.RunReport(
+            case=session.case_result(self.case),
+            run=self.result,
+            suite=session.suite_info(self.case),
+            eval_root=str(self.case.eval_root),
+            notices=session.case_notices(self.case),
+        )
 
     def html_extras(self) -> list:
         """pytest-html: the run's graders and transcript in its row of the report."""
@@ -140,13 +155,15 @@ class RunItem(pytest.Item):
         from pytest_html import extras
 
         from ..report.html import run_html
+
         return [extras.html(run_html(self.result, self.case.prompt))]
 
 
 def deselect_unselected(config, items: list) -> None:
     """Leave out the runs of cases --case/--tag do not select."""
     session = get_session(config)
-    kept, dropped = [], []
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
     for item in items:
         (kept if not isinstance(item, RunItem) or session.selected(item.case) else dropped).append(item)
     if dropped:

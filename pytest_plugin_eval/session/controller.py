@@ -2,6 +2,7 @@
 pytest-xdist workers — and at the end it builds the results document, writes it and the HTML report, and sets
 the exit status. A plugin registered on the controller only (as xdist's DSession is), owning its hooks, so
 what it sees is the same with and without `-n`."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -27,10 +28,11 @@ from .state import EvalSession, workers
 @dataclass
 class Collected:
     """What the controller learns from the reports."""
-    cases: dict[str, CaseResult] = field(default_factory=dict)          # case dir → the case, runs added
+
+    cases: dict[str, CaseResult] = field(default_factory=dict)  # case dir → the case, runs added
     load_errors: dict[str, LoadErrorEntry] = field(default_factory=dict)  # case dir → its load error
     suite: SuiteInfo | None = None
-    skipped: list[SkippedRun] = field(default_factory=list)              # runs not started (cost ceiling)
+    skipped: list[SkippedRun] = field(default_factory=list)  # runs not started (cost ceiling)
     notices: list[str] = field(default_factory=list)
     eval_roots: list[str] = field(default_factory=list)
 
@@ -97,6 +99,7 @@ class Controller:
         if self.document is None:
             return
         from ..report.terminal import write_summary
+
         write_summary(terminalreporter, self.document, self.results_path, self.report_path)
 
     @pytest.hookimpl(optionalhook=True)
@@ -104,6 +107,7 @@ class Controller:
         """pytest-html (--html): the suite verdict and the per-case table above the test list."""
         if self.document is not None:
             from ..report.html import summary_html
+
             prefix.append(summary_html(self.document))
 
     # ---- gathering -----------------------------------------------------------------------------------
@@ -111,9 +115,11 @@ class Controller:
     def record_run(self, report: wire.RunReport) -> None:
         run = report.run
         if not self.collected.runs and run.error_kind == "auth":
-            self.stop("the first run's credentials were rejected — every remaining run would fail the same way, "
-                      "so the session stops here. Set ANTHROPIC_API_KEY (or your provider's credentials), or pass "
-                      "--scripted to check the suite offline")
+            self.stop(
+                "the first run's credentials were rejected — every remaining run would fail the same way, "
+                "so the session stops here. Set ANTHROPIC_API_KEY (or your provider's credentials), or pass "
+                "--scripted to check the suite offline"
+            )
         case = self.collected.cases.setdefault(report.case.dir, report.case)
         case.arms.setdefault(run.arm, []).append(run)
         self.collected.suite = merge_suite(self.collected.suite, report.suite)
@@ -156,16 +162,26 @@ class Controller:
         self.judge_price_notice(runs)
         threshold = self.session.options.threshold
         self.document = SuiteResult(
-            claude_version=self.claude_version(), started_at=self.session.started_at,
-            duration_seconds=time.monotonic() - self.session.started, suite=self.suite_info(), cases=cases,
-            aggregates=scoring.suite_aggregates(cases, threshold), cost_usd=sum(r.cost_usd for r in runs),
-            partial=partial is not None, partial_reason=partial,
+            claude_version=self.claude_version(),
+            started_at=self.session.started_at,
+            duration_seconds=time.monotonic() - self.session.started,
+            suite=self.suite_info(),
+            cases=cases,
+            aggregates=scoring.suite_aggregates(cases, threshold),
+            cost_usd=sum(r.cost_usd for r in runs),
+            partial=partial is not None,
+            partial_reason=partial,
             load_errors=[collected.load_errors[k] for k in sorted(collected.load_errors, key=lambda k: Path(k).parts)],
             skipped_runs=sorted(collected.skipped, key=lambda r: (Path(r.dir).parts, r.arm != "with", r.index)),
-            notices=collected.notices)
-        failed = (bool(collected.load_errors) or not cases or self.non_eval_failures > 0
-                  or any(not scoring.passes_threshold(c, threshold) for c in cases)
-                  or any(r.error_kind == "start" for r in runs))
+            notices=collected.notices,
+        )
+        failed = (
+            bool(collected.load_errors)
+            or not cases
+            or self.non_eval_failures > 0
+            or any(not scoring.passes_threshold(c, threshold) for c in cases)
+            or any(r.error_kind == "start" for r in runs)
+        )
         self.exit_status = scoring.exit_status(interrupted=self.interrupted, partial=partial is not None, failed=failed)
         self.write()
         rerun.remember(self.session.config, self.results_path)
@@ -203,6 +219,7 @@ class Controller:
         report = Path(options.report).absolute() if options.report else (folder.report_file if folder else None)
         if report is not None:
             from ..report.html import write_report
+
             write_report(self.document, report)
             self.report_path = report
         if options.json_path == "-":
@@ -214,15 +231,18 @@ class Controller:
         folder = self.results_folder()
         recordings = list(folder.recordings.glob("*/*.json")) if folder else []
         if folder and recordings:
-            self.collected.notice(f"{len(recordings)} agent-mock recording(s) under {display_path(folder.recordings)}"
-                                  f" — copy them to evals/mocks/.replay/<server>/ to replay them with no model call")
+            self.collected.notice(
+                f"{len(recordings)} agent-mock recording(s) under {display_path(folder.recordings)}"
+                f" — copy them to evals/mocks/.replay/<server>/ to replay them with no model call"
+            )
 
     def judge_price_notice(self, runs: list[RunResult]) -> None:
         model = self.session.judge_model
         judged = any(g.judge_votes is not None for r in runs for g in r.graders)
         if judged and not prices.lookup(model).known:
-            self.collected.notice(f"judge model {model} is not in the price table: its calls are priced as "
-                                  f"{prices.lookup(model).model}")
+            self.collected.notice(
+                f"judge model {model} is not in the price table: its calls are priced as {prices.lookup(model).model}"
+            )
 
     def cost_notices(self, runs: list[RunResult]) -> None:
         cap = self.session.options.max_cost_usd
@@ -232,12 +252,16 @@ class Controller:
         spent = sum(r.cost_usd for r in runs)
         if skipped:
             cases = sorted({r.case for r in skipped})
-            self.collected.notice(f"⚠ cost ceiling ${cap:g} reached (${spent:.4f} spent): {len(skipped)} run(s) not "
-                                  f"started, in {', '.join(cases)}")
+            self.collected.notice(
+                f"⚠ cost ceiling ${cap:g} reached (${spent:.4f} spent): {len(skipped)} run(s) not "
+                f"started, in {', '.join(cases)}"
+            )
         paid = sum(1 for r in runs if r.skipped_paid_graders)
         if paid:
-            self.collected.notice(f"⚠ cost ceiling ${cap:g} crossed by runs in flight: {paid} run(s) skipped their "
-                                  f"paid graders, which are left out of their scores")
+            self.collected.notice(
+                f"⚠ cost ceiling ${cap:g} crossed by runs in flight: {paid} run(s) skipped their "
+                f"paid graders, which are left out of their scores"
+            )
 
     def results_folder(self) -> ResultsFolder | None:
         """The results folder of the first eval dir a report came from (None: nothing ran)."""
@@ -260,12 +284,18 @@ class Controller:
         if options.case_globs:
             case_filter = options.case_globs[-1] if len(options.case_globs) == 1 else list(options.case_globs)
         return dataclasses.replace(
-            base, model_override=options.model, judge_model=options.judge_model,
-            judge_model_resolved=session.judge_model, case_filter=case_filter,
-            tag_filters=list(options.tags) or None, scripted=options.scripted,
+            base,
+            model_override=options.model,
+            judge_model=options.judge_model,
+            judge_model_resolved=session.judge_model,
+            case_filter=case_filter,
+            tag_filters=list(options.tags) or None,
+            scripted=options.scripted,
             regraded_from=str(session.stored.folder.path) if session.stored is not None else None,
-            threshold=options.threshold, concurrency=options.concurrency or workers(session.config),
-            runs_override=options.runs)
+            threshold=options.threshold,
+            concurrency=options.concurrency or workers(session.config),
+            runs_override=options.runs,
+        )
 
     def empty_suite(self) -> SuiteInfo:
         root = self.session.eval_roots[0].parent if self.session.eval_roots else Path.cwd()
@@ -278,4 +308,3 @@ def merge_suite(a: SuiteInfo | None, b: SuiteInfo) -> SuiteInfo:
         return b
     paths = {p.path for p in a.plugins}
     return dataclasses.replace(a, plugins=a.plugins + [p for p in b.plugins if p.path not in paths])
-

@@ -1,5 +1,6 @@
 """One item's run, start to finish: the agent in a fresh workspace (again after an API error), the graders,
 the kept artefacts, and the RunResult — paying what it costs into the ledger."""
+
 from __future__ import annotations
 
 import time
@@ -21,12 +22,13 @@ from ..run.workspace import ScaffoldFailed, Workspace
 @dataclass(frozen=True)
 class Evaluation:
     """What grading and recording a run need besides its plan."""
-    two_arm: bool                      # indicators are left out of the score
-    artefacts: RunFolder               # where its trace and files are kept
-    judge: Any = None                  # the Judge for paid graders (None: the case has none)
-    ledger: CostLedger | None = None   # the --max-cost-usd ledger
-    attempts: int = 2                  # whole-run attempts after API errors
-    retry_pause: float = 5.0           # seconds before the second attempt (×2 before the third…)
+
+    two_arm: bool  # indicators are left out of the score
+    artefacts: RunFolder  # where its trace and files are kept
+    judge: Any = None  # the Judge for paid graders (None: the case has none)
+    ledger: CostLedger | None = None  # the --max-cost-usd ledger
+    attempts: int = 2  # whole-run attempts after API errors
+    retry_pause: float = 5.0  # seconds before the second attempt (×2 before the third…)
 
 
 def evaluate(plan: RunPlan, how: Evaluation) -> RunResult:
@@ -55,34 +57,54 @@ def attempt_run(plan: RunPlan, how: Evaluation) -> RunResult:
         except AgentStartError as e:
             # A failed scaffold is a failed run (score 0); a harness that cannot start the agent scores nothing.
             scaffold = isinstance(e, ScaffoldFailed)
-            return RunResult(plan.arm, plan.index, score=0.0 if scaffold else None, passed=False,
-                             started_at=started_at, error=str(e), error_kind="scaffold" if scaffold else "start",
-                             duration_seconds=time.monotonic() - started)
+            return RunResult(
+                plan.arm,
+                plan.index,
+                score=0.0 if scaffold else None,
+                passed=False,
+                started_at=started_at,
+                error=str(e),
+                error_kind="scaffold" if scaffold else "start",
+                duration_seconds=time.monotonic() - started,
+            )
         if ledger is not None:
             ledger.add(run.cost_usd)
         # A run that never reached the model says nothing about the plugin: it is not graded or scored.
         # A run a mock aborted is not graded either: it scores 0, and `aborted` says why.
         ungraded = (run.error is not None and run.error.infrastructure) or run.aborted is not None
         within_budget = (lambda: not ledger.over()) if ledger is not None else (lambda: True)
-        graded = [] if ungraded else grade(graders_for(case.graders, plan.arm, how.two_arm), run, how.judge,
-                                           within_budget)
+        graded = (
+            [] if ungraded else grade(graders_for(case.graders, plan.arm, how.two_arm), run, how.judge, within_budget)
+        )
         graders = grader_results(graded)
         score = (0.0 if run.aborted else None) if ungraded else run_score(graders)
         judged = judge_cost(graders)
         if ledger is not None:
             ledger.add(judged)
         how.artefacts.keep(ws.trace, ws.stderr, ws.cwd, run.created_files, run.mock_calls)
-        notes = [f"model {m} has no list price in Claude Code; its cost is estimated at the default model's price"
-                 for m in unpriced_models(run.transcript)] + [f"{case.name}: {n}" for n in run.notes]
+        notes = [
+            f"model {m} has no list price in Claude Code; its cost is estimated at the default model's price"
+            for m in unpriced_models(run.transcript)
+        ] + [f"{case.name}: {n}" for n in run.notes]
         error = run.error
         result = RunResult(
-            plan.arm, plan.index, score=score, passed=score == 1.0, turns=run.transcript.num_turns,
-            cost_usd=run.cost_usd + judged, judge_cost_usd=judged,
-            duration_seconds=time.monotonic() - started, started_at=started_at,
-            error=error.message if error else None, error_kind=error.kind if error else None,
-            trace_path=str(how.artefacts.trace), graders=graders,
+            plan.arm,
+            plan.index,
+            score=score,
+            passed=score == 1.0,
+            turns=run.transcript.num_turns,
+            cost_usd=run.cost_usd + judged,
+            judge_cost_usd=judged,
+            duration_seconds=time.monotonic() - started,
+            started_at=started_at,
+            error=error.message if error else None,
+            error_kind=error.kind if error else None,
+            trace_path=str(how.artefacts.trace),
+            graders=graders,
             skipped_paid_graders=any(g.skipped for g in graders),
-            workspace=str(ws.root) if plan.settings.keep_temp else None, aborted=run.aborted, mocks=run.mocks,
+            workspace=str(ws.root) if plan.settings.keep_temp else None,
+            aborted=run.aborted,
+            mocks=run.mocks,
         )
         result.notes = notes
         return result

@@ -7,6 +7,7 @@ case run, and assert on the result with the grader helpers (grade/assertions.py)
 
 A run's workspace stays on disk until the test ends, so file targets and `run.cwd` can be read.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -32,20 +33,44 @@ class AgentRunner:
         self._workspaces: list[Workspace] = []
         self._scratch = Path(tempfile.mkdtemp(prefix="plugin-eval-adhoc-"))
 
-    def run(self, prompt: str, *, plugin: str | Path | None = None, arm: str = "with", allowed_tools=(),
-            disallowed_tools=(), max_turns: int = 10, timeout: float = 300, model: str | None = None,
-            env: dict | None = None, append_system_prompt: str | None = None, script: dict | None = None,
-            mocks: bool = True) -> AgentRun:
+    def run(
+        self,
+        prompt: str,
+        *,
+        plugin: str | Path | None = None,
+        arm: str = "with",
+        allowed_tools=(),
+        disallowed_tools=(),
+        max_turns: int = 10,
+        timeout: float = 300,
+        model: str | None = None,
+        env: dict | None = None,
+        append_system_prompt: str | None = None,
+        script: dict | None = None,
+        mocks: bool = True,
+    ) -> AgentRun:
         """Run `prompt` once. `plugin` is a plugin folder, loaded in the "with" arm, whose suite-level MCP mocks
         (evals/mocks/) stand in for its servers unless `mocks=False`; `script` is what the scripted endpoint
         answers (with --scripted), in the scripted.yaml format."""
         root = Path(plugin).absolute() if plugin is not None else None
         evals = root / "evals" if root is not None and (root / "evals").is_dir() else self._scratch
-        case = Case(name="adhoc", dir=self._scratch / "case", eval_root=evals, plugin_root=root, source="python",
-                    prompt=prompt, graders=(), max_turns=max_turns, timeout_seconds=int(timeout), model=model,
-                    allowed_tools=tuple(allowed_tools), disallowed_tools=tuple(disallowed_tools),
-                    append_system_prompt=append_system_prompt, env=tuple((env or {}).items()),
-                    mocks=load_mocks(evals, evals) if mocks and root is not None else MockSet())
+        case = Case(
+            name="adhoc",
+            dir=self._scratch / "case",
+            eval_root=evals,
+            plugin_root=root,
+            source="python",
+            prompt=prompt,
+            graders=(),
+            max_turns=max_turns,
+            timeout_seconds=int(timeout),
+            model=model,
+            allowed_tools=tuple(allowed_tools),
+            disallowed_tools=tuple(disallowed_tools),
+            append_system_prompt=append_system_prompt,
+            env=tuple((env or {}).items()),
+            mocks=load_mocks(evals, evals) if mocks and root is not None else MockSet(),
+        )
         return self._run(case, arm, 1, script=self._script(script))
 
     def run_case(self, case_dir: str | Path, *, arm: str = "with", index: int = 1) -> AgentRun:
@@ -62,10 +87,16 @@ class AgentRunner:
 
     def _run(self, case: Case, arm: str, index: int, script) -> AgentRun:
         session = self.session
-        plan = RunPlan(case=case, arm=arm, index=index, settings=session.run_settings(), claude=session.claude,
-                       base_url=session.scripted_url(script, case.prompt, arm, index),
-                       mock_agent=session.mock_agent(case, script, arm, index),
-                       record_dir=self._scratch / "mock-recordings")
+        plan = RunPlan(
+            case=case,
+            arm=arm,
+            index=index,
+            settings=session.run_settings(),
+            claude=session.claude,
+            base_url=session.scripted_url(script, case.prompt, arm, index),
+            mock_agent=session.mock_agent(case, script, arm, index),
+            record_dir=self._scratch / "mock-recordings",
+        )
         ws = Workspace.create()
         self._workspaces.append(ws)
         run = run_agent(plan, ws)

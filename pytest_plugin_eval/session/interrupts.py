@@ -1,5 +1,6 @@
 """Ctrl-C and SIGTERM: both stop the session the way pytest stops on Ctrl-C, and both are told apart at the
 end (exit 130 or 143) so the partial results are written and marked."""
+
 from __future__ import annotations
 
 import signal

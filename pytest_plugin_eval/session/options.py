@@ -4,6 +4,7 @@ The options are pytest options (`pytest evals/ --threshold 0.8`); `plugin-eval` 
 command line through the same definitions. Values are checked once, on the controller, and the checked
 values travel as one plain `EvalOptions` object.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,12 +26,12 @@ class OptionError(Exception):
 @dataclass(frozen=True)
 class EvalOptions:
     trust_plugin: bool = False
-    json_path: str | None = None        # "-" = print the document to stdout
+    json_path: str | None = None  # "-" = print the document to stdout
     threshold: float = 1.0
     runs: int | None = None
     model: str | None = None
     judge_model: str | None = None
-    ablation: str | None = None         # None = with-without when a plugin resolves, else none
+    ablation: str | None = None  # None = with-without when a plugin resolves, else none
     allow_tools: tuple[str, ...] = ()
     disallow_tools: tuple[str, ...] = ()
     case_globs: tuple[str, ...] = ()
@@ -53,14 +54,15 @@ class EvalOptions:
 @dataclass(frozen=True)
 class Option:
     """One option of the reference command line, as pytest registers it and `plugin-eval` reads it."""
-    names: tuple[str, ...]        # the last is the long spelling
+
+    names: tuple[str, ...]  # the last is the long spelling
     dest: str
     help: str
-    kind: str = "value"           # value | flag | list (one or more values) | append (repeatable value) |
-                                  # optional (a value may follow)
+    # value | flag | list (one or more values) | append (a repeatable value) | optional (a value may follow)
+    kind: str = "value"
     default: object = None
     metavar: str | None = None
-    store_false: bool = False     # a flag that turns `dest` off (--no-scaffold)
+    store_false: bool = False  # a flag that turns `dest` off (--no-scaffold)
 
     @property
     def name(self) -> str:
@@ -68,58 +70,170 @@ class Option:
 
 
 OPTIONS = (
-    Option(("--trust-plugin",), "trust_plugin", "Run the suite without asking: evaluating a plugin runs its code as "
-           "you (required without a terminal)", kind="flag", default=False),
-    Option(("--json",), "eval_json", "Also write the results document to PATH (must end in .json); without PATH, "
-           "print it to stdout", kind="optional", metavar="PATH"),
-    Option(("--threshold",), "eval_threshold", "Minimum with-plugin score (0..1) every case must reach for exit 0 "
-           "(default 1.0)", metavar="SCORE"),
+    Option(
+        ("--trust-plugin",),
+        "trust_plugin",
+        "Run the suite without asking: evaluating a plugin runs its code as you (required without a terminal)",
+        kind="flag",
+        default=False,
+    ),
+    Option(
+        ("--json",),
+        "eval_json",
+        "Also write the results document to PATH (must end in .json); without PATH, print it to stdout",
+        kind="optional",
+        metavar="PATH",
+    ),
+    Option(
+        ("--threshold",),
+        "eval_threshold",
+        "Minimum with-plugin score (0..1) every case must reach for exit 0 (default 1.0)",
+        metavar="SCORE",
+    ),
     Option(("--runs",), "eval_runs", "Override every case's runs per arm", metavar="N"),
     Option(("--model",), "eval_model", "Model of the agent under test, for every case", metavar="MODEL"),
-    Option(("--judge-model",), "eval_judge_model", "Model of llm/baseline judges and agent mocks: an id or "
-           "haiku/sonnet/opus (default: haiku)", metavar="MODEL"),
-    Option(("--ablation",), "eval_ablation", "with-without (default when a plugin resolves): also run each case "
-           "without the plugin and report Δ; none: only the with-plugin arm", metavar="MODE"),
-    Option(("--allow-tools",), "eval_allow_tools", "Grant gated tools to the agent (Bash, Write, Edit, WebFetch, "
-           "WebSearch, mcp__*); Tool(pattern) works", kind="list", default=[], metavar="TOOL"),
-    Option(("--disallow-tools",), "eval_disallow_tools", "Built-in tools to remove from the agent in every case "
-           "(e.g. Agent TaskStop)", kind="list", default=[], metavar="TOOL"),
-    Option(("--case",), "eval_case", "Only cases whose name matches GLOB (* and ?; repeatable)", kind="append",
-           default=[], metavar="GLOB"),
-    Option(("--tag",), "eval_tag", "Only cases with at least one of these tags (repeatable)", kind="list",
-           default=[], metavar="TAG"),
-    Option(("--keep-temp",), "eval_keep_temp", "Keep each run's throwaway workspace (its path is printed) for "
-           "debugging", kind="flag", default=False),
-    Option(("--output-dir",), "eval_output_dir", "Write aggregate-result.json and run artefacts to DIR instead of "
-           "<eval dir>/results/<timestamp>/", metavar="DIR"),
+    Option(
+        ("--judge-model",),
+        "eval_judge_model",
+        "Model of llm/baseline judges and agent mocks: an id or haiku/sonnet/opus (default: haiku)",
+        metavar="MODEL",
+    ),
+    Option(
+        ("--ablation",),
+        "eval_ablation",
+        "with-without (default when a plugin resolves): also run each case "
+        "without the plugin and report Δ; none: only the with-plugin arm",
+        metavar="MODE",
+    ),
+    Option(
+        ("--allow-tools",),
+        "eval_allow_tools",
+        "Grant gated tools to the agent (Bash, Write, Edit, WebFetch, WebSearch, mcp__*); Tool(pattern) works",
+        kind="list",
+        default=[],
+        metavar="TOOL",
+    ),
+    Option(
+        ("--disallow-tools",),
+        "eval_disallow_tools",
+        "Built-in tools to remove from the agent in every case (e.g. Agent TaskStop)",
+        kind="list",
+        default=[],
+        metavar="TOOL",
+    ),
+    Option(
+        ("--case",),
+        "eval_case",
+        "Only cases whose name matches GLOB (* and ?; repeatable)",
+        kind="append",
+        default=[],
+        metavar="GLOB",
+    ),
+    Option(
+        ("--tag",),
+        "eval_tag",
+        "Only cases with at least one of these tags (repeatable)",
+        kind="list",
+        default=[],
+        metavar="TAG",
+    ),
+    Option(
+        ("--keep-temp",),
+        "eval_keep_temp",
+        "Keep each run's throwaway workspace (its path is printed) for debugging",
+        kind="flag",
+        default=False,
+    ),
+    Option(
+        ("--output-dir",),
+        "eval_output_dir",
+        "Write aggregate-result.json and run artefacts to DIR instead of <eval dir>/results/<timestamp>/",
+        metavar="DIR",
+    ),
     Option(("--report",), "eval_report", "Write the HTML report to PATH", metavar="PATH"),
-    Option(("--max-cost-usd",), "eval_max_cost", "Hard cost ceiling for the session; runs not started once it is "
-           "reached are skipped (exit 2)", metavar="USD"),
-    Option(("--scaffold",), "eval_scaffold", "Run each case's context.scaffold_script before its runs (runs "
-           "author-supplied code as you)", kind="flag", default=False),
-    Option(("--no-scaffold",), "eval_scaffold", "Do not run scaffold scripts (default)", kind="flag",
-           store_false=True),
-    Option(("--mocks",), "eval_mocks", "record (default): MCP servers are answered from mocks/; off: real servers "
-           "start", default="record", metavar="MODE"),
-    Option(("--allow-real-servers",), "eval_allow_real_servers", "With --mocks record, also start real MCP servers "
-           "that have no mock (they run as you)", kind="flag", default=False),
-    Option(("--eval-dir",), "eval_dir", "Folder below the plugin holding the cases (default: the manifest's "
-           "experimental.evals, else evals)", metavar="DIR"),
-    Option(("--no-publish",), "eval_no_publish", "Accepted for compatibility: reports are always local",
-           kind="flag", default=False),
-    Option(("--publish-report",), "eval_publish_report", "Accepted for compatibility: reports are always local (a "
-           "notice says so)", kind="flag", default=False),
-    Option(("-j", "--concurrency"), "eval_concurrency", "Run up to N runs at once (1-8), through pytest-xdist: the "
-           "same as -n N", metavar="N"),
-    Option(("--claude",), "eval_claude", "The Claude Code binary (default: the one bundled with claude-agent-sdk, "
-           "else claude on PATH)", metavar="PATH"),
-    Option(("--api-retries",), "eval_api_retries", "Run a run again up to N times when it ends on an API error "
-           "(rate limit, overload, outage) after Claude Code's own retries (default 1); a run that still fails is an "
-           "infrastructure error", default="1", metavar="N"),
-    Option(("--regrade",), "eval_regrade", "Grade the runs stored in a results folder again with today's graders "
-           "(no agent runs; judges are called) and write a new results folder", metavar="RESULTS_DIR"),
-    Option(("--scripted",), "eval_scripted", "Answer every model call from the cases' scripted.yaml files "
-           "(offline; no API key; no cost)", kind="flag", default=False),
+    Option(
+        ("--max-cost-usd",),
+        "eval_max_cost",
+        "Hard cost ceiling for the session; runs not started once it is reached are skipped (exit 2)",
+        metavar="USD",
+    ),
+    Option(
+        ("--scaffold",),
+        "eval_scaffold",
+        "Run each case's context.scaffold_script before its runs (runs author-supplied code as you)",
+        kind="flag",
+        default=False,
+    ),
+    Option(("--no-scaffold",), "eval_scaffold", "Do not run scaffold scripts (default)", kind="flag", store_false=True),
+    Option(
+        ("--mocks",),
+        "eval_mocks",
+        "record (default): MCP servers are answered from mocks/; off: real servers start",
+        default="record",
+        metavar="MODE",
+    ),
+    Option(
+        ("--allow-real-servers",),
+        "eval_allow_real_servers",
+        "With --mocks record, also start real MCP servers that have no mock (they run as you)",
+        kind="flag",
+        default=False,
+    ),
+    Option(
+        ("--eval-dir",),
+        "eval_dir",
+        "Folder below the plugin holding the cases (default: the manifest's experimental.evals, else evals)",
+        metavar="DIR",
+    ),
+    Option(
+        ("--no-publish",),
+        "eval_no_publish",
+        "Accepted for compatibility: reports are always local",
+        kind="flag",
+        default=False,
+    ),
+    Option(
+        ("--publish-report",),
+        "eval_publish_report",
+        "Accepted for compatibility: reports are always local (a notice says so)",
+        kind="flag",
+        default=False,
+    ),
+    Option(
+        ("-j", "--concurrency"),
+        "eval_concurrency",
+        "Run up to N runs at once (1-8), through pytest-xdist: the same as -n N",
+        metavar="N",
+    ),
+    Option(
+        ("--claude",),
+        "eval_claude",
+        "The Claude Code binary (default: the one bundled with claude-agent-sdk, else claude on PATH)",
+        metavar="PATH",
+    ),
+    Option(
+        ("--api-retries",),
+        "eval_api_retries",
+        "Run a run again up to N times when it ends on an API error "
+        "(rate limit, overload, outage) after Claude Code's own retries (default 1); a run that still fails is an "
+        "infrastructure error",
+        default="1",
+        metavar="N",
+    ),
+    Option(
+        ("--regrade",),
+        "eval_regrade",
+        "Grade the runs stored in a results folder again with today's graders "
+        "(no agent runs; judges are called) and write a new results folder",
+        metavar="RESULTS_DIR",
+    ),
+    Option(
+        ("--scripted",),
+        "eval_scripted",
+        "Answer every model call from the cases' scripted.yaml files (offline; no API key; no cost)",
+        kind="flag",
+        default=False,
+    ),
 )
 ACTIONS = {"flag": "store_true", "list": "extend", "append": "append", "value": "store", "optional": "store"}
 
@@ -162,8 +276,10 @@ def parse_options(option) -> EvalOptions:
     """Validate the raw pytest option namespace. Raises OptionError with the user-facing message."""
     json_path = option.eval_json
     if json_path not in (None, "-") and not json_path.endswith(".json"):
-        raise OptionError(f"Error: --json output path must end in .json (got '{json_path}'). "
-                          f"Pass a path such as results.json, or --json alone to print the document.")
+        raise OptionError(
+            f"Error: --json output path must end in .json (got '{json_path}'). "
+            f"Pass a path such as results.json, or --json alone to print the document."
+        )
     threshold = _number(option.eval_threshold, "Error: --threshold must be between 0 and 1")
     if threshold is not None and not 0 <= threshold <= 1:
         raise OptionError("Error: --threshold must be between 0 and 1")
@@ -172,7 +288,9 @@ def parse_options(option) -> EvalOptions:
         runs = math.floor(runs)
         if runs < 1:
             raise OptionError("Error: --runs must be a whole number above 0")
-    concurrency = _number(option.eval_concurrency, f"Error: --concurrency must be a whole number from 1 to {MAX_CONCURRENCY}")
+    concurrency = _number(
+        option.eval_concurrency, f"Error: --concurrency must be a whole number from 1 to {MAX_CONCURRENCY}"
+    )
     if concurrency is not None and (concurrency != int(concurrency) or not 1 <= concurrency <= MAX_CONCURRENCY):
         raise OptionError(f"Error: --concurrency must be a whole number from 1 to {MAX_CONCURRENCY}")
     max_cost = _number(option.eval_max_cost, "Error: --max-cost-usd must be a number, 0 or more")
@@ -183,7 +301,7 @@ def parse_options(option) -> EvalOptions:
     if option.eval_mocks not in MOCK_MODES:
         raise OptionError("Error: --mocks must be record or off")
     api_retries = _number(option.eval_api_retries, "Error: --api-retries must be a whole number, 0 or more")
-    if api_retries != int(api_retries) or api_retries < 0:
+    if api_retries is None or api_retries != int(api_retries) or api_retries < 0:
         raise OptionError("Error: --api-retries must be a whole number, 0 or more")
     eval_dir = option.eval_dir
     if eval_dir is not None:
@@ -201,28 +319,55 @@ def parse_options(option) -> EvalOptions:
         if problem:
             raise OptionError(f"Error: --disallow-tools: {problem}. No case was run.")
     if option.eval_regrade and not (Path(option.eval_regrade) / "aggregate-result.json").is_file():
-        raise OptionError(f"Error: --regrade {option.eval_regrade}: no aggregate-result.json there — name a results "
-                          f"folder such as evals/results/<timestamp>")
+        raise OptionError(
+            f"Error: --regrade {option.eval_regrade}: no aggregate-result.json there — name a results "
+            f"folder such as evals/results/<timestamp>"
+        )
     if option.eval_claude and not os.access(option.eval_claude, os.X_OK):
         raise OptionError(f"Error: --claude {option.eval_claude}: no executable file there")
     return EvalOptions(
-        trust_plugin=option.trust_plugin, json_path=json_path,
-        threshold=1.0 if threshold is None else threshold, runs=runs,
-        model=option.eval_model, judge_model=option.eval_judge_model, ablation=option.eval_ablation,
-        allow_tools=tuple(option.eval_allow_tools), disallow_tools=tuple(option.eval_disallow_tools),
-        case_globs=tuple(option.eval_case), tags=tuple(option.eval_tag), keep_temp=option.eval_keep_temp,
-        output_dir=option.eval_output_dir, report=option.eval_report, max_cost_usd=max_cost,
-        scaffold=option.eval_scaffold, mocks=option.eval_mocks, allow_real_servers=option.eval_allow_real_servers,
-        eval_dir=eval_dir, claude=option.eval_claude, scripted=option.eval_scripted,
-        concurrency=None if concurrency is None else int(concurrency), api_retries=int(api_retries),
+        trust_plugin=option.trust_plugin,
+        json_path=json_path,
+        threshold=1.0 if threshold is None else threshold,
+        runs=runs,
+        model=option.eval_model,
+        judge_model=option.eval_judge_model,
+        ablation=option.eval_ablation,
+        allow_tools=tuple(option.eval_allow_tools),
+        disallow_tools=tuple(option.eval_disallow_tools),
+        case_globs=tuple(option.eval_case),
+        tags=tuple(option.eval_tag),
+        keep_temp=option.eval_keep_temp,
+        output_dir=option.eval_output_dir,
+        report=option.eval_report,
+        max_cost_usd=max_cost,
+        scaffold=option.eval_scaffold,
+        mocks=option.eval_mocks,
+        allow_real_servers=option.eval_allow_real_servers,
+        eval_dir=eval_dir,
+        claude=option.eval_claude,
+        scripted=option.eval_scripted,
+        concurrency=None if concurrency is None else int(concurrency),
+        api_retries=int(api_retries),
         regrade=option.eval_regrade,
     )
 
 
 def eval_options_given(option) -> bool:
     """Whether the command line used any eval option (then it is an eval session even with no cases)."""
-    return any((option.trust_plugin, option.eval_json, option.eval_threshold, option.eval_runs, option.eval_case,
-                option.eval_tag, option.eval_ablation, option.eval_scripted, option.eval_regrade))
+    return any(
+        (
+            option.trust_plugin,
+            option.eval_json,
+            option.eval_threshold,
+            option.eval_runs,
+            option.eval_case,
+            option.eval_tag,
+            option.eval_ablation,
+            option.eval_scripted,
+            option.eval_regrade,
+        )
+    )
 
 
 def concurrency_as_xdist(args: list[str], known) -> list[str]:

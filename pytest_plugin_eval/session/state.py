@@ -5,6 +5,7 @@ the controller, the Controller (controller.py) gathers what the reports carry an
 shared between processes except what travels on the reports (wire.py), so results are the same with and
 without `-n`.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -25,8 +26,16 @@ from ..grade.judge import Judge, resolve_judge_model
 from ..grade.types import grader_types
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, load_case
 from ..load.graders import BUILTIN_ORDER, GraderSpec
-from ..load.suite import (NOT_CASE_DIRS, RESERVED_DIR, enclosing_plugin, eval_dir_name, eval_root_of, find_eval_roots,
-                          plugin_at, resolve_plugin)
+from ..load.suite import (
+    NOT_CASE_DIRS,
+    RESERVED_DIR,
+    enclosing_plugin,
+    eval_dir_name,
+    eval_root_of,
+    find_eval_roots,
+    plugin_at,
+    resolve_plugin,
+)
 from ..results.ledger import CostLedger
 from ..results.model import CaseResult, GraderInfo, PluginInfo, RunResult, SuiteInfo
 from ..results.regrade import StoredResults, regrade_run
@@ -42,7 +51,7 @@ WORKER_INPUT_KEY = "plugin_eval"
 JUDGE_TIMEOUT = 120
 
 
-def get_session(config) -> "EvalSession":
+def get_session(config) -> EvalSession:
     return config.stash[SESSION_KEY]
 
 
@@ -120,8 +129,12 @@ class EvalSession:
     # ---- shared with workers -------------------------------------------------------------------------
 
     def worker_input(self) -> dict:
-        return {"started_at": self.started_at, "ledger": str(self.ledger.path) if self.ledger else None,
-                "host": socket.gethostname(), "workers": workers(self.config)}
+        return {
+            "started_at": self.started_at,
+            "ledger": str(self.ledger.path) if self.ledger else None,
+            "host": socket.gethostname(),
+            "workers": workers(self.config),
+        }
 
     def make_ledger(self, shared: dict) -> CostLedger | None:
         """The --max-cost-usd ledger: a SQLite file shared by the processes of this host. A worker on another
@@ -132,8 +145,10 @@ class EvalSession:
         if self.is_worker and shared.get("ledger") and shared.get("host") == socket.gethostname():
             return CostLedger(Path(shared["ledger"]), cap)
         if self.is_worker and shared.get("ledger"):
-            return CostLedger(Path(tempfile.mkdtemp(prefix="plugin-eval-ledger-")) / "ledger.sqlite",
-                              cap / max(1, shared.get("workers", 1)))
+            return CostLedger(
+                Path(tempfile.mkdtemp(prefix="plugin-eval-ledger-")) / "ledger.sqlite",
+                cap / max(1, shared.get("workers", 1)),
+            )
         # Known before collection, from the command line's eval dirs.
         folder = self.results_folder(self.eval_roots[0] if self.eval_roots else None)
         path = folder.ledger_file if folder else Path(tempfile.mkdtemp(prefix="plugin-eval-ledger-")) / "ledger.sqlite"
@@ -163,8 +178,10 @@ class EvalSession:
             for added in self.config.hook.pytest_plugin_eval_grader_types(config=self.config):
                 for kind in added or ():
                     if kind.name in BUILTIN_ORDER and type(kinds.get(kind.name)) is not type(kind):
-                        raise pytest.UsageError(f"grader type {kind.name!r} from a pytest_plugin_eval_grader_types "
-                                                f"hook clashes with the built-in type of that name; rename it")
+                        raise pytest.UsageError(
+                            f"grader type {kind.name!r} from a pytest_plugin_eval_grader_types "
+                            f"hook clashes with the built-in type of that name; rename it"
+                        )
                     kinds[kind.name] = kind
             self._kinds = kinds
         return self._kinds
@@ -232,19 +249,39 @@ class EvalSession:
         script = self.script(case) if self.options.scripted else None
         judge = self.judge_for(case, script, arm, index)
         if self.stored is not None:
-            return regrade_run(case, self.stored.runs[(case.rel_dir, arm, index)], self.two_arm(case), judge,
-                               artefacts)
-        plan = RunPlan(case=case, arm=arm, index=index, settings=self.run_settings(), claude=self.claude,
-                       base_url=self.scripted_url(script, case.prompt, arm, index),
-                       mock_agent=self.mock_agent(case, script, arm, index), record_dir=folder.recordings)
-        return evaluate(plan, Evaluation(two_arm=self.two_arm(case), artefacts=artefacts, judge=judge,
-                                         ledger=self.ledger, attempts=1 + self.options.api_retries))
+            return regrade_run(case, self.stored.runs[(case.rel_dir, arm, index)], self.two_arm(case), judge, artefacts)
+        plan = RunPlan(
+            case=case,
+            arm=arm,
+            index=index,
+            settings=self.run_settings(),
+            claude=self.claude,
+            base_url=self.scripted_url(script, case.prompt, arm, index),
+            mock_agent=self.mock_agent(case, script, arm, index),
+            record_dir=folder.recordings,
+        )
+        return evaluate(
+            plan,
+            Evaluation(
+                two_arm=self.two_arm(case),
+                artefacts=artefacts,
+                judge=judge,
+                ledger=self.ledger,
+                attempts=1 + self.options.api_retries,
+            ),
+        )
 
     def run_settings(self) -> RunSettings:
         o = self.options
-        return RunSettings(model=o.model, allow_tools=o.allow_tools, disallow_tools=o.disallow_tools,
-                           scaffold=o.scaffold, mocks=o.mocks, allow_real_servers=o.allow_real_servers,
-                           keep_temp=o.keep_temp)
+        return RunSettings(
+            model=o.model,
+            allow_tools=o.allow_tools,
+            disallow_tools=o.disallow_tools,
+            scaffold=o.scaffold,
+            mocks=o.mocks,
+            allow_real_servers=o.allow_real_servers,
+            keep_temp=o.keep_temp,
+        )
 
     @property
     def judge_model(self) -> str:
@@ -254,11 +291,13 @@ class EvalSession:
         """The scripted endpoint of this process (--scripted), started on first use."""
         if self._endpoint is None:
             from ..doubles.scripted import ScriptedEndpoint  # an HTTP server: only for --scripted sessions
+
             self._endpoint = ScriptedEndpoint().start()
         return self._endpoint
 
     def script(self, case: Case):
         from ..load.script import SCRIPT_FILENAME, load_script
+
         path = case.dir / SCRIPT_FILENAME
         return load_script(path) if path.exists() else None
 
@@ -292,6 +331,7 @@ class EvalSession:
                     url = endpoint.judge_url(script, grader, arm=arm, run=index)
                     clients[grader] = anthropic.Anthropic(base_url=url, api_key="scripted", max_retries=0)
                 return clients[grader]
+
         return Judge(self.judge_model, client_for)
 
     def mock_agent(self, case: Case, script, arm: str, index: int) -> dict | None:
@@ -310,48 +350,76 @@ class EvalSession:
         """The case as the results document describes it, before any run."""
         single_arm = None
         if not self.two_arm(case) and self.ablation(case) == "with-without":
-            single_arm = ("a resumed history_file carries the plugin into both arms"
-                          if case.context.history_file else "no plugin to strip")
+            single_arm = (
+                "a resumed history_file carries the plugin into both arms"
+                if case.context.history_file
+                else "no plugin to strip"
+            )
         return CaseResult(
-            name=case.name, dir=case.rel_dir, source=case.source, prompt=case.prompt,
-            runs_per_case=case.runs_per_arm, timeout_seconds=case.timeout_seconds, max_turns=case.max_turns,
-            model=case.model, graders=[grader_info(g) for g in case.graders], runs_per_arm=self.runs_for(case),
-            effective_model=self.options.model or case.model, tags=case.tags, description=case.description,
-            expected_outcome=case.expected_outcome, single_arm_reason=single_arm)
+            name=case.name,
+            dir=case.rel_dir,
+            source=case.source,
+            prompt=case.prompt,
+            runs_per_case=case.runs_per_arm,
+            timeout_seconds=case.timeout_seconds,
+            max_turns=case.max_turns,
+            model=case.model,
+            graders=[grader_info(g) for g in case.graders],
+            runs_per_arm=self.runs_for(case),
+            effective_model=self.options.model or case.model,
+            tags=case.tags,
+            description=case.description,
+            expected_outcome=case.expected_outcome,
+            single_arm_reason=single_arm,
+        )
 
     def suite_info(self, case: Case) -> SuiteInfo:
         """The suite a case belongs to (root, ablation, plugins); the controller adds the session's options."""
         plugins = [plugin_info(p) for p in case.plugin_dirs]
-        return SuiteInfo(root=str(case.plugin_root or case.eval_root.parent), ablation=self.ablation(case),
-                         plugins=plugins)
+        return SuiteInfo(
+            root=str(case.plugin_root or case.eval_root.parent), ablation=self.ablation(case), plugins=plugins
+        )
 
     def case_notices(self, case: Case) -> list[str]:
         """What the operator should know about how this case runs (nothing about it is silent)."""
         options, notes = self.options, list(case.warnings)
         if case.context.scaffold_script is not None:
-            notes.append("Note: --scaffold runs each case's scaffold_script as you, outside the agent's sandbox"
-                         if options.scaffold else
-                         f'⚠ case "{case.name}": its scaffold_script is not run without --scaffold; the case runs '
-                         f"against an unstaged workspace")
+            notes.append(
+                "Note: --scaffold runs each case's scaffold_script as you, outside the agent's sandbox"
+                if options.scaffold
+                else f'⚠ case "{case.name}": its scaffold_script is not run without --scaffold; the case runs '
+                f"against an unstaged workspace"
+            )
         granted = {tool_of(g) for g in options.allow_tools}
         for entry in case.allowed_tools:
             tool = tool_of(entry)
             if tool in NEVER:
-                notes.append(f'⚠ case "{case.name}": allowed_tools asks for {entry}, which is never available in an '
-                             f"evaluation")
+                notes.append(
+                    f'⚠ case "{case.name}": allowed_tools asks for {entry}, which is never available in an evaluation'
+                )
             elif is_gated(entry) and tool not in granted and not any(fnmatch.fnmatchcase(tool, g) for g in granted):
-                notes.append(f'⚠ case "{case.name}": allowed_tools asks for {entry}, which only the operator can '
-                             f"grant — the agent runs without it unless you pass --allow-tools {tool}")
+                notes.append(
+                    f'⚠ case "{case.name}": allowed_tools asks for {entry}, which only the operator can '
+                    f"grant — the agent runs without it unless you pass --allow-tools {tool}"
+                )
         if case.disallowed_tools:
-            notes.append(f"{case.name}: removed from Claude's tools by the case's disallowed_tools: "
-                         f"{', '.join(case.disallowed_tools)}")
+            notes.append(
+                f"{case.name}: removed from Claude's tools by the case's disallowed_tools: "
+                f"{', '.join(case.disallowed_tools)}"
+            )
         if options.disallow_tools:
-            notes.append(f"Removed from Claude's tools in every case (--disallow-tools): {', '.join(options.disallow_tools)}")
+            notes.append(
+                f"Removed from Claude's tools in every case (--disallow-tools): {', '.join(options.disallow_tools)}"
+            )
         if options.mocks == "off" and case.plugin_dirs:
-            notes.append("⚠ --mocks off: the plugins' real MCP servers start, as you, outside the sandbox "
-                         "(their tools still need --allow-tools)")
+            notes.append(
+                "⚠ --mocks off: the plugins' real MCP servers start, as you, outside the sandbox "
+                "(their tools still need --allow-tools)"
+            )
         if case.context.history_file is not None and self.ablation(case) == "with-without":
-            notes.append(f'case "{case.name}" runs single-arm (no Δ): its history_file carries the plugin into both arms')
+            notes.append(
+                f'case "{case.name}" runs single-arm (no Δ): its history_file carries the plugin into both arms'
+            )
         return notes
 
     def header_lines(self) -> list[str]:
@@ -363,11 +431,14 @@ class EvalSession:
             ablation = self.ablation_for(plugin is not None)
             info = plugin_at(plugin) if plugin else None
             under_test = f"{info.name} {info.version or ''} ({plugin})" if info else "no plugin"
-            lines.append(f"plugin-eval: {under_test} · cases in {root} · ablation {ablation} · "
-                         f"judge {self.judge_model}")
+            lines.append(
+                f"plugin-eval: {under_test} · cases in {root} · ablation {ablation} · judge {self.judge_model}"
+            )
         if self.options.scripted:
-            lines.append("plugin-eval: model = the scripted endpoint (offline: answers come from each case's "
-                         "scripted.yaml; no real model is asked)")
+            lines.append(
+                "plugin-eval: model = the scripted endpoint (offline: answers come from each case's "
+                "scripted.yaml; no real model is asked)"
+            )
         return lines
 
     def close(self) -> None:
@@ -381,8 +452,7 @@ def _glob(name: str, pattern: str) -> bool:
 
 
 def grader_info(spec: GraderSpec) -> GraderInfo:
-    return GraderInfo(name=spec.name, type=spec.type, weight=spec.weight, config=spec.config_json(),
-                      markdown=spec.body)
+    return GraderInfo(name=spec.name, type=spec.type, weight=spec.weight, config=spec.config_json(), markdown=spec.body)
 
 
 def plugin_info(folder: Path) -> PluginInfo:

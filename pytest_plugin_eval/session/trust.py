@@ -2,6 +2,7 @@
 folder must be trusted first — by `--trust-plugin` (CI), or by answering once at a terminal. The answer is
 remembered per folder (in ~/.config/pytest-plugin-eval/trusted.json), so later sessions, interactive or not,
 need neither."""
+
 from __future__ import annotations
 
 import json
@@ -41,12 +42,17 @@ def confirm_trust(folders: list[Path]) -> None:
         return
     names = ", ".join(str(f) for f in pending)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        pytest.exit(f"Error: {names} is not a trusted plugin directory, and this session cannot stop to ask "
-                    f"(no interactive terminal). Evaluating a plugin runs its code as you. "
-                    f"Pass --trust-plugin to run it, or run once at a terminal and answer yes.", returncode=1)
-    sys.stderr.write(f"\nEvaluating {names} runs the plugin's skills, hooks and servers on this machine, as you.\n"
-                     f"Only evaluate plugins you trust. The answer is remembered for this folder.\n"
-                     f"Trust this plugin directory? [y/N] ")
+        pytest.exit(
+            f"Error: {names} is not a trusted plugin directory, and this session cannot stop to ask "
+            f"(no interactive terminal). Evaluating a plugin runs its code as you. "
+            f"Pass --trust-plugin to run it, or run once at a terminal and answer yes.",
+            returncode=1,
+        )
+    sys.stderr.write(
+        f"\nEvaluating {names} runs the plugin's skills, hooks and servers on this machine, as you.\n"
+        f"Only evaluate plugins you trust. The answer is remembered for this folder.\n"
+        f"Trust this plugin directory? [y/N] "
+    )
     sys.stderr.flush()
     answer = sys.stdin.readline().strip().lower()
     if answer not in ("y", "yes"):

@@ -1,36 +1,48 @@
 """What travels on pytest reports from the process that ran an item to the controller: plain JSON, so that it
 crosses pytest-xdist's channel unchanged. One run's report carries the run, its case's header, the suite it
 belongs to and the notices it raised; a collection report carries a load error; a skipped item its record."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ..results.model import CaseResult, LoadErrorEntry, RunResult, SuiteInfo
 
-RUN_ATTR = "plugin_eval"              # on the call report of a run item
-SKIP_ATTR = "plugin_eval_skip"        # on the report of a run the cost ceiling kept from starting
+RUN_ATTR = "plugin_eval"  # on the call report of a run item
+SKIP_ATTR = "plugin_eval_skip"  # on the report of a run the cost ceiling kept from starting
 LOAD_ERROR_ATTR = "plugin_eval_load_error"  # on the collection report of a case that did not load
 
 
 @dataclass
 class RunReport:
-    case: CaseResult          # the case's header (no runs)
+    case: CaseResult  # the case's header (no runs)
     run: RunResult
-    suite: SuiteInfo          # root, ablation and plugins of the case's suite
+    suite: SuiteInfo  # root, ablation and plugins of the case's suite
     eval_root: str
     notices: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        return {"case": self.case.header_json(), "arm": self.run.arm, "run": self.run.to_json(),
-                "notes": list(self.run.notes), "suite": self.suite.to_json(), "evalRoot": self.eval_root,
-                "notices": list(self.notices)}
+        return {
+            "case": self.case.header_json(),
+            "arm": self.run.arm,
+            "run": self.run.to_json(),
+            "notes": list(self.run.notes),
+            "suite": self.suite.to_json(),
+            "evalRoot": self.eval_root,
+            "notices": list(self.notices),
+        }
 
     @classmethod
     def from_json(cls, data: dict) -> RunReport:
         run = RunResult.from_json(data["run"], data["arm"])
         run.notes = list(data.get("notes", ()))
-        return cls(case=CaseResult.header_from_json(data["case"]), run=run, suite=SuiteInfo.from_json(data["suite"]),
-                   eval_root=data["evalRoot"], notices=list(data.get("notices", ())))
+        return cls(
+            case=CaseResult.header_from_json(data["case"]),
+            run=run,
+            suite=SuiteInfo.from_json(data["suite"]),
+            eval_root=data["evalRoot"],
+            notices=list(data.get("notices", ())),
+        )
 
 
 @dataclass
@@ -44,4 +56,3 @@ class LoadErrorReport:
     @classmethod
     def from_json(cls, data: dict) -> LoadErrorReport:
         return cls(LoadErrorEntry.from_json(data["entry"]), data["evalRoot"])
-

@@ -1,5 +1,6 @@
 """Helpers for end-to-end tests: build a plugin with an eval suite in a pytester folder, run it through the
 real Claude Code against the scripted endpoint, and read the results document."""
+
 from __future__ import annotations
 
 import json
@@ -51,8 +52,15 @@ class Suite:
         (self.root / "skills" / "greet" / "SKILL.md").write_text(SKILL)
         (self.root / "evals").mkdir()
 
-    def case(self, name: str, prompt: str = "Say hello.", *, frontmatter: dict | None = None,
-             graders: dict[str, str] | None = None, script: dict | None = None) -> Path:
+    def case(
+        self,
+        name: str,
+        prompt: str = "Say hello.",
+        *,
+        frontmatter: dict | None = None,
+        graders: dict[str, str] | None = None,
+        script: dict | None = None,
+    ) -> Path:
         """Write evals/<name>/ with prompt.md, graders/<g>.md (raw text, dedented) and scripted.yaml."""
         folder = self.root / "evals" / name
         (folder / "graders").mkdir(parents=True)
@@ -64,8 +72,9 @@ class Suite:
             (folder / "scripted.yaml").write_text(yaml.safe_dump(script, sort_keys=False, allow_unicode=True))
         return folder
 
-    def run(self, *args: str, path: str = "evals", trust: bool = True, scripted: bool = True,
-            json_out: bool = True) -> EvalRun:
+    def run(
+        self, *args: str, path: str = "evals", trust: bool = True, scripted: bool = True, json_out: bool = True
+    ) -> EvalRun:
         argv = [path, "-p", "no:cacheprovider"]
         if trust:
             argv.append("--trust-plugin")

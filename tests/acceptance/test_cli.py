@@ -1,4 +1,5 @@
 """`plugin-eval` (the reference tool's command line), `--regrade`, and the pytest-html report under -n 2."""
+
 from __future__ import annotations
 
 import json
@@ -7,28 +8,47 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import GREETING_GRADERS, GREETING_SCRIPT
 from test_e2e import normalized
+
+from conftest import GREETING_GRADERS, GREETING_SCRIPT
 
 PLUGIN_EVAL = [sys.executable, "-m", "pytest_plugin_eval.cli.main"]
 
 
 def plugin_eval(cwd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*PLUGIN_EVAL, *args], cwd=cwd, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [*PLUGIN_EVAL, *args], cwd=cwd, capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})}
+    )
 
 
 def greeting_suite(suite):
     suite.case("greets", frontmatter={"runs": 2}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
-    suite.case("half", frontmatter={"runs": 2}, graders={"greeting": GREETING_GRADERS["greeting"]},
-               script={"with": {1: ["Hello from the plugin."], "default": ["No."]}, "without": ["No."]})
+    suite.case(
+        "half",
+        frontmatter={"runs": 2},
+        graders={"greeting": GREETING_GRADERS["greeting"]},
+        script={"with": {1: ["Hello from the plugin."], "default": ["No."]}, "without": ["No."]},
+    )
 
 
 def test_the_reference_command_line_gives_the_same_results_as_pytest(suite):
     greeting_suite(suite)
     root = suite.root
-    ours = plugin_eval(root, ".", "--trust-plugin", "--scripted", "--json", "cli.json", "--threshold", "0.5",
-                       "--no-publish", "-j", "2", "--max-cost-usd", "20")
+    ours = plugin_eval(
+        root,
+        ".",
+        "--trust-plugin",
+        "--scripted",
+        "--json",
+        "cli.json",
+        "--threshold",
+        "0.5",
+        "--no-publish",
+        "-j",
+        "2",
+        "--max-cost-usd",
+        "20",
+    )
     assert ours.returncode == 0, ours.stderr
     assert ours.stdout.strip() == "Wrote cli.json"  # stdout carries nothing else with --json
     via_pytest = suite.run("--threshold", "0.5", "-n", "2", "--max-cost-usd", "20")
@@ -44,20 +64,36 @@ def test_json_without_a_path_prints_only_the_document(suite):
 
 def test_list_options_do_not_swallow_the_target(suite):
     greeting_suite(suite)
-    out = plugin_eval(suite.root.parent, "--allow-tools", "Write", "Edit", suite.root.name, "--trust-plugin",
-                      "--scripted", "--tag", "nothing", "--json", "x.json")
+    out = plugin_eval(
+        suite.root.parent,
+        "--allow-tools",
+        "Write",
+        "Edit",
+        suite.root.name,
+        "--trust-plugin",
+        "--scripted",
+        "--tag",
+        "nothing",
+        "--json",
+        "x.json",
+    )
     assert out.returncode == 1  # no case has the tag "nothing": the target was not read as a tag or a tool
-    assert "No eval cases" in out.stderr or "No eval cases" in out.stdout or json.loads(
-        (suite.root.parent / "x.json").read_text())["cases"] == []
+    assert (
+        "No eval cases" in out.stderr
+        or "No eval cases" in out.stdout
+        or json.loads((suite.root.parent / "x.json").read_text())["cases"] == []
+    )
 
 
 def test_command_line_errors_exit_1(suite):
     greeting_suite(suite)
-    for args, message in ((["--bogus-flag"], "unknown option '--bogus-flag'"),
-                          (["--json", "out.txt"], "--json output path must end in .json"),
-                          (["/nonexistent"], "no such file or directory"),
-                          (["--threshold", "2"], "--threshold must be between 0 and 1"),
-                          (["--case"], "argument missing")):
+    for args, message in (
+        (["--bogus-flag"], "unknown option '--bogus-flag'"),
+        (["--json", "out.txt"], "--json output path must end in .json"),
+        (["/nonexistent"], "no such file or directory"),
+        (["--threshold", "2"], "--threshold must be between 0 and 1"),
+        (["--case"], "argument missing"),
+    ):
         out = plugin_eval(suite.root, *args)
         assert out.returncode == 1, args
         assert message in out.stderr + out.stdout, args
@@ -83,12 +119,22 @@ def test_an_installed_plugin_by_name(suite, tmp_path):
     greeting_suite(suite)
     config = tmp_path / "claude-config"
     (config / "plugins").mkdir(parents=True)
-    (config / "plugins" / "installed_plugins.json").write_text(json.dumps(
-        {"version": 2, "plugins": {"greeter@local": [{"scope": "user", "installPath": str(suite.root)}]}}))
+    (config / "plugins" / "installed_plugins.json").write_text(
+        json.dumps({"version": 2, "plugins": {"greeter@local": [{"scope": "user", "installPath": str(suite.root)}]}})
+    )
     work = tmp_path / "work"
     work.mkdir()
-    out = plugin_eval(work, "greeter@local", "--trust-plugin", "--scripted", "--case", "greets", "--runs", "1",
-                      env={"CLAUDE_CONFIG_DIR": str(config)})
+    out = plugin_eval(
+        work,
+        "greeter@local",
+        "--trust-plugin",
+        "--scripted",
+        "--case",
+        "greets",
+        "--runs",
+        "1",
+        env={"CLAUDE_CONFIG_DIR": str(config)},
+    )
     assert out.returncode == 0, out.stderr
     assert list((work / "evals" / "results").glob("*/aggregate-result.json"))  # not in the installed plugin
 
@@ -99,9 +145,9 @@ def test_regrade_reuses_the_stored_runs_with_todays_graders(suite, tmp_path):
     stored = next((suite.root / "evals" / "results").glob("*/aggregate-result.json")).parent
     # tighten one grader; add a new one
     (suite.root / "evals" / "greets" / "graders" / "greeting.md").write_text(
-        "---\ntype: regex\npattern: friend$\n---\n")
-    (suite.root / "evals" / "greets" / "graders" / "polite.md").write_text(
-        "---\ntype: regex\npattern: Hello\n---\n")
+        "---\ntype: regex\npattern: friend$\n---\n"
+    )
+    (suite.root / "evals" / "greets" / "graders" / "polite.md").write_text("---\ntype: regex\npattern: Hello\n---\n")
     marker = tmp_path / "agent-was-started"
     no_agent = tmp_path / "claude"
     no_agent.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
@@ -111,7 +157,8 @@ def test_regrade_reuses_the_stored_runs_with_todays_graders(suite, tmp_path):
     assert again.doc["suite"]["regradedFrom"] == str(stored)
     half_before, half_after = first.case("half"), again.case("half")
     assert normalized({"cases": [half_after], "suite": {"concurrency": 1}}) == normalized(
-        {"cases": [half_before], "suite": {"concurrency": 1}})  # unchanged graders: the same verdicts
+        {"cases": [half_before], "suite": {"concurrency": 1}}
+    )  # unchanged graders: the same verdicts
     greets = again.case("greets")["arms"]["with"][0]
     verdicts = {g["name"]: (g["passed"], g["explanation"]) for g in greets["graders"]}
     assert verdicts["greeting"] == (False, "pattern not found in last_message")
@@ -129,6 +176,6 @@ def test_the_pytest_html_report_under_two_workers(suite):
     assert "greets" in page and "half" in page and "Score with the plugin" in page
     assert "skill: greeter:greet" in page and "Hello from the plugin, friend." in page
     assert "iframe" not in page
-    assert page.count('<div class="plugin-eval">') == 1 and "<table id=\"summary\">" in page
+    assert page.count('<div class="plugin-eval">') == 1 and '<table id="summary">' in page
     own = next((suite.root / "evals" / "results").glob("*/report.html")).read_text()
     assert "improved 2" in own

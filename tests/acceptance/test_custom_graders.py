@@ -1,4 +1,5 @@
 """Graders as assertion helpers, custom Python graders, and grader types added through the hook."""
+
 from __future__ import annotations
 
 import textwrap
@@ -9,7 +10,8 @@ HELLO = "Hello from the plugin."
 
 
 def test_a_python_test_runs_the_agent_and_uses_the_grader_helpers(suite):
-    suite.pytester.makepyfile(test_agent=textwrap.dedent('''
+    suite.pytester.makepyfile(
+        test_agent=textwrap.dedent("""
         import pytest
         from pytest_plugin_eval import assert_file_exists, assert_llm, assert_regex, assert_tool_used, check
 
@@ -46,31 +48,43 @@ def test_a_python_test_runs_the_agent_and_uses_the_grader_helpers(suite):
             run = eval_agent.run("x", script={"all": ["y"]})
             with pytest.raises(SpecError, match="inline flags"):
                 assert_regex(run, "(?i)y")
-    '''))
+    """)
+    )
     suite.case("greets", graders=GREETING_GRADERS, script=GREETING_SCRIPT)
-    result = suite.pytester.runpytest_subprocess("test_agent.py", "--scripted", "-p", "no:cacheprovider", "--allow-tools",
-                                                 "Write")
+    result = suite.pytester.runpytest_subprocess(
+        "test_agent.py", "--scripted", "-p", "no:cacheprovider", "--allow-tools", "Write"
+    )
     result.assert_outcomes(passed=4)
 
 
 def test_a_python_grader_scores_fails_with_its_message_and_reports_its_own_errors(suite):
-    folder = suite.case("py", frontmatter={"runs": 1}, graders={"greeting": GREETING_GRADERS["greeting"]},
-                        script={"all": [HELLO]})
-    (folder / "graders" / "short_reply.py").write_text(textwrap.dedent('''
+    folder = suite.case(
+        "py", frontmatter={"runs": 1}, graders={"greeting": GREETING_GRADERS["greeting"]}, script={"all": [HELLO]}
+    )
+    (folder / "graders" / "short_reply.py").write_text(
+        textwrap.dedent('''
         """The reply is short."""
         weight = 3
 
         def grade(run):
             assert len(run.last_message) < 10, f"the reply has {len(run.last_message)} characters"
-    '''))
+    ''')
+    )
     (folder / "graders" / "mentions_plugin.py").write_text(
-        "def grade(run):\n    return 'plugin' in run.last_message, 'it names the plugin'\n")
+        "def grade(run):\n    return 'plugin' in run.last_message, 'it names the plugin'\n"
+    )
     (folder / "graders" / "zz_broken.py").write_text("def grade(run):\n    return 1 / 0\n")
     run = suite.run("--ablation", "none", "--threshold", "0")
     case = run.case("py")
     graders = {g["name"]: g for g in case["arms"]["with"][0]["graders"]}
-    assert graders["short_reply"] == {"name": "short_reply", "passed": False, "weight": 3,
-                                      "explanation": "the reply has 22 characters", "withOnly": False, "scored": True}
+    assert graders["short_reply"] == {
+        "name": "short_reply",
+        "passed": False,
+        "weight": 3,
+        "explanation": "the reply has 22 characters",
+        "withOnly": False,
+        "scored": True,
+    }
     assert graders["mentions_plugin"]["passed"] and graders["mentions_plugin"]["explanation"] == "it names the plugin"
     assert graders["zz_broken"]["passed"] is False
     assert graders["zz_broken"]["explanation"] == "grader error: ZeroDivisionError: division by zero"
@@ -94,7 +108,8 @@ def test_a_python_grader_that_does_not_load_is_a_load_error(suite):
 
 
 def test_a_conftest_adds_a_grader_type_usable_from_markdown(suite):
-    suite.pytester.makeconftest(textwrap.dedent('''
+    suite.pytester.makeconftest(
+        textwrap.dedent("""
         from pytest_plugin_eval import GraderType, SpecError, Verdict
 
         class WordCount(GraderType):
@@ -115,9 +130,14 @@ def test_a_conftest_adds_a_grader_type_usable_from_markdown(suite):
 
         def pytest_plugin_eval_grader_types(config):
             return [WordCount()]
-    '''))
-    suite.case("short", frontmatter={"runs": 1}, script={"all": [HELLO]},
-               graders={"brief": "---\ntype: word_count\nmax: 3\n---\n", "roomy": "---\ntype: word_count\nmax: 9\n---\n"})
+    """)
+    )
+    suite.case(
+        "short",
+        frontmatter={"runs": 1},
+        script={"all": [HELLO]},
+        graders={"brief": "---\ntype: word_count\nmax: 3\n---\n", "roomy": "---\ntype: word_count\nmax: 9\n---\n"},
+    )
     suite.case("bad-max", graders={"brief": "---\ntype: word_count\nmax: many\n---\n"}, script={"all": [HELLO]})
     run = suite.run("--ablation", "none", "--threshold", "0", "-n", "2")
     graders = {g["name"]: g for g in run.case("short")["arms"]["with"][0]["graders"]}

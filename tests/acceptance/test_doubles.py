@@ -2,6 +2,7 @@
 as Claude Code starts it (`python -m pytest_plugin_eval.doubles.mcp.server CONFIG`, over stdio), the stand-in
 taking a plugin server's place in the real Claude Code, and the real Claude Code answered by the scripted
 endpoint. What runs in-process is unit-tested in tests/unit/doubles/."""
+
 from __future__ import annotations
 
 import json
@@ -50,7 +51,10 @@ class StdioServer:
     def __init__(self, config_path: Path, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "pytest_plugin_eval.doubles.mcp.server", str(config_path)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **(env or {})},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
         )
         self.lines: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
@@ -111,7 +115,9 @@ def stand_in_config(tmp_path: Path, responders: dict, agent: dict | None = None,
         "registeredName": "plugin:mockp:tracker",
         "toolPrefix": PREFIX,
         "callLog": str(tmp_path / "out" / "mock-calls.jsonl"),
-        "tools": tools if tools is not None else [
+        "tools": tools
+        if tools is not None
+        else [
             {"name": name, "description": f"The {name} tool", "inputSchema": {"type": "object"}} for name in responders
         ],
         "responders": responders,
@@ -142,10 +148,15 @@ def test_the_protocol_over_stdio(tmp_path: Path, mock_dir: Path, start: Any) -> 
     config = stand_in_config(tmp_path, responders)
     server = start(config)
 
-    init = server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                         "clientInfo": {"name": "claude-code", "version": "2"}})
-    assert init["result"] == {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
-                              "serverInfo": {"name": "plugin-eval-mock:tracker", "version": "1"}}
+    init = server.request(
+        "initialize",
+        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "claude-code", "version": "2"}},
+    )
+    assert init["result"] == {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {"tools": {}},
+        "serverInfo": {"name": "plugin-eval-mock:tracker", "version": "1"},
+    }
     server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})  # no reply expected
     assert server.request("tools/list")["result"] == {"tools": config["tools"]}
     assert server.request("ping")["result"] == {}
@@ -156,7 +167,10 @@ def test_the_protocol_over_stdio(tmp_path: Path, mock_dir: Path, start: Any) -> 
     found = server.call("get_issue", {"id": 7})
     assert (text_of(found), found["isError"]) == ('{"id": 7}', False)
     missing = server.call("get_issue", {"id": 9})
-    assert (text_of(missing), missing["isError"]) == ("{{file:fixtures/9.json}}: no such file in the mock's directory", True)
+    assert (text_of(missing), missing["isError"]) == (
+        "{{file:fixtures/9.json}}: no such file in the mock's directory",
+        True,
+    )
     failed = server.call("fail", {"why": "maintenance"})
     assert (text_of(failed), failed["isError"]) == ("Service unavailable: maintenance", True)
     aborted = server.call("create_issue", {"title": "Bug Y", "priority": "urgent"})
@@ -187,19 +201,36 @@ def test_the_protocol_over_stdio(tmp_path: Path, mock_dir: Path, start: Any) -> 
         (f"{PREFIX}fail", "tool_error", True),
         (f"{PREFIX}create_issue", "abort", True),
     ]
-    assert log[0] == {"server": "tracker", "tool": f"{PREFIX}create_issue", "input": {"title": "Bug X", "priority": "high"},
-                      "output": "Created #1: Bug X", "isError": False, "verdict": "ok", "responder": "fixed",
-                      "replay": None, "costUsd": 0.0, "model": None}
+    assert log[0] == {
+        "server": "tracker",
+        "tool": f"{PREFIX}create_issue",
+        "input": {"title": "Bug X", "priority": "high"},
+        "output": "Created #1: Bug X",
+        "isError": False,
+        "verdict": "ok",
+        "responder": "fixed",
+        "replay": None,
+        "costUsd": 0.0,
+        "model": None,
+    }
     assert log[4]["reason"] == reason and log[4]["output"] == f"aborted by the eval harness: {reason}"
     assert "reason" not in log[0]
 
 
-def test_an_agent_stand_in_prices_its_calls_from_the_model_alone(tmp_path: Path, endpoint: ScriptedEndpoint,
-                                                                   start: Any) -> None:
+def test_an_agent_stand_in_prices_its_calls_from_the_model_alone(
+    tmp_path: Path, endpoint: ScriptedEndpoint, start: Any
+) -> None:
     # The config carries the model and no prices: the child process prices from the package's price table.
     url = endpoint.judge_url(parse_script({"judge": {"default": ["PAGE 1"]}}), "mock")
-    responders = {"get_page": {"kind": "agent", "description": "A wiki.", "abortWhen": None, "guards": [],
-                               "baseDir": str(tmp_path)}}
+    responders = {
+        "get_page": {
+            "kind": "agent",
+            "description": "A wiki.",
+            "abortWhen": None,
+            "guards": [],
+            "baseDir": str(tmp_path),
+        }
+    }
     agent = {"model": "haiku", "baseUrl": url, "replayDir": None, "recordDir": str(tmp_path / "recordings")}
     server = start(stand_in_config(tmp_path, responders, agent), env={"ANTHROPIC_API_KEY": "x"})
     assert text_of(server.call("get_page", {"id": 1})) == "PAGE 1"
@@ -221,13 +252,28 @@ def run_claude(tmp_path: Path, endpoint: ScriptedEndpoint, responder: dict, tool
     (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"tracker": {"command": "false"}}}))
     home, cwd = tmp_path / "home", tmp_path / "home" / "cwd"
     cwd.mkdir(parents=True)
-    tools = [{"name": "create_issue", "description": "Create an issue in the tracker.",
-              "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}}]
+    tools = [
+        {
+            "name": "create_issue",
+            "description": "Create an issue in the tracker.",
+            "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]},
+        }
+    ]
     config = tmp_path / "stand-in.json"
     config.write_text(json.dumps(stand_in_config(tmp_path, {"create_issue": responder}, tools=tools)))
     mcp_config = tmp_path / "mcp.json"
-    mcp_config.write_text(json.dumps({"mcpServers": {"plugin:mockp:tracker": {
-        "command": sys.executable, "args": ["-m", "pytest_plugin_eval.doubles.mcp.server", str(config)]}}}))
+    mcp_config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "plugin:mockp:tracker": {
+                        "command": sys.executable,
+                        "args": ["-m", "pytest_plugin_eval.doubles.mcp.server", str(config)],
+                    }
+                }
+            }
+        )
+    )
     script = parse_script({"all": [{"tool": f"{PREFIX}create_issue", "input": tool_input}, "done"]})
     env = {
         "PATH": os.environ.get("PATH", ""),
@@ -237,11 +283,27 @@ def run_claude(tmp_path: Path, endpoint: ScriptedEndpoint, responder: dict, tool
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "ANTHROPIC_BASE_URL": endpoint.agent_url(script, cwd=cwd),
     }
-    command = [str(CLAUDE), "-p", "--output-format", "stream-json", "--verbose", "--max-turns", "3",
-               "--permission-mode", "dontAsk", "--setting-sources", "user", "--plugin-dir", str(plugin),
-               "--mcp-config", str(mcp_config), f"--allowed-tools={PREFIX}create_issue"]
-    done = subprocess.run(command, cwd=cwd, input="File a bug about X.", env=env, capture_output=True, text=True,
-                          timeout=60)
+    command = [
+        str(CLAUDE),
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--max-turns",
+        "3",
+        "--permission-mode",
+        "dontAsk",
+        "--setting-sources",
+        "user",
+        "--plugin-dir",
+        str(plugin),
+        "--mcp-config",
+        str(mcp_config),
+        f"--allowed-tools={PREFIX}create_issue",
+    ]
+    done = subprocess.run(
+        command, cwd=cwd, input="File a bug about X.", env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -298,8 +360,19 @@ def test_real_claude_code_runs_against_the_script(endpoint: ScriptedEndpoint, tm
         "ANTHROPIC_API_KEY": "x",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     }
-    command = [str(CLAUDE), "-p", "--output-format", "stream-json", "--verbose", "--max-turns", "3",
-               "--permission-mode", "dontAsk", "--setting-sources", "user"]
+    command = [
+        str(CLAUDE),
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--max-turns",
+        "3",
+        "--permission-mode",
+        "dontAsk",
+        "--setting-sources",
+        "user",
+    ]
     done = subprocess.run(command, cwd=cwd, input="Read a.txt", env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
 

@@ -1,4 +1,5 @@
 """End to end: `pytest evals/` through the real Claude Code binary and the scripted endpoint."""
+
 from __future__ import annotations
 
 import json
@@ -6,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_plugin_eval.core.prices import resolve_model
-
 from conftest import GREETING_GRADERS, GREETING_SCRIPT
+from pytest_plugin_eval.core.prices import resolve_model
 
 
 def test_two_arm_case_reports_delta_and_passes(suite):
@@ -16,13 +16,25 @@ def test_two_arm_case_reports_delta_and_passes(suite):
     run = suite.run("-v")
     assert run.rc == 0, run.out
     case = run.case("greets")
-    assert case["aggregates"] == {"score": 1.0, "passRate": 1.0, "scoreWithout": 0.0, "passRateWithout": 0.0,
-                                  "delta": 1.0, "stdevWith": 0.0, "stdevWithout": 0.0, "deltaCI": [1.0, 1.0],
-                                  "deltaSignificant": True}
+    assert case["aggregates"] == {
+        "score": 1.0,
+        "passRate": 1.0,
+        "scoreWithout": 0.0,
+        "passRateWithout": 0.0,
+        "delta": 1.0,
+        "stdevWith": 0.0,
+        "stdevWithout": 0.0,
+        "deltaCI": [1.0, 1.0],
+        "deltaSignificant": True,
+    }
     assert [len(case["arms"]["with"]), len(case["arms"]["without"])] == [2, 2]
     first = case["arms"]["with"][0]
     skill = next(g for g in first["graders"] if g["name"] == "skill-fired")
-    assert (skill["withOnly"], skill["scored"], skill["explanation"]) == (True, False, "Skill called 1x (expected 1..∞)")
+    assert (skill["withOnly"], skill["scored"], skill["explanation"]) == (
+        True,
+        False,
+        "Skill called 1x (expected 1..∞)",
+    )
     # indicators are not evaluated without the plugin
     assert [g["name"] for g in case["arms"]["without"][0]["graders"]] == ["greeting"]
     assert Path(first["tracePath"]).read_text().startswith('{"type":"system","subtype":"init"')
@@ -48,14 +60,24 @@ def test_case_below_threshold_fails_the_session_until_the_threshold_allows_it(su
 
 
 def test_a_case_that_does_not_load_is_listed_and_the_others_still_run(suite):
-    suite.case("fine", graders={"greeting": GREETING_GRADERS["greeting"]}, frontmatter={"runs": 1},
-               script={"all": ["Hello from the plugin."]})
-    suite.case("broken", graders={"bad": """
+    suite.case(
+        "fine",
+        graders={"greeting": GREETING_GRADERS["greeting"]},
+        frontmatter={"runs": 1},
+        script={"all": ["Hello from the plugin."]},
+    )
+    suite.case(
+        "broken",
+        graders={
+            "bad": """
         ---
         type: regex
         pattern: (?i)hello
         ---
-    """}, frontmatter={"runs": 1})
+    """
+        },
+        frontmatter={"runs": 1},
+    )
     run = suite.run("--threshold", "0")
     assert run.rc == 1
     assert [c["name"] for c in run.doc["cases"]] == ["fine"]
@@ -84,10 +106,12 @@ def test_untrusted_plugin_without_a_terminal_stops_before_any_run(suite):
 
 def test_bad_option_values_exit_1_with_a_clear_message(suite):
     suite.case("greets", graders=GREETING_GRADERS, script=GREETING_SCRIPT)
-    for args, message in ((["--threshold", "2"], "--threshold must be between 0 and 1"),
-                          (["--runs", "0"], "--runs must be a whole number above 0"),
-                          (["--ablation", "sometimes"], '--ablation must be "none" or "with-without"'),
-                          (["--allow-tools", "Monitor"], "--allow-tools: refused entry")):
+    for args, message in (
+        (["--threshold", "2"], "--threshold must be between 0 and 1"),
+        (["--runs", "0"], "--runs must be a whole number above 0"),
+        (["--ablation", "sometimes"], '--ablation must be "none" or "with-without"'),
+        (["--allow-tools", "Monitor"], "--allow-tools: refused entry"),
+    ):
         run = suite.run(*args)
         assert run.rc == 1, args
         assert message in run.err + run.out
@@ -131,8 +155,12 @@ def normalized(doc: dict) -> dict:
 
 def test_parallel_runs_give_the_same_results_as_serial(suite):
     suite.case("greets", frontmatter={"runs": 2}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
-    suite.case("half", frontmatter={"runs": 2}, graders={"greeting": GREETING_GRADERS["greeting"]},
-               script={"with": {2: ["Hello from the plugin."], "default": ["No."]}, "without": ["No."]})
+    suite.case(
+        "half",
+        frontmatter={"runs": 2},
+        graders={"greeting": GREETING_GRADERS["greeting"]},
+        script={"with": {2: ["Hello from the plugin."], "default": ["No."]}, "without": ["No."]},
+    )
     serial = suite.run("--threshold", "0")
     parallel = suite.run("--threshold", "0", "-n", "2")
     assert serial.rc == parallel.rc == 0
@@ -143,12 +171,14 @@ def test_parallel_runs_give_the_same_results_as_serial(suite):
 
 def test_a_timeout_is_recorded_and_the_run_graded_on_what_it_produced(suite):
     script = {"all": [{"tool": "Glob", "input": {"pattern": "*.md"}}, {"text": "late", "delay": 30}]}
-    graders = {"globbed": """
+    graders = {
+        "globbed": """
         ---
         type: tool_used
         tool: Glob
         ---
-    """}
+    """
+    }
     suite.case("slow", frontmatter={"runs": 1, "timeout_seconds": 4}, graders=graders, script=script)
     run = suite.run("--ablation", "none")
     [only] = run.case("slow")["arms"]["with"]
@@ -158,14 +188,21 @@ def test_a_timeout_is_recorded_and_the_run_graded_on_what_it_produced(suite):
 
 
 def test_max_turns_is_an_error_but_the_run_is_graded(suite):
-    script = {"all": [{"tool": "Glob", "input": {"pattern": "*"}}, {"tool": "Glob", "input": {"pattern": "*"}},
-                      {"text": "never"}]}
-    graders = {"globbed": """
+    script = {
+        "all": [
+            {"tool": "Glob", "input": {"pattern": "*"}},
+            {"tool": "Glob", "input": {"pattern": "*"}},
+            {"text": "never"},
+        ]
+    }
+    graders = {
+        "globbed": """
         ---
         type: tool_used
         tool: Glob
         ---
-    """}
+    """
+    }
     suite.case("loops", frontmatter={"runs": 1, "max_turns": 1}, graders=graders, script=script)
     run = suite.run("--ablation", "none")
     [only] = run.case("loops")["arms"]["with"]
@@ -175,8 +212,12 @@ def test_max_turns_is_an_error_but_the_run_is_graded(suite):
 
 def test_api_errors_are_infrastructure_not_regressions(suite, monkeypatch):
     monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "0")
-    suite.case("throttled", frontmatter={"runs": 1}, graders={"greeting": GREETING_GRADERS["greeting"]},
-               script={"all": [{"error": {"status": 529, "message": "overloaded"}, "repeat": 5}]})
+    suite.case(
+        "throttled",
+        frontmatter={"runs": 1},
+        graders={"greeting": GREETING_GRADERS["greeting"]},
+        script={"all": [{"error": {"status": 529, "message": "overloaded"}, "repeat": 5}]},
+    )
     run = suite.run("--ablation", "none")
     [only] = run.case("throttled")["arms"]["with"]
     assert only["errorKind"] == "api" and only["score"] is None and only["graders"] == []
@@ -186,9 +227,19 @@ def test_api_errors_are_infrastructure_not_regressions(suite, monkeypatch):
 
 def test_judge_votes_stop_when_two_agree_and_an_outage_is_not_a_failure(suite):
     rubric = "---\ntype: llm\n---\nThe reply greets the user.\n"
-    suite.case("judged", frontmatter={"runs": 1}, graders={"agree": rubric, "split": rubric, "down": rubric},
-               script={"all": ["Hello!"], "judge": {"agree": ["PASS"], "split": ["PASS", "FAIL", "FAIL"],
-                                                    "down": [{"error": {"status": 500, "retry_after": 0}}]}})
+    suite.case(
+        "judged",
+        frontmatter={"runs": 1},
+        graders={"agree": rubric, "split": rubric, "down": rubric},
+        script={
+            "all": ["Hello!"],
+            "judge": {
+                "agree": ["PASS"],
+                "split": ["PASS", "FAIL", "FAIL"],
+                "down": [{"error": {"status": 500, "retry_after": 0}}],
+            },
+        },
+    )
     run = suite.run("--ablation", "none")
     graders = {g["name"]: g for g in run.case("judged")["arms"]["with"][0]["graders"]}
     assert graders["agree"]["judgeVotes"] == [True, True] and graders["agree"]["passed"]
@@ -212,15 +263,21 @@ def test_without_arm_runs_are_measurements(suite):
 def test_lf_reruns_failed_runs_and_reuses_the_others(suite):
     script = {"with": {1: ["Hello from the plugin."], "default": ["Nope."]}, "without": ["Nope."]}
     suite.case("half", frontmatter={"runs": 2}, graders={"greeting": GREETING_GRADERS["greeting"]}, script=script)
-    suite.case("good", frontmatter={"runs": 1}, graders={"greeting": GREETING_GRADERS["greeting"]},
-               script={"all": ["Hello from the plugin."]})
+    suite.case(
+        "good",
+        frontmatter={"runs": 1},
+        graders={"greeting": GREETING_GRADERS["greeting"]},
+        script={"all": ["Hello from the plugin."]},
+    )
     first = suite.pytester.runpytest_subprocess("evals", "--trust-plugin", "--scripted", "--json", "first.json")
     assert first.ret == 1
     # the failing run now passes: fix the script, re-run only what failed
     (suite.root / "evals" / "half" / "scripted.yaml").write_text(
-        "with: ['Hello from the plugin.']\nwithout: ['Nope.']\n")
-    second = suite.pytester.runpytest_subprocess("evals", "--trust-plugin", "--scripted", "--lf", "--json",
-                                                 "second.json")
+        "with: ['Hello from the plugin.']\nwithout: ['Nope.']\n"
+    )
+    second = suite.pytester.runpytest_subprocess(
+        "evals", "--trust-plugin", "--scripted", "--lf", "--json", "second.json"
+    )
     assert "1 passed" in second.stdout.str() and second.ret == 0
     doc = json.loads((suite.root / "second.json").read_text())
     half = next(c for c in doc["cases"] if c["name"] == "half")
@@ -235,11 +292,21 @@ def test_lf_reruns_failed_runs_and_reuses_the_others(suite):
 def test_vote_sequences_garbage_replies_and_judge_costs(suite):
     rubric = "---\ntype: llm\n---\nThe reply greets the user.\n"
     baseline = "---\ntype: baseline\nbaseline_file: reference.jsonl\n---\nGreets at least as warmly.\n"
-    folder = suite.case("votes", frontmatter={"runs": 1},
-                        graders={"pfp": rubric, "ffp": rubric, "garbage": rubric, "not-pass": rubric, "base": baseline},
-                        script={"all": ["Hello!"], "judge": {"pfp": ["PASS", "FAIL", "PASS"], "ffp": ["FAIL", "FAIL", "PASS"],
-                                                             "garbage": ["I think it is fine"], "not-pass": ["NOT PASS"],
-                                                             "base": ["PASS"]}})
+    folder = suite.case(
+        "votes",
+        frontmatter={"runs": 1},
+        graders={"pfp": rubric, "ffp": rubric, "garbage": rubric, "not-pass": rubric, "base": baseline},
+        script={
+            "all": ["Hello!"],
+            "judge": {
+                "pfp": ["PASS", "FAIL", "PASS"],
+                "ffp": ["FAIL", "FAIL", "PASS"],
+                "garbage": ["I think it is fine"],
+                "not-pass": ["NOT PASS"],
+                "base": ["PASS"],
+            },
+        },
+    )
     (folder / "reference.jsonl").write_text('{"type": "assistant", "text": "Hi"}\n')
     run = suite.run("--ablation", "none", "--threshold", "0", "--judge-model", "sonnet")
     [only] = run.case("votes")["arms"]["with"]
@@ -273,8 +340,10 @@ def test_the_session_header_names_the_plugin_the_eval_dir_the_ablation_and_the_j
     suite.case("greets", graders=GREETING_GRADERS, script=GREETING_SCRIPT)
     run = suite.run("--collect-only", "--judge-model", "sonnet", json_out=False)
     evals = suite.root / "evals"
-    assert (f"plugin-eval: greeter 1.2.3 ({suite.root}) · cases in {evals} · ablation with-without · "
-            f"judge {resolve_model('sonnet')}") in run.out
+    assert (
+        f"plugin-eval: greeter 1.2.3 ({suite.root}) · cases in {evals} · ablation with-without · "
+        f"judge {resolve_model('sonnet')}"
+    ) in run.out
     assert "plugin-eval: model = the scripted endpoint" in run.out
     plain = suite.run("--collect-only", "--ablation", "none", scripted=False, json_out=False)
     assert f"· cases in {evals} · ablation none · judge {resolve_model('haiku')}" in plain.out

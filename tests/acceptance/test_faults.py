@@ -1,5 +1,6 @@
 """Faults, costs and interruptions, end to end: the scripted endpoint injects rate limits, overload, server
 errors, broken and stalled streams and rejected credentials into the real Claude Code."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,12 @@ HELLO = "Hello from the plugin."
 
 @pytest.mark.parametrize("status", [429, 529, 500])
 def test_a_transient_error_is_retried_and_the_run_scores_normally(suite, status):
-    suite.case("flaky", frontmatter={"runs": 1}, graders=GREETING,
-               script={"all": [{"error": {"status": status, "retry_after": 0}, "repeat": 2}, HELLO]})
+    suite.case(
+        "flaky",
+        frontmatter={"runs": 1},
+        graders=GREETING,
+        script={"all": [{"error": {"status": status, "retry_after": 0}, "repeat": 2}, HELLO]},
+    )
     run = suite.run("--ablation", "none")
     [only] = run.case("flaky")["arms"]["with"]
     assert only["error"] is None and only["score"] == 1.0
@@ -27,8 +32,12 @@ def test_a_transient_error_is_retried_and_the_run_scores_normally(suite, status)
 
 
 def test_retry_after_is_honoured(suite):
-    suite.case("throttled", frontmatter={"runs": 1}, graders=GREETING,
-               script={"all": [{"error": {"status": 429, "retry_after": 3}}, HELLO]})
+    suite.case(
+        "throttled",
+        frontmatter={"runs": 1},
+        graders=GREETING,
+        script={"all": [{"error": {"status": 429, "retry_after": 3}}, HELLO]},
+    )
     started = time.monotonic()
     run = suite.run("--ablation", "none")
     assert run.case("throttled")["arms"]["with"][0]["score"] == 1.0
@@ -37,8 +46,12 @@ def test_retry_after_is_honoured(suite):
 
 def test_a_persistent_error_is_an_infrastructure_error_after_bounded_retries(suite):
     # Claude Code makes 1 + 3 attempts per request; the harness then runs the whole run once more.
-    suite.case("down", frontmatter={"runs": 1}, graders=GREETING,
-               script={"all": [{"error": {"status": 529, "retry_after": 0}, "repeat": 50}]})
+    suite.case(
+        "down",
+        frontmatter={"runs": 1},
+        graders=GREETING,
+        script={"all": [{"error": {"status": 529, "retry_after": 0}, "repeat": 50}]},
+    )
     started = time.monotonic()
     run = suite.run("--ablation", "none")
     [only] = run.case("down")["arms"]["with"]
@@ -50,8 +63,12 @@ def test_a_persistent_error_is_an_infrastructure_error_after_bounded_retries(sui
 
 def test_the_second_attempt_of_a_run_can_succeed(suite):
     # 4 failures exhaust Claude Code's own retries in the first attempt; the second attempt gets through.
-    suite.case("recovers", frontmatter={"runs": 1}, graders=GREETING,
-               script={"all": [{"error": {"status": 500, "retry_after": 0}, "repeat": 4}, HELLO]})
+    suite.case(
+        "recovers",
+        frontmatter={"runs": 1},
+        graders=GREETING,
+        script={"all": [{"error": {"status": 500, "retry_after": 0}, "repeat": 4}, HELLO]},
+    )
     run = suite.run("--ablation", "none")
     [only] = run.case("recovers")["arms"]["with"]
     assert only["attempts"] == 2 and only["error"] is None and only["score"] == 1.0
@@ -66,8 +83,12 @@ def test_a_connection_cut_mid_stream_is_retried(suite):
 
 def test_a_stalled_stream_is_dropped_and_retried(suite, monkeypatch):
     monkeypatch.setenv("CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS", "2000")  # the operator's setting wins over ours
-    suite.case("stall", frontmatter={"runs": 1, "timeout_seconds": 60}, graders=GREETING,
-               script={"all": [{"text": "Hel", "stall": 120}, HELLO]})
+    suite.case(
+        "stall",
+        frontmatter={"runs": 1, "timeout_seconds": 60},
+        graders=GREETING,
+        script={"all": [{"text": "Hel", "stall": 120}, HELLO]},
+    )
     run = suite.run("--ablation", "none")
     [only] = run.case("stall")["arms"]["with"]
     assert only["error"] is None and only["score"] == 1.0
@@ -75,8 +96,12 @@ def test_a_stalled_stream_is_dropped_and_retried(suite, monkeypatch):
 
 def test_rejected_credentials_on_the_first_run_stop_the_session(suite):
     for name in ("a-first", "b-second", "c-third"):
-        suite.case(name, frontmatter={"runs": 1}, graders=GREETING,
-                   script={"all": [{"error": {"status": 401, "message": "invalid x-api-key"}, "repeat": 20}]})
+        suite.case(
+            name,
+            frontmatter={"runs": 1},
+            graders=GREETING,
+            script={"all": [{"error": {"status": 401, "message": "invalid x-api-key"}, "repeat": 20}]},
+        )
     run = suite.run("--ablation", "none")
     assert run.rc == 2 and run.doc["partialReason"] == "auth_failed"
     assert [c["name"] for c in run.doc["cases"]] == ["a-first"]
@@ -109,12 +134,18 @@ def test_the_cost_ceiling_holds_across_two_workers(suite):
 
 def test_a_run_that_crosses_the_ceiling_leaves_its_paid_graders_out(suite):
     rubric = "---\ntype: llm\n---\nThe reply greets the user.\n"
-    suite.case("judged", frontmatter={"runs": 1}, graders={**GREETING, "quality": rubric},
-               script={"all": [{"text": HELLO, "usage": {"input_tokens": 1000, "output_tokens": 20}}]})
+    suite.case(
+        "judged",
+        frontmatter={"runs": 1},
+        graders={**GREETING, "quality": rubric},
+        script={"all": [{"text": HELLO, "usage": {"input_tokens": 1000, "output_tokens": 20}}]},
+    )
     run = suite.run("--max-cost-usd", "0.001", "--ablation", "none")
     [only] = run.case("judged")["arms"]["with"]
     quality = next(g for g in only["graders"] if g["name"] == "quality")
-    assert quality["skipped"] is True and quality["scored"] is False and quality["explanation"] == "skipped: cost ceiling"
+    assert (
+        quality["skipped"] is True and quality["scored"] is False and quality["explanation"] == "skipped: cost ceiling"
+    )
     assert only["skippedPaidGraders"] is True and only["score"] == 1.0  # scored on the free grader alone
     assert run.doc["partialReason"] == "cost_ceiling" and run.rc == 2
 
@@ -124,9 +155,26 @@ def test_an_interrupted_session_writes_partial_results(suite, sig, code):
     for name in ("a", "b", "c"):
         suite.case(name, frontmatter={"runs": 2}, graders=GREETING, script={"all": [{"text": HELLO, "delay": 1.5}]})
     out = suite.root / "result.json"
-    child = subprocess.Popen([sys.executable, "-m", "pytest", "evals", "-p", "no:cacheprovider", "--trust-plugin",
-                              "--scripted", "--ablation", "none", "--json", str(out)],
-                             cwd=suite.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "evals",
+            "-p",
+            "no:cacheprovider",
+            "--trust-plugin",
+            "--scripted",
+            "--ablation",
+            "none",
+            "--json",
+            str(out),
+        ],
+        cwd=suite.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     runs = suite.root / "evals" / "results"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(list(runs.glob("*/runs/*/with-*/trace.jsonl"))) < 3:

@@ -1,5 +1,6 @@
 """Isolation and the whole case format, end to end: the scripted agent tries to read secrets, write outside its
 workspace and read the eval suite; scaffold scripts, resumed histories, fixture folders and tool grants."""
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,10 @@ def bash(command: str) -> dict:
     return {"tool": "Bash", "input": {"command": command, "description": "probe"}}
 
 
-needs_sandbox = pytest.mark.skipif(not (shutil.which("bwrap") and shutil.which("socat")),
-                                   reason="Claude Code's Linux sandbox needs bubblewrap and socat (.ci/run installs them)")
+needs_sandbox = pytest.mark.skipif(
+    not (shutil.which("bwrap") and shutil.which("socat")),
+    reason="Claude Code's Linux sandbox needs bubblewrap and socat (.ci/run installs them)",
+)
 
 
 @needs_sandbox
@@ -50,17 +53,23 @@ def test_bash_writes_its_workspace_only_and_sees_no_secrets(suite, monkeypatch, 
     monkeypatch.setenv("EVAL_BOTH", "shell")
     monkeypatch.setenv("AWS_CONFIG_FILE", str(operator_home / ".aws" / "config"))
     evals = suite.root / "evals"
-    script = {"all": [
-        bash("echo made > ./inside.txt && echo WROTE-CWD; echo x > $TMPDIR/t && echo WROTE-TMP"),
-        bash("python3 -c 'open(\"/tmp/outside-probe.txt\",\"w\")' 2>&1 | tail -1"),
-        bash(f"python3 -c 'print(open(\"{operator_home}/secret.txt\").read())' 2>&1 | tail -1"),
-        bash(f"python3 -c 'import os; print(sorted(os.listdir(\"{evals}\")))' 2>&1 | tail -1"),
-        bash("env | sort"),
-        bash("python3 -c 'import urllib.request as u; u.urlopen(\"http://example.com\", timeout=5)' 2>&1 | tail -1"),
-        {"tool": "Read", "input": {"file_path": str(evals / "probe" / "graders" / "any.md")}},
-        "done"]}
-    suite.case("probe", frontmatter={"runs": 1, "max_turns": 20, "env": {"EVAL_BOTH": "case"}}, graders=ANY,
-               script=script)
+    script = {
+        "all": [
+            bash("echo made > ./inside.txt && echo WROTE-CWD; echo x > $TMPDIR/t && echo WROTE-TMP"),
+            bash('python3 -c \'open("/tmp/outside-probe.txt","w")\' 2>&1 | tail -1'),
+            bash(f"python3 -c 'print(open(\"{operator_home}/secret.txt\").read())' 2>&1 | tail -1"),
+            bash(f"python3 -c 'import os; print(sorted(os.listdir(\"{evals}\")))' 2>&1 | tail -1"),
+            bash("env | sort"),
+            bash(
+                "python3 -c 'import urllib.request as u; u.urlopen(\"http://example.com\", timeout=5)' 2>&1 | tail -1"
+            ),
+            {"tool": "Read", "input": {"file_path": str(evals / "probe" / "graders" / "any.md")}},
+            "done",
+        ]
+    }
+    suite.case(
+        "probe", frontmatter={"runs": 1, "max_turns": 20, "env": {"EVAL_BOTH": "case"}}, graders=ANY, script=script
+    )
     run = suite.run("--ablation", "none", "--allow-tools", "Bash")
     [only] = run.case("probe")["arms"]["with"]
     results = tool_results(only)
@@ -95,10 +104,14 @@ def test_a_shell_grant_without_a_sandbox_refuses_to_start(suite, monkeypatch, tm
 
 def test_the_agent_cannot_read_the_eval_suite(suite):
     evals = suite.root / "evals"
-    script = {"all": [{"tool": "Read", "input": {"file_path": str(evals / "peek" / "graders" / "any.md")}},
-                      {"tool": "Glob", "input": {"pattern": "**/*", "path": str(evals)}},
-                      {"tool": "Read", "input": {"file_path": str(suite.root / "skills" / "greet" / "SKILL.md")}},
-                      "done"]}
+    script = {
+        "all": [
+            {"tool": "Read", "input": {"file_path": str(evals / "peek" / "graders" / "any.md")}},
+            {"tool": "Glob", "input": {"pattern": "**/*", "path": str(evals)}},
+            {"tool": "Read", "input": {"file_path": str(suite.root / "skills" / "greet" / "SKILL.md")}},
+            "done",
+        ]
+    }
     suite.case("peek", frontmatter={"runs": 1, "allowed_tools": ["Read", "Glob"]}, graders=ANY, script=script)
     run = suite.run("--ablation", "none")
     results = tool_results(run.case("peek")["arms"]["with"][0])
@@ -126,7 +139,8 @@ def scaffolded(suite, script_text: str):
     (folder / "graders").mkdir(parents=True)
     (folder / "setup.sh").write_text(script_text)
     (folder / "setup.sh").chmod(0o755)
-    (folder / "case.yaml").write_text(textwrap.dedent("""
+    (folder / "case.yaml").write_text(
+        textwrap.dedent("""
         schema_version: "1.0"
         name: staged
         runs: 1
@@ -138,14 +152,16 @@ def scaffolded(suite, script_text: str):
           - {name: staged-file-not-created, type: file_exists, path: staged.txt, exists: false}
           - {name: new-file, type: file_exists, path: new.txt}
           - {name: sees-staged, type: regex, target: {source: file, path: staged.txt}, pattern: STAGED}
-    """))
+    """)
+    )
     (folder / "scripted.yaml").write_text(
-        "all:\n  - {tool: Write, input: {file_path: '{cwd}/new.txt', content: 'x'}}\n  - done\n")
+        "all:\n  - {tool: Write, input: {file_path: '{cwd}/new.txt', content: 'x'}}\n  - done\n"
+    )
     return folder
 
 
 def test_a_scaffold_stages_the_workspace_with_scaffold_only(suite):
-    scaffolded(suite, "#!/bin/sh\necho STAGED > staged.txt\necho \"env:$EVAL_X:$HOME\" >&2\n")
+    scaffolded(suite, '#!/bin/sh\necho STAGED > staged.txt\necho "env:$EVAL_X:$HOME" >&2\n')
     staged = suite.run("--ablation", "none", "--scaffold", "--allow-tools", "Write")
     [only] = staged.case("staged")["arms"]["with"]
     assert only["score"] == 1.0, only["graders"]  # pre-existing files are not "created"
@@ -167,8 +183,13 @@ def test_a_failing_scaffold_is_a_run_error_without_a_model_call(suite):
 
 def test_a_history_case_resumes_the_transcript_and_runs_single_arm(suite):
     # Record a short session, then resume it as the case's history.
-    first = suite.case("first", frontmatter={"runs": 1}, graders=ANY, prompt="Remember the word PINEAPPLE.",
-                       script={"all": ["Noted: PINEAPPLE."]})
+    first = suite.case(
+        "first",
+        frontmatter={"runs": 1},
+        graders=ANY,
+        prompt="Remember the word PINEAPPLE.",
+        script={"all": ["Noted: PINEAPPLE."]},
+    )
     suite.run("--ablation", "none", "--keep-temp")
     session_file = next((suite.root / "evals" / "results").glob("*/aggregate-result.json"))
     workspace = json.loads(session_file.read_text())["cases"][0]["arms"]["with"][0]["workspace"]
@@ -178,7 +199,8 @@ def test_a_history_case_resumes_the_transcript_and_runs_single_arm(suite):
     folder = suite.root / "evals" / "history"
     (folder / "graders").mkdir(parents=True)
     shutil.copyfile(transcripts[0], folder / "hist.jsonl")
-    (folder / "case.yaml").write_text(textwrap.dedent("""
+    (folder / "case.yaml").write_text(
+        textwrap.dedent("""
         schema_version: "1.0"
         name: history
         runs: 1
@@ -186,7 +208,8 @@ def test_a_history_case_resumes_the_transcript_and_runs_single_arm(suite):
         execution: {prompt: "Which word did I ask you to remember?"}
         graders:
           - {name: word, type: regex, pattern: PINEAPPLE, target: trace}
-    """))
+    """)
+    )
     (folder / "scripted.yaml").write_text("all: ['It was PINEAPPLE.']\n")
     run = suite.run()
     case = run.case("history")
@@ -201,7 +224,8 @@ def test_fixture_folders_are_readable_and_the_rest_of_the_suite_is_not(suite):
     (folder / "graders").mkdir(parents=True)
     (folder / "data").mkdir()
     (folder / "data" / "input.txt").write_text("FIXTURE-DATA-42")
-    (folder / "case.yaml").write_text(textwrap.dedent("""
+    (folder / "case.yaml").write_text(
+        textwrap.dedent("""
         schema_version: "1.0"
         name: fixtures
         runs: 1
@@ -209,9 +233,15 @@ def test_fixture_folders_are_readable_and_the_rest_of_the_suite_is_not(suite):
         execution: {prompt: "Read the fixture."}
         graders:
           - {name: read-it, type: regex, target: trace, pattern: FIXTURE-DATA-42}
-    """))
-    script = {"all": [{"tool": "Read", "input": {"file_path": str(folder / "data" / "input.txt")}},
-                      {"tool": "Read", "input": {"file_path": str(folder / "case.yaml")}}, "done"]}
+    """)
+    )
+    script = {
+        "all": [
+            {"tool": "Read", "input": {"file_path": str(folder / "data" / "input.txt")}},
+            {"tool": "Read", "input": {"file_path": str(folder / "case.yaml")}},
+            "done",
+        ]
+    }
     (folder / "scripted.yaml").write_text(json.dumps(script))
     run = suite.run("--ablation", "none")
     [only] = run.case("fixtures")["arms"]["with"]
@@ -221,9 +251,13 @@ def test_fixture_folders_are_readable_and_the_rest_of_the_suite_is_not(suite):
 
 
 def test_a_gated_tool_the_operator_did_not_grant_is_a_visible_warning(suite):
-    suite.case("wants-write", frontmatter={"runs": 1, "allowed_tools": ["Read", "Write"]},
-               graders={"greeting": GREETING_GRADERS["greeting"]}, script={"all": ["Hello from the plugin."]})
+    suite.case(
+        "wants-write",
+        frontmatter={"runs": 1, "allowed_tools": ["Read", "Write"]},
+        graders={"greeting": GREETING_GRADERS["greeting"]},
+        script={"all": ["Hello from the plugin."]},
+    )
     run = suite.run("--ablation", "none")
-    assert any('allowed_tools asks for Write, which only the operator can grant' in n for n in run.doc["notices"])
+    assert any("allowed_tools asks for Write, which only the operator can grant" in n for n in run.doc["notices"])
     granted = suite.run("--ablation", "none", "--allow-tools", "Write")
     assert not any("only the operator can grant" in n for n in granted.doc.get("notices", []))

@@ -1,5 +1,6 @@
 """MCP mocks end to end: a plugin that declares MCP servers, evaluated through the real Claude Code with
 stand-ins answering from mock files."""
+
 from __future__ import annotations
 
 import json
@@ -7,12 +8,11 @@ import sys
 import textwrap
 
 import yaml
-
 from test_isolation import tool_results
 
 TRACKER = "mcp__plugin_greeter_tracker__"
 ANY = {"any": "---\ntype: regex\npattern: .\n---\n"}
-REAL_SERVER = textwrap.dedent('''
+REAL_SERVER = textwrap.dedent("""
     import json, sys
     open(sys.argv[1], "a").write("started\\n")
     for line in sys.stdin:
@@ -28,31 +28,43 @@ REAL_SERVER = textwrap.dedent('''
         else:
             r = {}
         print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
-''')
+""")
 
 
 def mock_plugin(suite):
     """The greeter plugin declares two MCP servers: tracker (mocked below) and wiki (a real server)."""
     (suite.root / "real_server.py").write_text(REAL_SERVER)
     marker = suite.root / "real-server-started.txt"
-    (suite.root / ".mcp.json").write_text(json.dumps({"mcpServers": {
-        "tracker": {"command": "false"},
-        "wiki": {"command": sys.executable, "args": [str(suite.root / "real_server.py"), str(marker)]}}}))
+    (suite.root / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "tracker": {"command": "false"},
+                    "wiki": {"command": sys.executable, "args": [str(suite.root / "real_server.py"), str(marker)]},
+                }
+            }
+        )
+    )
     mocks = suite.root / "evals" / "mocks"
     (mocks / "tracker" / "fixtures").mkdir(parents=True)
-    (mocks / "tracker" / "create_issue.md").write_text(textwrap.dedent("""
+    (mocks / "tracker" / "create_issue.md").write_text(
+        textwrap.dedent("""
         ---
         expect:
           title: string
           priority: [low, medium, high]
         ---
         Created #4821: {{input.title}} ({{input.priority}}) labels={{input.labels}} first={{input.labels.0}} owner={{input.meta.owner}} missing=[{{input.nope}}]
-    """).lstrip())
+    """).lstrip()
+    )
     (mocks / "tracker" / "get_issue.md").write_text("FILE: {{file:fixtures/{input.id}.json}}\n")
     (mocks / "tracker" / "fixtures" / "7.json").write_text('{"id": 7}')
     (mocks / "tracker" / "list_issues.md").write_text("---\nerror: true\n---\ntracker is down\n")
-    (mocks / "tracker" / "_tools.json").write_text(json.dumps({"tools": [
-        {"name": "create_issue", "description": "Create an issue", "inputSchema": {"type": "object"}}]}))
+    (mocks / "tracker" / "_tools.json").write_text(
+        json.dumps(
+            {"tools": [{"name": "create_issue", "description": "Create an issue", "inputSchema": {"type": "object"}}]}
+        )
+    )
     (mocks / "ghost").mkdir()
     (mocks / "ghost" / "ping.md").write_text("pong\n")
     (suite.root / "secret.txt").write_text("SECRET")
@@ -65,11 +77,20 @@ def call(tool: str, **input) -> dict:
 
 def test_fixed_mocks_answer_from_files_and_the_calls_are_graded(suite):
     mock_plugin(suite)
-    graders = {"created": "---\ntype: regex\ntarget: mock_calls\npattern: '\"verdict\":\"ok\"'\n---\n",
-               "count": "---\ntype: regex\ntarget: mock_calls\nmatch: 'count:4'\npattern: '\"tool\"'\n---\n"}
-    script = {"all": [call(TRACKER + "create_issue", title="Bug X", priority="high", labels=["a", "b"], meta={"owner": "ann"}),
-                      call(TRACKER + "get_issue", id=7), call(TRACKER + "get_issue", id="../secret"),
-                      call(TRACKER + "list_issues"), call(TRACKER + "delete_issue", id=1), "done"]}
+    graders = {
+        "created": '---\ntype: regex\ntarget: mock_calls\npattern: \'"verdict":"ok"\'\n---\n',
+        "count": "---\ntype: regex\ntarget: mock_calls\nmatch: 'count:4'\npattern: '\"tool\"'\n---\n",
+    }
+    script = {
+        "all": [
+            call(TRACKER + "create_issue", title="Bug X", priority="high", labels=["a", "b"], meta={"owner": "ann"}),
+            call(TRACKER + "get_issue", id=7),
+            call(TRACKER + "get_issue", id="../secret"),
+            call(TRACKER + "list_issues"),
+            call(TRACKER + "delete_issue", id=1),
+            "done",
+        ]
+    }
     suite.case("basic", frontmatter={"runs": 1, "max_turns": 10}, graders=graders, script=script)
     run = suite.run("--ablation", "none")
     [only] = run.case("basic")["arms"]["with"]
@@ -95,13 +116,21 @@ def test_fixed_mocks_answer_from_files_and_the_calls_are_graded(suite):
 
 def test_an_expect_violation_aborts_the_run_at_once_and_says_why(suite):
     mock_plugin(suite)
-    script = {"all": [call(TRACKER + "create_issue", title="Bug Y", priority="urgent"),
-                      call(TRACKER + "create_issue", title="after the abort", priority="low"), "done"]}
+    script = {
+        "all": [
+            call(TRACKER + "create_issue", title="Bug Y", priority="urgent"),
+            call(TRACKER + "create_issue", title="after the abort", priority="low"),
+            "done",
+        ]
+    }
     suite.case("violate", frontmatter={"runs": 1}, graders=ANY, script=script)
     run = suite.run("--ablation", "none", "--threshold", "0")
     [only] = run.case("violate")["arms"]["with"]
-    assert only["aborted"] == {"server": "tracker", "tool": "create_issue",
-                               "reason": "the model's call violates expect: priority = \"urgent\" is not one of [low, medium, high]"}
+    assert only["aborted"] == {
+        "server": "tracker",
+        "tool": "create_issue",
+        "reason": 'the model\'s call violates expect: priority = "urgent" is not one of [low, medium, high]',
+    }
     assert only["score"] == 0.0 and only["graders"] == [] and only["error"] is None
     assert only["mocks"]["calls"]["total"] == 1  # stopped before the second call
     assert "aborted by mock tracker/create_issue" in run.out  # the table's NOTES says why
@@ -121,8 +150,9 @@ def test_without_the_plugin_only_standalone_mocks_are_served(suite):
 
 def test_real_servers_start_only_when_asked(suite):
     marker = mock_plugin(suite)
-    suite.case("real", frontmatter={"runs": 1}, graders=ANY,
-               script={"all": [call("mcp__plugin_greeter_wiki__lookup"), "done"]})
+    suite.case(
+        "real", frontmatter={"runs": 1}, graders=ANY, script={"all": [call("mcp__plugin_greeter_wiki__lookup"), "done"]}
+    )
     run = suite.run("--ablation", "none", "--allow-real-servers", "--allow-tools", "mcp__plugin_greeter_wiki__lookup")
     assert tool_results(run.case("real")["arms"]["with"][0])[0] == "REAL ANSWER"
     assert marker.exists()
@@ -147,15 +177,21 @@ def agent_suite(suite, replies):
     mock_plugin(suite)
     wiki = suite.root / "evals" / "mocks" / "wiki"
     wiki.mkdir()
-    (wiki / "_server.md").write_text(textwrap.dedent("""
+    (wiki / "_server.md").write_text(
+        textwrap.dedent("""
         ---
         type: agent
         tools: [get_page]
         ---
         A wiki holding one page, Home: "Welcome".
-    """).lstrip())
-    suite.case("agent", frontmatter={"runs": 1}, graders=ANY,
-               script={"all": [call("mcp__plugin_greeter_wiki__get_page", page="Home"), "done"], "judge": {"mock": replies}})
+    """).lstrip()
+    )
+    suite.case(
+        "agent",
+        frontmatter={"runs": 1},
+        graders=ANY,
+        script={"all": [call("mcp__plugin_greeter_wiki__get_page", page="Home"), "done"], "judge": {"mock": replies}},
+    )
 
 
 def test_agent_mocks_record_and_replay_and_report_stale_recordings(suite):
@@ -187,15 +223,22 @@ def test_an_agent_mock_can_abort_or_answer_an_error(suite):
     agent_suite(suite, ["ABORT: reading pages is not allowed here"])
     run = suite.run("--ablation", "none", "--threshold", "0")
     assert run.case("agent")["arms"]["with"][0]["aborted"]["reason"].endswith("reading pages is not allowed here")
-    (suite.root / "evals" / "agent" / "scripted.yaml").write_text(yaml.safe_dump(
-        {"all": [call("mcp__plugin_greeter_wiki__get_page", page="Home"), "done"], "judge": {"mock": ["ERROR: no such page"]}}))
+    (suite.root / "evals" / "agent" / "scripted.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "all": [call("mcp__plugin_greeter_wiki__get_page", page="Home"), "done"],
+                "judge": {"mock": ["ERROR: no such page"]},
+            }
+        )
+    )
     errored = suite.run("--ablation", "none").case("agent")["arms"]["with"][0]
     assert tool_results(errored)[0].startswith("no such page") and errored["score"] == 1.0
 
 
 def test_a_python_test_stands_up_the_same_mocks_for_its_own_agent(suite):
     mock_plugin(suite)
-    suite.pytester.makepyfile(test_own_agent=textwrap.dedent(f'''
+    suite.pytester.makepyfile(
+        test_own_agent=textwrap.dedent(f'''
         import json, os, subprocess
         from pytest_plugin_eval.run.agent import bundled_claude
         from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
@@ -219,7 +262,8 @@ def test_a_python_test_stands_up_the_same_mocks_for_its_own_agent(suite):
                                input=b"go", cwd=cwd, env=env, capture_output=True, check=True)
             [made] = mocks.calls()
             assert made["tool"] == "{TRACKER}create_issue" and made["output"].startswith("Created #4821: A (low)")
-    '''))
+    ''')
+    )
     result = suite.pytester.runpytest_subprocess("test_own_agent.py", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
 

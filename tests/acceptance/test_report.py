@@ -1,5 +1,6 @@
 """The HTML report of a real session: the example plugin's suite against the scripted endpoint, rendered from its
 results and kept traces, its report and pytest-html's opened in a headless browser when one is installed."""
+
 from __future__ import annotations
 
 import json
@@ -23,10 +24,30 @@ def example(tmp_path_factory) -> Path:
     folder outside the repo."""
     out = tmp_path_factory.mktemp("example")
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "example_plugin/evals", "--trust-plugin", "--scripted", "--allow-tools",
-         "Write", "-p", "no:cacheprovider", "--json", str(out / "example.json"),
-         "--output-dir", str(out / "results"), "--html", str(out / "pytest-html.html"), "--self-contained-html"],
-        cwd=REPO, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "example_plugin/evals",
+            "--trust-plugin",
+            "--scripted",
+            "--allow-tools",
+            "Write",
+            "-p",
+            "no:cacheprovider",
+            "--json",
+            str(out / "example.json"),
+            "--output-dir",
+            str(out / "results"),
+            "--html",
+            str(out / "pytest-html.html"),
+            "--self-contained-html",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
 
@@ -71,21 +92,35 @@ def browser(tmp_path) -> list[str]:
     found = find_browser()
     if found is None:
         pytest.skip("no headless browser: install Debian's chromium (apt-get install -y chromium) to run this test")
-    return [found, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}"]
+    return [
+        found,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ]
 
 
 def dom(browser: list[str], page: Path) -> str:
     """The page's DOM after the browser loaded it (and ran its scripts, for pytest-html's)."""
-    return subprocess.run([*browser, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120,
-                          check=True).stdout
+    return subprocess.run(
+        [*browser, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
 
 
 def test_headless_browser_renders_the_page(browser, tmp_path, example, example_doc):
     report = example / "results" / "report.html"
     shot = tmp_path / "report.png"
-    subprocess.run([*browser, f"--screenshot={shot}", "--window-size=1280,2000", report.as_uri()],
-                   capture_output=True, timeout=120, check=True)
+    subprocess.run(
+        [*browser, f"--screenshot={shot}", "--window-size=1280,2000", report.as_uri()],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert shot.stat().st_size > 10_000
     shown = dom(browser, report)

@@ -1,5 +1,6 @@
 """A results document written by a real session (the example plugin's suite, through the real Claude Code binary
 and the scripted endpoint) reads into the results model and writes back unchanged, key order included."""
+
 from __future__ import annotations
 
 import copy
@@ -22,9 +23,27 @@ def session(tmp_path_factory) -> tuple[dict, str, Path]:
     out = tmp_path_factory.mktemp("roundtrip")
     target, results = out / "example.json", out / "results"
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "example_plugin/evals", "--trust-plugin", "--scripted", "--allow-tools",
-         "Write", "-p", "no:cacheprovider", "--json", str(target), "--output-dir", str(results)],
-        cwd=REPO, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "example_plugin/evals",
+            "--trust-plugin",
+            "--scripted",
+            "--allow-tools",
+            "Write",
+            "-p",
+            "no:cacheprovider",
+            "--json",
+            str(target),
+            "--output-dir",
+            str(results),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = target.read_text(encoding="utf-8")
     return json.loads(text), text, results
@@ -65,14 +84,14 @@ def test_real_document_has_what_the_model_reads(session):
     assert read.suite.scripted is True
     runs = [run for case in read.cases for run in case.runs()]
     assert runs and all(run.trace_path and Path(run.trace_path).is_file() for run in runs)
-    assert any(g.judge_model and g.judge_votes for run in runs for g in run.graders)   # a judged grader ran
+    assert any(g.judge_model and g.judge_votes for run in runs for g in run.graders)  # a judged grader ran
 
 
 def test_real_case_headers_round_trip(session):
     doc, _, _ = session
     for case_doc in doc["cases"]:
         fields = list(case_doc)
-        header = {k: case_doc[k] for k in fields[:fields.index("arms")]}
+        header = {k: case_doc[k] for k in fields[: fields.index("arms")]}
         case = CaseResult.from_json(copy.deepcopy(case_doc))
         assert json.dumps(case.header_json()) == json.dumps(header)
         fresh = CaseResult.header_from_json(json.loads(json.dumps(header)))

@@ -1,5 +1,6 @@
 """The package's shape: stages import only from the stages below them, and no module imports itself back through
 others — deferred imports inside functions included. Read from the source (ast), nothing is imported."""
+
 from __future__ import annotations
 
 import ast
@@ -43,7 +44,7 @@ def imports_of(name: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - node.level + 1]
+                base = base[: len(base) - node.level + 1]
                 root = ".".join(base + ([node.module] if node.module else []))
             else:
                 root = node.module or ""
@@ -91,7 +92,7 @@ def test_no_import_cycles():
         state[name] = "open"
         for target in sorted(GRAPH[name]):
             if state.get(target) == "open":
-                cycles.append(" → ".join(path[path.index(target):] + [target]))
+                cycles.append(" → ".join(path[path.index(target) :] + [target]))
             elif target not in state:
                 visit(target, [*path, target])
         state[name] = "done"
@@ -106,7 +107,12 @@ def test_the_plugin_module_imports_no_http_client():
     """Every pytest run in an environment with the plugin installed imports it: no HTTP client at import."""
     import subprocess
     import sys
-    out = subprocess.run([sys.executable, "-X", "importtime", "-c", "import pytest_plugin_eval.plugin"],
-                         capture_output=True, text=True, check=True).stderr
+
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import pytest_plugin_eval.plugin"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stderr
     heavy = [line for line in out.splitlines() if line.rstrip().endswith(("| anthropic", "| httpx"))]
     assert not heavy, "\n".join(heavy)

@@ -1,5 +1,6 @@
 """Unit tests for the statistics of run scores (pytest_plugin_eval.stats): mean, sample standard deviation, the
 t quantiles and Welch's interval for Δ."""
+
 from __future__ import annotations
 
 import math
@@ -9,8 +10,8 @@ import pytest
 from pytest_plugin_eval import stats
 from pytest_plugin_eval.stats import delta_interval, mean, stdev, t95
 
-
 # ---- mean / stdev --------------------------------------------------------------------------------------------
+
 
 def test_mean():
     assert mean([]) is None
@@ -21,7 +22,7 @@ def test_mean():
 
 def test_stdev_is_the_sample_standard_deviation():
     assert stdev([]) is None
-    assert stdev([0.7]) is None            # one value has no spread to speak of
+    assert stdev([0.7]) is None  # one value has no spread to speak of
     assert stdev([1, 0.5, 0]) == pytest.approx(0.5)
     assert stdev([0.2, 0.8]) == pytest.approx(math.sqrt(0.18))
     assert stdev([1, 0.5]) == pytest.approx(0.3535533905932738)
@@ -29,6 +30,7 @@ def test_stdev_is_the_sample_standard_deviation():
 
 
 # ---- t quantiles ---------------------------------------------------------------------------------------------
+
 
 def test_t_quantiles():
     assert t95(1) == 12.706 and t95(2) == 4.303 and t95(11) == 2.228 and t95(35) == 2.042 and t95(5000) == 1.96
@@ -42,10 +44,11 @@ def test_t_quantiles_between_and_below_table_entries():
     assert t95(1000) == 1.960
     # Below one degree of freedom the table's first entry stands.
     assert t95(0.5) == t95(0) == 12.706
-    assert all(stats.T95[a] > stats.T95[b] for a, b in zip(sorted(stats.T95), sorted(stats.T95)[1:]))
+    assert all(stats.T95[a] > stats.T95[b] for a, b in zip(sorted(stats.T95), sorted(stats.T95)[1:], strict=False))
 
 
 # ---- delta_interval ------------------------------------------------------------------------------------------
+
 
 def test_delta_interval_welch_two_runs_each():
     # sd 0.3536 and 0 over 2 runs each: the without arm adds no variance, df = 1 → 0.5 ± 12.706 × 0.25

@@ -4,12 +4,14 @@ A guard names a dotted path into the input and what must be there: a JSON type, 
 or a match of a regular expression. Every guarded path is required. The first violation is reported in
 words the eval's reader sees, e.g. `priority = "urgent" is not one of [low, medium, high]`.
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .templates import js_string
 

@@ -12,6 +12,7 @@ MCP over stdio (newline-delimited JSON-RPC 2.0) and answers each `tools/call` fr
 Every call is appended to the run's call log (JSON lines). Start-up stays fast: `anthropic` is imported
 only when a model is actually called.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -21,10 +22,11 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, Callable, Mapping
+from typing import IO, Any
 
 from ...core.prices import Usage, price
 from .expect import check
@@ -129,9 +131,9 @@ def interpret_reply(text: str, server: str, tool: str) -> Answer:
     """The model's reply as a tool answer: `ERROR:` → a tool error, `ABORT:` → an abort, else the result."""
     stripped = text.strip()
     if stripped.startswith("ERROR:"):
-        return tool_error(stripped[len("ERROR:"):].strip())
+        return tool_error(stripped[len("ERROR:") :].strip())
     if stripped.startswith("ABORT:"):
-        return abort(f"the mock agent for {server}/{tool} aborted: {stripped[len('ABORT:'):].strip()}")
+        return abort(f"the mock agent for {server}/{tool} aborted: {stripped[len('ABORT:') :].strip()}")
     return Answer(stripped)
 
 
@@ -263,11 +265,14 @@ class MockServer:
     def _dispatch(self, request_id: Any, method: str, params: Any) -> dict[str, Any]:
         params = params if isinstance(params, dict) else {}
         if method == "initialize":
-            return _result(request_id, {
-                "protocolVersion": params.get("protocolVersion") or DEFAULT_PROTOCOL_VERSION,
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": f"plugin-eval-mock:{self.name}", "version": "1"},
-            })
+            return _result(
+                request_id,
+                {
+                    "protocolVersion": params.get("protocolVersion") or DEFAULT_PROTOCOL_VERSION,
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": f"plugin-eval-mock:{self.name}", "version": "1"},
+                },
+            )
         if method == "tools/list":
             return _result(request_id, {"tools": self.config.get("tools") or []})
         if method == "tools/call":

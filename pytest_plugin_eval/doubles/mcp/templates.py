@@ -4,15 +4,17 @@ Values are inserted as JavaScript would print them (the mock format is shared wi
 a file placeholder may only read files inside the mock's own directory: the model under evaluation chooses
 the substituted values, so a crafted id must not reach anything else on disk.
 """
+
 from __future__ import annotations
 
 import json
 import math
 import os
 import re
+from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ...core.paths import inside
 
@@ -135,6 +137,7 @@ def js_number(x: float) -> str:
     sign = "-" if x < 0 else ""
     exact = Decimal(repr(abs(x))).normalize().as_tuple()
     digits = "".join(map(str, exact.digits))
+    assert isinstance(exact.exponent, int)  # a finite number
     k, n = len(digits), exact.exponent + len(digits)  # value = 0.<digits> × 10^n
     if k <= n <= 21:
         return sign + digits + "0" * (n - k)

@@ -1,4 +1,5 @@
 """The built-in grader types, registered when this package is imported."""
+
 from __future__ import annotations
 
 from ..base import GraderType, registry

@@ -4,13 +4,14 @@ The glob dialect is the reference tool's, matched against whole paths relative t
 directory: `*` is any run of characters except `/`; `**/` is zero or more whole folders; any other `**` is
 any run of characters including `/`; `?` is any one character (`/` included); everything else is literal.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ...core.validate import boolean, need_str
+from ...core.validate import boolean, require_str
 from ..base import GraderType, Verdict, register
 
 
@@ -53,7 +54,7 @@ class FileExistsGrader(GraderType):
     keys = ("path", "exists")
 
     def parse(self, raw: dict, body: str, case_dir=None) -> FileExistsConfig:
-        path = need_str(raw, "path", required=True, nonempty=True)
+        path = require_str(raw, "path", nonempty=True)
         exists = boolean(raw.get("exists", True), "exists")
         return FileExistsConfig(path, exists, tuple((k, raw[k]) for k in self.keys if k in raw))
 
@@ -66,7 +67,9 @@ class FileExistsGrader(GraderType):
     def grade(self, config: FileExistsConfig, run, ctx=None) -> Verdict:
         found = any(glob_match(config.path, f) for f in run.created_files)
         if config.exists:
-            return Verdict(found, f"{config.path} exists as expected" if found
-                           else f"{config.path} missing (expected present)")
-        return Verdict(not found, f"{config.path} exists (expected absent)" if found
-                       else f"{config.path} absent as expected")
+            return Verdict(
+                found, f"{config.path} exists as expected" if found else f"{config.path} missing (expected present)"
+            )
+        return Verdict(
+            not found, f"{config.path} exists (expected absent)" if found else f"{config.path} absent as expected"
+        )

@@ -6,6 +6,7 @@ What the judge sees is cut to a size it can read: a trace keeps its first and la
 (detected from their bytes) are sent as images; PDFs, Office files and other binaries are refused without
 a judge call.
 """
+
 from __future__ import annotations
 
 import base64
@@ -13,14 +14,24 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import ecmaregex
-from ..judge import ANSWER_LINE, JudgeUnavailable
-from ..targets import (FileTarget, Target, TargetError, check_relative, parse_target, read_run_file, sniff_image,
-                       target_json, target_label, text_of)
 from ...core.problems import SpecError
-from ...core.validate import need_str
+from ...core.validate import require_str
 from ...run.artefacts import TRACE
+from .. import ecmaregex
 from ..base import GradeContext, GraderType, Verdict, register
+from ..judge import ANSWER_LINE, JudgeUnavailable
+from ..targets import (
+    FileTarget,
+    Target,
+    TargetError,
+    check_relative,
+    parse_target,
+    read_run_file,
+    sniff_image,
+    target_json,
+    target_label,
+    text_of,
+)
 
 EDGE_LINES = 12
 TEXT_CAP, TEXT_HEAD, TEXT_TAIL = 100_000, 80_000, 20_000
@@ -57,6 +68,7 @@ def binary_kind(data: bytes) -> str | None:
 @dataclass(frozen=True)
 class Evidence:
     """What one judged grader shows the judge: content blocks, the text recorded as evidence, and a note."""
+
     blocks: list
     text: str
     note: str = ""
@@ -70,24 +82,34 @@ def focus_evidence(focus: Target, run, criteria: str) -> Evidence:
         mime = sniff_image(data)
         if mime:
             if len(data) > IMAGE_CAP:
-                raise TargetError(f"file {focus.path} is an image of {len(data)} bytes; the judge takes images up to "
-                                  f"{IMAGE_CAP} bytes")
+                raise TargetError(
+                    f"file {focus.path} is an image of {len(data)} bytes; the judge takes images up to "
+                    f"{IMAGE_CAP} bytes"
+                )
             shown = f"[image shown to the judge: {focus.path} — sent as {mime}, {len(data)} bytes]"
-            blocks = [{"type": "text", "text": f"{intro}Evidence — file {focus.path}, the attached image:"},
-                      {"type": "image", "source": {"type": "base64", "media_type": mime,
-                                                   "data": base64.b64encode(data).decode("ascii")}},
-                      {"type": "text", "text": ANSWER_LINE}]
+            blocks = [
+                {"type": "text", "text": f"{intro}Evidence — file {focus.path}, the attached image:"},
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": mime, "data": base64.b64encode(data).decode("ascii")},
+                },
+                {"type": "text", "text": ANSWER_LINE},
+            ]
             return Evidence(blocks, shown, " (image)")
         kind = binary_kind(data)
         if kind:
-            raise TargetError(f"file {focus.path} cannot be shown to the judge as text — it is {kind}, and not an "
-                              f"image the judge can see (PNG/JPEG/GIF/WebP); have the case render it to an image or "
-                              f"write its content as UTF-8 text, and grade that")
+            raise TargetError(
+                f"file {focus.path} cannot be shown to the judge as text — it is {kind}, and not an "
+                f"image the judge can see (PNG/JPEG/GIF/WebP); have the case render it to an image or "
+                f"write its content as UTF-8 text, and grade that"
+            )
         text = data.decode("utf-8", errors="replace")
         note = ""
         if len(text) > LONG_FILE:
-            note = (f" — note: long file ({len(text)} chars); llm judges are noisy on long inputs, prefer a regex "
-                    f"grader for large artifacts")
+            note = (
+                f" — note: long file ({len(text)} chars); llm judges are noisy on long inputs, prefer a regex "
+                f"grader for large artifacts"
+            )
     else:
         text = text_of(focus, run)
         if focus == "trace":
@@ -130,7 +152,9 @@ class LlmGrader(GraderType):
     def parse(self, raw: dict, body: str, case_dir: Path | None = None) -> LlmConfig:
         criteria = body.strip()
         if not criteria:
-            raise SpecError("criteria", "is empty — write the rubric (what a passing run looks like) as the file's body")
+            raise SpecError(
+                "criteria", "is empty — write the rubric (what a passing run looks like) as the file's body"
+            )
         return LlmConfig(criteria, parse_target(raw.get("focus", "last_message"), "focus"))
 
     def config_json(self, config: LlmConfig) -> dict:
@@ -154,7 +178,7 @@ class LlmGrader(GraderType):
 class BaselineConfig:
     criteria: str
     baseline_file: str
-    lines: tuple[str, ...]   # the reference transcript, one compact JSON value per line
+    lines: tuple[str, ...]  # the reference transcript, one compact JSON value per line
 
 
 def read_baseline(case_dir: Path, rel: str) -> tuple[str, ...]:
@@ -173,8 +197,11 @@ def read_baseline(case_dir: Path, rel: str) -> tuple[str, ...]:
         try:
             lines.append(ecmaregex.compact_json(json.loads(line)))
         except ValueError as e:
-            raise SpecError("baseline_file", f'"{rel}" line {number} is not JSON ({e}); a baseline is a JSON Lines '
-                                             f"transcript such as a run's {TRACE}") from None
+            raise SpecError(
+                "baseline_file",
+                f'"{rel}" line {number} is not JSON ({e}); a baseline is a JSON Lines '
+                f"transcript such as a run's {TRACE}",
+            ) from None
     return tuple(lines)
 
 
@@ -188,9 +215,11 @@ class BaselineGrader(GraderType):
     def parse(self, raw: dict, body: str, case_dir: Path | None = None) -> BaselineConfig:
         criteria = body.strip()
         if not criteria:
-            raise SpecError("criteria", "is empty — write what the new run must do at least as well as the baseline "
-                                        "as the file's body")
-        rel = need_str(raw, "baseline_file", required=True, nonempty=True)
+            raise SpecError(
+                "criteria",
+                "is empty — write what the new run must do at least as well as the baseline as the file's body",
+            )
+        rel = require_str(raw, "baseline_file", nonempty=True)
         lines = read_baseline(case_dir, rel) if case_dir is not None else ()
         return BaselineConfig(criteria, rel, lines)
 
@@ -200,7 +229,9 @@ class BaselineGrader(GraderType):
     def grade(self, config: BaselineConfig, run, ctx: GradeContext | None = None) -> Verdict:
         baseline = cut_chars(cut_lines("\n".join(config.lines)))
         new = cut_chars(cut_lines(run.transcript.text))
-        prompt = (f"Criterion:\n{config.criteria}\n\nBASELINE trajectory (a reference run):\n<baseline>\n{baseline}\n"
-                  f"</baseline>\n\nNEW trajectory (the run being graded):\n<new>\n{new}\n</new>\n\nDoes the NEW "
-                  f"trajectory meet the criterion at least as well as the BASELINE? {ANSWER_LINE}")
+        prompt = (
+            f"Criterion:\n{config.criteria}\n\nBASELINE trajectory (a reference run):\n<baseline>\n{baseline}\n"
+            f"</baseline>\n\nNEW trajectory (the run being graded):\n<new>\n{new}\n</new>\n\nDoes the NEW "
+            f"trajectory meet the criterion at least as well as the BASELINE? {ANSWER_LINE}"
+        )
         return judged(ctx or GradeContext(), Evidence([{"type": "text", "text": prompt}], ""), record_evidence=False)

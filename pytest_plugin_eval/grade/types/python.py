@@ -6,18 +6,20 @@ AssertionError (its message is the explanation), or returns `(passed, explanatio
 module constants `weight` and `arm` work as in Markdown graders. The file is imported when the case loads, so
 a syntax error or a missing `grade` is a load error.
 """
+
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
 
 from ...core.problems import SpecError
 from ...load.pyfile import import_grader
 from ..base import GraderType, Verdict, register
 from ..targets import check_relative
+
 
 def grade_function(module: ModuleType) -> Callable:
     fn = getattr(module, "grade", None)
@@ -32,7 +34,7 @@ def grade_function(module: ModuleType) -> Callable:
 
 @dataclass(frozen=True)
 class PythonConfig:
-    file: str             # as written, relative to the case folder
+    file: str  # as written, relative to the case folder
     fn: Callable
     doc: str
 
@@ -70,5 +72,7 @@ class PythonGrader(GraderType):
             return Verdict(True, config.doc or "passed")
         if value is False:
             return Verdict(False, f"returned False{': ' + config.doc if config.doc else ''}")
-        raise TypeError(f"grade() returned {type(value).__name__}; return None/True, False, (passed, explanation) "
-                        f"or raise AssertionError")
+        raise TypeError(
+            f"grade() returned {type(value).__name__}; return None/True, False, (passed, explanation) "
+            f"or raise AssertionError"
+        )

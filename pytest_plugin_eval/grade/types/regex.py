@@ -1,14 +1,15 @@
 """`regex`: an ECMAScript pattern over a target text; `contains`, `not_contains` or `count:N`."""
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from .. import ecmaregex
-from ..targets import Target, TargetError, parse_target, target_json, target_label, text_of
 from ...core.problems import SpecError
 from ...core.validate import need_str
+from .. import ecmaregex
 from ..base import GraderType, Verdict, register
+from ..targets import Target, TargetError, parse_target, target_json, target_label, text_of
 
 MATCH_RE = re.compile(r"contains|not_contains|count:(\d+)")
 
@@ -71,8 +72,12 @@ class RegexGrader(GraderType):
         return RegexConfig(pattern=pattern, target=target, match=match, flags=flags)
 
     def config_json(self, config: RegexConfig) -> dict:
-        return {"target": target_json(config.target), "pattern": config.pattern, "flags": config.flags,
-                "match": config.match}
+        return {
+            "target": target_json(config.target),
+            "pattern": config.pattern,
+            "flags": config.flags,
+            "match": config.match,
+        }
 
     def with_only_by_default(self, config: RegexConfig) -> bool:
         return config.target == "mock_calls"

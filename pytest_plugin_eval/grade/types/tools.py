@@ -4,14 +4,15 @@ Both count every tool_use block of the trace, subagent calls included, and match
 `input_match` is an ECMAScript pattern tested against the call's input as compact JSON, exactly as
 JavaScript's JSON.stringify writes it (keys in the model's order, no spaces, non-ASCII kept raw).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import ecmaregex
-from ...run.transcript import ToolCall
 from ...core.problems import SpecError
-from ...core.validate import known_keys, need_int, need_str, string, type_name
+from ...core.validate import known_keys, need_int, require_str, string, type_name
+from ...run.transcript import ToolCall
+from .. import ecmaregex
 from ..base import GraderType, Verdict, register
 from .regex import check_pattern
 
@@ -58,15 +59,18 @@ class ToolUsedGrader(GraderType):
     keys = ("tool", "input_match", "min", "max")
 
     def parse(self, raw: dict, body: str, case_dir=None) -> ToolUsedConfig:
-        tool = need_str(raw, "tool", required=True, nonempty=True)
+        tool = require_str(raw, "tool", nonempty=True)
         input_match = parse_input_match(raw, "input_match")
         low = need_int(raw, "min", minimum=0, default=1)
         high = need_int(raw, "max", minimum=0, default=None)
         if high is not None and low > high:
             if "min" in raw:
                 raise SpecError("max", f"is {high}, below min {low}: the grader could never pass")
-            raise SpecError("max", f"is {high} but min defaults to 1, so the grader could never pass — "
-                                   f"to check that {tool} is not called, write `min: 0` and `max: 0`")
+            raise SpecError(
+                "max",
+                f"is {high} but min defaults to 1, so the grader could never pass — "
+                f"to check that {tool} is not called, write `min: 0` and `max: 0`",
+            )
         written = {k: raw[k] for k in self.keys if k in raw}
         return ToolUsedConfig(CallSpec(tool, input_match), low, high, written)
 
@@ -122,14 +126,17 @@ class ToolOrderGrader(GraderType):
 
     def grade(self, config: ToolOrderConfig, run, ctx=None) -> Verdict:
         calls = run.transcript.tool_calls
-        first = {side: next((c.index for c in calls if spec.matches(c)), None)
-                 for side, spec in (("before", config.before), ("after", config.after))}
+        first = {
+            side: next((c.index for c in calls if spec.matches(c)), None)
+            for side, spec in (("before", config.before), ("after", config.after))
+        }
         for side, spec in (("before", config.before), ("after", config.after)):
             if first[side] is None:
                 called = any(c.name == spec.tool for c in calls)
                 why = f"no {spec.tool} call matched input_match" if called and spec.input_match else "never called"
                 return Verdict(False, f'"{side}" tool {spec.tool} {why}')
         b, a = first["before"], first["after"]
+        assert b is not None and a is not None  # both were found above
         if b < a:
             return Verdict(True, f"{config.before.tool}@{b} precedes {config.after.tool}@{a}")
         return Verdict(False, f"{config.before.tool}@{b} does NOT precede {config.after.tool}@{a}")

@@ -1,4 +1,5 @@
 """The shared path helpers: containment with symlinks followed, and JavaScript's string order."""
+
 from __future__ import annotations
 
 import os

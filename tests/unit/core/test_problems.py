@@ -1,5 +1,6 @@
 """The one shape of a user's mistake (Problem, SpecError), collecting several (Problems), and the YAML reader's
 errors, which say where."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,18 +21,23 @@ def here(tmp_path, monkeypatch) -> Path:
 
 # ---- Problem ----------------------------------------------------------------------------------------------
 
+
 def test_problem_render_and_json(here):
     problem = Problem(here / "evals" / "c" / "prompt.md", "runs", "must be a whole number from 1 to 50 (got 0)")
     assert problem.render() == "evals/c/prompt.md: runs: must be a whole number from 1 to 50 (got 0)"
     assert problem.render(here / "evals").startswith("c/prompt.md: runs: ")
-    assert problem.to_json(here) == {"file": "evals/c/prompt.md", "key": "runs",
-                                     "message": "must be a whole number from 1 to 50 (got 0)"}
+    assert problem.to_json(here) == {
+        "file": "evals/c/prompt.md",
+        "key": "runs",
+        "message": "must be a whole number from 1 to 50 (got 0)",
+    }
     assert Problem(here / "case.yaml", "", "must be a YAML mapping").render() == "case.yaml: must be a YAML mapping"
     assert Problem(None, "name", "is required").render() == "name: is required"
     assert Problem(None, "", "no file, no key").render() == "no file, no key"
 
 
 # ---- SpecError --------------------------------------------------------------------------------------------
+
 
 def test_spec_error_carries_key_and_message():
     error = SpecError("match", "is bad")
@@ -45,8 +51,9 @@ def test_spec_error_at_a_file(here):
     error = SpecError.at(str(here / "evals" / "c" / "scripted.yaml"), "with[0].drop", "must be true or false")
     assert error.file == here / "evals" / "c" / "scripted.yaml"  # a Path, whatever it was given
     assert str(error) == "evals/c/scripted.yaml: with[0].drop: must be true or false"
-    assert SpecError.at("scripted.yaml", "", "the script is empty").problem == \
-        Problem(Path("scripted.yaml"), "", "the script is empty")
+    assert SpecError.at("scripted.yaml", "", "the script is empty").problem == Problem(
+        Path("scripted.yaml"), "", "the script is empty"
+    )
     assert SpecError.at("x.md", "type", "bad", structural=True).problem.structural is True
 
 
@@ -78,25 +85,30 @@ def test_located_adds_the_file_to_errors_that_have_none(here):
 
 # ---- Problems ---------------------------------------------------------------------------------------------
 
+
 def test_problems_check_keeps_the_valid_values_and_collects_every_refusal(here):
     file = here / "prompt.md"
     fields = {"runs": whole_number(1, 50), "model": string, "name": string}
     problems = Problems()
     assert not problems and len(problems) == 0
-    valid = problems.check(file, fields, {"runs": 2.0, "model": 4.5, "name": 5, "colour": "red"},
-                           structural_keys=("name",))
+    valid = problems.check(
+        file, fields, {"runs": 2.0, "model": 4.5, "name": 5, "colour": "red"}, structural_keys=("name",)
+    )
     assert valid == {"runs": 2}  # unknown keys are not the checks' business
     assert len(problems) == 2 and problems
-    assert [p.render() for p in problems.items] == ["prompt.md: model: must be a string (got a number)",
-                                                    "prompt.md: name: must be a string (got a whole number)"]
+    assert [p.render() for p in problems.items] == [
+        "prompt.md: model: must be a string (got a number)",
+        "prompt.md: name: must be a string (got a whole number)",
+    ]
     assert [p.structural for p in problems.items] == [False, True]
 
 
 def test_problems_check_prefixes_keys(here):
     problems = Problems()
     problems.check(here / "case.yaml", {"max_turns": whole_number(1, 200)}, {"max_turns": 0}, "execution.")
-    assert problems.items == [Problem(here / "case.yaml", "execution.max_turns",
-                                      "must be a whole number from 1 to 200 (got 0)")]
+    assert problems.items == [
+        Problem(here / "case.yaml", "execution.max_turns", "must be a whole number from 1 to 200 (got 0)")
+    ]
 
 
 def test_problems_add_and_add_error(here):
@@ -115,10 +127,21 @@ def test_problems_add_and_add_error(here):
 
 # ---- the YAML 1.2 reader ----------------------------------------------------------------------------------
 
+
 def test_load_yaml_reads_yaml_1_2_scalars():
     data = load_yaml("a: yes\nb: no\nc: on\nd: off\ne: true\nf: False\ng: 2024-01-01\nh: 3\ni: 1.5\nj: null\n")
-    assert data == {"a": "yes", "b": "no", "c": "on", "d": "off", "e": True, "f": False, "g": "2024-01-01",
-                    "h": 3, "i": 1.5, "j": None}
+    assert data == {
+        "a": "yes",
+        "b": "no",
+        "c": "on",
+        "d": "off",
+        "e": True,
+        "f": False,
+        "g": "2024-01-01",
+        "h": 3,
+        "i": 1.5,
+        "j": None,
+    }
 
 
 def test_yaml_errors_say_where():

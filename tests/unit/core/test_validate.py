@@ -1,4 +1,5 @@
 """The shared value checks: what each accepts, what it returns, and the message naming the key when it refuses."""
+
 from __future__ import annotations
 
 import math
@@ -15,6 +16,7 @@ from pytest_plugin_eval.core.validate import (
     nonempty_string,
     one_of,
     positive_number,
+    require_str,
     seconds,
     string,
     string_list,
@@ -32,10 +34,20 @@ def refusal(check, value, key: str = "k") -> str:
     return str(info.value)
 
 
-@pytest.mark.parametrize("value, name", [
-    (True, "a boolean"), (3, "a whole number"), (1.5, "a number"), ("x", "a string"), ([1], "a list"),
-    ([], "an empty list"), ({}, "a mapping"), (None, "nothing (null)"), (b"x", "bytes"),
-])
+@pytest.mark.parametrize(
+    "value, name",
+    [
+        (True, "a boolean"),
+        (3, "a whole number"),
+        (1.5, "a number"),
+        ("x", "a string"),
+        ([1], "a list"),
+        ([], "an empty list"),
+        ({}, "a mapping"),
+        (None, "nothing (null)"),
+        (b"x", "bytes"),
+    ],
+)
 def test_type_name(value, name):
     assert type_name(value) == name
 
@@ -48,16 +60,26 @@ def test_subkey():
 
 # ---- whole numbers ----------------------------------------------------------------------------------------
 
+
 def test_whole_number_in_a_range_accepts_its_bounds_and_whole_floats():
     check = whole_number(1, 50)
     assert check(1, "k") == 1 and check(50, "k") == 50
     assert check(2.0, "k") == 2 and type(check(2.0, "k")) is int
 
 
-@pytest.mark.parametrize("value, got", [
-    (0, "0"), (51, "51"), (1.5, "a number 1.5"), ("3", "a string '3'"), (True, "a boolean"), ([1], "a list"),
-    (None, "nothing (null)"), (math.inf, "a number inf"),
-])
+@pytest.mark.parametrize(
+    "value, got",
+    [
+        (0, "0"),
+        (51, "51"),
+        (1.5, "a number 1.5"),
+        ("3", "a string '3'"),
+        (True, "a boolean"),
+        ([1], "a list"),
+        (None, "nothing (null)"),
+        (math.inf, "a number inf"),
+    ],
+)
 def test_whole_number_in_a_range_refusals(value, got):
     assert refusal(whole_number(1, 50), value, "runs") == f"runs: must be a whole number from 1 to 50 (got {got})"
 
@@ -71,6 +93,7 @@ def test_whole_number_without_an_upper_bound():
 
 # ---- other numbers ----------------------------------------------------------------------------------------
 
+
 def test_seconds():
     assert seconds(0, "k") == 0.0 and type(seconds(2, "k")) is float
     assert seconds(0.25, "k") == 0.25
@@ -82,12 +105,19 @@ def test_seconds():
 
 def test_positive_number():
     assert positive_number(0.5, "w") == 0.5 and positive_number(3, "w") == 3
-    for value, got in ((0, "0"), (-0.5, "-0.5"), (math.nan, "nan"), (math.inf, "inf"), ("2", "a string '2'"),
-                       (None, "nothing (null)")):
+    for value, got in (
+        (0, "0"),
+        (-0.5, "-0.5"),
+        (math.nan, "nan"),
+        (math.inf, "inf"),
+        ("2", "a string '2'"),
+        (None, "nothing (null)"),
+    ):
         assert refusal(positive_number, value, "weight") == f"weight: must be a number greater than 0 (got {got})"
 
 
 # ---- strings ----------------------------------------------------------------------------------------------
+
 
 def test_string():
     assert string("", "k") == "" and string("x", "k") == "x"
@@ -105,13 +135,15 @@ def test_nonempty_string():
 def test_string_list():
     assert string_list(["Read", "Edit"], "k") == ("Read", "Edit")
     assert string_list([], "k") == ()
-    assert refusal(string_list, "Read", "allowed_tools") == ("allowed_tools: must be a list of strings (got a string) "
-                                                             "— write it as a list: [Read]")
+    assert refusal(string_list, "Read", "allowed_tools") == (
+        "allowed_tools: must be a list of strings (got a string) — write it as a list: [Read]"
+    )
     assert refusal(string_list, {"a": 1}, "tags") == "tags: must be a list of strings (got a mapping)"
     assert refusal(string_list, ["Read", 5], "tags") == "tags[1]: must be a string (got a whole number)"
 
 
 # ---- mappings, booleans, choices --------------------------------------------------------------------------
+
 
 def test_mapping():
     assert mapping({"a": 1}, "k") == {"a": 1}
@@ -144,6 +176,7 @@ def test_known_keys_names_the_first_unknown_key_under_its_parent():
 
 # ---- optional keys of a mapping ---------------------------------------------------------------------------
 
+
 def test_need_str():
     assert need_str({}, "k") is None
     assert need_str({}, "k", default="d") == "d"
@@ -151,8 +184,12 @@ def test_need_str():
     assert need_str({"k": "v"}, "k") == "v"
     assert need_str({"k": ""}, "k") == ""
     with pytest.raises(SpecError) as info:
-        need_str({}, "k", required=True)
+        require_str({}, "k")
     assert (info.value.key, info.value.message) == ("k", "is required")
+    with pytest.raises(SpecError) as info:
+        require_str({"k": None}, "k", nonempty=True)
+    assert (info.value.key, info.value.message) == ("k", "is required")
+    assert require_str({"k": "v"}, "k", nonempty=True) == "v"
     with pytest.raises(SpecError) as info:
         need_str({"k": 1}, "k")
     assert str(info.value) == "k: must be a string (got a whole number)"

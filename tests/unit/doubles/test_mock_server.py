@@ -1,6 +1,7 @@
 """The stand-in MCP server in this process: templates, expect: guards, JSON-RPC handling, and agent responders
 with replay, recording and pricing (the model played by the scripted endpoint, on a thread). The server as
 Claude Code starts it — a child process over stdio — is tested in tests/acceptance/test_doubles.py."""
+
 from __future__ import annotations
 
 import io
@@ -38,22 +39,37 @@ def mock_dir(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("body, expected", [
-    ("Created #1: {{input.title}}", "Created #1: Bug X"),
-    ("{{input.meta.owner}}/{{ input.meta.team }}", "ann/core"),
-    ("first={{input.tags.0}} second={{input.tags.1}} third={{input.tags.2}}", "first=a second=b third="),
-    ("{{input.tags}}", '["a","b"]'),
-    ("{{input.meta}}", '{"owner":"ann","team":"core"}'),
-    ("{{input.count}} {{input.ratio}} {{input.whole}} {{input.flag}} {{input.none}}", "42 1.5 3 true null"),
-    ("[{{input.nope}}][{{input.meta.nope}}][{{input.title.x}}][{{input.tags.9}}]", "[][][][]"),
-    ("{{input.items.0.name}}", "first"),
-    ("{{input}}", '{"title":"Bug X","meta":{"owner":"ann","team":"core"},"tags":["a","b"],"count":42,"ratio":1.5,'
-                  '"whole":3,"flag":true,"none":null,"items":[{"name":"first"}]}'),
-    ("no placeholders {here} {{other}}", "no placeholders {here} {{other}}"),
-])
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("Created #1: {{input.title}}", "Created #1: Bug X"),
+        ("{{input.meta.owner}}/{{ input.meta.team }}", "ann/core"),
+        ("first={{input.tags.0}} second={{input.tags.1}} third={{input.tags.2}}", "first=a second=b third="),
+        ("{{input.tags}}", '["a","b"]'),
+        ("{{input.meta}}", '{"owner":"ann","team":"core"}'),
+        ("{{input.count}} {{input.ratio}} {{input.whole}} {{input.flag}} {{input.none}}", "42 1.5 3 true null"),
+        ("[{{input.nope}}][{{input.meta.nope}}][{{input.title.x}}][{{input.tags.9}}]", "[][][][]"),
+        ("{{input.items.0.name}}", "first"),
+        (
+            "{{input}}",
+            '{"title":"Bug X","meta":{"owner":"ann","team":"core"},"tags":["a","b"],"count":42,"ratio":1.5,'
+            '"whole":3,"flag":true,"none":null,"items":[{"name":"first"}]}',
+        ),
+        ("no placeholders {here} {{other}}", "no placeholders {here} {{other}}"),
+    ],
+)
 def test_render_inserts_input_fields(body: str, expected: str, tmp_path: Path) -> None:
-    data = {"title": "Bug X", "meta": {"owner": "ann", "team": "core"}, "tags": ["a", "b"], "count": 42,
-            "ratio": 1.5, "whole": 3.0, "flag": True, "none": None, "items": [{"name": "first"}]}
+    data = {
+        "title": "Bug X",
+        "meta": {"owner": "ann", "team": "core"},
+        "tags": ["a", "b"],
+        "count": 42,
+        "ratio": 1.5,
+        "whole": 3.0,
+        "flag": True,
+        "none": None,
+        "items": [{"name": "first"}],
+    }
     assert render(body, data, tmp_path) == expected
 
 
@@ -72,30 +88,55 @@ def test_render_inserts_files(mock_dir: Path) -> None:
     assert render("{{file:t.txt}}", {"x": "no"}, mock_dir) == "{{input.x}}"
 
 
-@pytest.mark.parametrize("body, data, message", [
-    ("{{file:../secret.txt}}", {}, "{{file:../secret.txt}} names a path outside the mock's directory"),
-    ("{{file:fixtures/../../secret.txt}}", {}, "{{file:fixtures/../../secret.txt}} names a path outside the mock's directory"),
-    ("{{file:/etc/passwd}}", {}, "{{file:/etc/passwd}} names a path outside the mock's directory"),
-    ("{{file:fixtures/leak.json}}", {}, "{{file:fixtures/leak.json}} names a path outside the mock's directory"),
-    ("{{file:fixtures/{input.id}.json}}", {"id": "../secret"},
-     '{input.id} = "../secret" is not a plain file-name segment'),
-    ("{{file:fixtures/{input.id}}}", {"id": ".."}, '{input.id} = ".." is not a plain file-name segment'),
-    ("{{file:fixtures/{input.id}}}", {"id": "."}, '{input.id} = "." is not a plain file-name segment'),
-    ("{{file:fixtures/{input.id}.json}}", {"id": "a\\b"}, '{input.id} = "a\\\\b" is not a plain file-name segment'),
-    ("{{file:fixtures/{input.id}.json}}", {}, '{input.id} = "" is not a plain file-name segment'),
-    ("{{file:fixtures/{input.id}.json}}", {"id": 9}, "{{file:fixtures/9.json}}: no such file in the mock's directory"),
-    ("{{file:fixtures}}", {}, "{{file:fixtures}}: no such file in the mock's directory"),
-])
+@pytest.mark.parametrize(
+    "body, data, message",
+    [
+        ("{{file:../secret.txt}}", {}, "{{file:../secret.txt}} names a path outside the mock's directory"),
+        (
+            "{{file:fixtures/../../secret.txt}}",
+            {},
+            "{{file:fixtures/../../secret.txt}} names a path outside the mock's directory",
+        ),
+        ("{{file:/etc/passwd}}", {}, "{{file:/etc/passwd}} names a path outside the mock's directory"),
+        ("{{file:fixtures/leak.json}}", {}, "{{file:fixtures/leak.json}} names a path outside the mock's directory"),
+        (
+            "{{file:fixtures/{input.id}.json}}",
+            {"id": "../secret"},
+            '{input.id} = "../secret" is not a plain file-name segment',
+        ),
+        ("{{file:fixtures/{input.id}}}", {"id": ".."}, '{input.id} = ".." is not a plain file-name segment'),
+        ("{{file:fixtures/{input.id}}}", {"id": "."}, '{input.id} = "." is not a plain file-name segment'),
+        ("{{file:fixtures/{input.id}.json}}", {"id": "a\\b"}, '{input.id} = "a\\\\b" is not a plain file-name segment'),
+        ("{{file:fixtures/{input.id}.json}}", {}, '{input.id} = "" is not a plain file-name segment'),
+        (
+            "{{file:fixtures/{input.id}.json}}",
+            {"id": 9},
+            "{{file:fixtures/9.json}}: no such file in the mock's directory",
+        ),
+        ("{{file:fixtures}}", {}, "{{file:fixtures}}: no such file in the mock's directory"),
+    ],
+)
 def test_render_refuses_files(mock_dir: Path, body: str, data: dict, message: str) -> None:
     with pytest.raises(TemplateError) as error:
         render(body, data, mock_dir)
     assert str(error.value) == message
 
 
-@pytest.mark.parametrize("value, expected", [
-    (42.0, "42"), (1.5, "1.5"), (-0.0, "0"), (0.1, "0.1"), (1e21, "1e+21"), (1e20, "100000000000000000000"),
-    (1.5e-7, "1.5e-7"), (0.000001, "0.000001"), (123.456, "123.456"), (-2.5e30, "-2.5e+30"),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (42.0, "42"),
+        (1.5, "1.5"),
+        (-0.0, "0"),
+        (0.1, "0.1"),
+        (1e21, "1e+21"),
+        (1e20, "100000000000000000000"),
+        (1.5e-7, "1.5e-7"),
+        (0.000001, "0.000001"),
+        (123.456, "123.456"),
+        (-2.5e30, "-2.5e+30"),
+    ],
+)
 def test_numbers_print_as_in_javascript(value: float, expected: str) -> None:
     assert js_number(value) == expected
 
@@ -103,7 +144,16 @@ def test_numbers_print_as_in_javascript(value: float, expected: str) -> None:
 def test_javascript_json_and_string() -> None:
     assert js_json({"a": [1, 2.0, None, True], "b": "é"}) == '{"a":[1,2,null,true],"b":"é"}'
     assert [js_string(v) for v in (True, False, None, 42, 4.0, 1.5, "x", [1, None, "a"], {})] == [
-        "true", "false", "null", "42", "4", "1.5", "x", "1,,a", "[object Object]"]
+        "true",
+        "false",
+        "null",
+        "42",
+        "4",
+        "1.5",
+        "x",
+        "1,,a",
+        "[object Object]",
+    ]
 
 
 # -- expect: guards --------------------------------------------------------------------------------------
@@ -112,39 +162,54 @@ PRIORITY = {"path": "priority", "kind": "enum", "value": ["low", "medium", "high
 OWNER = {"path": "owner", "kind": "regex", "value": {"source": "^[a-z]+$", "flags": ""}}
 
 
-@pytest.mark.parametrize("guard, data, reason", [
-    ({"path": "count", "kind": "type", "value": "number"}, {"count": 3}, None),
-    ({"path": "count", "kind": "type", "value": "number"}, {"count": 1.5}, None),
-    ({"path": "count", "kind": "type", "value": "number"}, {"count": "3"}, 'count = "3" is not a number'),
-    ({"path": "count", "kind": "type", "value": "number"}, {"count": True}, "count = true is not a number"),
-    ({"path": "count", "kind": "type", "value": "number"}, {}, "count = (missing) is not a number"),
-    ({"path": "meta.owner", "kind": "type", "value": "string"}, {"meta": {"owner": "ann"}}, None),
-    ({"path": "meta.owner", "kind": "type", "value": "string"}, {"meta": "ann"}, "meta.owner = (missing) is not a string"),
-    ({"path": "flag", "kind": "type", "value": "boolean"}, {"flag": 0}, "flag = 0 is not a boolean"),
-    ({"path": "flag", "kind": "type", "value": "boolean"}, {"flag": False}, None),
-    ({"path": "meta", "kind": "type", "value": "object"}, {"meta": {}}, None),
-    ({"path": "meta", "kind": "type", "value": "object"}, {"meta": [1]}, "meta = [1] is not a object"),
-    ({"path": "tags", "kind": "type", "value": "array"}, {"tags": ["a", "b"]}, None),
-    ({"path": "tags", "kind": "type", "value": "array"}, {"tags": {"a": 1}}, 'tags = {"a":1} is not a array'),
-    ({"path": "name", "kind": "type", "value": "string"}, {"name": None}, "name = null is not a string"),
-    (PRIORITY, {"priority": "low"}, None),
-    (PRIORITY, {"priority": "urgent"}, 'priority = "urgent" is not one of [low, medium, high]'),
-    (PRIORITY, {}, "priority = (missing) is not one of [low, medium, high]"),
-    (PRIORITY, {"priority": ["low"]}, None),  # String(["low"]) is "low", as in JavaScript
-    ({"path": "n", "kind": "enum", "value": ["42", "true", "null", "1.5"]}, {"n": 42}, None),
-    ({"path": "n", "kind": "enum", "value": ["42", "true", "null", "1.5"]}, {"n": 42.0}, None),
-    ({"path": "n", "kind": "enum", "value": ["42", "true", "null", "1.5"]}, {"n": True}, None),
-    ({"path": "n", "kind": "enum", "value": ["42", "true", "null", "1.5"]}, {"n": None}, None),
-    ({"path": "n", "kind": "enum", "value": ["42", "true", "null", "1.5"]}, {"n": 1.5}, None),
-    ({"path": "n", "kind": "enum", "value": ["42", "true"]}, {"n": "True"}, 'n = "True" is not one of [42, true]'),
-    (OWNER, {"owner": "ann"}, None),
-    (OWNER, {"owner": "Ann"}, 'owner = "Ann" does not match /^[a-z]+$/'),
-    (OWNER, {}, "owner = (missing) does not match /^[a-z]+$/"),
-    ({**OWNER, "value": {"source": "^[a-z]+$", "flags": "i"}}, {"owner": "Ann"}, None),
-    ({**OWNER, "value": {"source": "^[a-z]+$", "flags": "i"}}, {"owner": "Ann1"}, 'owner = "Ann1" does not match /^[a-z]+$/i'),
-    ({"path": "body", "kind": "regex", "value": {"source": "a.b", "flags": "s"}}, {"body": "a\nb"}, None),
-    ({"path": "body", "kind": "regex", "value": {"source": "fix", "flags": ""}}, {"body": "a fix here"}, None),  # search
-])
+@pytest.mark.parametrize(
+    "guard, data, reason",
+    [
+        ({"path": "count", "kind": "type", "value": "number"}, {"count": 3}, None),
+        ({"path": "count", "kind": "type", "value": "number"}, {"count": 1.5}, None),
+        ({"path": "count", "kind": "type", "value": "number"}, {"count": "3"}, 'count = "3" is not a number'),
+        ({"path": "count", "kind": "type", "value": "number"}, {"count": True}, "count = true is not a number"),
+        ({"path": "count", "kind": "type", "value": "number"}, {}, "count = (missing) is not a number"),
+        ({"path": "meta.owner", "kind": "type", "value": "string"}, {"meta": {"owner": "ann"}}, None),
+        (
+            {"path": "meta.owner", "kind": "type", "value": "string"},
+            {"meta": "ann"},
+            "meta.owner = (missing) is not a string",
+        ),
+        ({"path": "flag", "kind": "type", "value": "boolean"}, {"flag": 0}, "flag = 0 is not a boolean"),
+        ({"path": "flag", "kind": "type", "value": "boolean"}, {"flag": False}, None),
+        ({"path": "meta", "kind": "type", "value": "object"}, {"meta": {}}, None),
+        ({"path": "meta", "kind": "type", "value": "object"}, {"meta": [1]}, "meta = [1] is not a object"),
+        ({"path": "tags", "kind": "type", "value": "array"}, {"tags": ["a", "b"]}, None),
+        ({"path": "tags", "kind": "type", "value": "array"}, {"tags": {"a": 1}}, 'tags = {"a":1} is not a array'),
+        ({"path": "name", "kind": "type", "value": "string"}, {"name": None}, "name = null is not a string"),
+        (PRIORITY, {"priority": "low"}, None),
+        (PRIORITY, {"priority": "urgent"}, 'priority = "urgent" is not one of [low, medium, high]'),
+        (PRIORITY, {}, "priority = (missing) is not one of [low, medium, high]"),
+        (PRIORITY, {"priority": ["low"]}, None),  # String(["low"]) is "low", as in JavaScript
+        ({"path": "n", "kind": "enum", "value": ["42", "true", "null", "1.5"]}, {"n": 42}, None),
+        ({"path": "n", "kind": "enum", "value": ["42", "true", "null", "1.5"]}, {"n": 42.0}, None),
+        ({"path": "n", "kind": "enum", "value": ["42", "true", "null", "1.5"]}, {"n": True}, None),
+        ({"path": "n", "kind": "enum", "value": ["42", "true", "null", "1.5"]}, {"n": None}, None),
+        ({"path": "n", "kind": "enum", "value": ["42", "true", "null", "1.5"]}, {"n": 1.5}, None),
+        ({"path": "n", "kind": "enum", "value": ["42", "true"]}, {"n": "True"}, 'n = "True" is not one of [42, true]'),
+        (OWNER, {"owner": "ann"}, None),
+        (OWNER, {"owner": "Ann"}, 'owner = "Ann" does not match /^[a-z]+$/'),
+        (OWNER, {}, "owner = (missing) does not match /^[a-z]+$/"),
+        ({**OWNER, "value": {"source": "^[a-z]+$", "flags": "i"}}, {"owner": "Ann"}, None),
+        (
+            {**OWNER, "value": {"source": "^[a-z]+$", "flags": "i"}},
+            {"owner": "Ann1"},
+            'owner = "Ann1" does not match /^[a-z]+$/i',
+        ),
+        ({"path": "body", "kind": "regex", "value": {"source": "a.b", "flags": "s"}}, {"body": "a\nb"}, None),
+        (
+            {"path": "body", "kind": "regex", "value": {"source": "fix", "flags": ""}},
+            {"body": "a fix here"},
+            None,
+        ),  # search
+    ],
+)
 def test_guards(guard: dict, data: dict, reason: str | None) -> None:
     assert check([guard], data) == reason
 
@@ -164,7 +229,9 @@ def stand_in_config(tmp_path: Path, responders: dict, agent: dict | None = None,
         "registeredName": "plugin:mockp:tracker",
         "toolPrefix": PREFIX,
         "callLog": str(tmp_path / "out" / "mock-calls.jsonl"),
-        "tools": tools if tools is not None else [
+        "tools": tools
+        if tools is not None
+        else [
             {"name": name, "description": f"The {name} tool", "inputSchema": {"type": "object"}} for name in responders
         ],
         "responders": responders,
@@ -188,18 +255,25 @@ def text_of(result: dict) -> str:
 
 def test_the_protocol(tmp_path: Path, mock_dir: Path) -> None:
     """One JSON line in, one reply line out (none for notifications), through the same loop main() runs."""
-    responders = {"create_issue": fixed("Created #1: {{input.title}}", mock_dir, [PRIORITY]),
-                  "fail": fixed("Service unavailable: {{input.why}}", mock_dir, is_error=True)}
+    responders = {
+        "create_issue": fixed("Created #1: {{input.title}}", mock_dir, [PRIORITY]),
+        "fail": fixed("Service unavailable: {{input.why}}", mock_dir, is_error=True),
+    }
     config = stand_in_config(tmp_path, responders)
     messages = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-03-26"}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-         "params": {"name": "create_issue", "arguments": {"title": "Bug X", "priority": "low"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "create_issue", "arguments": {"title": "Bug X", "priority": "low"}},
+        },
         {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "fail", "arguments": {"why": "x"}}},
         {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "nope"}},
-        "this is not json", [1, 2],
+        "this is not json",
+        [1, 2],
         {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "fail", "arguments": [1]}},
         {"jsonrpc": "2.0", "id": 7, "method": "ping"},
     ]
@@ -208,8 +282,11 @@ def test_the_protocol(tmp_path: Path, mock_dir: Path) -> None:
     serve(MockServer(config), stdin, stdout)
     replies = [json.loads(line) for line in stdout.getvalue().splitlines()]
     assert [r.get("id") for r in replies] == [1, 2, 3, 4, 5, None, None, 6, 7]
-    assert replies[0]["result"] == {"protocolVersion": "2025-03-26", "capabilities": {"tools": {}},
-                                    "serverInfo": {"name": "plugin-eval-mock:tracker", "version": "1"}}
+    assert replies[0]["result"] == {
+        "protocolVersion": "2025-03-26",
+        "capabilities": {"tools": {}},
+        "serverInfo": {"name": "plugin-eval-mock:tracker", "version": "1"},
+    }
     assert replies[1]["result"] == {"tools": config["tools"]}
     assert replies[2]["result"] == {"content": [{"type": "text", "text": "Created #1: Bug X"}], "isError": False}
     assert replies[3]["result"]["isError"] is True
@@ -217,7 +294,9 @@ def test_the_protocol(tmp_path: Path, mock_dir: Path) -> None:
     assert [r["error"]["code"] for r in replies[5:8]] == [-32700, -32600, -32602]
     assert replies[8]["result"] == {}
     assert [(e["tool"], e["verdict"]) for e in call_log(tmp_path)] == [
-        (f"{PREFIX}create_issue", "ok"), (f"{PREFIX}fail", "tool_error")]
+        (f"{PREFIX}create_issue", "ok"),
+        (f"{PREFIX}fail", "tool_error"),
+    ]
 
 
 def test_a_listed_tool_without_a_responder_is_unknown(tmp_path: Path) -> None:
@@ -239,23 +318,38 @@ def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedEndpoint]:
         yield ep
 
 
-def agent_config(tmp_path: Path, base_url: str | None, replay_dir: Path | None = None,
-                 record_dir: Path | None = None, model: str = "claude-haiku-5-5") -> dict:
+def agent_config(
+    tmp_path: Path,
+    base_url: str | None,
+    replay_dir: Path | None = None,
+    record_dir: Path | None = None,
+    model: str = "claude-haiku-5-5",
+) -> dict:
     wiki = tmp_path / "mocks" / "wiki"
     responders = {
         "get_page": {"kind": "agent", "description": WIKI, "abortWhen": None, "guards": [], "baseDir": str(wiki)},
-        "delete_page": {"kind": "agent", "description": WIKI, "abortWhen": "- the caller asks to delete a page",
-                        "guards": [{"path": "id", "kind": "type", "value": "number"}], "baseDir": str(wiki)},
+        "delete_page": {
+            "kind": "agent",
+            "description": WIKI,
+            "abortWhen": "- the caller asks to delete a page",
+            "guards": [{"path": "id", "kind": "type", "value": "number"}],
+            "baseDir": str(wiki),
+        },
     }
-    agent = {"model": model, "baseUrl": base_url, "replayDir": str(replay_dir) if replay_dir else None,
-             "recordDir": str(record_dir or tmp_path / "recordings" / "wiki")}
+    agent = {
+        "model": model,
+        "baseUrl": base_url,
+        "replayDir": str(replay_dir) if replay_dir else None,
+        "recordDir": str(record_dir or tmp_path / "recordings" / "wiki"),
+    }
     return {**stand_in_config(tmp_path, responders, agent), "server": "wiki"}
 
 
 def call(server: MockServer, tool: str, arguments: dict) -> dict:
     """A tools/call through the server's JSON-RPC handling; its result."""
-    reply = server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                           "params": {"name": tool, "arguments": arguments}})
+    reply = server.handle(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    )
     assert reply is not None
     return reply["result"]
 
@@ -288,8 +382,7 @@ def test_agent_answers_live_and_records(tmp_path: Path, endpoint: ScriptedEndpoi
 
     # the ok and the error answer are recorded; the abort is not
     records = tmp_path / "recordings" / "wiki"
-    assert sorted(p.name for p in records.iterdir()) == sorted(
-        f"get_page-{replay_key({'id': n})}.json" for n in (1, 2))
+    assert sorted(p.name for p in records.iterdir()) == sorted(f"get_page-{replay_key({'id': n})}.json" for n in (1, 2))
     recording = json.loads((records / f"get_page-{replay_key({'id': 1})}.json").read_text())
     assert recording["input"] == {"id": 1} and recording["output"] == "MOCK ANSWER"
     assert recording["verdict"] == "ok" and recording["model"] == "claude-haiku-5-5"
@@ -308,7 +401,9 @@ def test_agent_answers_live_and_records(tmp_path: Path, endpoint: ScriptedEndpoi
     assert (text_of(replayed_error), replayed_error["isError"]) == ("no page 2", True)
     assert len(endpoint.calls(token=url)) == 3
     assert [(e["replay"], e["verdict"], e["costUsd"]) for e in call_log(tmp_path)] == [
-        ("hit", "ok", 0.0), ("hit", "tool_error", 0.0)]
+        ("hit", "ok", 0.0),
+        ("hit", "tool_error", 0.0),
+    ]
     assert not (tmp_path / "rec2").exists()  # replays are not recorded again
 
 
@@ -319,9 +414,18 @@ def test_replay_hit_stale_and_miss(tmp_path: Path, endpoint: ScriptedEndpoint) -
 
     def recording(data: dict, output: str, sha: str) -> str:
         name = f"get_page-{replay_key(data)}.json"
-        (replay_dir / name).write_text(json.dumps({"input": data, "output": output, "verdict": "ok",
-                                                   "recordedAt": "2026-01-01T00:00:00Z", "model": "m",
-                                                   "descriptionSha": sha}))
+        (replay_dir / name).write_text(
+            json.dumps(
+                {
+                    "input": data,
+                    "output": output,
+                    "verdict": "ok",
+                    "recordedAt": "2026-01-01T00:00:00Z",
+                    "model": "m",
+                    "descriptionSha": sha,
+                }
+            )
+        )
         return name
 
     recording({"id": 1, "title": "Home"}, "REPLAYED", description_sha(WIKI, None))
@@ -345,8 +449,12 @@ def test_replay_hit_stale_and_miss(tmp_path: Path, endpoint: ScriptedEndpoint) -
 @pytest.mark.parametrize("model", ["claude-haiku-5-5", "haiku", "claude-opus-5-5[1m]", "claude-unknown-9"])
 def test_agent_calls_are_priced_from_the_price_table(tmp_path: Path, endpoint: ScriptedEndpoint, model: str) -> None:
     # The config names only the model; the stand-in prices the reply's whole usage, cache tokens included.
-    tokens = {"input_tokens": 1200, "output_tokens": 80, "cache_read_input_tokens": 300,
-              "cache_creation_input_tokens": 40}
+    tokens = {
+        "input_tokens": 1200,
+        "output_tokens": 80,
+        "cache_read_input_tokens": 300,
+        "cache_creation_input_tokens": 40,
+    }
     url = endpoint.judge_url(parse_script({"judge": {"default": [{"text": "PAGE", "usage": tokens}]}}), "mock")
     config = agent_config(tmp_path, url, model=model)
     assert set(config["agent"]) == {"model", "baseUrl", "replayDir", "recordDir"}
@@ -358,7 +466,7 @@ def test_agent_calls_are_priced_from_the_price_table(tmp_path: Path, endpoint: S
 
 def test_a_failing_model_call_is_a_tool_error(tmp_path: Path) -> None:
     class Broken:
-        class messages:  # noqa: N801 - the SDK's shape
+        class messages:
             @staticmethod
             def create(**kwargs: Any) -> Any:
                 raise ConnectionError("connection refused")
@@ -386,7 +494,7 @@ def test_the_system_prompt_names_the_server_and_the_abort_conditions(tmp_path: P
     seen: list[dict] = []
 
     class Recorder:
-        class messages:  # noqa: N801 - the SDK's shape
+        class messages:
             @staticmethod
             def create(**kwargs: Any) -> Any:
                 seen.append(kwargs)
@@ -397,8 +505,12 @@ def test_the_system_prompt_names_the_server_and_the_abort_conditions(tmp_path: P
     server.call_tool("get_page", {"id": 3})
     with_abort, without = seen
     assert with_abort["model"] == "claude-haiku-5-5" and with_abort["max_tokens"] == 1024
-    assert with_abort["messages"] == [{"role": "user", "content": 'Current call: delete_page\nArguments:\n{\n  "id": 3\n}'}]
-    assert '"wiki"' in with_abort["system"] and WIKI in with_abort["system"] and "ERROR: <message>" in with_abort["system"]
+    assert with_abort["messages"] == [
+        {"role": "user", "content": 'Current call: delete_page\nArguments:\n{\n  "id": 3\n}'}
+    ]
+    assert (
+        '"wiki"' in with_abort["system"] and WIKI in with_abort["system"] and "ERROR: <message>" in with_abort["system"]
+    )
     assert "ABORT: <reason>" in with_abort["system"] and "- the caller asks to delete a page" in with_abort["system"]
     assert "ABORT" not in without["system"]
     assert "tools" not in with_abort

@@ -50,7 +50,7 @@ def history(assistant_turns: int) -> list[dict[str, str]]:
     return messages
 
 
-@functools.lru_cache(maxsize=None)  # building a client is slow; reuse one per URL
+@functools.cache  # building a client is slow; reuse one per URL
 def client(url: str) -> anthropic.Anthropic:
     return anthropic.Anthropic(base_url=url, api_key="x", max_retries=0)
 
@@ -109,8 +109,15 @@ with:
 
 @pytest.mark.parametrize(
     ("status", "expected"),
-    [(400, "invalid_request_error"), (401, "authentication_error"), (403, "permission_error"),
-     (404, "not_found_error"), (429, "rate_limit_error"), (529, "overloaded_error"), (503, "api_error")],
+    [
+        (400, "invalid_request_error"),
+        (401, "authentication_error"),
+        (403, "permission_error"),
+        (404, "not_found_error"),
+        (429, "rate_limit_error"),
+        (529, "overloaded_error"),
+        (503, "api_error"),
+    ],
 )
 def test_error_type_defaults_from_status(status: int, expected: str) -> None:
     assert script({"with": [{"error": {"status": status}}]}).turns("with", 1)[0].error.type == expected
@@ -184,8 +191,10 @@ def test_judge_replies() -> None:
         ("with: [{tool: ''}]\n", "with[0].tool: must be a non-empty string (got an empty string)"),
         ("with: [{text: 3}]\n", "with[0].text: must be a string (got a whole number)"),
         ("with: [[a]]\n", "with[0]: a turn is a string or a mapping"),
-        ("with: [{blocks: []}]\n", "with[0].blocks: blocks must be a non-empty list of text or tool turns (got an "
-                                   "empty list)"),
+        (
+            "with: [{blocks: []}]\n",
+            "with[0].blocks: blocks must be a non-empty list of text or tool turns (got an empty list)",
+        ),
         ("with: [{blocks: [{text: a, delay: 1}]}]\n", "with[0].blocks[0].delay: is not a key of a text block"),
         ("with: [{blocks: [{error: {status: 500}}]}]\n", "with[0].blocks[0]: a block needs exactly one of text, tool"),
         ("with: [{error: {status: 200}}]\n", "with[0].error.status: must be a whole number from 400 to 599 (got 200)"),
@@ -286,8 +295,14 @@ def test_runs_without_a_script_say_so(endpoint: ScriptedEndpoint) -> None:
 
 def test_streaming_matches_the_messages_api(endpoint: ScriptedEndpoint) -> None:
     loaded = script(
-        {"without": [{"blocks": ["looking", {"tool": "Read", "input": {"path": "{arm}"}}],
-                      "usage": {"input_tokens": 11, "output_tokens": 4, "cache_creation_input_tokens": 9}}]}
+        {
+            "without": [
+                {
+                    "blocks": ["looking", {"tool": "Read", "input": {"path": "{arm}"}}],
+                    "usage": {"input_tokens": 11, "output_tokens": 4, "cache_creation_input_tokens": 9},
+                }
+            ]
+        }
     )
     url = endpoint.agent_url(loaded, arm="without")
     with client(url).messages.stream(model="claude-test", max_tokens=100, messages=history(0), tools=TOOLS) as stream:
@@ -306,8 +321,13 @@ def test_streaming_matches_the_messages_api(endpoint: ScriptedEndpoint) -> None:
 
 def test_error_turns_fail_the_request(endpoint: ScriptedEndpoint) -> None:
     loaded = script(
-        {"with": [{"error": {"status": 429, "retry_after": 3}, "repeat": 2},
-                  {"error": {"status": 503, "message": "down in {arm}", "type": "custom_error"}}, "recovered"]}
+        {
+            "with": [
+                {"error": {"status": 429, "retry_after": 3}, "repeat": 2},
+                {"error": {"status": 503, "message": "down in {arm}", "type": "custom_error"}},
+                "recovered",
+            ]
+        }
     )
     url = endpoint.agent_url(loaded)
     # Faulty turns are served to successive requests of the same step (retries), then the step's reply.
@@ -364,9 +384,11 @@ def test_delay_and_stall_slow_the_reply(endpoint: ScriptedEndpoint) -> None:
 
 def test_drop_breaks_the_stream(endpoint: ScriptedEndpoint) -> None:
     url = endpoint.agent_url(script({"with": [{"text": "never", "drop": True}]}))
-    with pytest.raises(Exception, match="incomplete chunked read|peer closed"):
-        with client(url).messages.stream(model="m", max_tokens=10, messages=history(0), tools=TOOLS) as stream:
-            stream.get_final_message()
+    with (
+        pytest.raises(Exception, match="incomplete chunked read|peer closed"),
+        client(url).messages.stream(model="m", max_tokens=10, messages=history(0), tools=TOOLS) as stream,
+    ):
+        stream.get_final_message()
 
 
 def test_side_requests_do_not_consume_turns(endpoint: ScriptedEndpoint) -> None:
@@ -378,8 +400,15 @@ def test_side_requests_do_not_consume_turns(endpoint: ScriptedEndpoint) -> None:
 
 
 def test_judge_replies_in_sequence_per_grader(endpoint: ScriptedEndpoint) -> None:
-    loaded = script({"judge": {"quality": ["PASS", "PASS", "FAIL"], "default": ["<empty>", "run {run}"],
-                               "flaky": [{"error": {"status": 529}}, "PASS"]}})
+    loaded = script(
+        {
+            "judge": {
+                "quality": ["PASS", "PASS", "FAIL"],
+                "default": ["<empty>", "run {run}"],
+                "flaky": [{"error": {"status": 529}}, "PASS"],
+            }
+        }
+    )
     quality = endpoint.judge_url(loaded, grader="quality", arm="with", run=1)
     other = endpoint.judge_url(loaded, grader="style", arm="without", run=2)
     assert [text_of(ask(quality, tools=None)) for _ in range(4)] == ["PASS", "PASS", "FAIL", "FAIL"]

@@ -1,4 +1,5 @@
 """Unit tests for pytest_plugin_eval.ecmaregex: ECMAScript regexes run by QuickJS."""
+
 from __future__ import annotations
 
 import threading
@@ -20,24 +21,28 @@ def test_text_fixture_has_50_code_points():
 
 # ---- count -----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("pattern, flags, expected", [
-    (".", "s", 51),        # without u: UTF-16 code units (the emoji counts twice)
-    (".", "su", 50),       # with u: code points
-    (".", "sv", 50),       # v implies unicode mode too
-    (".", "", 48),         # without s: the three newlines are not matched
-    ("x*", "", 52),        # empty matches: one at each of the 51 units plus the end
-    ("x*", "u", 51),       # in unicode mode no empty match inside the surrogate pair
-    ("a", "y", 0),         # sticky: the text starts with "A", so the first attempt fails and match stops
-    ("A", "y", 1),         # sticky: "A" then "l" stops it
-    ("aa", "", 2),         # "aaaa" gives two non-overlapping matches, not three
-    ("a", "", 10),
-    ("a", "i", 13),
-    ("a", "gi", 13),       # an explicit g is not doubled
-    ("\\d", "", 3),
-    ("^", "m", 4),         # four line starts with m
-    ("^", "", 1),
-    ("zzz", "", 0),
-])
+
+@pytest.mark.parametrize(
+    "pattern, flags, expected",
+    [
+        (".", "s", 51),  # without u: UTF-16 code units (the emoji counts twice)
+        (".", "su", 50),  # with u: code points
+        (".", "sv", 50),  # v implies unicode mode too
+        (".", "", 48),  # without s: the three newlines are not matched
+        ("x*", "", 52),  # empty matches: one at each of the 51 units plus the end
+        ("x*", "u", 51),  # in unicode mode no empty match inside the surrogate pair
+        ("a", "y", 0),  # sticky: the text starts with "A", so the first attempt fails and match stops
+        ("A", "y", 1),  # sticky: "A" then "l" stops it
+        ("aa", "", 2),  # "aaaa" gives two non-overlapping matches, not three
+        ("a", "", 10),
+        ("a", "i", 13),
+        ("a", "gi", 13),  # an explicit g is not doubled
+        ("\\d", "", 3),
+        ("^", "m", 4),  # four line starts with m
+        ("^", "", 1),
+        ("zzz", "", 0),
+    ],
+)
 def test_count(pattern, flags, expected):
     assert count(pattern, flags, TEXT) == expected
 
@@ -48,11 +53,12 @@ def test_count_returns_int():
 
 
 def test_count_lookbehind():
-    assert count("(?<=a)a", "", "aaaa") == 3   # the lookbehind consumes nothing: positions 1, 2 and 3
-    assert count("(?<!a)a", "", TEXT) == 7     # every "a" not preceded by another "a"
+    assert count("(?<=a)a", "", "aaaa") == 3  # the lookbehind consumes nothing: positions 1, 2 and 3
+    assert count("(?<!a)a", "", TEXT) == 7  # every "a" not preceded by another "a"
 
 
 # ---- search ----------------------------------------------------------------------------------------------
+
 
 def test_dollar_is_end_of_input_without_m():
     assert search("beta$", "", TEXT) is False
@@ -92,7 +98,7 @@ def test_v_flag_set_subtraction():
 def test_scoped_inline_flag_group_works():
     assert check("(?i:alpha)", "") is None
     assert search("(?i:alpha)", "", TEXT) is True
-    assert search("(?i:ALPHA) BETA", "", TEXT) is False   # the scope ends at the group
+    assert search("(?i:ALPHA) BETA", "", TEXT) is False  # the scope ends at the group
 
 
 def test_unicode_property_escape_without_u_is_literal():
@@ -143,31 +149,38 @@ def test_bad_flags_raise_regex_error_at_run_time():
 
 # ---- check -----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("pattern, flags, message", [
-    ("(?i)a", "", "expecting ':'"),
-    ("(a", "", "expecting ')'"),
-    ("a++", "", "nothing to repeat"),
-    ("(?P<x>a)", "", "invalid group"),
-    ("(?>a)", "", "invalid group"),
-    ("a", "uv", "invalid regular expression flags"),
-    ("a", "ii", "invalid regular expression flags"),
-    ("a", "z", "invalid regular expression flags"),
-])
+
+@pytest.mark.parametrize(
+    "pattern, flags, message",
+    [
+        ("(?i)a", "", "expecting ':'"),
+        ("(a", "", "expecting ')'"),
+        ("a++", "", "nothing to repeat"),
+        ("(?P<x>a)", "", "invalid group"),
+        ("(?>a)", "", "invalid group"),
+        ("a", "uv", "invalid regular expression flags"),
+        ("a", "ii", "invalid regular expression flags"),
+        ("a", "z", "invalid regular expression flags"),
+    ],
+)
 def test_check_reports_engine_errors(pattern, flags, message):
     assert check(pattern, flags) == message
 
 
-@pytest.mark.parametrize("pattern, flags", [
-    ("(?i:alpha)", ""),
-    ("(?<name>a)", ""),
-    ("(?<=a)b", ""),
-    (r"[\p{L}--[a-z]]", "v"),
-    (r"\p{L}", ""),
-    (r"\p{L}", "u"),
-    ("a", "dgimsuy"),
-    ("a", "dgimsvy"),
-    ("", ""),
-])
+@pytest.mark.parametrize(
+    "pattern, flags",
+    [
+        ("(?i:alpha)", ""),
+        ("(?<name>a)", ""),
+        ("(?<=a)b", ""),
+        (r"[\p{L}--[a-z]]", "v"),
+        (r"\p{L}", ""),
+        (r"\p{L}", "u"),
+        ("a", "dgimsuy"),
+        ("a", "dgimsvy"),
+        ("", ""),
+    ],
+)
 def test_check_accepts_valid_patterns(pattern, flags):
     assert check(pattern, flags) is None
 
@@ -178,6 +191,7 @@ def test_check_default_flags_are_empty():
 
 
 # ---- flags_error -----------------------------------------------------------------------------------------
+
 
 def test_flags_error_accepts_the_flag_alphabet():
     assert ecmaregex.FLAG_CHARS == "dgimsuvy"
@@ -200,6 +214,7 @@ def test_flags_error_rejects_non_strings(flags):
 
 # ---- compact_json ----------------------------------------------------------------------------------------
 
+
 def test_compact_json_whole_floats_become_integers():
     assert compact_json(1.0) == "1"
     assert compact_json({"n": 1.0, "m": 2.5, "k": -0.0}) == '{"n":1,"m":2.5,"k":0}'
@@ -219,7 +234,7 @@ def test_compact_json_keeps_key_order_and_has_no_spaces():
 
 def test_compact_json_escapes_like_javascript():
     assert compact_json('say "hi"\n\t\\') == '"say \\"hi\\"\\n\\t\\\\"'
-    assert compact_json("\u2028") == '"\u2028"'   # JSON.stringify leaves U+2028 raw
+    assert compact_json("\u2028") == '"\u2028"'  # JSON.stringify leaves U+2028 raw
     assert compact_json("\x01") == '"\\u0001"'
 
 
@@ -229,6 +244,7 @@ def test_compact_json_of_a_tool_input():
 
 # ---- threads ---------------------------------------------------------------------------------------------
 
+
 def test_works_from_several_threads_at_once():
     barrier = threading.Barrier(8)
 
@@ -236,8 +252,15 @@ def test_works_from_several_threads_at_once():
         barrier.wait()
         results = []
         for _ in range(50):
-            results.append((count(".", "s", TEXT), count(".", "su", TEXT), search("beta$", "m", TEXT),
-                            compact_json({"i": i, "x": 1.0}), check("(a")))
+            results.append(
+                (
+                    count(".", "s", TEXT),
+                    count(".", "su", TEXT),
+                    search("beta$", "m", TEXT),
+                    compact_json({"i": i, "x": 1.0}),
+                    check("(a"),
+                )
+            )
         return tuple(set(results))
 
     with ThreadPoolExecutor(max_workers=8) as pool:

@@ -1,5 +1,6 @@
 """Unit tests for grading one run (pytest_plugin_eval.grade.engine): which graders are plugin-fired indicators,
 which run in which arm, and the verdicts `grade` gives (grader errors, the cost ceiling, what is scored)."""
+
 from __future__ import annotations
 
 import json
@@ -15,11 +16,12 @@ from pytest_plugin_eval.load.graders import GraderSpec, parse_grader
 from pytest_plugin_eval.run.output import RunOutput
 from pytest_plugin_eval.run.transcript import Transcript
 
-
 # ---- test grader types (passed to parse_grader, never registered) ------------------------------------------
+
 
 class Boom(GraderType):
     """Raises while grading: a bug in a grader."""
+
     name = "boom"
     keys = ("message",)
 
@@ -32,6 +34,7 @@ class Boom(GraderType):
 
 class Paid(GraderType):
     """A paid grader that records what it was called with and passes."""
+
     name = "paid"
     paid = True
     calls: list
@@ -49,6 +52,7 @@ class Paid(GraderType):
 
 class Fixed(GraderType):
     """Gives the verdict its config names."""
+
     name = "fixed"
     keys = ("passed", "errored")
 
@@ -75,10 +79,15 @@ TEXT = dict(type="regex", pattern="done")
 
 
 def output(tmp_path: Path, text: str = "all done", arm: str = "with") -> RunOutput:
-    events = [{"type": "system", "subtype": "init"},
-              {"type": "assistant", "message": {"id": "m1", "content": [{"type": "text", "text": text}]},
-               "parent_tool_use_id": None},
-              {"type": "result", "subtype": "success", "num_turns": 1, "result": text}]
+    events = [
+        {"type": "system", "subtype": "init"},
+        {
+            "type": "assistant",
+            "message": {"id": "m1", "content": [{"type": "text", "text": text}]},
+            "parent_tool_use_id": None,
+        },
+        {"type": "result", "subtype": "success", "num_turns": 1, "result": text},
+    ]
     return RunOutput(Transcript("".join(json.dumps(e) + "\n" for e in events)), cwd=tmp_path, arm=arm)
 
 
@@ -88,6 +97,7 @@ def _fresh_paid():
 
 
 # ---- indicators ----------------------------------------------------------------------------------------------
+
 
 def test_is_indicator():
     assert is_indicator(g("skill", **SKILL)) is True
@@ -103,8 +113,13 @@ def test_is_indicator():
 
 
 def test_indicators_two_arm():
-    graders = (g("skill", **SKILL), g("mocks", **MOCKS), g("text", **TEXT), g("forced", **SKILL, arm="both"),
-               g("only", **GLOB, arm="with-only"))
+    graders = (
+        g("skill", **SKILL),
+        g("mocks", **MOCKS),
+        g("text", **TEXT),
+        g("forced", **SKILL, arm="both"),
+        g("only", **GLOB, arm="with-only"),
+    )
     assert indicators(graders, two_arm=True) == frozenset({"skill", "mocks", "only"})
 
 
@@ -141,6 +156,7 @@ def test_graders_for_keeps_case_order():
 
 # ---- grade ---------------------------------------------------------------------------------------------------
 
+
 def test_grade_gives_each_grader_its_verdict_in_order(tmp_path):
     text, missing = g("text", **TEXT), g("missing", type="regex", pattern="nowhere")
     out = engine.grade([(text, False), (missing, False)], output(tmp_path))
@@ -153,7 +169,7 @@ def test_grade_keeps_the_indicator_flag(tmp_path):
     text, skill = g("text", **TEXT), g("skill", **SKILL)
     out = engine.grade(graders_for([text, skill], "with", two_arm=True), output(tmp_path))
     assert [(x.spec.name, x.indicator, x.scored) for x in out] == [("text", False, True), ("skill", True, False)]
-    assert out[1].verdict.passed is False     # reported (Skill was not called), but not scored
+    assert out[1].verdict.passed is False  # reported (Skill was not called), but not scored
 
 
 def test_grader_that_raises_is_a_failed_verdict(tmp_path):
@@ -169,13 +185,14 @@ def test_grader_that_raises_is_a_failed_verdict(tmp_path):
 
 def test_paid_graders_are_skipped_once_the_judge_is_not_allowed(tmp_path):
     paid, llm, text = g("paid", type="paid"), g("llm", type="llm", body="Says hello."), g("text", **TEXT)
-    out = engine.grade([(paid, False), (text, False), (llm, False)], output(tmp_path), judge=object(),
-                       judge_allowed=lambda: False)
+    out = engine.grade(
+        [(paid, False), (text, False), (llm, False)], output(tmp_path), judge=object(), judge_allowed=lambda: False
+    )
     skipped = [out[0].verdict, out[2].verdict]
     assert skipped == [Verdict(False, "skipped: cost ceiling", skipped=True)] * 2
     assert all(v.skipped and not v.errored and v.cost_usd == 0.0 for v in skipped)
-    assert PAID.calls == []                             # never called
-    assert out[1].verdict.passed is True                # free graders still run
+    assert PAID.calls == []  # never called
+    assert out[1].verdict.passed is True  # free graders still run
     assert [x.scored for x in out] == [False, True, False]
 
 
@@ -188,9 +205,13 @@ def test_judge_allowed_is_asked_for_each_paid_grader_only(tmp_path):
         return next(allowed)
 
     first, second, text = g("first", type="paid"), g("second", type="paid"), g("text", **TEXT)
-    out = engine.grade([(text, False), (first, False), (text, False), (second, False)], output(tmp_path),
-                       judge="the-judge", judge_allowed=judge_allowed)
-    assert len(asked) == 2                              # never for the free graders
+    out = engine.grade(
+        [(text, False), (first, False), (text, False), (second, False)],
+        output(tmp_path),
+        judge="the-judge",
+        judge_allowed=judge_allowed,
+    )
+    assert len(asked) == 2  # never for the free graders
     assert [x.verdict.passed for x in out] == [True, True, True, False]
     assert out[1].verdict.explanation == "judge votes: PASS" and out[1].verdict.cost_usd == 0.01
     assert out[3].verdict == Verdict(False, "skipped: cost ceiling", skipped=True)
@@ -212,13 +233,16 @@ def test_judged_grader_without_a_judge_is_errored_and_not_scored(tmp_path):
     assert graded.scored is False
 
 
-@pytest.mark.parametrize("indicator, errored, skipped, scored", [
-    (False, False, False, True),
-    (True, False, False, False),
-    (False, True, False, False),
-    (False, False, True, False),
-    (True, True, True, False),
-])
+@pytest.mark.parametrize(
+    "indicator, errored, skipped, scored",
+    [
+        (False, False, False, True),
+        (True, False, False, False),
+        (False, True, False, False),
+        (False, False, True, False),
+        (True, True, True, False),
+    ],
+)
 def test_graded_scored(indicator, errored, skipped, scored):
     spec = g("text", **TEXT)
     graded = Graded(spec, Verdict(False, "x", errored=errored, skipped=skipped), indicator)

@@ -1,5 +1,6 @@
 """Unit tests for the deterministic graders (regex, tool_used, tool_order, file_exists), their shared base,
 and the targets they read (pytest_plugin_eval.targets)."""
+
 from __future__ import annotations
 
 import json
@@ -8,15 +9,24 @@ from pathlib import Path
 
 import pytest
 
-from pytest_plugin_eval.grade import ecmaregex
-from pytest_plugin_eval.load.graders import parse_grader
 from pytest_plugin_eval.core.problems import SpecError
+from pytest_plugin_eval.grade import ecmaregex
 from pytest_plugin_eval.grade.base import Verdict, registry
+from pytest_plugin_eval.grade.targets import (
+    NO_MOCKS,
+    FileTarget,
+    TargetError,
+    check_relative,
+    parse_target,
+    read_run_file,
+    sniff_image,
+    target_json,
+    target_label,
+    text_of,
+)
 from pytest_plugin_eval.grade.types import grader_types
-from pytest_plugin_eval.load.graders import GraderSpec
 from pytest_plugin_eval.grade.types.files import glob_match, glob_regex
-from pytest_plugin_eval.grade.targets import (NO_MOCKS, FileTarget, TargetError, check_relative, parse_target,
-                                        read_run_file, sniff_image, target_json, target_label, text_of)
+from pytest_plugin_eval.load.graders import GraderSpec, parse_grader
 from pytest_plugin_eval.run.output import RunOutput
 from pytest_plugin_eval.run.transcript import Transcript
 
@@ -25,19 +35,25 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
 # ---- building runs -----------------------------------------------------------------------------------------
 
+
 def init_line() -> dict:
     return {"type": "system", "subtype": "init"}
 
 
 def text_line(text: str, mid: str = "m1", parent: str | None = None) -> dict:
-    return {"type": "assistant", "message": {"id": mid, "content": [{"type": "text", "text": text}]},
-            "parent_tool_use_id": parent}
+    return {
+        "type": "assistant",
+        "message": {"id": mid, "content": [{"type": "text", "text": text}]},
+        "parent_tool_use_id": parent,
+    }
 
 
 def tool_line(name: str, tool_input: dict, tid: str = "t1", mid: str = "m1", parent: str | None = None) -> dict:
-    return {"type": "assistant",
-            "message": {"id": mid, "content": [{"type": "tool_use", "id": tid, "name": name, "input": tool_input}]},
-            "parent_tool_use_id": parent}
+    return {
+        "type": "assistant",
+        "message": {"id": mid, "content": [{"type": "tool_use", "id": tid, "name": name, "input": tool_input}]},
+        "parent_tool_use_id": parent,
+    }
 
 
 def result_line() -> dict:
@@ -86,20 +102,21 @@ def tools_run(tmp_path):
     return make_run(
         tmp_path,
         init_line(),
-        tool_line("Glob", {"pattern": "*.py"}, "t1", "m1"),                      # 0
-        tool_line("Grep", {"pattern": "TODO", "path": "src"}, "t2", "m2"),        # 1
-        tool_line("Agent", {"description": "search"}, "t3", "m3"),               # 2
+        tool_line("Glob", {"pattern": "*.py"}, "t1", "m1"),  # 0
+        tool_line("Grep", {"pattern": "TODO", "path": "src"}, "t2", "m2"),  # 1
+        tool_line("Agent", {"description": "search"}, "t3", "m3"),  # 2
         tool_line("Glob", {"pattern": "src/**/*.ts"}, "t4", "s1", parent="t3"),  # 3 (subagent)
-        tool_line("Read", {"file_path": "a.py", "limit": 1.0}, "t5", "m4"),       # 4
-        tool_line("Glob", {"pattern": "*.md"}, "t6", "m5"),                       # 5
-        tool_line("Grep", {"pattern": "FIXME"}, "t7", "m6"),                      # 6
-        tool_line("GlobX", {"pattern": "*.py"}, "t8", "m7"),                      # 7 (different name)
+        tool_line("Read", {"file_path": "a.py", "limit": 1.0}, "t5", "m4"),  # 4
+        tool_line("Glob", {"pattern": "*.md"}, "t6", "m5"),  # 5
+        tool_line("Grep", {"pattern": "FIXME"}, "t7", "m6"),  # 6
+        tool_line("GlobX", {"pattern": "*.py"}, "t8", "m7"),  # 7 (different name)
         text_line("done", "m8"),
         result_line(),
     )
 
 
 # ---- the registry and base validators ------------------------------------------------------------------------
+
 
 def test_registry_holds_the_built_in_types():
     assert set(registry()) >= {"regex", "tool_used", "tool_order", "file_exists", "llm", "baseline", "python"}
@@ -122,25 +139,48 @@ def test_parse_target_named_and_file():
     assert target_label("files") == "files"
 
 
-@pytest.mark.parametrize("value, key, message", [
-    ("stdout", "t", "t: must be one of last_message, trace, files, mock_calls or {source: file, path: PATH} "
-                    "(got 'stdout')"),
-    (3, "t", "t: must be one of last_message, trace, files, mock_calls or {source: file, path: PATH} "
-             "(got a whole number)"),
-    ({"source": "url", "path": "x"}, "t.source", "t.source: must be `file` (the only object form is "
-                                                 "{source: file, path: PATH})"),
-    ({"path": "x"}, "t.source", None),
-    ({"source": "file"}, "t.path", "t.path: must name a file relative to the run's working directory "
-                                   "(got nothing (null))"),
-    ({"source": "file", "path": "  "}, "t.path", None),
-    ({"source": "file", "path": "x", "mode": "r"}, "t.mode", "t.mode: is not a key of a file target "
-                                                            "(expected: source, path)"),
-    ({"source": "file", "path": "../secret"}, "t.path", "t.path: '../secret' leaves the run's working directory "
-                                                        "(absolute or `..`); name a path inside it, such as "
-                                                        "out/report.md"),
-    ({"source": "file", "path": "/etc/passwd"}, "t.path", None),
-    ({"source": "file", "path": "a/../../b"}, "t.path", None),
-])
+@pytest.mark.parametrize(
+    "value, key, message",
+    [
+        (
+            "stdout",
+            "t",
+            "t: must be one of last_message, trace, files, mock_calls or {source: file, path: PATH} (got 'stdout')",
+        ),
+        (
+            3,
+            "t",
+            "t: must be one of last_message, trace, files, mock_calls or {source: file, path: PATH} "
+            "(got a whole number)",
+        ),
+        (
+            {"source": "url", "path": "x"},
+            "t.source",
+            "t.source: must be `file` (the only object form is {source: file, path: PATH})",
+        ),
+        ({"path": "x"}, "t.source", None),
+        (
+            {"source": "file"},
+            "t.path",
+            "t.path: must name a file relative to the run's working directory (got nothing (null))",
+        ),
+        ({"source": "file", "path": "  "}, "t.path", None),
+        (
+            {"source": "file", "path": "x", "mode": "r"},
+            "t.mode",
+            "t.mode: is not a key of a file target (expected: source, path)",
+        ),
+        (
+            {"source": "file", "path": "../secret"},
+            "t.path",
+            "t.path: '../secret' leaves the run's working directory "
+            "(absolute or `..`); name a path inside it, such as "
+            "out/report.md",
+        ),
+        ({"source": "file", "path": "/etc/passwd"}, "t.path", None),
+        ({"source": "file", "path": "a/../../b"}, "t.path", None),
+    ],
+)
 def test_parse_target_errors(value, key, message):
     with pytest.raises(SpecError) as info:
         parse_target(value, "t")
@@ -152,7 +192,7 @@ def test_parse_target_errors(value, key, message):
 def test_check_relative_allows_inner_paths():
     check_relative("out/report.md", "k")
     check_relative("./out/report.md", "k")
-    check_relative("a..b/c", "k")   # `..` only as a whole part
+    check_relative("a..b/c", "k")  # `..` only as a whole part
     with pytest.raises(SpecError):
         check_relative("out/../..", "k")
 
@@ -207,15 +247,20 @@ def test_text_of_named_targets(tmp_path, chat_run):
 
 
 def test_text_of_mock_calls(tmp_path):
-    calls = ({"tool": "mcp__db__query", "input": {"sql": "select é"}, "output": "ok"},
-             {"tool": "mcp__db__query", "input": {}, "output": None})
+    calls = (
+        {"tool": "mcp__db__query", "input": {"sql": "select é"}, "output": "ok"},
+        {"tool": "mcp__db__query", "input": {}, "output": None},
+    )
     run = make_run(tmp_path, created=(), mock_calls=calls)
-    assert text_of("mock_calls", run) == ('{"tool":"mcp__db__query","input":{"sql":"select é"},"output":"ok"}\n'
-                                          '{"tool":"mcp__db__query","input":{},"output":null}')
+    assert text_of("mock_calls", run) == (
+        '{"tool":"mcp__db__query","input":{"sql":"select é"},"output":"ok"}\n'
+        '{"tool":"mcp__db__query","input":{},"output":null}'
+    )
     assert text_of("mock_calls", make_run(tmp_path, mock_calls=())) == ""
 
 
 # ---- regex: targets ------------------------------------------------------------------------------------------
+
 
 def test_regex_last_message_is_the_last_text_block_only(chat_run):
     assert grade("regex", {"pattern": "Done\\.$"}, chat_run) == Verdict(True, "matched Done\\.$")
@@ -242,26 +287,30 @@ def test_regex_trace_target_is_the_raw_text(chat_run):
     # The trace is matched byte for byte as written: json.dumps puts a space after ':'.
     assert grade("regex", {"pattern": '"name": "Glob"', "target": "trace"}, chat_run).passed
     assert not grade("regex", {"pattern": '"name":"Glob"', "target": "trace"}, chat_run).passed
-    assert grade("regex", {"pattern": '"type": "(?:system|result)"', "target": "trace", "match": "count:2"},
-                 chat_run) == Verdict(True, "found 2 matches (expected 2)")
+    assert grade(
+        "regex", {"pattern": '"type": "(?:system|result)"', "target": "trace", "match": "count:2"}, chat_run
+    ) == Verdict(True, "found 2 matches (expected 2)")
     assert grade("regex", {"pattern": "config first", "target": "trace"}, chat_run) == Verdict(
-        True, "matched config first")
+        True, "matched config first"
+    )
     assert grade("regex", {"pattern": "nowhere", "target": "trace"}, chat_run) == Verdict(
-        False, "pattern not found in trace")
+        False, "pattern not found in trace"
+    )
 
 
 def test_regex_trace_target_keeps_non_json_lines(tmp_path):
     run = RunOutput(Transcript('{"type":"system","subtype":"init"}\nnot json at all\n'), cwd=tmp_path)
     assert grade("regex", {"pattern": "^not json at all$", "target": "trace", "flags": "m"}, run).passed
-    assert grade("regex", {"pattern": "all$", "target": "trace"}, run).passed   # the final newline is dropped
+    assert grade("regex", {"pattern": "all$", "target": "trace"}, run).passed  # the final newline is dropped
 
 
 def test_regex_files_target(tmp_path):
     run = make_run(tmp_path, text_line("ok"), created=("README.md", "docs/guide.md", "src/app.py"))
     assert grade("regex", {"pattern": "^docs/guide\\.md$", "target": "files", "flags": "m"}, run).passed
     assert not grade("regex", {"pattern": "^docs/guide\\.md$", "target": "files"}, run).passed
-    assert grade("regex", {"pattern": "\\.md$", "target": "files", "flags": "m", "match": "count:2"}, run) == \
-        Verdict(True, "found 2 matches (expected 2)")
+    assert grade("regex", {"pattern": "\\.md$", "target": "files", "flags": "m", "match": "count:2"}, run) == Verdict(
+        True, "found 2 matches (expected 2)"
+    )
     assert grade("regex", {"pattern": "README\\.md\\ndocs", "target": "files"}, run).passed
     assert grade("regex", {"pattern": "\\.rs", "target": "files"}, run) == Verdict(False, "pattern not found in files")
     assert registry()["regex"].reads_created_files(parse("regex", {"pattern": "a", "target": "files"}))
@@ -275,7 +324,8 @@ def test_regex_file_target(tmp_path):
     target = {"source": "file", "path": "out/report.md"}
     assert grade("regex", {"pattern": "^status: green$", "flags": "m", "target": target}, run).passed
     assert grade("regex", {"pattern": "red", "target": target}, run) == Verdict(
-        False, "pattern not found in file out/report.md")
+        False, "pattern not found in file out/report.md"
+    )
     assert grade("regex", {"pattern": "red", "target": target, "match": "not_contains"}, run).passed
 
 
@@ -285,20 +335,23 @@ def test_regex_file_target_missing_or_directory(tmp_path):
     missing = grade("regex", {"pattern": "x", "target": {"source": "file", "path": "out/none.md"}}, run)
     assert missing == Verdict(False, 'file "out/none.md" does not exist in the run\'s working directory')
     # A missing file fails every match mode, not_contains included.
-    assert not grade("regex", {"pattern": "x", "match": "not_contains",
-                               "target": {"source": "file", "path": "out/none.md"}}, run).passed
+    assert not grade(
+        "regex", {"pattern": "x", "match": "not_contains", "target": {"source": "file", "path": "out/none.md"}}, run
+    ).passed
     folder = grade("regex", {"pattern": "x", "target": {"source": "file", "path": "out"}}, run)
     assert folder == Verdict(False, '"out" is not a regular file')
 
 
 def test_regex_file_target_image_detected_by_bytes(tmp_path):
-    (tmp_path / "chart.txt").write_bytes(PNG)          # the name says text, the bytes say PNG
+    (tmp_path / "chart.txt").write_bytes(PNG)  # the name says text, the bytes say PNG
     (tmp_path / "notes.png").write_text("plain text")  # the name says PNG, the bytes say text
     run = make_run(tmp_path)
     verdict = grade("regex", {"pattern": "x", "target": {"source": "file", "path": "chart.txt"}}, run)
     assert not verdict.passed
-    assert verdict.explanation == ("file chart.txt is an image (image/png); a regex grader needs text — grade what "
-                                   "is visible with an llm grader (focus: {source: file, path: chart.txt})")
+    assert verdict.explanation == (
+        "file chart.txt is an image (image/png); a regex grader needs text — grade what "
+        "is visible with an llm grader (focus: {source: file, path: chart.txt})"
+    )
     assert grade("regex", {"pattern": "^plain text$", "target": {"source": "file", "path": "notes.png"}}, run).passed
 
 
@@ -325,31 +378,41 @@ def test_regex_mock_calls_target(tmp_path):
 
     mocked = make_run(tmp_path, text_line("ok"), mock_calls=({"tool": "mcp__pay__charge", "input": {"amount": 5}},))
     assert grade("regex", {"pattern": '"amount":5', "target": "mock_calls"}, mocked) == Verdict(
-        True, 'matched "amount":5')
+        True, 'matched "amount":5'
+    )
     empty = make_run(tmp_path, text_line("ok"), mock_calls=())
     assert grade("regex", {"pattern": "charge", "target": "mock_calls"}, empty) == Verdict(
-        False, "pattern not found in mock_calls")
+        False, "pattern not found in mock_calls"
+    )
 
 
 # ---- regex: match modes ----------------------------------------------------------------------------------------
+
 
 def test_regex_match_modes_and_explanations(chat_run):
     assert grade("regex", {"pattern": "a\\.py"}, chat_run) == Verdict(True, "matched a\\.py")
     assert grade("regex", {"pattern": "z\\.py"}, chat_run) == Verdict(False, "pattern not found in last_message")
     assert grade("regex", {"pattern": "z\\.py", "match": "not_contains"}, chat_run) == Verdict(
-        True, "pattern absent as expected")
+        True, "pattern absent as expected"
+    )
     assert grade("regex", {"pattern": "a\\.py", "match": "not_contains"}, chat_run) == Verdict(
-        False, "pattern found (expected absent)")
+        False, "pattern found (expected absent)"
+    )
     assert grade("regex", {"pattern": "Done", "match": "count:1"}, chat_run) == Verdict(
-        True, "found 1 match (expected 1)")
+        True, "found 1 match (expected 1)"
+    )
     assert grade("regex", {"pattern": "\\.py", "match": "count:2"}, chat_run) == Verdict(
-        False, "found 3 matches (expected 2)")
+        False, "found 3 matches (expected 2)"
+    )
     assert grade("regex", {"pattern": "\\.py", "match": "count:3"}, chat_run) == Verdict(
-        True, "found 3 matches (expected 3)")
+        True, "found 3 matches (expected 3)"
+    )
     assert grade("regex", {"pattern": "zzz", "match": "count:0"}, chat_run) == Verdict(
-        True, "found 0 matches (expected 0)")
+        True, "found 0 matches (expected 0)"
+    )
     assert grade("regex", {"pattern": "Done", "match": "count:0"}, chat_run) == Verdict(
-        False, "found 1 match (expected 0)")
+        False, "found 1 match (expected 0)"
+    )
 
 
 def test_regex_flags_apply(chat_run):
@@ -360,7 +423,8 @@ def test_regex_flags_apply(chat_run):
     assert grade("regex", {"pattern": "\\.py", "flags": "g", "match": "count:3"}, chat_run).passed
     assert grade("regex", {"pattern": "Found", "flags": "y", "match": "count:1"}, chat_run).passed
     assert grade("regex", {"pattern": "files", "flags": "y"}, chat_run) == Verdict(
-        False, "pattern not found in last_message")
+        False, "pattern not found in last_message"
+    )
 
 
 def test_regex_defaults_and_expected_count():
@@ -391,44 +455,71 @@ def test_regex_pattern_must_be_a_string():
     assert (error.key, error.message) == ("pattern", "must be a string (got a whole number)")
 
 
-@pytest.mark.parametrize("match", ["count: 1", "count:-1", "equals", "count:", "count:1x", "Contains", "", 3, None,
-                                   ["contains"]])
+@pytest.mark.parametrize(
+    "match", ["count: 1", "count:-1", "equals", "count:", "count:1x", "Contains", "", 3, None, ["contains"]]
+)
 def test_regex_bad_match(match):
     error = spec_error("regex", {"pattern": "a", "match": match})
     assert error.key == "match"
     assert error.message == f"must be contains | not_contains | count:N (got {match!r})"
 
 
-@pytest.mark.parametrize("flags, message", [
-    ("z", "must be JS RegExp flags (d g i m s u v y) (got 'z')"),
-    ("I", "must be JS RegExp flags (d g i m s u v y) (got 'I')"),
-    ("gi ", "must be JS RegExp flags (d g i m s u v y) (got 'gi ')"),
-    (["g", "i"], "must be a string of JS RegExp flags (d g i m s u v y) (got ['g', 'i'])"),
-    (None, "must be a string of JS RegExp flags (d g i m s u v y) (got None)"),
-    (1, "must be a string of JS RegExp flags (d g i m s u v y) (got 1)"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        ("z", "must be JS RegExp flags (d g i m s u v y) (got 'z')"),
+        ("I", "must be JS RegExp flags (d g i m s u v y) (got 'I')"),
+        ("gi ", "must be JS RegExp flags (d g i m s u v y) (got 'gi ')"),
+        (["g", "i"], "must be a string of JS RegExp flags (d g i m s u v y) (got ['g', 'i'])"),
+        (None, "must be a string of JS RegExp flags (d g i m s u v y) (got None)"),
+        (1, "must be a string of JS RegExp flags (d g i m s u v y) (got 1)"),
+    ],
+)
 def test_regex_bad_flags(flags, message):
     error = spec_error("regex", {"pattern": "a", "flags": flags})
     assert error.key == "flags"
     assert error.message == message
 
 
-@pytest.mark.parametrize("pattern, flags, message", [
-    ("(?i)fixed", "", "invalid regular expression /(?i)fixed/: expecting ':' — JavaScript has no inline flags like "
-                      "(?i): use `flags: i` (or a scoped group (?i:...))"),
-    ("(?im)x", "", "invalid regular expression /(?im)x/: expecting ':' — JavaScript has no inline flags like (?i): "
-                   "use `flags: i` (or a scoped group (?i:...))"),
-    ("(?P<x>a)", "", "invalid regular expression /(?P<x>a)/: invalid group — JavaScript names groups (?<name>...), "
-                     "without the P"),
-    ("a", "uv", "invalid regular expression /a/uv: invalid regular expression flags — each flag may appear once, "
-                "and u and v cannot be combined"),
-    ("a", "ii", "invalid regular expression /a/ii: invalid regular expression flags — each flag may appear once, "
-                "and u and v cannot be combined"),
-    ("(a", "", "invalid regular expression /(a/: expecting ')'"),
-    ("a++", "", "invalid regular expression /a++/: nothing to repeat"),
-    ("(?>a)", "", "invalid regular expression /(?>a)/: invalid group"),
-    (r"\p{Nope}", "u", None),
-])
+@pytest.mark.parametrize(
+    "pattern, flags, message",
+    [
+        (
+            "(?i)fixed",
+            "",
+            "invalid regular expression /(?i)fixed/: expecting ':' — JavaScript has no inline flags like "
+            "(?i): use `flags: i` (or a scoped group (?i:...))",
+        ),
+        (
+            "(?im)x",
+            "",
+            "invalid regular expression /(?im)x/: expecting ':' — JavaScript has no inline flags like (?i): "
+            "use `flags: i` (or a scoped group (?i:...))",
+        ),
+        (
+            "(?P<x>a)",
+            "",
+            "invalid regular expression /(?P<x>a)/: invalid group — JavaScript names groups (?<name>...), "
+            "without the P",
+        ),
+        (
+            "a",
+            "uv",
+            "invalid regular expression /a/uv: invalid regular expression flags — each flag may appear once, "
+            "and u and v cannot be combined",
+        ),
+        (
+            "a",
+            "ii",
+            "invalid regular expression /a/ii: invalid regular expression flags — each flag may appear once, "
+            "and u and v cannot be combined",
+        ),
+        ("(a", "", "invalid regular expression /(a/: expecting ')'"),
+        ("a++", "", "invalid regular expression /a++/: nothing to repeat"),
+        ("(?>a)", "", "invalid regular expression /(?>a)/: invalid group"),
+        (r"\p{Nope}", "u", None),
+    ],
+)
 def test_regex_invalid_patterns(pattern, flags, message):
     error = spec_error("regex", {"pattern": pattern, "flags": flags})
     assert error.key == "pattern"
@@ -457,9 +548,9 @@ def test_regex_bad_target_key():
 
 # ---- tool_used -------------------------------------------------------------------------------------------------
 
+
 def test_tool_calls_of_the_fixture(tools_run):
-    assert [c.name for c in tools_run.tool_calls] == ["Glob", "Grep", "Agent", "Glob", "Read", "Glob", "Grep",
-                                                      "GlobX"]
+    assert [c.name for c in tools_run.tool_calls] == ["Glob", "Grep", "Agent", "Glob", "Read", "Glob", "Grep", "GlobX"]
     assert [c.index for c in tools_run.tool_calls] == list(range(8))
     assert tools_run.tool_calls[3].parent == "t3"
 
@@ -467,7 +558,8 @@ def test_tool_calls_of_the_fixture(tools_run):
 def test_tool_used_counts_exact_names_including_subagents(tools_run):
     assert grade("tool_used", {"tool": "Glob"}, tools_run) == Verdict(True, "Glob called 3x (expected 1..∞)")
     assert grade("tool_used", {"tool": "Grep", "min": 2, "max": 2}, tools_run) == Verdict(
-        True, "Grep called 2x (expected 2..2)")
+        True, "Grep called 2x (expected 2..2)"
+    )
     assert grade("tool_used", {"tool": "glob"}, tools_run) == Verdict(False, "glob called 0x (expected 1..∞)")
     assert grade("tool_used", {"tool": "Glo"}, tools_run) == Verdict(False, "Glo called 0x (expected 1..∞)")
     assert grade("tool_used", {"tool": "GlobX"}, tools_run) == Verdict(True, "GlobX called 1x (expected 1..∞)")
@@ -478,26 +570,32 @@ def test_tool_used_min_and_max(tools_run):
     assert grade("tool_used", {"tool": "Glob", "min": 4}, tools_run) == Verdict(False, "Glob called 3x (expected 4..∞)")
     assert grade("tool_used", {"tool": "Glob", "min": 3, "max": 3}, tools_run).passed
     assert grade("tool_used", {"tool": "Write", "min": 0, "max": 0}, tools_run) == Verdict(
-        True, "Write called 0x (expected 0..0)")
+        True, "Write called 0x (expected 0..0)"
+    )
     assert grade("tool_used", {"tool": "Read", "min": 0, "max": 0}, tools_run) == Verdict(
-        False, "Read called 1x (expected 0..0)")
+        False, "Read called 1x (expected 0..0)"
+    )
     assert grade("tool_used", {"tool": "Write", "min": 0}, tools_run) == Verdict(
-        True, "Write called 0x (expected 0..∞)")
+        True, "Write called 0x (expected 0..∞)"
+    )
 
 
 def test_tool_used_input_match_is_on_compact_json(tools_run):
     assert grade("tool_used", {"tool": "Glob", "input_match": '"pattern":"\\*\\.py"'}, tools_run) == Verdict(
-        True, "Glob called 1x (expected 1..∞)")
+        True, "Glob called 1x (expected 1..∞)"
+    )
     # The text matched is exactly `{"pattern":"*.py"}`: no space after the colon.
     assert ecmaregex.compact_json(tools_run.tool_calls[0].input) == '{"pattern":"*.py"}'
     assert grade("tool_used", {"tool": "Glob", "input_match": '"pattern": "\\*\\.py"'}, tools_run) == Verdict(
-        False, "Glob called 0x (expected 1..∞)")
+        False, "Glob called 0x (expected 1..∞)"
+    )
     # Numbers as JavaScript writes them: 1.0 is 1.
     assert grade("tool_used", {"tool": "Read", "input_match": '"limit":1}'}, tools_run).passed
     assert not grade("tool_used", {"tool": "Read", "input_match": "1\\.0"}, tools_run).passed
     # Key order is the model's.
-    assert grade("tool_used", {"tool": "Grep", "input_match": '^\\{"pattern":"TODO","path":"src"\\}$'},
-                 tools_run).passed
+    assert grade(
+        "tool_used", {"tool": "Grep", "input_match": '^\\{"pattern":"TODO","path":"src"\\}$'}, tools_run
+    ).passed
     # input_match counts only the calls of that tool.
     assert grade("tool_used", {"tool": "Glob", "input_match": "pattern", "min": 3, "max": 3}, tools_run).passed
     assert grade("tool_used", {"tool": "Glob", "input_match": "\\.(?:md|ts)", "min": 2, "max": 2}, tools_run).passed
@@ -538,27 +636,35 @@ def test_tool_used_min_above_max():
 def test_tool_used_max_zero_with_default_min():
     error = spec_error("tool_used", {"tool": "Write", "max": 0})
     assert error.key == "max"
-    assert error.message == ("is 0 but min defaults to 1, so the grader could never pass — to check that Write is not "
-                             "called, write `min: 0` and `max: 0`")
+    assert error.message == (
+        "is 0 but min defaults to 1, so the grader could never pass — to check that Write is not "
+        "called, write `min: 0` and `max: 0`"
+    )
     # Written out, min 0 / max 0 is fine.
     assert parse("tool_used", {"tool": "Write", "min": 0, "max": 0}).max == 0
 
 
-@pytest.mark.parametrize("raw, key, message", [
-    ({}, "tool", "is required"),
-    ({"tool": ""}, "tool", "must be a non-empty string (got an empty string)"),
-    ({"tool": "   "}, "tool", "must be a non-empty string (got an empty string)"),
-    ({"tool": 7}, "tool", "must be a non-empty string (got a whole number)"),
-    ({"tool": "Glob", "input_match": "(a"}, "input_match", "invalid regular expression /(a/: expecting ')'"),
-    ({"tool": "Glob", "input_match": "(?i)x"}, "input_match",
-     "invalid regular expression /(?i)x/: expecting ':' — JavaScript has no inline flags like (?i): use `flags: i` "
-     "(or a scoped group (?i:...))"),
-    ({"tool": "Glob", "input_match": ["x"]}, "input_match", "must be a string (got a list)"),
-    ({"tool": "Glob", "min": -1}, "min", "must be a whole number ≥ 0 (got -1)"),
-    ({"tool": "Glob", "min": 1.5}, "min", "must be a whole number ≥ 0 (got a number 1.5)"),
-    ({"tool": "Glob", "max": True}, "max", "must be a whole number ≥ 0 (got a boolean)"),
-    ({"tool": "Glob", "max": "2"}, "max", "must be a whole number ≥ 0 (got a string '2')"),
-])
+@pytest.mark.parametrize(
+    "raw, key, message",
+    [
+        ({}, "tool", "is required"),
+        ({"tool": ""}, "tool", "must be a non-empty string (got an empty string)"),
+        ({"tool": "   "}, "tool", "must be a non-empty string (got an empty string)"),
+        ({"tool": 7}, "tool", "must be a non-empty string (got a whole number)"),
+        ({"tool": "Glob", "input_match": "(a"}, "input_match", "invalid regular expression /(a/: expecting ')'"),
+        (
+            {"tool": "Glob", "input_match": "(?i)x"},
+            "input_match",
+            "invalid regular expression /(?i)x/: expecting ':' — JavaScript has no inline flags like (?i): use `flags: i` "
+            "(or a scoped group (?i:...))",
+        ),
+        ({"tool": "Glob", "input_match": ["x"]}, "input_match", "must be a string (got a list)"),
+        ({"tool": "Glob", "min": -1}, "min", "must be a whole number ≥ 0 (got -1)"),
+        ({"tool": "Glob", "min": 1.5}, "min", "must be a whole number ≥ 0 (got a number 1.5)"),
+        ({"tool": "Glob", "max": True}, "max", "must be a whole number ≥ 0 (got a boolean)"),
+        ({"tool": "Glob", "max": "2"}, "max", "must be a whole number ≥ 0 (got a string '2')"),
+    ],
+)
 def test_tool_used_load_errors(raw, key, message):
     error = spec_error("tool_used", raw)
     assert (error.key, error.message) == (key, message)
@@ -575,26 +681,34 @@ def test_tool_used_required_tools_and_with_only():
 
 # ---- tool_order ------------------------------------------------------------------------------------------------
 
+
 def test_tool_order_first_matching_calls(tools_run):
     assert grade("tool_order", {"before": "Glob", "after": "Grep"}, tools_run) == Verdict(
-        True, "Glob@0 precedes Grep@1")
+        True, "Glob@0 precedes Grep@1"
+    )
     assert grade("tool_order", {"before": "Grep", "after": "Glob"}, tools_run) == Verdict(
-        False, "Grep@1 does NOT precede Glob@0")
+        False, "Grep@1 does NOT precede Glob@0"
+    )
     assert grade("tool_order", {"before": "Agent", "after": "Read"}, tools_run) == Verdict(
-        True, "Agent@2 precedes Read@4")
+        True, "Agent@2 precedes Read@4"
+    )
     # Subagent calls take part too.
-    assert grade("tool_order", {"before": {"tool": "Glob", "input_match": "src/"}, "after": "Read"},
-                 tools_run) == Verdict(True, "Glob@3 precedes Read@4")
+    assert grade(
+        "tool_order", {"before": {"tool": "Glob", "input_match": "src/"}, "after": "Read"}, tools_run
+    ) == Verdict(True, "Glob@3 precedes Read@4")
 
 
 def test_tool_order_never_called(tools_run):
     assert grade("tool_order", {"before": "Write", "after": "Grep"}, tools_run) == Verdict(
-        False, '"before" tool Write never called')
+        False, '"before" tool Write never called'
+    )
     assert grade("tool_order", {"before": "Glob", "after": "Write"}, tools_run) == Verdict(
-        False, '"after" tool Write never called')
+        False, '"after" tool Write never called'
+    )
     # Both missing: "before" is reported first.
     assert grade("tool_order", {"before": "Edit", "after": "Write"}, tools_run) == Verdict(
-        False, '"before" tool Edit never called')
+        False, '"before" tool Edit never called'
+    )
 
 
 def test_tool_order_input_match_objects(tools_run):
@@ -608,7 +722,8 @@ def test_tool_order_input_match_objects(tools_run):
     assert grade("tool_order", raw, tools_run) == Verdict(False, '"before" tool Write never called')
     # An object without input_match behaves like the bare name.
     assert grade("tool_order", {"before": {"tool": "Glob"}, "after": {"tool": "Grep"}}, tools_run) == Verdict(
-        True, "Glob@0 precedes Grep@1")
+        True, "Glob@0 precedes Grep@1"
+    )
 
 
 def test_tool_order_same_tool_against_itself(tools_run):
@@ -618,31 +733,48 @@ def test_tool_order_same_tool_against_itself(tools_run):
     assert grade("tool_order", raw, tools_run) == Verdict(False, "Glob@5 does NOT precede Glob@0")
     # Without input_match both sides are the same first call.
     assert grade("tool_order", {"before": "Glob", "after": "Glob"}, tools_run) == Verdict(
-        False, "Glob@0 does NOT precede Glob@0")
+        False, "Glob@0 does NOT precede Glob@0"
+    )
 
 
 def test_tool_order_config_json_and_required_tools():
     kind = registry()["tool_order"]
     config = parse("tool_order", {"before": "Read", "after": {"tool": "Edit", "input_match": "a\\.py"}})
-    assert kind.config_json(config) == {"before": {"tool": "Read"},
-                                        "after": {"tool": "Edit", "input_match": "a\\.py"}}
+    assert kind.config_json(config) == {"before": {"tool": "Read"}, "after": {"tool": "Edit", "input_match": "a\\.py"}}
     assert kind.required_tools(config) == ("Read", "Edit")
     assert kind.with_only_by_default(config) is False
 
 
-@pytest.mark.parametrize("raw, key, message", [
-    ({"before": "A"}, "after", "must be a tool name or {tool: NAME, input_match: PATTERN} (got nothing (null))"),
-    ({"after": "A"}, "before", "must be a tool name or {tool: NAME, input_match: PATTERN} (got nothing (null))"),
-    ({"before": "", "after": "B"}, "before", "must be a tool name or {tool: NAME, input_match: PATTERN} (got a string)"),
-    ({"before": "A", "after": ["B"]}, "after", "must be a tool name or {tool: NAME, input_match: PATTERN} (got a list)"),
-    ({"before": 3, "after": "B"}, "before",
-     "must be a tool name or {tool: NAME, input_match: PATTERN} (got a whole number)"),
-    ({"before": {"tool": ""}, "after": "B"}, "before.tool", "must be a tool name (got a string)"),
-    ({"before": {"input_match": "x"}, "after": "B"}, "before.tool", "must be a tool name (got nothing (null))"),
-    ({"before": "A", "after": {"tool": "B", "input_match": "(?i)x"}}, "after.input_match",
-     "invalid regular expression /(?i)x/: expecting ':' — JavaScript has no inline flags like (?i): use `flags: i` "
-     "(or a scoped group (?i:...))"),
-])
+@pytest.mark.parametrize(
+    "raw, key, message",
+    [
+        ({"before": "A"}, "after", "must be a tool name or {tool: NAME, input_match: PATTERN} (got nothing (null))"),
+        ({"after": "A"}, "before", "must be a tool name or {tool: NAME, input_match: PATTERN} (got nothing (null))"),
+        (
+            {"before": "", "after": "B"},
+            "before",
+            "must be a tool name or {tool: NAME, input_match: PATTERN} (got a string)",
+        ),
+        (
+            {"before": "A", "after": ["B"]},
+            "after",
+            "must be a tool name or {tool: NAME, input_match: PATTERN} (got a list)",
+        ),
+        (
+            {"before": 3, "after": "B"},
+            "before",
+            "must be a tool name or {tool: NAME, input_match: PATTERN} (got a whole number)",
+        ),
+        ({"before": {"tool": ""}, "after": "B"}, "before.tool", "must be a tool name (got a string)"),
+        ({"before": {"input_match": "x"}, "after": "B"}, "before.tool", "must be a tool name (got nothing (null))"),
+        (
+            {"before": "A", "after": {"tool": "B", "input_match": "(?i)x"}},
+            "after.input_match",
+            "invalid regular expression /(?i)x/: expecting ':' — JavaScript has no inline flags like (?i): use `flags: i` "
+            "(or a scoped group (?i:...))",
+        ),
+    ],
+)
 def test_tool_order_load_errors(raw, key, message):
     error = spec_error("tool_order", raw)
     assert (error.key, error.message) == (key, message)
@@ -663,40 +795,44 @@ def test_tool_order_unknown_key_in_a_side():
 
 # ---- file_exists -----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("glob, path, expected", [
-    ("report.md", "report.md", True),
-    ("report.md", "out/report.md", False),           # whole paths, not suffixes
-    ("*.md", "a.md", True),
-    ("*.md", ".hidden.md", True),                     # `*` matches dot-names
-    ("*", ".env", True),
-    ("*.md", "docs/a.md", False),                     # `*` excludes `/`
-    ("docs/*.md", "docs/a.md", True),
-    ("docs/*.md", "docs/sub/a.md", False),
-    ("**/top.txt", "top.txt", True),                  # `**/` is zero folders…
-    ("**/top.txt", "a/top.txt", True),                # …or one…
-    ("**/top.txt", "a/b/c/top.txt", True),            # …or many
-    ("**/fix.md", "pre-fix.md", False),               # whole folders only
-    ("**/fix.md", "a/pre-fix.md", False),
-    ("src/**/*.py", "src/app.py", True),
-    ("src/**/*.py", "src/a/b/app.py", True),
-    ("src/**/*.py", "srcx/app.py", False),
-    ("src/**", "src/a/b/c.txt", True),                # other `**` crosses `/`
-    ("a**b", "a/x/y/b", True),
-    ("**", "deep/ly/nested.txt", True),
-    ("**.md", "a/b.md", True),
-    ("a?b", "a/b", True),                             # `?` matches `/`
-    ("a?b", "axb", True),
-    ("a?b", "ab", False),
-    ("[st].md", "s.md", False),                       # brackets are literal
-    ("[st].md", "[st].md", True),
-    ("{a,b}.md", "a.md", False),                      # braces are literal
-    ("{a,b}.md", "{a,b}.md", True),
-    ("a.md", "axmd", False),                          # `.` is literal
-    ("a+b.md", "a+b.md", True),
-    ("./x", "x", False),                              # `./x` never matches a created path
-    ("./x", "./x", True),                             # (it is literal)
-    ("out/", "out", False),
-])
+
+@pytest.mark.parametrize(
+    "glob, path, expected",
+    [
+        ("report.md", "report.md", True),
+        ("report.md", "out/report.md", False),  # whole paths, not suffixes
+        ("*.md", "a.md", True),
+        ("*.md", ".hidden.md", True),  # `*` matches dot-names
+        ("*", ".env", True),
+        ("*.md", "docs/a.md", False),  # `*` excludes `/`
+        ("docs/*.md", "docs/a.md", True),
+        ("docs/*.md", "docs/sub/a.md", False),
+        ("**/top.txt", "top.txt", True),  # `**/` is zero folders…
+        ("**/top.txt", "a/top.txt", True),  # …or one…
+        ("**/top.txt", "a/b/c/top.txt", True),  # …or many
+        ("**/fix.md", "pre-fix.md", False),  # whole folders only
+        ("**/fix.md", "a/pre-fix.md", False),
+        ("src/**/*.py", "src/app.py", True),
+        ("src/**/*.py", "src/a/b/app.py", True),
+        ("src/**/*.py", "srcx/app.py", False),
+        ("src/**", "src/a/b/c.txt", True),  # other `**` crosses `/`
+        ("a**b", "a/x/y/b", True),
+        ("**", "deep/ly/nested.txt", True),
+        ("**.md", "a/b.md", True),
+        ("a?b", "a/b", True),  # `?` matches `/`
+        ("a?b", "axb", True),
+        ("a?b", "ab", False),
+        ("[st].md", "s.md", False),  # brackets are literal
+        ("[st].md", "[st].md", True),
+        ("{a,b}.md", "a.md", False),  # braces are literal
+        ("{a,b}.md", "{a,b}.md", True),
+        ("a.md", "axmd", False),  # `.` is literal
+        ("a+b.md", "a+b.md", True),
+        ("./x", "x", False),  # `./x` never matches a created path
+        ("./x", "./x", True),  # (it is literal)
+        ("out/", "out", False),
+    ],
+)
 def test_glob_dialect(glob, path, expected):
     assert glob_match(glob, path) is expected
 
@@ -705,7 +841,7 @@ def test_glob_regex_translation():
     assert glob_regex("**/a?.md").pattern == "(?:.*/)?a.\\.md"
     assert glob_regex("x/*").pattern == "x/[^/]*"
     assert glob_regex("a**").pattern == "a.*"
-    assert glob_match("a?b", "a\nb")     # DOTALL: `?` matches any one character
+    assert glob_match("a?b", "a\nb")  # DOTALL: `?` matches any one character
 
 
 def test_file_exists_grading(tmp_path):
@@ -713,10 +849,12 @@ def test_file_exists_grading(tmp_path):
     assert grade("file_exists", {"path": "out/*.md"}, run) == Verdict(True, "out/*.md exists as expected")
     assert grade("file_exists", {"path": "*.txt"}, run) == Verdict(False, "*.txt missing (expected present)")
     assert grade("file_exists", {"path": "**/x.bin", "exists": False}, run) == Verdict(
-        False, "**/x.bin exists (expected absent)")
-    assert grade("file_exists", {"path": "*.log", "exists": False}, run) == Verdict(
-        True, "*.log absent as expected")
-    assert grade("file_exists", {"path": "./README.md"}, run) == Verdict(False, "./README.md missing (expected present)")
+        False, "**/x.bin exists (expected absent)"
+    )
+    assert grade("file_exists", {"path": "*.log", "exists": False}, run) == Verdict(True, "*.log absent as expected")
+    assert grade("file_exists", {"path": "./README.md"}, run) == Verdict(
+        False, "./README.md missing (expected present)"
+    )
     # Only the created files count, not what is on disk.
     (tmp_path / "on-disk.txt").write_text("x")
     assert not grade("file_exists", {"path": "on-disk.txt"}, run).passed
@@ -741,19 +879,23 @@ def test_file_exists_config():
     assert kind.with_only_by_default(config) is False
 
 
-@pytest.mark.parametrize("raw, key, message", [
-    ({}, "path", "is required"),
-    ({"path": ""}, "path", "must be a non-empty string (got an empty string)"),
-    ({"path": 3}, "path", "must be a non-empty string (got a whole number)"),
-    ({"path": "a", "exists": "no"}, "exists", "must be true or false (got a string)"),
-    ({"path": "a", "exists": 0}, "exists", "must be true or false (got a whole number)"),
-])
+@pytest.mark.parametrize(
+    "raw, key, message",
+    [
+        ({}, "path", "is required"),
+        ({"path": ""}, "path", "must be a non-empty string (got an empty string)"),
+        ({"path": 3}, "path", "must be a non-empty string (got a whole number)"),
+        ({"path": "a", "exists": "no"}, "exists", "must be true or false (got a string)"),
+        ({"path": "a", "exists": 0}, "exists", "must be true or false (got a whole number)"),
+    ],
+)
 def test_file_exists_load_errors(raw, key, message):
     error = spec_error("file_exists", raw)
     assert (error.key, error.message) == (key, message)
 
 
 # ---- specs via case.parse_grader: with_only_by_default, config_json --------------------------------------------
+
 
 def spec(raw: dict, body: str = "", name: str = "g") -> GraderSpec:
     return parse_grader(raw, body, name, "evals/case/graders/g.md", grader_types())
@@ -762,7 +904,13 @@ def spec(raw: dict, body: str = "", name: str = "g") -> GraderSpec:
 def test_spec_fields():
     s = spec({"type": "regex", "pattern": "x", "weight": 2.5, "arm": "both"}, name="has-x")
     assert (s.name, s.type, s.weight, s.arm, s.source, s.body) == (
-        "has-x", "regex", 2.5, "both", "evals/case/graders/g.md", None)
+        "has-x",
+        "regex",
+        2.5,
+        "both",
+        "evals/case/graders/g.md",
+        None,
+    )
     assert s.kind is registry()["regex"]
     assert spec({"type": "regex", "pattern": "x"}).weight == 1
     assert spec({"type": "regex", "pattern": "x"}).arm is None
@@ -785,16 +933,35 @@ def test_with_only_by_default():
 
 def test_config_json_shapes():
     assert spec({"type": "regex", "pattern": "a+", "flags": "i", "match": "count:2"}).config_json() == {
-        "target": "last_message", "pattern": "a+", "flags": "i", "match": "count:2"}
+        "target": "last_message",
+        "pattern": "a+",
+        "flags": "i",
+        "match": "count:2",
+    }
     assert spec({"type": "regex", "pattern": "a", "target": {"source": "file", "path": "o.md"}}).config_json() == {
-        "target": {"source": "file", "path": "o.md"}, "pattern": "a", "flags": "", "match": "contains"}
+        "target": {"source": "file", "path": "o.md"},
+        "pattern": "a",
+        "flags": "",
+        "match": "contains",
+    }
     assert spec({"type": "regex", "pattern": "a", "arm": "with-only"}).config_json() == {
-        "target": "last_message", "pattern": "a", "flags": "", "match": "contains", "arm": "with-only"}
+        "target": "last_message",
+        "pattern": "a",
+        "flags": "",
+        "match": "contains",
+        "arm": "with-only",
+    }
     assert spec({"type": "tool_used", "tool": "Skill"}).config_json() == {"tool": "Skill"}
     assert spec({"type": "tool_used", "tool": "Glob", "min": 0, "max": 2, "arm": "both"}).config_json() == {
-        "tool": "Glob", "min": 0, "max": 2, "arm": "both"}
+        "tool": "Glob",
+        "min": 0,
+        "max": 2,
+        "arm": "both",
+    }
     assert spec({"type": "tool_order", "before": "A", "after": {"tool": "B"}}).config_json() == {
-        "before": {"tool": "A"}, "after": {"tool": "B"}}
+        "before": {"tool": "A"},
+        "after": {"tool": "B"},
+    }
     assert spec({"type": "file_exists", "path": "x", "exists": False}).config_json() == {"path": "x", "exists": False}
     # weight and name are not part of the config
     assert "weight" not in spec({"type": "file_exists", "path": "x", "weight": 3}).config_json()
@@ -811,8 +978,10 @@ def test_parse_grader_common_errors():
     with pytest.raises(SpecError) as info:
         spec({"type": "regex", "pattern": "x", "tool": "Glob"})
     assert info.value.key == "tool"
-    assert info.value.message == "is not a key of regex graders (expected: type, name, weight, arm, pattern, target, " \
-                                 "match, flags)"
+    assert (
+        info.value.message == "is not a key of regex graders (expected: type, name, weight, arm, pattern, target, "
+        "match, flags)"
+    )
     for weight in (0, -1, True, "2"):
         with pytest.raises(SpecError) as info:
             spec({"type": "regex", "pattern": "x", "weight": weight})

@@ -1,6 +1,7 @@
 """Unit tests for the LLM judge (pytest_plugin_eval.judge) and the paid graders (pytest_plugin_eval.graders.judge).
 
 No network: the Anthropic client is a fake object with `.messages.create(**kw)`."""
+
 from __future__ import annotations
 
 import base64
@@ -18,17 +19,34 @@ except ImportError:  # pragma: no cover
     import httpx
 
 from pytest_plugin_eval.core import prices as cost
-from pytest_plugin_eval.core.problems import SpecError
-from pytest_plugin_eval.grade.base import Verdict, registry
-from pytest_plugin_eval.grade.types import grader_types  # noqa: F401  (registers the built-in types)
-from pytest_plugin_eval.grade.base import GradeContext
-from pytest_plugin_eval.grade.types.judged import (BaselineConfig, Evidence, LlmConfig, binary_kind, cut_chars,
-                                              cut_lines, focus_evidence, judged)
-from pytest_plugin_eval.grade.judge import (ANSWER_LINE, BAD_REQUEST_ATTEMPTS, MAX_ATTEMPTS, MAX_TOKENS, SYSTEM_PROMPT,
-                                      Ballot, Judge, JudgeUnavailable, describe_error, parse_verdict,
-                                      resolve_judge_model)
-from pytest_plugin_eval.grade.targets import NO_MOCKS, FileTarget, TargetError
 from pytest_plugin_eval.core.prices import Usage
+from pytest_plugin_eval.core.problems import SpecError
+from pytest_plugin_eval.grade.base import GradeContext, Verdict, registry
+from pytest_plugin_eval.grade.judge import (
+    ANSWER_LINE,
+    BAD_REQUEST_ATTEMPTS,
+    MAX_ATTEMPTS,
+    MAX_TOKENS,
+    SYSTEM_PROMPT,
+    Ballot,
+    Judge,
+    JudgeUnavailable,
+    describe_error,
+    parse_verdict,
+    resolve_judge_model,
+)
+from pytest_plugin_eval.grade.targets import NO_MOCKS, FileTarget, TargetError
+from pytest_plugin_eval.grade.types import grader_types  # noqa: F401  (registers the built-in types)
+from pytest_plugin_eval.grade.types.judged import (
+    BaselineConfig,
+    Evidence,
+    LlmConfig,
+    binary_kind,
+    cut_chars,
+    cut_lines,
+    focus_evidence,
+    judged,
+)
 from pytest_plugin_eval.run.output import RunOutput
 from pytest_plugin_eval.run.transcript import Transcript
 
@@ -38,12 +56,48 @@ HAIKU = "claude-haiku-5-5"
 
 # ---- parse_verdict -----------------------------------------------------------------------------------------
 
-PASS_REPLIES = ["PASS", "pass", "Pass", "PASS.", "**PASS**", "PASS!", "pAsS", "'PASS'", "<verdict>PASS</verdict>",
-                '{"verdict": "PASS"}', "Verdict: PASS", "I would say PASS", "PASS\n<reason>", "<reason>\nPASS",
-                "PASS PASS", "PASS (no failures)", "PASS\nFAILED", "pass-through"]
-FAIL_REPLIES = ["NOT PASS", "FAIL", "fail", "Fail", "PASS or FAIL", "FAIL - not PASS", "pass, not fail",
-                "PASS. Nothing here would FAIL.", "FAIL\nPASS", "PASSED", "PASSING", "PASS_", "PASS1", "FAILPASS",
-                "FAILED", "YES", "the answer is correct", "", "FAIL…", "does not pass"]
+PASS_REPLIES = [
+    "PASS",
+    "pass",
+    "Pass",
+    "PASS.",
+    "**PASS**",
+    "PASS!",
+    "pAsS",
+    "'PASS'",
+    "<verdict>PASS</verdict>",
+    '{"verdict": "PASS"}',
+    "Verdict: PASS",
+    "I would say PASS",
+    "PASS\n<reason>",
+    "<reason>\nPASS",
+    "PASS PASS",
+    "PASS (no failures)",
+    "PASS\nFAILED",
+    "pass-through",
+]
+FAIL_REPLIES = [
+    "NOT PASS",
+    "FAIL",
+    "fail",
+    "Fail",
+    "PASS or FAIL",
+    "FAIL - not PASS",
+    "pass, not fail",
+    "PASS. Nothing here would FAIL.",
+    "FAIL\nPASS",
+    "PASSED",
+    "PASSING",
+    "PASS_",
+    "PASS1",
+    "FAILPASS",
+    "FAILED",
+    "YES",
+    "the answer is correct",
+    "",
+    "FAIL…",
+    "does not pass",
+]
 
 
 def test_reply_lists_hold_38_replies():
@@ -62,8 +116,21 @@ def test_parse_verdict_fail(reply):
     assert parse_verdict(reply) is False
 
 
-@pytest.mark.parametrize("reply", [None, "no", "never PASS", "cannot pass", "don't pass", "isn't PASS",
-                                   "won't PASS", "wouldn't pass", "can't pass", "doesn't pass"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        None,
+        "no",
+        "never PASS",
+        "cannot pass",
+        "don't pass",
+        "isn't PASS",
+        "won't PASS",
+        "wouldn't pass",
+        "can't pass",
+        "doesn't pass",
+    ],
+)
 def test_parse_verdict_more_fail_votes(reply):
     assert parse_verdict(reply) is False
 
@@ -74,6 +141,7 @@ def test_parse_verdict_negation_must_be_a_whole_word_right_before(reply):
 
 
 # ---- resolve_judge_model -----------------------------------------------------------------------------------
+
 
 def test_resolve_judge_model_aliases_and_ids():
     assert resolve_judge_model("haiku", {}) == "claude-haiku-5-5"
@@ -89,11 +157,15 @@ def test_resolve_judge_model_default_is_haiku():
 
 
 def test_resolve_judge_model_environment_precedence():
-    both = {"ANTHROPIC_SMALL_FAST_MODEL": "small-fast", "ANTHROPIC_DEFAULT_HAIKU_MODEL": "my-haiku",
-            "ANTHROPIC_MODEL": "main-model"}
+    both = {
+        "ANTHROPIC_SMALL_FAST_MODEL": "small-fast",
+        "ANTHROPIC_DEFAULT_HAIKU_MODEL": "my-haiku",
+        "ANTHROPIC_MODEL": "main-model",
+    }
     assert resolve_judge_model(None, both) == "small-fast"
-    assert resolve_judge_model(None, {"ANTHROPIC_DEFAULT_HAIKU_MODEL": "my-haiku", "ANTHROPIC_MODEL": "m"}) == \
-        "my-haiku"
+    assert (
+        resolve_judge_model(None, {"ANTHROPIC_DEFAULT_HAIKU_MODEL": "my-haiku", "ANTHROPIC_MODEL": "m"}) == "my-haiku"
+    )
     assert resolve_judge_model(None, {"ANTHROPIC_MODEL": "main-model"}) == "claude-haiku-5-5"
     assert resolve_judge_model(None, {"ANTHROPIC_SMALL_FAST_MODEL": "", "ANTHROPIC_DEFAULT_HAIKU_MODEL": "h"}) == "h"
 
@@ -119,6 +191,7 @@ def test_resolve_judge_model_reads_os_environ(monkeypatch):
 
 # ---- Ballot ------------------------------------------------------------------------------------------------
 
+
 def test_ballot_properties():
     assert Ballot().passed is False and Ballot().decided is False
     assert Ballot([True, True]).passed and Ballot([True, True]).decided
@@ -130,11 +203,16 @@ def test_ballot_properties():
 
 # ---- Judge.ballot with a fake client -----------------------------------------------------------------------
 
+
 def status_error(status: int, message: str = "boom", retry_after: str | None = None) -> anthropic.APIStatusError:
     headers = {"retry-after": retry_after} if retry_after is not None else {}
     response = httpx.Response(status, headers=headers, request=httpx.Request("POST", "http://x"))
-    classes = {400: anthropic.BadRequestError, 401: anthropic.AuthenticationError, 429: anthropic.RateLimitError,
-               500: anthropic.InternalServerError}
+    classes = {
+        400: anthropic.BadRequestError,
+        401: anthropic.AuthenticationError,
+        429: anthropic.RateLimitError,
+        500: anthropic.InternalServerError,
+    }
     return classes.get(status, anthropic.APIStatusError)(message, response=response, body=None)
 
 
@@ -147,8 +225,10 @@ class FakeUsage:
 
 
 def reply(text: str, input_tokens: int = 1000, output_tokens: int = 10, **more) -> SimpleNamespace:
-    return SimpleNamespace(content=[SimpleNamespace(type="text", text=text)],
-                           usage=FakeUsage(input_tokens=input_tokens, output_tokens=output_tokens, **more))
+    return SimpleNamespace(
+        content=[SimpleNamespace(type="text", text=text)],
+        usage=FakeUsage(input_tokens=input_tokens, output_tokens=output_tokens, **more),
+    )
 
 
 class FakeClient:
@@ -207,8 +287,12 @@ def test_ballot_pass_pass_stops_after_two_calls():
 def test_ballot_sends_the_request_shape():
     judge, client, _, _ = make_judge(["PASS", "PASS"], model="claude-sonnet-4-6")
     judge.ballot("g", CONTENT)
-    assert client.calls[0] == {"model": "claude-sonnet-4-6", "max_tokens": MAX_TOKENS, "system": SYSTEM_PROMPT,
-                               "messages": [{"role": "user", "content": CONTENT}]}
+    assert client.calls[0] == {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": MAX_TOKENS,
+        "system": SYSTEM_PROMPT,
+        "messages": [{"role": "user", "content": CONTENT}],
+    }
     assert MAX_TOKENS == 64
     assert "PASS" in SYSTEM_PROMPT and "FAIL" in SYSTEM_PROMPT
     assert ANSWER_LINE == "Answer with exactly one word: PASS or FAIL."
@@ -271,10 +355,14 @@ def test_ballot_usage_without_model_dump_costs_nothing():
 
 
 def test_ballot_reads_only_text_blocks():
-    message = SimpleNamespace(content=[SimpleNamespace(type="thinking", thinking="FAIL", text="FAIL"),
-                                       SimpleNamespace(type="text", text="PA"),
-                                       SimpleNamespace(type="text", text="SS")],
-                              usage=FakeUsage(input_tokens=1, output_tokens=1))
+    message = SimpleNamespace(
+        content=[
+            SimpleNamespace(type="thinking", thinking="FAIL", text="FAIL"),
+            SimpleNamespace(type="text", text="PA"),
+            SimpleNamespace(type="text", text="SS"),
+        ],
+        usage=FakeUsage(input_tokens=1, output_tokens=1),
+    )
     judge, _, _, _ = make_judge([message, message])
     assert judge.ballot("g", CONTENT).votes == [True, True]
 
@@ -340,8 +428,9 @@ def test_pass_400_400_pass_still_passes():
 
 
 def test_votes_lost_to_errors_do_not_cost():
-    judge, _, _, _ = make_judge([reply("PASS", 100_000, 0), status_error(400), status_error(400),
-                                 reply("PASS", 100_000, 0)])
+    judge, _, _, _ = make_judge(
+        [reply("PASS", 100_000, 0), status_error(400), status_error(400), reply("PASS", 100_000, 0)]
+    )
     ballot = judge.ballot("g", CONTENT)
     assert ballot.cost_usd == pytest.approx(2 * 0.01, rel=1e-12)
 
@@ -381,25 +470,31 @@ def test_no_majority_after_three_lost_votes_mixed():
 
 
 def test_no_majority_lists_each_distinct_error():
-    judge, _, _, _ = make_judge([status_error(401, "denied"), status_error(403, "forbidden"),
-                                 status_error(401, "denied")])
+    judge, _, _, _ = make_judge(
+        [status_error(401, "denied"), status_error(403, "forbidden"), status_error(401, "denied")]
+    )
     with pytest.raises(JudgeUnavailable) as info:
         judge.ballot("g", CONTENT)
-    assert str(info.value) in ("3 vote(s) failed after retries: API error 401: denied; API error 403: forbidden",
-                               "3 vote(s) failed after retries: API error 403: forbidden; API error 401: denied")
+    assert str(info.value) in (
+        "3 vote(s) failed after retries: API error 401: denied; API error 403: forbidden",
+        "3 vote(s) failed after retries: API error 403: forbidden; API error 401: denied",
+    )
 
 
 def test_describe_error():
     assert describe_error(status_error(429, "rate limited")) == "API error 429: rate limited"
     response = httpx.Response(400, request=httpx.Request("POST", "http://x"))
-    error = anthropic.BadRequestError("Error code: 400 - {...}", response=response,
-                                      body={"type": "error", "error": {"type": "invalid_request_error",
-                                                                       "message": "prompt is too long"}})
+    error = anthropic.BadRequestError(
+        "Error code: 400 - {...}",
+        response=response,
+        body={"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long"}},
+    )
     assert describe_error(error) == "API error 400: prompt is too long"
     assert describe_error(ValueError("odd")) == "ValueError: odd"
 
 
 # ---- cut_lines / cut_chars / binary_kind -------------------------------------------------------------------
+
 
 def test_cut_lines_keeps_12_and_12():
     lines = [f"line {i}" for i in range(1, 34)]
@@ -427,35 +522,44 @@ def test_cut_chars():
     assert cut_chars("y" * 100_001) == "y" * 80_000 + "\n[…1 chars elided…]\n" + "y" * 20_000
 
 
-@pytest.mark.parametrize("data, kind", [
-    (b"%PDF-1.7\n...", "a PDF document"),
-    (b"PK\x03\x04\x14\x00", "a ZIP archive (Office documents such as .docx/.xlsx/.pptx are ZIPs)"),
-    (b"abc\x00def", "a binary file"),
-    (b"a" * 8191 + b"\x00", "a binary file"),
-    (b"a" * 8192 + b"\x00", None),   # only the first 8 KiB are sniffed
-    ("naïve text".encode(), None),
-    (b"", None),
-    (b"PDF-1.7", None),
-])
+@pytest.mark.parametrize(
+    "data, kind",
+    [
+        (b"%PDF-1.7\n...", "a PDF document"),
+        (b"PK\x03\x04\x14\x00", "a ZIP archive (Office documents such as .docx/.xlsx/.pptx are ZIPs)"),
+        (b"abc\x00def", "a binary file"),
+        (b"a" * 8191 + b"\x00", "a binary file"),
+        (b"a" * 8192 + b"\x00", None),  # only the first 8 KiB are sniffed
+        ("naïve text".encode(), None),
+        (b"", None),
+        (b"PDF-1.7", None),
+    ],
+)
 def test_binary_kind(data, kind):
     assert binary_kind(data) == kind
 
 
 # ---- focus_evidence ----------------------------------------------------------------------------------------
 
+
 def line(event: dict) -> str:
     return json.dumps(event)
 
 
 def text_event(text: str, mid: str) -> dict:
-    return {"type": "assistant", "message": {"id": mid, "content": [{"type": "text", "text": text}]},
-            "parent_tool_use_id": None}
+    return {
+        "type": "assistant",
+        "message": {"id": mid, "content": [{"type": "text", "text": text}]},
+        "parent_tool_use_id": None,
+    }
 
 
 def tool_event(name: str, tool_input: dict, tid: str, mid: str) -> dict:
-    return {"type": "assistant",
-            "message": {"id": mid, "content": [{"type": "tool_use", "id": tid, "name": name, "input": tool_input}]},
-            "parent_tool_use_id": None}
+    return {
+        "type": "assistant",
+        "message": {"id": mid, "content": [{"type": "tool_use", "id": tid, "name": name, "input": tool_input}]},
+        "parent_tool_use_id": None,
+    }
 
 
 def make_run(tmp_path: Path, events=(), created=(), mock_calls=None) -> RunOutput:
@@ -464,23 +568,33 @@ def make_run(tmp_path: Path, events=(), created=(), mock_calls=None) -> RunOutpu
 
 
 def basic_run(tmp_path: Path, **kw) -> RunOutput:
-    return make_run(tmp_path, [{"type": "system", "subtype": "init"}, text_event("thinking aloud", "m1"),
-                               tool_event("Read", {"file_path": "a.py"}, "t1", "m1"),
-                               text_event("All tests pass.", "m2"),
-                               {"type": "result", "subtype": "success", "num_turns": 2}], **kw)
+    return make_run(
+        tmp_path,
+        [
+            {"type": "system", "subtype": "init"},
+            text_event("thinking aloud", "m1"),
+            tool_event("Read", {"file_path": "a.py"}, "t1", "m1"),
+            text_event("All tests pass.", "m2"),
+            {"type": "result", "subtype": "success", "num_turns": 2},
+        ],
+        **kw,
+    )
 
 
 def expected_prompt(criteria: str, label: str, text: str) -> str:
-    return (f"Criterion:\n{criteria}\n\nEvidence — {label}:\n<evidence>\n{text}\n</evidence>\n\n"
-            f"Answer with exactly one word: PASS or FAIL.")
+    return (
+        f"Criterion:\n{criteria}\n\nEvidence — {label}:\n<evidence>\n{text}\n</evidence>\n\n"
+        f"Answer with exactly one word: PASS or FAIL."
+    )
 
 
 def test_focus_evidence_last_message(tmp_path):
     evidence = focus_evidence("last_message", basic_run(tmp_path), "Says the tests pass.")
     assert evidence.text == "All tests pass."
     assert evidence.note == ""
-    assert evidence.blocks == [{"type": "text", "text": expected_prompt("Says the tests pass.", "last_message",
-                                                                        "All tests pass.")}]
+    assert evidence.blocks == [
+        {"type": "text", "text": expected_prompt("Says the tests pass.", "last_message", "All tests pass.")}
+    ]
 
 
 def test_focus_evidence_trace_is_cut_to_its_edges(tmp_path):
@@ -508,7 +622,7 @@ def test_focus_evidence_long_last_message_is_cut_by_chars(tmp_path):
     run = make_run(tmp_path, [text_event("a" * 80_000 + "b" * 30_000 + "c" * 20_000, "m1")])
     evidence = focus_evidence("last_message", run, "c")
     assert evidence.text == "a" * 80_000 + "\n[…30000 chars elided…]\n" + "c" * 20_000
-    assert evidence.note == ""   # the long-file note is for files only
+    assert evidence.note == ""  # the long-file note is for files only
 
 
 def test_focus_evidence_file(tmp_path):
@@ -522,12 +636,14 @@ def test_focus_evidence_file(tmp_path):
 
 def test_focus_evidence_long_file_note(tmp_path):
     (tmp_path / "exact.txt").write_text("x" * 8_000)
-    (tmp_path / "long.txt").write_text("é" * 8_001, encoding="utf-8")   # counted in characters, not bytes
+    (tmp_path / "long.txt").write_text("é" * 8_001, encoding="utf-8")  # counted in characters, not bytes
     run = basic_run(tmp_path)
     assert focus_evidence(FileTarget("exact.txt"), run, "c").note == ""
     evidence = focus_evidence(FileTarget("long.txt"), run, "c")
-    assert evidence.note == (" — note: long file (8001 chars); llm judges are noisy on long inputs, prefer a regex "
-                             "grader for large artifacts")
+    assert evidence.note == (
+        " — note: long file (8001 chars); llm judges are noisy on long inputs, prefer a regex "
+        "grader for large artifacts"
+    )
     assert evidence.text == "é" * 8_001
 
 
@@ -540,14 +656,16 @@ def test_focus_evidence_huge_file_is_cut_and_noted(tmp_path):
 
 
 def test_focus_evidence_image(tmp_path):
-    (tmp_path / "shot.dat").write_bytes(PNG)   # detected by bytes, whatever the name
+    (tmp_path / "shot.dat").write_bytes(PNG)  # detected by bytes, whatever the name
     evidence = focus_evidence(FileTarget("shot.dat"), basic_run(tmp_path), "Shows a chart.")
     assert evidence.note == " (image)"
     assert evidence.text == f"[image shown to the judge: shot.dat — sent as image/png, {len(PNG)} bytes]"
     assert evidence.blocks == [
         {"type": "text", "text": "Criterion:\nShows a chart.\n\nEvidence — file shot.dat, the attached image:"},
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                     "data": base64.b64encode(PNG).decode("ascii")}},
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(PNG).decode("ascii")},
+        },
         {"type": "text", "text": "Answer with exactly one word: PASS or FAIL."},
     ]
 
@@ -557,22 +675,28 @@ def test_focus_evidence_image_too_large(tmp_path):
     (tmp_path / "big.jpg").write_bytes(data)
     with pytest.raises(TargetError) as info:
         focus_evidence(FileTarget("big.jpg"), basic_run(tmp_path), "c")
-    assert str(info.value) == (f"file big.jpg is an image of {5 * 1024 * 1024 + 1} bytes; the judge takes images up "
-                               f"to {5 * 1024 * 1024} bytes")
+    assert str(info.value) == (
+        f"file big.jpg is an image of {5 * 1024 * 1024 + 1} bytes; the judge takes images up to {5 * 1024 * 1024} bytes"
+    )
 
 
-@pytest.mark.parametrize("name, data, kind", [
-    ("doc.pdf", b"%PDF-1.4 ...", "a PDF document"),
-    ("doc.docx", b"PK\x03\x04rest", "a ZIP archive (Office documents such as .docx/.xlsx/.pptx are ZIPs)"),
-    ("blob.txt", b"\x01\x00\x02", "a binary file"),
-])
+@pytest.mark.parametrize(
+    "name, data, kind",
+    [
+        ("doc.pdf", b"%PDF-1.4 ...", "a PDF document"),
+        ("doc.docx", b"PK\x03\x04rest", "a ZIP archive (Office documents such as .docx/.xlsx/.pptx are ZIPs)"),
+        ("blob.txt", b"\x01\x00\x02", "a binary file"),
+    ],
+)
 def test_focus_evidence_refuses_binaries(tmp_path, name, data, kind):
     (tmp_path / name).write_bytes(data)
     with pytest.raises(TargetError) as info:
         focus_evidence(FileTarget(name), basic_run(tmp_path), "c")
-    assert str(info.value) == (f"file {name} cannot be shown to the judge as text — it is {kind}, and not an image "
-                               f"the judge can see (PNG/JPEG/GIF/WebP); have the case render it to an image or write "
-                               f"its content as UTF-8 text, and grade that")
+    assert str(info.value) == (
+        f"file {name} cannot be shown to the judge as text — it is {kind}, and not an image "
+        f"the judge can see (PNG/JPEG/GIF/WebP); have the case render it to an image or write "
+        f"its content as UTF-8 text, and grade that"
+    )
 
 
 def test_focus_evidence_missing_file_and_no_mocks(tmp_path):
@@ -585,6 +709,7 @@ def test_focus_evidence_missing_file_and_no_mocks(tmp_path):
 
 
 # ---- llm / baseline parsing --------------------------------------------------------------------------------
+
 
 def llm_parse(raw, body, case_dir=None):
     return registry()["llm"].parse(raw, body, case_dir=case_dir)
@@ -630,11 +755,14 @@ def test_baseline_parse_reserializes_lines_compactly(tmp_path):
     (tmp_path / "ref").mkdir()
     (tmp_path / "ref" / "base.jsonl").write_text(
         '{"type": "system", "n": 1.0}\n\n  \n{"text": "naïve/café", "z": [1, 2.50]}\n"just a string"\n',
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     config = baseline_parse({"baseline_file": "ref/base.jsonl"}, "  Do it as well.  ", case_dir=tmp_path)
-    assert config == BaselineConfig("Do it as well.", "ref/base.jsonl",
-                                    ('{"type":"system","n":1}', '{"text":"naïve/café","z":[1,2.5]}',
-                                     '"just a string"'))
+    assert config == BaselineConfig(
+        "Do it as well.",
+        "ref/base.jsonl",
+        ('{"type":"system","n":1}', '{"text":"naïve/café","z":[1,2.5]}', '"just a string"'),
+    )
     kind = registry()["baseline"]
     assert kind.config_json(config) == {"criteria": "Do it as well.", "baseline_file": "ref/base.jsonl"}
     assert kind.paid is True and kind.uses_body is True
@@ -657,12 +785,14 @@ def test_baseline_parse_errors(tmp_path):
 
     with pytest.raises(SpecError) as info:
         baseline_parse({"baseline_file": ""}, "x", case_dir=tmp_path)
-    assert (info.value.key, info.value.message) == ("baseline_file",
-                                                    "must be a non-empty string (got an empty string)")
+    assert (info.value.key, info.value.message) == ("baseline_file", "must be a non-empty string (got an empty string)")
 
     with pytest.raises(SpecError) as info:
         baseline_parse({"baseline_file": "missing.jsonl"}, "x", case_dir=tmp_path)
-    assert (info.value.key, info.value.message) == ("baseline_file", '"missing.jsonl" does not exist in the case folder')
+    assert (info.value.key, info.value.message) == (
+        "baseline_file",
+        '"missing.jsonl" does not exist in the case folder',
+    )
 
     (tmp_path / "bad.jsonl").write_text('{"ok": 1}\n\n{not json}\n')
     with pytest.raises(SpecError) as info:
@@ -686,6 +816,7 @@ def test_baseline_parse_errors(tmp_path):
 
 # ---- grading with a fake judge -----------------------------------------------------------------------------
 
+
 class FakeJudge:
     def __init__(self, ballot: Ballot | None = None, error: str | None = None, model: str = "judge-model"):
         self.model = model
@@ -708,22 +839,33 @@ def grade(kind, raw, body, run, ctx, case_dir=None):
 def test_llm_grade_pass(tmp_path):
     judge = FakeJudge(Ballot([True, True], cost_usd=0.25))
     verdict = grade("llm", {}, "Says the tests pass.", basic_run(tmp_path), GradeContext(grader="g", judge=judge))
-    assert verdict == Verdict(True, "judge votes: PASS PASS", cost_usd=0.25,
-                              details={"judgeModel": "judge-model", "judgeVotes": [True, True],
-                                       "evidence": "All tests pass."})
-    assert judge.calls == [("g", [{"type": "text", "text": expected_prompt("Says the tests pass.", "last_message",
-                                                                           "All tests pass.")}])]
+    assert verdict == Verdict(
+        True,
+        "judge votes: PASS PASS",
+        cost_usd=0.25,
+        details={"judgeModel": "judge-model", "judgeVotes": [True, True], "evidence": "All tests pass."},
+    )
+    assert judge.calls == [
+        ("g", [{"type": "text", "text": expected_prompt("Says the tests pass.", "last_message", "All tests pass.")}])
+    ]
 
 
 def test_llm_grade_fail_with_note(tmp_path):
     (tmp_path / "long.md").write_text("w" * 9_000)
     judge = FakeJudge(Ballot([True, False, False], cost_usd=0.5))
-    verdict = grade("llm", {"focus": {"source": "file", "path": "long.md"}}, "x", basic_run(tmp_path),
-                    GradeContext(grader="g", judge=judge))
+    verdict = grade(
+        "llm",
+        {"focus": {"source": "file", "path": "long.md"}},
+        "x",
+        basic_run(tmp_path),
+        GradeContext(grader="g", judge=judge),
+    )
     assert verdict.passed is False
     assert verdict.errored is False
-    assert verdict.explanation == ("judge votes: PASS FAIL FAIL — note: long file (9000 chars); llm judges are noisy "
-                                   "on long inputs, prefer a regex grader for large artifacts")
+    assert verdict.explanation == (
+        "judge votes: PASS FAIL FAIL — note: long file (9000 chars); llm judges are noisy "
+        "on long inputs, prefer a regex grader for large artifacts"
+    )
     assert verdict.cost_usd == 0.5
     assert verdict.details["judgeVotes"] == [True, False, False]
 
@@ -731,8 +873,13 @@ def test_llm_grade_fail_with_note(tmp_path):
 def test_llm_grade_image(tmp_path):
     (tmp_path / "chart.png").write_bytes(PNG)
     judge = FakeJudge(Ballot([True, True]))
-    verdict = grade("llm", {"focus": {"source": "file", "path": "chart.png"}}, "x", basic_run(tmp_path),
-                    GradeContext(grader="g", judge=judge))
+    verdict = grade(
+        "llm",
+        {"focus": {"source": "file", "path": "chart.png"}},
+        "x",
+        basic_run(tmp_path),
+        GradeContext(grader="g", judge=judge),
+    )
     assert verdict.explanation == "judge votes: PASS PASS (image)"
     assert verdict.details["evidence"].startswith("[image shown to the judge: chart.png")
     assert [b["type"] for b in judge.calls[0][1]] == ["text", "image", "text"]
@@ -741,22 +888,28 @@ def test_llm_grade_image(tmp_path):
 def test_llm_grade_judge_unavailable_is_errored(tmp_path):
     judge = FakeJudge(error="API error 500: overloaded")
     verdict = grade("llm", {}, "x", basic_run(tmp_path), GradeContext(grader="g", judge=judge))
-    assert verdict == Verdict(False, "judge unavailable: API error 500: overloaded", errored=True,
-                              details={"judgeModel": "judge-model"})
+    assert verdict == Verdict(
+        False, "judge unavailable: API error 500: overloaded", errored=True, details={"judgeModel": "judge-model"}
+    )
 
 
 def test_llm_grade_without_judge_is_errored(tmp_path):
     expected = Verdict(False, "judge unavailable: no judge is configured for this session", errored=True)
     assert grade("llm", {}, "x", basic_run(tmp_path), GradeContext(grader="g")) == expected
     grader = registry()["llm"]
-    assert grader.grade(grader.parse({}, "x"), basic_run(tmp_path)) == expected   # no context at all
+    assert grader.grade(grader.parse({}, "x"), basic_run(tmp_path)) == expected  # no context at all
 
 
 def test_llm_grade_unreadable_focus_fails_without_a_judge_call(tmp_path):
     (tmp_path / "doc.pdf").write_bytes(b"%PDF-1.4")
     judge = FakeJudge(Ballot([True, True]))
-    verdict = grade("llm", {"focus": {"source": "file", "path": "doc.pdf"}}, "x", basic_run(tmp_path),
-                    GradeContext(grader="g", judge=judge))
+    verdict = grade(
+        "llm",
+        {"focus": {"source": "file", "path": "doc.pdf"}},
+        "x",
+        basic_run(tmp_path),
+        GradeContext(grader="g", judge=judge),
+    )
     assert verdict.passed is False and verdict.errored is False
     assert verdict.explanation.startswith("file doc.pdf cannot be shown to the judge as text — it is a PDF document")
     verdict = grade("llm", {"focus": "mock_calls"}, "x", basic_run(tmp_path), GradeContext(grader="g", judge=judge))
@@ -768,36 +921,59 @@ def test_baseline_grade(tmp_path):
     (tmp_path / "base.jsonl").write_text('{"type": "result", "v": 2.0}\n')
     judge = FakeJudge(Ballot([False, False], cost_usd=0.125))
     run = basic_run(tmp_path)
-    verdict = grade("baseline", {"baseline_file": "base.jsonl"}, "Fixes the bug.", run,
-                    GradeContext(grader="b", judge=judge), case_dir=tmp_path)
-    assert verdict == Verdict(False, "judge votes: FAIL FAIL", cost_usd=0.125,
-                              details={"judgeModel": "judge-model", "judgeVotes": [False, False]})
-    (grader_name, blocks), = judge.calls
+    verdict = grade(
+        "baseline",
+        {"baseline_file": "base.jsonl"},
+        "Fixes the bug.",
+        run,
+        GradeContext(grader="b", judge=judge),
+        case_dir=tmp_path,
+    )
+    assert verdict == Verdict(
+        False,
+        "judge votes: FAIL FAIL",
+        cost_usd=0.125,
+        details={"judgeModel": "judge-model", "judgeVotes": [False, False]},
+    )
+    ((grader_name, blocks),) = judge.calls
     assert grader_name == "b"
-    assert blocks == [{"type": "text", "text": (
-        "Criterion:\nFixes the bug.\n\nBASELINE trajectory (a reference run):\n<baseline>\n"
-        '{"type":"result","v":2}\n</baseline>\n\nNEW trajectory (the run being graded):\n<new>\n'
-        f"{run.transcript.text}\n</new>\n\nDoes the NEW trajectory meet the criterion at least as well as the "
-        "BASELINE? Answer with exactly one word: PASS or FAIL.")}]
+    assert blocks == [
+        {
+            "type": "text",
+            "text": (
+                "Criterion:\nFixes the bug.\n\nBASELINE trajectory (a reference run):\n<baseline>\n"
+                '{"type":"result","v":2}\n</baseline>\n\nNEW trajectory (the run being graded):\n<new>\n'
+                f"{run.transcript.text}\n</new>\n\nDoes the NEW trajectory meet the criterion at least as well as the "
+                "BASELINE? Answer with exactly one word: PASS or FAIL."
+            ),
+        }
+    ]
 
 
 def test_baseline_grade_cuts_long_trajectories(tmp_path):
     (tmp_path / "base.jsonl").write_text("\n".join(json.dumps({"i": i}) for i in range(30)) + "\n")
     run = make_run(tmp_path, [text_event(f"s{i}", f"m{i}") for i in range(50)])
     judge = FakeJudge(Ballot([True, True]))
-    verdict = grade("baseline", {"baseline_file": "base.jsonl"}, "x", run, GradeContext(grader="b", judge=judge),
-                    case_dir=tmp_path)
+    verdict = grade(
+        "baseline", {"baseline_file": "base.jsonl"}, "x", run, GradeContext(grader="b", judge=judge), case_dir=tmp_path
+    )
     assert verdict.passed is True
     prompt = judge.calls[0][1][0]["text"]
-    assert "[…6 messages elided…]" in prompt      # 30 baseline lines
-    assert "[…26 messages elided…]" in prompt     # 50 new lines
+    assert "[…6 messages elided…]" in prompt  # 30 baseline lines
+    assert "[…26 messages elided…]" in prompt  # 50 new lines
     assert '{"i":11}\n[…6 messages elided…]\n{"i":18}' in prompt
 
 
 def test_baseline_grade_unavailable(tmp_path):
     (tmp_path / "base.jsonl").write_text("{}\n")
-    verdict = grade("baseline", {"baseline_file": "base.jsonl"}, "x", basic_run(tmp_path),
-                    GradeContext(grader="b", judge=FakeJudge(error="API error 529: overloaded")), case_dir=tmp_path)
+    verdict = grade(
+        "baseline",
+        {"baseline_file": "base.jsonl"},
+        "x",
+        basic_run(tmp_path),
+        GradeContext(grader="b", judge=FakeJudge(error="API error 529: overloaded")),
+        case_dir=tmp_path,
+    )
     assert verdict.errored is True
     assert verdict.explanation == "judge unavailable: API error 529: overloaded"
     verdict = grade("baseline", {"baseline_file": "base.jsonl"}, "x", basic_run(tmp_path), None, case_dir=tmp_path)
@@ -816,8 +992,9 @@ def test_judged_records_evidence_only_when_asked():
 
 def test_llm_grade_end_to_end_with_the_real_judge(tmp_path):
     judge, client, sleeps, graders = make_judge([reply("PASS", 2000, 4), reply("**PASS**", 2000, 4)])
-    verdict = grade("llm", {}, "Says the tests pass.", basic_run(tmp_path), GradeContext(grader="says-pass",
-                                                                                        judge=judge))
+    verdict = grade(
+        "llm", {}, "Says the tests pass.", basic_run(tmp_path), GradeContext(grader="says-pass", judge=judge)
+    )
     assert verdict.passed is True
     assert verdict.explanation == "judge votes: PASS PASS"
     assert verdict.details["judgeModel"] == HAIKU

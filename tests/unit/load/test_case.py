@@ -4,6 +4,7 @@ Every suite is built in tmp_path: `plugin/.claude-plugin/plugin.json`, `plugin/s
 `plugin/evals/<case>/…`. Problems are asserted through `Problem.render(plugin_root)`, which is exactly what the
 user sees: the file (relative to the plugin), the key, and the message.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,22 +14,39 @@ from pathlib import Path
 import pytest
 
 from pytest_plugin_eval.grade.types import grader_types
-from pytest_plugin_eval.load.case import (DEFAULT_MAX_TURNS, DEFAULT_RUNS, DEFAULT_TIMEOUT, PROMPT_CAP, Case,
-                                     CaseLoadError, Context, Problem, find_case_dirs, is_case_dir, load_case)
+from pytest_plugin_eval.load.case import (
+    DEFAULT_MAX_TURNS,
+    DEFAULT_RUNS,
+    DEFAULT_TIMEOUT,
+    PROMPT_CAP,
+    Case,
+    CaseLoadError,
+    Context,
+    Problem,
+    find_case_dirs,
+    is_case_dir,
+    load_case,
+)
 
 REGEX_OK = "---\ntype: regex\npattern: hello\n---\n"
 KINDS_BAR = "regex | tool_order | tool_used | file_exists | llm | baseline | python"
 KINDS_COMMA = "regex, tool_order, tool_used, file_exists, llm, baseline, python"
-FM_KEYS = ("schema_version, name, description, tags, plugins, runs, expected_outcome, model, max_turns, "
-           "timeout_seconds, allowed_tools, disallowed_tools, artifact_publish, growthbook_overrides, "
-           "append_system_prompt, env")
+FM_KEYS = (
+    "schema_version, name, description, tags, plugins, runs, expected_outcome, model, max_turns, "
+    "timeout_seconds, allowed_tools, disallowed_tools, artifact_publish, growthbook_overrides, "
+    "append_system_prompt, env"
+)
 TOP_KEYS = "schema_version, name, description, tags, plugins, runs, expected_outcome, context, execution, graders"
-EXEC_KEYS = ("model, max_turns, timeout_seconds, allowed_tools, disallowed_tools, artifact_publish, "
-             "growthbook_overrides, append_system_prompt, env, prompt")
+EXEC_KEYS = (
+    "model, max_turns, timeout_seconds, allowed_tools, disallowed_tools, artifact_publish, "
+    "growthbook_overrides, append_system_prompt, env, prompt"
+)
 CTX_KEYS = "scaffold_script, history_file, add_dirs"
 REGEX_KEYS = "type, name, weight, arm, pattern, target, match, flags"
-NO_GRADERS = ("graders: the case has no graders — add graders/<name>.md files (each with a `type:` frontmatter), "
-              "or a graders: list in case.yaml")
+NO_GRADERS = (
+    "graders: the case has no graders — add graders/<name>.md files (each with a `type:` frontmatter), "
+    "or a graders: list in case.yaml"
+)
 EMPTY_PROMPT = "is empty — write the user prompt to test as the prompt.md body (or execution.prompt in case.yaml)"
 DEFAULT = object()
 
@@ -45,8 +63,15 @@ class Suite:
         self.evals = self.plugin / "evals"
         self.evals.mkdir()
 
-    def case(self, name: str = "c", body: str = "Say hello.", fm: str | None = None, graders=DEFAULT,
-             case_yaml: str | None = None, md: bool = True) -> Path:
+    def case(
+        self,
+        name: str = "c",
+        body: str = "Say hello.",
+        fm: str | None = None,
+        graders=DEFAULT,
+        case_yaml: str | None = None,
+        md: bool = True,
+    ) -> Path:
         """Write evals/<name>/: prompt.md (`fm` is raw frontmatter YAML), graders/<g>.md (raw text), case.yaml."""
         folder = self.evals / name
         folder.mkdir(parents=True, exist_ok=True)
@@ -85,6 +110,7 @@ def suite(tmp_path: Path) -> Suite:
 
 # ---- a valid prompt.md case --------------------------------------------------------------------------------
 
+
 def test_minimal_case_has_the_defaults(suite):
     folder = suite.case()
     case = suite.load()
@@ -119,13 +145,27 @@ def test_minimal_case_has_the_defaults(suite):
 
 
 def test_every_frontmatter_key_is_read(suite):
-    suite.case(fm="\n".join([
-        'schema_version: "1.7"', "name: custom-name", "description: What it checks", "tags: [smoke, fast]",
-        "runs: 5", "expected_outcome: A greeting", "model: claude-test-model", "max_turns: 200",
-        "timeout_seconds: 3600", "allowed_tools: [Read, Grep]", "disallowed_tools: [Agent, TaskStop]",
-        "artifact_publish: false", "growthbook_overrides: {flag: 1}", "append_system_prompt: Be brief.",
-        "env: {EVAL_OK_1: one, EVAL_B: two}",
-    ]))
+    suite.case(
+        fm="\n".join(
+            [
+                'schema_version: "1.7"',
+                "name: custom-name",
+                "description: What it checks",
+                "tags: [smoke, fast]",
+                "runs: 5",
+                "expected_outcome: A greeting",
+                "model: claude-test-model",
+                "max_turns: 200",
+                "timeout_seconds: 3600",
+                "allowed_tools: [Read, Grep]",
+                "disallowed_tools: [Agent, TaskStop]",
+                "artifact_publish: false",
+                "growthbook_overrides: {flag: 1}",
+                "append_system_prompt: Be brief.",
+                "env: {EVAL_OK_1: one, EVAL_B: two}",
+            ]
+        )
+    )
     case = suite.load()
     assert case.name == "custom-name"
     assert case.description == "What it checks"
@@ -142,10 +182,17 @@ def test_every_frontmatter_key_is_read(suite):
     assert case.rel_dir == "evals/c"
 
 
-@pytest.mark.parametrize("key,value", [
-    ("runs", 1), ("runs", 50), ("max_turns", 1), ("max_turns", 200), ("timeout_seconds", 1),
-    ("timeout_seconds", 3600),
-])
+@pytest.mark.parametrize(
+    "key,value",
+    [
+        ("runs", 1),
+        ("runs", 50),
+        ("max_turns", 1),
+        ("max_turns", 200),
+        ("timeout_seconds", 1),
+        ("timeout_seconds", 3600),
+    ],
+)
 def test_integer_bounds_are_inclusive(suite, key, value):
     suite.case(fm=f"{key}: {value}")
     assert getattr(suite.load(), key) == value
@@ -159,19 +206,29 @@ def test_a_whole_float_is_accepted_as_an_int(suite, key):
 
 
 @pytest.mark.parametrize("key,low,high", [("runs", 1, 50), ("max_turns", 1, 200), ("timeout_seconds", 1, 3600)])
-@pytest.mark.parametrize("written,got", [
-    ("LOW-1", "LOW-1"), ("HIGH+1", "HIGH+1"), ("1.5", "a number 1.5"), ("'3'", "a string '3'"),
-    ("three", "a string 'three'"), ("true", "a boolean"), ("false", "a boolean"), ("[1]", "a list"),
-    ("null", "nothing (null)"),
-])
+@pytest.mark.parametrize(
+    "written,got",
+    [
+        ("LOW-1", "LOW-1"),
+        ("HIGH+1", "HIGH+1"),
+        ("1.5", "a number 1.5"),
+        ("'3'", "a string '3'"),
+        ("three", "a string 'three'"),
+        ("true", "a boolean"),
+        ("false", "a boolean"),
+        ("[1]", "a list"),
+        ("null", "nothing (null)"),
+    ],
+)
 def test_integer_fields_refuse_out_of_range_and_non_integers(suite, key, low, high, written, got):
     def fill(text: str) -> str:
         return text.replace("LOW-1", str(low - 1)).replace("HIGH+1", str(high + 1))
 
     suite.case(fm=f"{key}: {fill(written)}")
     error = suite.fail()
-    assert suite.rendered(error) == [f"evals/c/prompt.md: {key}: must be a whole number from {low} to {high} "
-                                     f"(got {fill(got)})"]
+    assert suite.rendered(error) == [
+        f"evals/c/prompt.md: {key}: must be a whole number from {low} to {high} (got {fill(got)})"
+    ]
     assert error.name == "c"
     assert error.values_only is True  # a bad value: --case/--tag decide whether it is reported
 
@@ -189,8 +246,9 @@ def test_case_yaml_only_keys_are_not_frontmatter_keys(suite, key):
 
 def test_allowed_tools_as_a_string(suite):
     suite.case(fm="allowed_tools: Read")
-    assert suite.problems() == ["evals/c/prompt.md: allowed_tools: must be a list of strings (got a string) — "
-                                "write it as a list: [Read]"]
+    assert suite.problems() == [
+        "evals/c/prompt.md: allowed_tools: must be a list of strings (got a string) — write it as a list: [Read]"
+    ]
 
 
 def test_allowed_tools_with_a_non_string_item(suite):
@@ -198,14 +256,21 @@ def test_allowed_tools_with_a_non_string_item(suite):
     assert suite.problems() == ["evals/c/prompt.md: allowed_tools[1]: must be a string (got a whole number)"]
 
 
-@pytest.mark.parametrize("items,index,entry", [("[Bogus]", 0, "Bogus"), ("[Agent, 'Read(//etc/**)']", 1, "Read(//etc/**)"),
-                                               ("[mcp__srv__tool]", 0, "mcp__srv__tool")])
+@pytest.mark.parametrize(
+    "items,index,entry",
+    [
+        ("[Bogus]", 0, "Bogus"),
+        ("[Agent, 'Read(//etc/**)']", 1, "Read(//etc/**)"),
+        ("[mcp__srv__tool]", 0, "mcp__srv__tool"),
+    ],
+)
 def test_disallowed_tools_refuses_non_removable_entries(suite, items, index, entry):
     suite.case(fm=f"disallowed_tools: {items}")
     assert suite.problems() == [
         f'evals/c/prompt.md: disallowed_tools[{index}]: "{entry}" cannot be disallowed: it is not a built-in tool '
         f"that can be removed — use bare names such as Agent or TaskStop (patterns such as Bash(rm:*) and MCP "
-        f"tools are not accepted)"]
+        f"tools are not accepted)"
+    ]
 
 
 def test_disallowed_tools_accepts_builtin_names(suite):
@@ -215,8 +280,9 @@ def test_disallowed_tools_accepts_builtin_names(suite):
 
 def test_disallowed_tools_as_a_string(suite):
     suite.case(fm="disallowed_tools: Agent")
-    assert suite.problems() == ["evals/c/prompt.md: disallowed_tools: must be a list of strings (got a string) — "
-                                "write it as a list: [Agent]"]
+    assert suite.problems() == [
+        "evals/c/prompt.md: disallowed_tools: must be a list of strings (got a string) — write it as a list: [Agent]"
+    ]
 
 
 @pytest.mark.parametrize("key", ["model", "description", "expected_outcome", "append_system_prompt"])
@@ -227,8 +293,10 @@ def test_string_fields_refuse_numbers(suite, key):
 
 def test_artifact_publish_and_growthbook_overrides_types(suite):
     suite.case(fm="artifact_publish: 'yes'\ngrowthbook_overrides: [a]")
-    assert suite.problems() == ["evals/c/prompt.md: artifact_publish: must be true or false (got a string)",
-                                "evals/c/prompt.md: growthbook_overrides: must be a mapping (got a list)"]
+    assert suite.problems() == [
+        "evals/c/prompt.md: artifact_publish: must be true or false (got a string)",
+        "evals/c/prompt.md: growthbook_overrides: must be a mapping (got a list)",
+    ]
 
 
 def test_yes_is_a_string_not_a_boolean(suite):
@@ -244,16 +312,19 @@ def test_env_not_a_mapping(suite):
 
 def test_env_non_string_value(suite):
     suite.case(fm="env: {EVAL_PORT: 8080}")
-    assert suite.problems() == ['evals/c/prompt.md: env.EVAL_PORT: must be a string (got a whole number) — '
-                                'quote it: "8080"']
+    assert suite.problems() == [
+        'evals/c/prompt.md: env.EVAL_PORT: must be a string (got a whole number) — quote it: "8080"'
+    ]
 
 
 @pytest.mark.parametrize("name", ["FOO", "EVAL_lower", "eval_X", "PATH", "XEVAL_A", "EVAL-A"])
 def test_env_refuses_non_eval_names(suite, name):
     suite.case(fm=f"env: {{{name}: x}}")
-    assert suite.problems() == [f"evals/c/prompt.md: env.{name}: only EVAL_* variables (upper case: "
-                                f"^EVAL_[A-Z0-9_]*$) can be set from a case; anything else must come from the "
-                                f"operator's shell"]
+    assert suite.problems() == [
+        f"evals/c/prompt.md: env.{name}: only EVAL_* variables (upper case: "
+        f"^EVAL_[A-Z0-9_]*$) can be set from a case; anything else must come from the "
+        f"operator's shell"
+    ]
 
 
 def test_env_accepts_upper_case_eval_names(suite):
@@ -263,12 +334,15 @@ def test_env_accepts_upper_case_eval_names(suite):
 
 def test_tags_as_a_string(suite):
     suite.case(fm="tags: smoke")
-    assert suite.problems() == ["evals/c/prompt.md: tags: must be a list of strings (got a string) — "
-                                "write it as a list: [smoke]"]
+    assert suite.problems() == [
+        "evals/c/prompt.md: tags: must be a list of strings (got a string) — write it as a list: [smoke]"
+    ]
 
 
-@pytest.mark.parametrize("written,got", [("''", "an empty string"), ("'   '", "an empty string"),
-                                         ("5", "a whole number"), ("null", "nothing (null)")])
+@pytest.mark.parametrize(
+    "written,got",
+    [("''", "an empty string"), ("'   '", "an empty string"), ("5", "a whole number"), ("null", "nothing (null)")],
+)
 def test_name_must_be_a_non_empty_string(suite, written, got):
     suite.case(fm=f"name: {written}")
     error = suite.fail()
@@ -283,16 +357,19 @@ def test_name_from_frontmatter_else_the_folder(suite):
     assert suite.load("unnamed").name == "unnamed"
 
 
-@pytest.mark.parametrize("written,message", [
-    ('"2.0"', '"2.0" needs a newer case format than this tool reads (up to 1.x)'),
-    ('"10"', '"10" needs a newer case format than this tool reads (up to 1.x)'),
-    ('"abc"', '"abc" is not a version string such as "1.0"'),
-    ('"1.x"', '"1.x" is not a version string such as "1.0"'),
-    ('""', '"" is not a version string such as "1.0"'),
-    ("2.0", 'must be a quoted version string such as "1.0" (got a number)'),
-    ("1.0", 'must be a quoted version string such as "1.0" (got a number)'),
-    ("1", 'must be a quoted version string such as "1.0" (got a whole number)'),
-])
+@pytest.mark.parametrize(
+    "written,message",
+    [
+        ('"2.0"', '"2.0" needs a newer case format than this tool reads (up to 1.x)'),
+        ('"10"', '"10" needs a newer case format than this tool reads (up to 1.x)'),
+        ('"abc"', '"abc" is not a version string such as "1.0"'),
+        ('"1.x"', '"1.x" is not a version string such as "1.0"'),
+        ('""', '"" is not a version string such as "1.0"'),
+        ("2.0", 'must be a quoted version string such as "1.0" (got a number)'),
+        ("1.0", 'must be a quoted version string such as "1.0" (got a number)'),
+        ("1", 'must be a quoted version string such as "1.0" (got a whole number)'),
+    ],
+)
 def test_schema_version_refused(suite, written, message):
     suite.case(fm=f"schema_version: {written}")
     assert suite.problems() == [f"evals/c/prompt.md: schema_version: {message}"]
@@ -305,6 +382,7 @@ def test_schema_version_accepted(suite, written):
 
 
 # ---- prompt.md as a file ----------------------------------------------------------------------------------
+
 
 def test_malformed_yaml_frontmatter(suite):
     suite.case(fm="runs: [1, 2\nmodel: x")
@@ -319,8 +397,9 @@ def test_unterminated_frontmatter(suite):
     folder = suite.case(graders={"ok": REGEX_OK})
     (folder / "prompt.md").write_text("---\nruns: 3\nSay hello.\n")
     error = suite.fail()
-    assert suite.rendered(error) == ['evals/c/prompt.md: unterminated frontmatter (an opening "---" line with no '
-                                     'closing "---" line)']
+    assert suite.rendered(error) == [
+        'evals/c/prompt.md: unterminated frontmatter (an opening "---" line with no closing "---" line)'
+    ]
     assert error.name is None
 
 
@@ -355,8 +434,10 @@ def test_prompt_without_frontmatter_is_the_whole_file(suite):
 
 def test_init_template_body(suite):
     suite.case(body="TODO: describe what the agent should do")
-    assert suite.problems() == ['evals/c/prompt.md: prompt: is still the blank `init` template — replace the '
-                                '"TODO: describe what the agent should do" line with the user prompt to test']
+    assert suite.problems() == [
+        "evals/c/prompt.md: prompt: is still the blank `init` template — replace the "
+        '"TODO: describe what the agent should do" line with the user prompt to test'
+    ]
 
 
 def test_prompt_over_one_mebibyte(suite):
@@ -381,6 +462,7 @@ def test_prompt_that_is_not_utf8(suite):
 
 
 # ---- the graders folder -------------------------------------------------------------------------------------
+
 
 def test_no_graders_folder(suite):
     suite.case(graders=None)
@@ -413,8 +495,10 @@ def test_a_grader_without_frontmatter_next_to_a_valid_one_is_a_warning(suite, mo
     suite.case(graders={"notes": "Just some notes.\n", "ok": REGEX_OK})
     case = suite.load()
     assert [g.name for g in case.graders] == ["ok"]
-    assert case.warnings == ("evals/c/graders/notes.md has no frontmatter (a `---` block with `type:`), so it is "
-                             "not a grader and is ignored",)
+    assert case.warnings == (
+        "evals/c/graders/notes.md has no frontmatter (a `---` block with `type:`), so it is "
+        "not a grader and is ignored",
+    )
 
 
 def test_an_empty_grader_file_alone_means_no_graders(suite):
@@ -425,8 +509,10 @@ def test_an_empty_grader_file_alone_means_no_graders(suite):
 def test_an_empty_grader_file_next_to_a_valid_one_is_a_warning(suite, monkeypatch):
     monkeypatch.chdir(suite.plugin)
     suite.case(graders={"empty": "", "ok": REGEX_OK})
-    assert suite.load().warnings == ("evals/c/graders/empty.md has no frontmatter (a `---` block with `type:`), "
-                                     "so it is not a grader and is ignored",)
+    assert suite.load().warnings == (
+        "evals/c/graders/empty.md has no frontmatter (a `---` block with `type:`), "
+        "so it is not a grader and is ignored",
+    )
 
 
 def test_empty_frontmatter_grader_needs_a_type(suite):
@@ -447,23 +533,34 @@ def test_grader_missing_type(suite):
 def test_grader_unknown_type(suite):
     suite.case(graders={"g": "---\ntype: regexp\npattern: x\n---\n"})
     error = suite.fail()
-    assert suite.rendered(error) == [f"evals/c/graders/g.md: type: 'regexp' is not a grader type (expected one of: "
-                                     f"{KINDS_COMMA})"]
+    assert suite.rendered(error) == [
+        f"evals/c/graders/g.md: type: 'regexp' is not a grader type (expected one of: {KINDS_COMMA})"
+    ]
     assert error.values_only is True
 
 
 def test_grader_unknown_key(suite):
     suite.case(graders={"g": "---\ntype: regex\npattern: x\ncolour: red\n---\n"})
     error = suite.fail()
-    assert suite.rendered(error) == [f"evals/c/graders/g.md: colour: is not a key of regex graders "
-                                     f"(expected: {REGEX_KEYS})"]
+    assert suite.rendered(error) == [
+        f"evals/c/graders/g.md: colour: is not a key of regex graders (expected: {REGEX_KEYS})"
+    ]
     assert error.problems[0].structural is False
     assert error.values_only is True
 
 
-@pytest.mark.parametrize("written,shown", [("0", "0"), ("-1", "-1"), ("heavy", "a string 'heavy'"),
-                                           ("true", "a boolean"), ("-0.5", "-0.5"), ("null", "nothing (null)"),
-                                           (".inf", "inf")])
+@pytest.mark.parametrize(
+    "written,shown",
+    [
+        ("0", "0"),
+        ("-1", "-1"),
+        ("heavy", "a string 'heavy'"),
+        ("true", "a boolean"),
+        ("-0.5", "-0.5"),
+        ("null", "nothing (null)"),
+        (".inf", "inf"),
+    ],
+)
 def test_grader_weight_must_be_positive(suite, written, shown):
     suite.case(graders={"g": f"---\ntype: regex\npattern: x\nweight: {written}\n---\n"})
     error = suite.fail()
@@ -498,8 +595,10 @@ def test_grader_arm_accepted(suite, arm):
 def test_llm_grader_with_an_empty_body(suite):
     suite.case(graders={"judge": "---\ntype: llm\n---\n\n  \n"})
     error = suite.fail()
-    assert suite.rendered(error) == ["evals/c/graders/judge.md: criteria: is empty — write the rubric (what a "
-                                     "passing run looks like) as the file's body"]
+    assert suite.rendered(error) == [
+        "evals/c/graders/judge.md: criteria: is empty — write the rubric (what a "
+        "passing run looks like) as the file's body"
+    ]
     assert error.values_only is True
 
 
@@ -507,24 +606,36 @@ def test_llm_grader_body_is_its_criteria(suite):
     suite.case(graders={"judge": "---\ntype: llm\nfocus: trace\n---\n\nThe reply is polite.\n\n"})
     (spec,) = suite.load().graders
     assert (spec.type, spec.body, spec.config.criteria, spec.config.focus) == (
-        "llm", "The reply is polite.", "The reply is polite.", "trace")
+        "llm",
+        "The reply is polite.",
+        "The reply is polite.",
+        "trace",
+    )
 
 
 def test_blank_grader_template(suite):
     suite.case(graders={"judge": "---\ntype: llm\n---\nTODO: describe what a successful response looks like\n"})
     error = suite.fail()
-    assert suite.rendered(error) == ['evals/c/graders/judge.md: grader "judge" is still the blank `init` template — '
-                                     'replace the "TODO: describe what a successful response looks like" line with '
-                                     'concrete pass criteria']
+    assert suite.rendered(error) == [
+        'evals/c/graders/judge.md: grader "judge" is still the blank `init` template — '
+        'replace the "TODO: describe what a successful response looks like" line with '
+        "concrete pass criteria"
+    ]
     assert error.problems[0].key == ""
     assert error.values_only is True
 
 
 def test_duplicate_grader_names(suite):
-    suite.case(graders={"a": "---\ntype: regex\nname: same\npattern: x\n---\n",
-                        "b": "---\ntype: regex\nname: same\npattern: y\n---\n"})
+    suite.case(
+        graders={
+            "a": "---\ntype: regex\nname: same\npattern: x\n---\n",
+            "b": "---\ntype: regex\nname: same\npattern: y\n---\n",
+        }
+    )
     error = suite.fail()
-    assert suite.rendered(error) == ['evals/c/graders/b.md: name: another grader is already named "same"; grader names must be unique']
+    assert suite.rendered(error) == [
+        'evals/c/graders/b.md: name: another grader is already named "same"; grader names must be unique'
+    ]
 
 
 def test_grader_name_key_overrides_the_file_name(suite):
@@ -553,9 +664,11 @@ def test_grader_with_an_invalid_regex(suite):
 
 
 def test_several_problems_are_all_reported(suite):
-    suite.case(fm="runs: 0\ncolour: red\nmodel: 5", body="",
-               graders={"a": "---\ntype: regex\npattern: x\nweight: 0\n---\n",
-                        "b": "---\ntype: nope\n---\n"})
+    suite.case(
+        fm="runs: 0\ncolour: red\nmodel: 5",
+        body="",
+        graders={"a": "---\ntype: regex\npattern: x\nweight: 0\n---\n", "b": "---\ntype: nope\n---\n"},
+    )
     assert suite.problems() == [
         f"evals/c/prompt.md: colour: is not a frontmatter key (expected one of: {FM_KEYS})",
         "evals/c/prompt.md: runs: must be a whole number from 1 to 50 (got 0)",
@@ -569,16 +682,23 @@ def test_several_problems_are_all_reported(suite):
 def test_str_of_the_error_lists_every_problem_relative_to_cwd(suite, monkeypatch):
     monkeypatch.chdir(suite.plugin)
     suite.case(fm="runs: 0\nmax_turns: 0")
-    assert str(suite.fail()) == ("evals/c/prompt.md: runs: must be a whole number from 1 to 50 (got 0)\n"
-                                 "evals/c/prompt.md: max_turns: must be a whole number from 1 to 200 (got 0)")
+    assert str(suite.fail()) == (
+        "evals/c/prompt.md: runs: must be a whole number from 1 to 50 (got 0)\n"
+        "evals/c/prompt.md: max_turns: must be a whole number from 1 to 200 (got 0)"
+    )
 
 
 # ---- values_only -----------------------------------------------------------------------------------------
 
+
 def test_values_only_carries_the_name_and_tags(suite):
-    suite.case(fm="name: the-name\ntags: [t1, t2]",
-               graders={"a": "---\ntype: regex\npattern: x\nweight: 0\n---\n",
-                        "b": "---\ntype: regex\npattern: x\narm: nope\n---\n"})
+    suite.case(
+        fm="name: the-name\ntags: [t1, t2]",
+        graders={
+            "a": "---\ntype: regex\npattern: x\nweight: 0\n---\n",
+            "b": "---\ntype: regex\npattern: x\narm: nope\n---\n",
+        },
+    )
     error = suite.fail()
     assert error.values_only is True
     assert (error.name, error.tags) == ("the-name", ("t1", "t2"))
@@ -614,18 +734,28 @@ def test_values_only_needs_the_name(suite):
 
 # ---- grader files: order and what is ignored --------------------------------------------------------------
 
+
 def test_grader_files_are_in_code_unit_order(suite):
     names = ["é-accent", "a-lower", "_under", "Z-upper", "B-upper", "9-nine", "10-ten", "-dash"]
     suite.case(graders={n: f"---\ntype: regex\npattern: p{i}\n---\n" for i, n in enumerate(names)})
     assert [g.name for g in suite.load().graders] == [
-        "-dash", "10-ten", "9-nine", "B-upper", "Z-upper", "_under", "a-lower", "é-accent"]
+        "-dash",
+        "10-ten",
+        "9-nine",
+        "B-upper",
+        "Z-upper",
+        "_under",
+        "a-lower",
+        "é-accent",
+    ]
 
 
 def test_grader_order_is_by_utf16_code_units_not_code_points(suite):
     # U+1F600 is the surrogate pair D83D DE00 in UTF-16, so it sorts before U+FF5E (as JavaScript sorts).
-    suite.case(graders={"\uff5e": "---\ntype: regex\npattern: a\n---\n",
-                        "\U0001F600": "---\ntype: regex\npattern: b\n---\n"})
-    assert [g.name for g in suite.load().graders] == ["\U0001F600", "\uff5e"]
+    suite.case(
+        graders={"\uff5e": "---\ntype: regex\npattern: a\n---\n", "\U0001f600": "---\ntype: regex\npattern: b\n---\n"}
+    )
+    assert [g.name for g in suite.load().graders] == ["\U0001f600", "\uff5e"]
 
 
 def test_a_grader_file_name_that_is_not_utf8_still_loads(suite):
@@ -650,14 +780,19 @@ def test_regex_pattern_from_the_body(suite):
     suite.case(graders={"g": "---\ntype: regex\nflags: i\n---\n\n^Hello\\b\n\n"})
     (spec,) = suite.load().graders
     assert (spec.config.pattern, spec.config.flags, spec.config.match, spec.config.target) == (
-        "^Hello\\b", "i", "contains", "last_message")
+        "^Hello\\b",
+        "i",
+        "contains",
+        "last_message",
+    )
     assert spec.body is None
 
 
 def test_regex_needs_a_pattern(suite):
     suite.case(graders={"g": "---\ntype: regex\n---\n"})
-    assert suite.problems() == ["evals/c/graders/g.md: pattern: is required (a `pattern:` key, or the pattern as "
-                                "the file's body)"]
+    assert suite.problems() == [
+        "evals/c/graders/g.md: pattern: is required (a `pattern:` key, or the pattern as the file's body)"
+    ]
 
 
 # ---- case.yaml --------------------------------------------------------------------------------------------
@@ -700,51 +835,85 @@ def test_case_yaml_only(suite):
 
 
 def test_case_yaml_requires_schema_version_and_name(suite):
-    suite.case(md=False, graders=None, case_yaml="execution:\n  prompt: Hi\ngraders:\n  - {name: g, type: regex, pattern: x}\n")
+    suite.case(
+        md=False, graders=None, case_yaml="execution:\n  prompt: Hi\ngraders:\n  - {name: g, type: regex, pattern: x}\n"
+    )
     error = suite.fail()
-    assert suite.rendered(error) == ['evals/c/case.yaml: schema_version: is required in case.yaml (e.g. '
-                                     'schema_version: "1.0")',
-                                     "evals/c/case.yaml: name: is required in case.yaml"]
+    assert suite.rendered(error) == [
+        'evals/c/case.yaml: schema_version: is required in case.yaml (e.g. schema_version: "1.0")',
+        "evals/c/case.yaml: name: is required in case.yaml",
+    ]
     assert error.name == "c"
 
 
 def test_case_yaml_unknown_top_level_key(suite):
-    suite.case(md=False, graders=None, case_yaml='schema_version: "1.0"\nname: n\nfoo: 1\nexecution:\n  prompt: Hi\n'
-                                                 'graders:\n  - {name: g, type: regex, pattern: x}\n')
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml='schema_version: "1.0"\nname: n\nfoo: 1\nexecution:\n  prompt: Hi\n'
+        "graders:\n  - {name: g, type: regex, pattern: x}\n",
+    )
     assert suite.problems() == [f"evals/c/case.yaml: foo: is not a case.yaml key (top-level keys: {TOP_KEYS})"]
 
 
-@pytest.mark.parametrize("key,home", [("max_turns", "under `execution:`"), ("model", "under `execution:`"),
-                                      ("prompt", "under `execution:`"), ("scaffold_script", "under `context:`")])
+@pytest.mark.parametrize(
+    "key,home",
+    [
+        ("max_turns", "under `execution:`"),
+        ("model", "under `execution:`"),
+        ("prompt", "under `execution:`"),
+        ("scaffold_script", "under `context:`"),
+    ],
+)
 def test_case_yaml_misplaced_top_level_key(suite, key, home):
-    suite.case(md=False, graders=None, case_yaml=f'schema_version: "1.0"\nname: n\n{key}: x\nexecution:\n  prompt: Hi\n'
-                                                 f'graders:\n  - {{name: g, type: regex, pattern: x}}\n')
-    assert suite.problems() == [f"evals/c/case.yaml: {key}: is not a case.yaml key — it belongs {home} "
-                                f"(top-level keys: {TOP_KEYS})"]
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml=f'schema_version: "1.0"\nname: n\n{key}: x\nexecution:\n  prompt: Hi\n'
+        f"graders:\n  - {{name: g, type: regex, pattern: x}}\n",
+    )
+    assert suite.problems() == [
+        f"evals/c/case.yaml: {key}: is not a case.yaml key — it belongs {home} (top-level keys: {TOP_KEYS})"
+    ]
 
 
 def test_case_yaml_misplaced_execution_runs(suite):
-    suite.case(md=False, graders=None, case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\n  runs: 2\n'
-                                                 'graders:\n  - {name: g, type: regex, pattern: x}\n')
-    assert suite.problems() == [f"evals/c/case.yaml: execution.runs: is not a key of `execution:` — it belongs at the "
-                                f"top level (expected: {EXEC_KEYS})"]
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\n  runs: 2\n'
+        "graders:\n  - {name: g, type: regex, pattern: x}\n",
+    )
+    assert suite.problems() == [
+        f"evals/c/case.yaml: execution.runs: is not a key of `execution:` — it belongs at the "
+        f"top level (expected: {EXEC_KEYS})"
+    ]
 
 
 def test_case_yaml_unknown_execution_and_context_keys(suite):
-    suite.case(md=False, graders=None, case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\n  bogus: 1\n'
-                                                 'context:\n  prompt: x\n'
-                                                 'graders:\n  - {name: g, type: regex, pattern: x}\n')
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\n  bogus: 1\n'
+        "context:\n  prompt: x\n"
+        "graders:\n  - {name: g, type: regex, pattern: x}\n",
+    )
     assert suite.problems() == [
         f"evals/c/case.yaml: execution.bogus: is not a key of `execution:` (expected: {EXEC_KEYS})",
         f"evals/c/case.yaml: context.prompt: is not a key of `context:` — it belongs under `execution:` "
-        f"(expected: {CTX_KEYS})"]
+        f"(expected: {CTX_KEYS})",
+    ]
 
 
 @pytest.mark.parametrize("section", ["execution", "context"])
 def test_case_yaml_section_not_a_mapping(suite, section):
     prompt = "" if section == "execution" else "execution:\n  prompt: Hi\n"
-    suite.case(md=False, graders=None, case_yaml=f'schema_version: "1.0"\nname: n\n{prompt}{section}: [a]\n'
-                                                 'graders:\n  - {name: g, type: regex, pattern: x}\n')
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml=f'schema_version: "1.0"\nname: n\n{prompt}{section}: [a]\n'
+        "graders:\n  - {name: g, type: regex, pattern: x}\n",
+    )
     expected = [f"evals/c/case.yaml: {section}: must be a mapping (got a list)"]
     if section == "execution":  # no prompt left
         expected.append(f"evals/c/case.yaml: execution.prompt: {EMPTY_PROMPT}")
@@ -752,40 +921,63 @@ def test_case_yaml_section_not_a_mapping(suite, section):
 
 
 def test_case_yaml_execution_values_are_validated_with_their_path(suite):
-    suite.case(md=False, graders=None, case_yaml='schema_version: "1.0"\nname: n\nruns: 0\nexecution:\n  prompt: Hi\n'
-                                                 '  max_turns: 0\n  env: {FOO: x}\n'
-                                                 'graders:\n  - {name: g, type: regex, pattern: x}\n')
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml='schema_version: "1.0"\nname: n\nruns: 0\nexecution:\n  prompt: Hi\n'
+        "  max_turns: 0\n  env: {FOO: x}\n"
+        "graders:\n  - {name: g, type: regex, pattern: x}\n",
+    )
     assert suite.problems() == [
         "evals/c/case.yaml: runs: must be a whole number from 1 to 50 (got 0)",
         "evals/c/case.yaml: execution.max_turns: must be a whole number from 1 to 200 (got 0)",
         "evals/c/case.yaml: execution.env.FOO: only EVAL_* variables (upper case: ^EVAL_[A-Z0-9_]*$) can be set "
-        "from a case; anything else must come from the operator's shell"]
+        "from a case; anything else must come from the operator's shell",
+    ]
 
 
 def test_case_yaml_empty_prompt(suite):
-    suite.case(md=False, graders=None, case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  max_turns: 3\n'
-                                                 'graders:\n  - {name: g, type: regex, pattern: x}\n')
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  max_turns: 3\n'
+        "graders:\n  - {name: g, type: regex, pattern: x}\n",
+    )
     assert suite.problems() == [f"evals/c/case.yaml: execution.prompt: {EMPTY_PROMPT}"]
 
 
 def test_case_yaml_non_string_prompt(suite):
-    suite.case(md=False, graders=None, case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: [a]\n'
-                                                 'graders:\n  - {name: g, type: regex, pattern: x}\n')
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: [a]\n'
+        "graders:\n  - {name: g, type: regex, pattern: x}\n",
+    )
     assert suite.problems()[0] == "evals/c/case.yaml: execution.prompt: must be a string (got a list)"
 
 
 def test_case_yaml_non_string_prompt_is_reported_once(suite):
-    suite.case(md=False, graders=None, case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: [a]\n'
-                                                 'graders:\n  - {name: g, type: regex, pattern: x}\n')
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: [a]\n'
+        "graders:\n  - {name: g, type: regex, pattern: x}\n",
+    )
     assert suite.problems() == ["evals/c/case.yaml: execution.prompt: must be a string (got a list)"]
 
 
 def test_case_yaml_template_prompt_names_execution_prompt(suite):
-    suite.case(md=False, graders=None, case_yaml='schema_version: "1.0"\nname: n\nexecution:\n'
-                                                 '  prompt: "TODO: describe what the agent should do"\n'
-                                                 'graders:\n  - {name: g, type: regex, pattern: x}\n')
-    assert suite.problems() == ['evals/c/case.yaml: execution.prompt: is still the blank `init` template — replace '
-                                'the "TODO: describe what the agent should do" line with the user prompt to test']
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml='schema_version: "1.0"\nname: n\nexecution:\n'
+        '  prompt: "TODO: describe what the agent should do"\n'
+        "graders:\n  - {name: g, type: regex, pattern: x}\n",
+    )
+    assert suite.problems() == [
+        "evals/c/case.yaml: execution.prompt: is still the blank `init` template — replace "
+        'the "TODO: describe what the agent should do" line with the user prompt to test'
+    ]
 
 
 def test_case_yaml_invalid_yaml(suite):
@@ -807,7 +999,9 @@ INLINE_HEAD = 'schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\n'
 def test_inline_grader_needs_a_name(suite):
     suite.case(md=False, graders=None, case_yaml=INLINE_HEAD + "graders:\n  - {type: regex, pattern: x}\n")
     error = suite.fail()
-    assert suite.rendered(error) == ["evals/c/case.yaml: graders[0].name: is required for a grader written in case.yaml"]
+    assert suite.rendered(error) == [
+        "evals/c/case.yaml: graders[0].name: is required for a grader written in case.yaml"
+    ]
     assert error.values_only is True
 
 
@@ -829,17 +1023,23 @@ def test_inline_llm_criteria_not_a_string(suite):
 def test_inline_llm_without_criteria(suite):
     suite.case(md=False, graders=None, case_yaml=INLINE_HEAD + "graders:\n  - {name: j, type: llm}\n")
     error = suite.fail()
-    assert suite.rendered(error) == ["evals/c/case.yaml: graders[0].criteria: is empty — write the rubric (what a "
-                                     "passing run looks like) as the file's body"]
+    assert suite.rendered(error) == [
+        "evals/c/case.yaml: graders[0].criteria: is empty — write the rubric (what a "
+        "passing run looks like) as the file's body"
+    ]
     assert error.values_only is True
 
 
 def test_inline_grader_problems_name_their_index_and_key(suite):
-    suite.case(md=False, graders=None, case_yaml=INLINE_HEAD + "graders:\n  - {name: a, type: regex, pattern: x}\n"
-                                                  "  - {name: b, type: regex, pattern: x, weight: -1}\n"
-                                                  "  - {name: c, type: llm, criteria: 'TODO: describe what a successful "
-                                                  "response looks like'}\n"
-                                                  "  - {name: d, type: regex}\n")
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml=INLINE_HEAD + "graders:\n  - {name: a, type: regex, pattern: x}\n"
+        "  - {name: b, type: regex, pattern: x, weight: -1}\n"
+        "  - {name: c, type: llm, criteria: 'TODO: describe what a successful "
+        "response looks like'}\n"
+        "  - {name: d, type: regex}\n",
+    )
     error = suite.fail()
     assert suite.rendered(error) == [
         "evals/c/case.yaml: graders[1].weight: must be a number greater than 0 (got -1)",
@@ -859,12 +1059,18 @@ def test_inline_grader_missing_type(suite):
 
 
 def test_inline_duplicate_names(suite):
-    suite.case(md=False, graders=None, case_yaml=INLINE_HEAD + "graders:\n  - {name: a, type: regex, pattern: x}\n"
-                                                  "  - {name: a, type: regex, pattern: y}\n")
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml=INLINE_HEAD + "graders:\n  - {name: a, type: regex, pattern: x}\n"
+        "  - {name: a, type: regex, pattern: y}\n",
+    )
     (problem,) = suite.fail().problems
     assert problem.file.name == "case.yaml"
-    assert (problem.key, problem.message) == ("graders[1].name",
-                                              'another grader is already named "a"; grader names must be unique')
+    assert (problem.key, problem.message) == (
+        "graders[1].name",
+        'another grader is already named "a"; grader names must be unique',
+    )
 
 
 # ---- prompt.md + case.yaml ------------------------------------------------------------------------------------
@@ -885,16 +1091,20 @@ graders:
 
 
 def test_mixed_precedence(suite):
-    suite.case(fm="max_turns: 7\ndisallowed_tools: [TaskStop]", body="MD prompt.",
-               graders={"file": REGEX_OK}, case_yaml=MIXED_YAML)
+    suite.case(
+        fm="max_turns: 7\ndisallowed_tools: [TaskStop]",
+        body="MD prompt.",
+        graders={"file": REGEX_OK},
+        case_yaml=MIXED_YAML,
+    )
     case = suite.load()
     assert case.source == "mixed"
     assert case.name == "from-yaml"
     assert case.runs == 2
-    assert case.max_turns == 7            # the frontmatter wins key by key
-    assert case.timeout_seconds == 100    # …and case.yaml fills in the rest
+    assert case.max_turns == 7  # the frontmatter wins key by key
+    assert case.timeout_seconds == 100  # …and case.yaml fills in the rest
     assert case.model == "yaml-model"
-    assert case.prompt == "MD prompt."    # a non-empty body replaces execution.prompt
+    assert case.prompt == "MD prompt."  # a non-empty body replaces execution.prompt
     assert case.disallowed_tools == ("Agent", "TaskStop")  # concatenated, YAML first
     assert [g.name for g in case.graders] == ["inline", "file"]  # YAML first
     assert case.prompt_file == suite.evals / "c" / "prompt.md"
@@ -919,37 +1129,51 @@ def test_mixed_disallowed_tools_only_in_yaml(suite):
 
 def test_mixed_duplicate_names_across_both(suite):
     suite.case(graders={"inline": REGEX_OK}, case_yaml=MIXED_YAML)
-    assert suite.problems() == ['evals/c/graders/inline.md: name: another grader is already named "inline"; grader names must be unique']
+    assert suite.problems() == [
+        'evals/c/graders/inline.md: name: another grader is already named "inline"; grader names must be unique'
+    ]
 
 
 def test_mixed_problems_name_their_own_file(suite):
     suite.case(fm="runs: 0", graders=None, case_yaml=MIXED_YAML.replace("max_turns: 4", "max_turns: 0"))
     assert suite.problems() == [
         "evals/c/case.yaml: execution.max_turns: must be a whole number from 1 to 200 (got 0)",
-        "evals/c/prompt.md: runs: must be a whole number from 1 to 50 (got 0)"]
+        "evals/c/prompt.md: runs: must be a whole number from 1 to 50 (got 0)",
+    ]
 
 
 def test_mixed_case_yaml_still_needs_its_required_keys(suite):
-    suite.case(fm="name: md-name", graders=None, case_yaml="execution:\n  prompt: Hi\ngraders:\n"
-                                                             "  - {name: g, type: regex, pattern: x}\n")
-    assert suite.problems() == ['evals/c/case.yaml: schema_version: is required in case.yaml (e.g. schema_version: '
-                                '"1.0")', "evals/c/case.yaml: name: is required in case.yaml"]
+    suite.case(
+        fm="name: md-name",
+        graders=None,
+        case_yaml="execution:\n  prompt: Hi\ngraders:\n  - {name: g, type: regex, pattern: x}\n",
+    )
+    assert suite.problems() == [
+        'evals/c/case.yaml: schema_version: is required in case.yaml (e.g. schema_version: "1.0")',
+        "evals/c/case.yaml: name: is required in case.yaml",
+    ]
 
 
 def test_mixed_bad_yaml_disallowed_tools_reported_once(suite):
-    suite.case(fm="disallowed_tools: [Agent]", graders=None,
-               case_yaml=MIXED_YAML.replace("disallowed_tools: [Agent]", "disallowed_tools: [Bogus]"))
+    suite.case(
+        fm="disallowed_tools: [Agent]",
+        graders=None,
+        case_yaml=MIXED_YAML.replace("disallowed_tools: [Agent]", "disallowed_tools: [Bogus]"),
+    )
     assert suite.problems() == [
         'evals/c/case.yaml: execution.disallowed_tools[0]: "Bogus" cannot be disallowed: it is not a built-in tool '
         "that can be removed — use bare names such as Agent or TaskStop (patterns such as Bash(rm:*) and MCP tools "
-        "are not accepted)"]
+        "are not accepted)"
+    ]
 
 
 # ---- context ----------------------------------------------------------------------------------------------------
 
+
 def ctx_case(suite: Suite, context: str) -> Path:
-    return suite.case(md=False, graders=None, case_yaml=INLINE_HEAD + context +
-                      "graders:\n  - {name: g, type: regex, pattern: x}\n")
+    return suite.case(
+        md=False, graders=None, case_yaml=INLINE_HEAD + context + "graders:\n  - {name: g, type: regex, pattern: x}\n"
+    )
 
 
 def test_context_paths_inside_the_case(suite):
@@ -957,10 +1181,13 @@ def test_context_paths_inside_the_case(suite):
     (folder / "fixtures" / "more").mkdir(parents=True)
     (folder / "setup.sh").write_text("#!/bin/sh\n")
     (folder / "history.jsonl").write_text("{}\n")
-    ctx_case(suite, "context:\n  scaffold_script: setup.sh\n  history_file: history.jsonl\n"
-                    "  add_dirs: [fixtures, fixtures/more]\n")
-    assert suite.load().context == Context(folder / "setup.sh", folder / "history.jsonl",
-                                           (folder / "fixtures", folder / "fixtures/more"))
+    ctx_case(
+        suite,
+        "context:\n  scaffold_script: setup.sh\n  history_file: history.jsonl\n  add_dirs: [fixtures, fixtures/more]\n",
+    )
+    assert suite.load().context == Context(
+        folder / "setup.sh", folder / "history.jsonl", (folder / "fixtures", folder / "fixtures/more")
+    )
 
 
 @pytest.mark.parametrize("key", ["scaffold_script", "history_file"])
@@ -974,53 +1201,66 @@ def test_context_path_leaving_the_case_folder(suite, value):
     (suite.evals / "other").mkdir()
     (suite.evals / "other" / "setup.sh").write_text("")
     ctx_case(suite, f"context:\n  scaffold_script: '{value}'\n")
-    assert suite.problems() == [f'evals/c/case.yaml: context.scaffold_script: "{value}" leaves the case folder '
-                                f'(absolute or `..`) — it must name something inside it']
+    assert suite.problems() == [
+        f'evals/c/case.yaml: context.scaffold_script: "{value}" leaves the case folder '
+        f"(absolute or `..`) — it must name something inside it"
+    ]
 
 
 def test_context_add_dirs_leaving_the_case_folder(suite):
     ctx_case(suite, "context:\n  add_dirs: [.., /tmp]\n")
     assert suite.problems() == [
         'evals/c/case.yaml: context.add_dirs[0]: ".." leaves the case folder (absolute or `..`) — it must name '
-        'something inside it',
+        "something inside it",
         'evals/c/case.yaml: context.add_dirs[1]: "/tmp" leaves the case folder (absolute or `..`) — it must name '
-        'something inside it']
+        "something inside it",
+    ]
 
 
 def test_context_symlink_out_of_the_case_folder(suite, tmp_path):
     (tmp_path / "outside.sh").write_text("")
     folder = ctx_case(suite, "context:\n  scaffold_script: link.sh\n")
     (folder / "link.sh").symlink_to(tmp_path / "outside.sh")
-    assert suite.problems() == ['evals/c/case.yaml: context.scaffold_script: "link.sh" is a symlink out of the case '
-                                'folder']
+    assert suite.problems() == [
+        'evals/c/case.yaml: context.scaffold_script: "link.sh" is a symlink out of the case folder'
+    ]
 
 
 def test_context_kinds(suite):
     folder = ctx_case(suite, "context:\n  scaffold_script: adir\n  add_dirs: [afile.txt]\n")
     (folder / "adir").mkdir()
     (folder / "afile.txt").write_text("")
-    assert suite.problems() == ['evals/c/case.yaml: context.scaffold_script: "adir" is not a file',
-                                'evals/c/case.yaml: context.add_dirs[0]: "afile.txt" is not a folder']
+    assert suite.problems() == [
+        'evals/c/case.yaml: context.scaffold_script: "adir" is not a file',
+        'evals/c/case.yaml: context.add_dirs[0]: "afile.txt" is not a folder',
+    ]
 
 
 def test_context_types(suite):
     ctx_case(suite, "context:\n  history_file: 5\n  add_dirs: fixtures\n")
     assert suite.problems() == [
         "evals/c/case.yaml: context.history_file: must be a path relative to the case folder (got a whole number)",
-        "evals/c/case.yaml: context.add_dirs: must be a list of folders (got a string)"]
+        "evals/c/case.yaml: context.add_dirs: must be a list of folders (got a string)",
+    ]
 
 
 def test_context_history_needs_a_prompt(suite):
-    folder = suite.case(md=False, graders=None, case_yaml='schema_version: "1.0"\nname: n\n'
-                                                          'context:\n  history_file: h.jsonl\n'
-                                                          'graders:\n  - {name: g, type: regex, pattern: x}\n')
+    folder = suite.case(
+        md=False,
+        graders=None,
+        case_yaml='schema_version: "1.0"\nname: n\n'
+        "context:\n  history_file: h.jsonl\n"
+        "graders:\n  - {name: g, type: regex, pattern: x}\n",
+    )
     (folder / "h.jsonl").write_text("{}\n")
-    assert suite.problems() == [f"evals/c/case.yaml: execution.prompt: {EMPTY_PROMPT}",
-                                "evals/c/case.yaml: context.history_file: needs a prompt: the resumed session needs "
-                                "a next turn"]
+    assert suite.problems() == [
+        f"evals/c/case.yaml: execution.prompt: {EMPTY_PROMPT}",
+        "evals/c/case.yaml: context.history_file: needs a prompt: the resumed session needs a next turn",
+    ]
 
 
 # ---- plugins ------------------------------------------------------------------------------------------------
+
 
 def test_plugins_inside_the_plugin(suite):
     suite.case(fm="plugins: [../../skills]")
@@ -1031,8 +1271,9 @@ def test_plugins_inside_the_plugin(suite):
 
 def test_plugins_missing_folder(suite):
     suite.case(fm="plugins: [nope]")
-    assert suite.problems() == ['evals/c/prompt.md: plugins[0]: "nope" does not exist (plugins are folders relative '
-                                'to the case folder)']
+    assert suite.problems() == [
+        'evals/c/prompt.md: plugins[0]: "nope" does not exist (plugins are folders relative to the case folder)'
+    ]
 
 
 def test_plugins_outside_the_plugin(suite, tmp_path):
@@ -1040,24 +1281,32 @@ def test_plugins_outside_the_plugin(suite, tmp_path):
     suite.case(fm="plugins: [../../skills, ../../../other]")
     assert suite.problems() == [
         f'evals/c/prompt.md: plugins[1]: "../../../other" resolves to {tmp_path / "other"}, outside {suite.plugin}; '
-        f'only plugins inside the plugin under test can be loaded from a case']
+        f"only plugins inside the plugin under test can be loaded from a case"
+    ]
 
 
 def test_plugins_in_case_yaml_name_case_yaml(suite):
-    suite.case(md=False, graders=None, case_yaml='schema_version: "1.0"\nname: n\nplugins: [nope]\n'
-                                                 'execution:\n  prompt: Hi\n'
-                                                 'graders:\n  - {name: g, type: regex, pattern: x}\n')
-    assert suite.problems() == ['evals/c/case.yaml: plugins[0]: "nope" does not exist (plugins are folders relative '
-                                'to the case folder)']
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml='schema_version: "1.0"\nname: n\nplugins: [nope]\n'
+        "execution:\n  prompt: Hi\n"
+        "graders:\n  - {name: g, type: regex, pattern: x}\n",
+    )
+    assert suite.problems() == [
+        'evals/c/case.yaml: plugins[0]: "nope" does not exist (plugins are folders relative to the case folder)'
+    ]
 
 
 # ---- where a case may live --------------------------------------------------------------------------------------
 
+
 def test_a_case_under_mocks_is_reserved(suite):
     suite.case("mocks/c")
     error = suite.fail("mocks/c")
-    assert suite.rendered(error) == ["evals/mocks/c: mocks/ is reserved for mock responders — a case there is never "
-                                     "run; move it out of mocks/"]
+    assert suite.rendered(error) == [
+        "evals/mocks/c: mocks/ is reserved for mock responders — a case there is never run; move it out of mocks/"
+    ]
     assert error.name is None and error.values_only is False
 
 
@@ -1103,8 +1352,12 @@ def test_is_case_dir_and_find_case_dirs(suite):
 
 
 def test_inline_duplicate_names_name_case_yaml_and_the_entry(suite):
-    suite.case(md=False, graders=None, case_yaml=INLINE_HEAD + "graders:\n  - {name: a, type: regex, pattern: x}\n"
-                                                  "  - {name: a, type: regex, pattern: y}\n")
+    suite.case(
+        md=False,
+        graders=None,
+        case_yaml=INLINE_HEAD + "graders:\n  - {name: a, type: regex, pattern: x}\n"
+        "  - {name: a, type: regex, pattern: y}\n",
+    )
     (problem,) = suite.fail().problems
     assert (problem.file, problem.key) == (suite.evals / "c" / "case.yaml", "graders[1].name")
 

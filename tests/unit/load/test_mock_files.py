@@ -1,4 +1,5 @@
 """Mock files (`mocks/<server>/<tool>.md`, `_server.md`): what they load as, and the load errors naming file and key."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,13 +24,18 @@ def refusal(file: Path, tool: str = "create_issue") -> SpecError:
 
 
 def test_a_fixed_responder_with_guards(tmp_path):
-    file = write(tmp_path / "create_issue.md", "---\nexpect:\n  priority: [low, high]\n  meta: {owner: string}\n"
-                                               "  title: /^[A-Z]/i\nerror: false\n---\nCreated {{input.title}}\n")
+    file = write(
+        tmp_path / "create_issue.md",
+        "---\nexpect:\n  priority: [low, high]\n  meta: {owner: string}\n"
+        "  title: /^[A-Z]/i\nerror: false\n---\nCreated {{input.title}}\n",
+    )
     responder = responder_from(file, "create_issue")
     assert (responder.kind, responder.body, responder.is_error) == ("fixed", "Created {{input.title}}", False)
     assert [(g.path, g.kind, g.value) for g in responder.guards] == [
-        ("priority", "enum", ["low", "high"]), ("meta.owner", "type", "string"),
-        ("title", "regex", {"source": "^[A-Z]", "flags": "i"})]
+        ("priority", "enum", ["low", "high"]),
+        ("meta.owner", "type", "string"),
+        ("title", "regex", {"source": "^[A-Z]", "flags": "i"}),
+    ]
 
 
 def test_an_agent_responder(tmp_path):
@@ -38,21 +44,32 @@ def test_an_agent_responder(tmp_path):
     assert (responder.kind, responder.body, responder.abort_when) == ("agent", "A wiki.", "the caller deletes")
 
 
-@pytest.mark.parametrize("head, key, message", [
-    ("colour: red", "colour", "is not a key of mock files (expected: type, expect, error, tools, abort_when)"),
-    ("type: canned", "type", "must be one of fixed, agent (got 'canned')"),
-    ("error: yes", "error", "must be true or false (got a string)"),
-    ("type: agent\nabort_when: [a]", "abort_when", "must be a string (got a list)"),
-    ("abort_when: x", "abort_when", "needs `type: agent` (a fixed answer cannot decide to abort)"),
-    ("expect: [a]", "expect", "must be a mapping of input fields to guards (got a list)"),
-    ("expect: {p: []}", "expect.p", "an empty list of allowed values can never be satisfied — list at least one"),
-    ("expect: {a: {b: number7}}", "expect.a.b", "must be a type (string, number, bool, boolean, object, array), a "
-                                                "list of allowed values, or /regex/ (got 'number7')"),
-    ("expect: {p: /a|b/}", "expect.p", "/a|b/ — expect: /regex/ guards use a small dialect without groups, | or "
-                                       "lookaround, so that they mean the same everywhere; write a character class "
-                                       "or several guards instead"),
-    ("tools: [a]", "tools", "belongs in _server.md (a tool file answers one tool: its own)"),
-])
+@pytest.mark.parametrize(
+    "head, key, message",
+    [
+        ("colour: red", "colour", "is not a key of mock files (expected: type, expect, error, tools, abort_when)"),
+        ("type: canned", "type", "must be one of fixed, agent (got 'canned')"),
+        ("error: yes", "error", "must be true or false (got a string)"),
+        ("type: agent\nabort_when: [a]", "abort_when", "must be a string (got a list)"),
+        ("abort_when: x", "abort_when", "needs `type: agent` (a fixed answer cannot decide to abort)"),
+        ("expect: [a]", "expect", "must be a mapping of input fields to guards (got a list)"),
+        ("expect: {p: []}", "expect.p", "an empty list of allowed values can never be satisfied — list at least one"),
+        (
+            "expect: {a: {b: number7}}",
+            "expect.a.b",
+            "must be a type (string, number, bool, boolean, object, array), a "
+            "list of allowed values, or /regex/ (got 'number7')",
+        ),
+        (
+            "expect: {p: /a|b/}",
+            "expect.p",
+            "/a|b/ — expect: /regex/ guards use a small dialect without groups, | or "
+            "lookaround, so that they mean the same everywhere; write a character class "
+            "or several guards instead",
+        ),
+        ("tools: [a]", "tools", "belongs in _server.md (a tool file answers one tool: its own)"),
+    ],
+)
 def test_tool_file_errors(tmp_path, head, key, message):
     error = refusal(write(tmp_path / "create_issue.md", f"---\n{head}\n---\nanswer\n"))
     assert (error.key, error.message) == (key, message)
@@ -62,8 +79,10 @@ def test_unreadable_frontmatter_and_placeholder_bodies(tmp_path):
     error = refusal(write(tmp_path / "a.md", "---\ntype: [fixed\n---\nx\n"))
     assert error.key == "frontmatter" and error.message.startswith("line ")
     error = refusal(write(tmp_path / "b.md", "TODO: write the answer\n"))
-    assert (error.key, error.message) == ("", "still holds the placeholder — write the tool's canned answer as "
-                                              "the body")
+    assert (error.key, error.message) == (
+        "",
+        "still holds the placeholder — write the tool's canned answer as the body",
+    )
 
 
 def test_server_file(tmp_path):
@@ -83,5 +102,8 @@ def test_load_mocks_reports_the_failing_file(tmp_path):
     bad = write(case / "mocks" / "tracker" / "get_issue.md", "---\nerror: 1\n---\nx\n")
     with pytest.raises(SpecError) as info:
         load_mocks(case, eval_root)
-    assert (info.value.file, info.value.key, info.value.message) == (bad, "error",
-                                                                     "must be true or false (got a whole number)")
+    assert (info.value.file, info.value.key, info.value.message) == (
+        bad,
+        "error",
+        "must be true or false (got a whole number)",
+    )

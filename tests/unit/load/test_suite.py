@@ -1,4 +1,5 @@
 """Which eval dir a path belongs to, and which plugin a suite evaluates (pytest_plugin_eval.target)."""
+
 from __future__ import annotations
 
 import json

@@ -1,5 +1,6 @@
 """The HTML report: built from small results documents (traces written to tmp_path) and parsed back; the page,
 and the parts pytest-html embeds. (The real example suite and a real browser: tests/acceptance/test_report.py.)"""
+
 from __future__ import annotations
 
 import ast
@@ -39,13 +40,15 @@ PROMPT = "Rename getUser to fetchUser and write a commit message."
 
 # ---- building documents ------------------------------------------------------------------------------
 
+
 def line(event: dict) -> str:
     return json.dumps(event) + "\n"
 
 
 def assistant(block: dict, parent: str | None = None, **extra) -> str:
-    return line({"type": "assistant", "message": {"id": "msg_1", "content": [block]}, "parent_tool_use_id": parent,
-                 **extra})
+    return line(
+        {"type": "assistant", "message": {"id": "msg_1", "content": [block]}, "parent_tool_use_id": parent, **extra}
+    )
 
 
 def tool_result(tool_id: str, content, is_error: bool = False, parent: str | None = None) -> str:
@@ -56,44 +59,94 @@ def tool_result(tool_id: str, content, is_error: bool = False, parent: str | Non
 
 
 def result(subtype: str = "success", turns: int = 3, cost: float = 0.0123, **extra) -> str:
-    return line({"type": "result", "subtype": subtype, "num_turns": turns, "total_cost_usd": cost,
-                 "stop_reason": "end_turn", **extra})
+    return line(
+        {
+            "type": "result",
+            "subtype": subtype,
+            "num_turns": turns,
+            "total_cost_usd": cost,
+            "stop_reason": "end_turn",
+            **extra,
+        }
+    )
 
 
-INIT = line({"type": "system", "subtype": "init", "model": "claude-test", "claude_code_version": "2.1.327",
-             "plugins": [{"name": "commit-craft"}]})
+INIT = line(
+    {
+        "type": "system",
+        "subtype": "init",
+        "model": "claude-test",
+        "claude_code_version": "2.1.327",
+        "plugins": [{"name": "commit-craft"}],
+    }
+)
 
-FULL_TRACE = "".join([
-    INIT,
-    assistant({"type": "tool_use", "id": "toolu_1", "name": "Skill",
-               "input": {"skill": "commit-craft:commit-message"}}),
-    tool_result("toolu_1", "Launching skill: commit-craft:commit-message"),
-    line({"type": "user", "isSynthetic": True, "parent_tool_use_id": None, "message": {"content": [
-        {"type": "text", "text": "Base directory for this skill: /skills\n\nWrite a conventional commit."}]}}),
-    assistant({"type": "thinking", "thinking": "The user wants a commit message."}),
-    assistant({"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "git diff --stat"}}),
-    tool_result("toolu_2", [{"type": "text", "text": "src/users.py | 6 +++---"}]),
-    assistant({"type": "tool_use", "id": "toolu_3", "name": "Read", "input": {"file_path": "/nope.txt"}}),
-    tool_result("toolu_3", "File does not exist.", is_error=True),
-    assistant({"type": "tool_use", "id": "toolu_4", "name": "Task", "input": {"description": "look around"}}),
-    assistant({"type": "tool_use", "id": "toolu_5", "name": "Grep", "input": {"pattern": "getUser"}}, parent="toolu_4"),
-    tool_result("toolu_5", "no matches", parent="toolu_4"),
-    tool_result("toolu_4", "Subagent done."),
-    assistant({"type": "text", "text": "refactor(users): rename getUser to fetchUser"}),
-    result(),
-])
+FULL_TRACE = "".join(
+    [
+        INIT,
+        assistant(
+            {"type": "tool_use", "id": "toolu_1", "name": "Skill", "input": {"skill": "commit-craft:commit-message"}}
+        ),
+        tool_result("toolu_1", "Launching skill: commit-craft:commit-message"),
+        line(
+            {
+                "type": "user",
+                "isSynthetic": True,
+                "parent_tool_use_id": None,
+                "message": {
+                    "content": [
+                        {
+                            "type": "text",
+                            "text": "Base directory for this skill: /skills\n\nWrite a conventional commit.",
+                        }
+                    ]
+                },
+            }
+        ),
+        assistant({"type": "thinking", "thinking": "The user wants a commit message."}),
+        assistant({"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "git diff --stat"}}),
+        tool_result("toolu_2", [{"type": "text", "text": "src/users.py | 6 +++---"}]),
+        assistant({"type": "tool_use", "id": "toolu_3", "name": "Read", "input": {"file_path": "/nope.txt"}}),
+        tool_result("toolu_3", "File does not exist.", is_error=True),
+        assistant({"type": "tool_use", "id": "toolu_4", "name": "Task", "input": {"description": "look around"}}),
+        assistant(
+            {"type": "tool_use", "id": "toolu_5", "name": "Grep", "input": {"pattern": "getUser"}}, parent="toolu_4"
+        ),
+        tool_result("toolu_5", "no matches", parent="toolu_4"),
+        tool_result("toolu_4", "Subagent done."),
+        assistant({"type": "text", "text": "refactor(users): rename getUser to fetchUser"}),
+        result(),
+    ]
+)
 
 
 def grader(name: str, passed: bool = True, **extra) -> dict:
-    return {"name": name, "passed": passed, "weight": 1, "explanation": f"{name} explained", "withOnly": False,
-            "scored": True, **extra}
+    return {
+        "name": name,
+        "passed": passed,
+        "weight": 1,
+        "explanation": f"{name} explained",
+        "withOnly": False,
+        "scored": True,
+        **extra,
+    }
 
 
 def run(score: float | None, trace: Path | None, *, graders: list[dict] | None = None, **extra) -> dict:
-    return {"score": score, "passed": score == 1.0, "turns": 3, "costUsd": 0.01, "judgeCostUsd": 0.0,
-            "durationSeconds": 1.5, "startedAt": "2026-11-29T19:14:00.123Z", "error": None,
-            "tracePath": None if trace is None else str(trace), "skippedPaidGraders": False,
-            "graders": graders if graders is not None else [grader("ok")], **extra}
+    return {
+        "score": score,
+        "passed": score == 1.0,
+        "turns": 3,
+        "costUsd": 0.01,
+        "judgeCostUsd": 0.0,
+        "durationSeconds": 1.5,
+        "startedAt": "2026-11-29T19:14:00.123Z",
+        "error": None,
+        "tracePath": None if trace is None else str(trace),
+        "skippedPaidGraders": False,
+        "graders": graders if graders is not None else [grader("ok")],
+        **extra,
+    }
 
 
 def case(name: str, with_runs: list[dict], without_runs: list[dict] | None = None, **aggregates) -> dict:
@@ -107,26 +160,51 @@ def case(name: str, with_runs: list[dict], without_runs: list[dict] | None = Non
         agg.update(scoreWithout=sum(base) / len(base), passRateWithout=0.0)
         agg["delta"] = agg["score"] - agg["scoreWithout"]
     agg.update(aggregates)
-    return {"name": name, "dir": f"evals/{name}", "source": "prose", "promptMarkdown": PROMPT, "runsPerCase": 1,
-            "timeoutSeconds": 300, "maxTurns": 5,
-            "graders": [{"name": "ok", "type": "regex", "weight": 1, "config": {"pattern": "fetchUser"}}],
-            "runsPerArm": len(with_runs), "arms": arms, "aggregates": agg}
+    return {
+        "name": name,
+        "dir": f"evals/{name}",
+        "source": "prose",
+        "promptMarkdown": PROMPT,
+        "runsPerCase": 1,
+        "timeoutSeconds": 300,
+        "maxTurns": 5,
+        "graders": [{"name": "ok", "type": "regex", "weight": 1, "config": {"pattern": "fetchUser"}}],
+        "runsPerArm": len(with_runs),
+        "arms": arms,
+        "aggregates": agg,
+    }
 
 
 def document(cases: list[dict], **top) -> dict:
     two_arm = any("delta" in c["aggregates"] for c in cases)
-    agg = {"casesTotal": len(cases), "casesPassed": sum(1 for c in cases if (c["aggregates"]["score"] or 0) >= 1.0),
-           "overallScore": sum(c["aggregates"]["score"] or 0 for c in cases) / max(len(cases), 1),
-           "overallPassRate": 1.0}
+    agg = {
+        "casesTotal": len(cases),
+        "casesPassed": sum(1 for c in cases if (c["aggregates"]["score"] or 0) >= 1.0),
+        "overallScore": sum(c["aggregates"]["score"] or 0 for c in cases) / max(len(cases), 1),
+        "overallPassRate": 1.0,
+    }
     if two_arm:
         deltas = [c["aggregates"]["delta"] for c in cases if c["aggregates"].get("delta") is not None]
         agg["meanDelta"] = sum(deltas) / len(deltas)
-    doc = {"schemaVersion": 1, "claudeVersion": "2.1.327", "startedAt": "2026-11-29T19:14:00.123Z",
-           "durationSeconds": 75, "costUsd": 0.04, "partial": False,
-           "suite": {"root": "/plugins/commit-craft", "ablation": "with-without" if two_arm else "none",
-                     "judgeModelResolved": "claude-haiku-test", "threshold": 1.0, "concurrency": 2,
-                     "plugins": [{"name": "commit-craft", "version": "0.1.0", "path": "/plugins/commit-craft"}]},
-           "cases": cases, "aggregates": agg, "loadErrors": []}
+    doc = {
+        "schemaVersion": 1,
+        "claudeVersion": "2.1.327",
+        "startedAt": "2026-11-29T19:14:00.123Z",
+        "durationSeconds": 75,
+        "costUsd": 0.04,
+        "partial": False,
+        "suite": {
+            "root": "/plugins/commit-craft",
+            "ablation": "with-without" if two_arm else "none",
+            "judgeModelResolved": "claude-haiku-test",
+            "threshold": 1.0,
+            "concurrency": 2,
+            "plugins": [{"name": "commit-craft", "version": "0.1.0", "path": "/plugins/commit-craft"}],
+        },
+        "cases": cases,
+        "aggregates": agg,
+        "loadErrors": [],
+    }
     doc.update(top)
     return doc
 
@@ -142,16 +220,30 @@ def write_trace(folder: Path, name: str, text: str = FULL_TRACE) -> Path:
 def two_arm_doc(tmp_path) -> dict:
     """`improves` (+0.40, stats significant) and `regresses` (−0.50, not significant), all runs with traces."""
     t = lambda name: write_trace(tmp_path, name)  # noqa: E731
-    improves = case("improves", [run(1.0, t("i-w1"))], [run(0.6, t("i-o1"))],
-                    stdevWith=0.0, stdevWithout=0.1, deltaCI=[0.2, 0.6], deltaSignificant=True)
+    improves = case(
+        "improves",
+        [run(1.0, t("i-w1"))],
+        [run(0.6, t("i-o1"))],
+        stdevWith=0.0,
+        stdevWithout=0.1,
+        deltaCI=[0.2, 0.6],
+        deltaSignificant=True,
+    )
     failing = [grader("names-the-rename", passed=False)]
-    regresses = case("regresses", [run(0.5, t("r-w1"), graders=failing), run(0.5, t("r-w2"), graders=failing)],
-                     [run(1.0, t("r-o1")), run(1.0, t("r-o2"))],
-                     stdevWith=0.25, stdevWithout=None, deltaCI=[-0.9, 0.1], deltaSignificant=False)
+    regresses = case(
+        "regresses",
+        [run(0.5, t("r-w1"), graders=failing), run(0.5, t("r-w2"), graders=failing)],
+        [run(1.0, t("r-o1")), run(1.0, t("r-o2"))],
+        stdevWith=0.25,
+        stdevWithout=None,
+        deltaCI=[-0.9, 0.1],
+        deltaSignificant=False,
+    )
     return document([improves, regresses])
 
 
 # ---- reading the page back ---------------------------------------------------------------------------
+
 
 class Page(HTMLParser):
     """Tables by id (rows of cell texts), elements by class, and every id and attribute seen."""
@@ -160,8 +252,8 @@ class Page(HTMLParser):
         super().__init__()
         self.tables: dict[str, list[list[str]]] = {}
         self.ids: list[str] = []
-        self.attrs: list[tuple[str, str, str]] = []   # (tag, attribute, value)
-        self.classes: list[tuple[str, str]] = []      # (class attribute, text up to the next tag)
+        self.attrs: list[tuple[str, str, str]] = []  # (tag, attribute, value)
+        self.classes: list[tuple[str, str]] = []  # (class attribute, text up to the next tag)
         self._table: str | None = None
         self._cell: list[str] | None = None
         self._last_class = ""
@@ -214,22 +306,46 @@ def section(page: str, anchor_prefix: str) -> str:
 
 # ---- the summary ---------------------------------------------------------------------------------------
 
+
 def test_summary_table_rows_and_values(two_arm_doc):
     page = Page(render_report(two_arm_doc))
     header, *rows = page.rows("summary")
     assert header == ["Case", "With", "W/out", "Δ", "Spread", "Δ CI", "Runs", "Cost", "Notes"]
-    assert rows[0] == ["improves", "1.00", "0.60", "+0.40", "±0.00 / ±0.10", "[+0.20, +0.60] significant", "2",
-                       "$0.02", ""]
-    assert rows[1] == ["regresses", "0.50", "1.00", "-0.50", "±0.25 / –", "[-0.90, +0.10] not significant", "4",
-                       "$0.04", "names-the-rename: names-the-rename explained"]
+    assert rows[0] == [
+        "improves",
+        "1.00",
+        "0.60",
+        "+0.40",
+        "±0.00 / ±0.10",
+        "[+0.20, +0.60] significant",
+        "2",
+        "$0.02",
+        "",
+    ]
+    assert rows[1] == [
+        "regresses",
+        "0.50",
+        "1.00",
+        "-0.50",
+        "±0.25 / –",
+        "[-0.90, +0.10] not significant",
+        "4",
+        "$0.04",
+        "names-the-rename: names-the-rename explained",
+    ]
 
 
 def test_negative_delta_is_drawn_red_and_signed(two_arm_doc):
     page = render_report(two_arm_doc)
-    bars = re.findall(r'<span class="dbar (\w+)"[^>]*><span class="fill" style="left:([\d.]+)%;width:([\d.]+)%">'
-                      r'</span></span><span class="dval (\w+)">([^<]+)</span>', page)
-    assert bars == [("improved", "50.0", "20.0", "improved", "+0.40"),
-                    ("regressed", "25.0", "25.0", "regressed", "-0.50")]
+    bars = re.findall(
+        r'<span class="dbar (\w+)"[^>]*><span class="fill" style="left:([\d.]+)%;width:([\d.]+)%">'
+        r'</span></span><span class="dval (\w+)">([^<]+)</span>',
+        page,
+    )
+    assert bars == [
+        ("improved", "50.0", "20.0", "improved", "+0.40"),
+        ("regressed", "25.0", "25.0", "regressed", "-0.50"),
+    ]
     assert ".plugin-eval .dbar.regressed .fill{background:#cf222e}" in page
 
 
@@ -247,15 +363,23 @@ def test_header_verdict_and_cards(two_arm_doc):
     page = Page(html)
     assert "improved 1 · flat 0 · regressed 1" in re.sub(r"<[^>]+>", "", html)
     assert any("scripted endpoint" in t and "not from a real model" in t for t in page.texts("scripted"))
-    assert page.texts("partial") == ["⚠ Partial results: judge unavailable. Some runs did not finish or were not "
-                                     "graded, so the scores below are incomplete."]
+    assert page.texts("partial") == [
+        "⚠ Partial results: judge unavailable. Some runs did not finish or were not "
+        "graded, so the scores below are incomplete."
+    ]
     assert page.texts("notice") == ["3 runs reused a cached plugin"]
     assert "commit-craft" in html and "0.1.0" in html and "2.1.327" in html and "claude-haiku-test" in html
     labels, values = page.texts("label"), page.texts("value")
     cards = dict(zip(labels, values, strict=True))
-    assert cards == {"Score with the plugin": "0.75", "Mean Δ": "-0.05", "Baseline score": "0.80",
-                     "Cases over the threshold": "1 / 2", "Perfect runs": "1 / 3", "Cost": "$0.04",
-                     "Duration": "1m 15s"}
+    assert cards == {
+        "Score with the plugin": "0.75",
+        "Mean Δ": "-0.05",
+        "Baseline score": "0.80",
+        "Cases over the threshold": "1 / 2",
+        "Perfect runs": "1 / 3",
+        "Cost": "$0.04",
+        "Duration": "1m 15s",
+    }
 
 
 def test_flat_delta_and_single_arm_verdict(tmp_path):
@@ -270,8 +394,13 @@ def test_flat_delta_and_single_arm_verdict(tmp_path):
 
 
 def test_notes_prefer_a_run_error_then_a_failing_grader_then_an_abort(tmp_path):
-    erroring = case("erroring", [run(None, None, graders=[grader("g", passed=False)], error="agent timed out"),
-                                 run(None, None, error="second error")])
+    erroring = case(
+        "erroring",
+        [
+            run(None, None, graders=[grader("g", passed=False)], error="agent timed out"),
+            run(None, None, error="second error"),
+        ],
+    )
     aborting = case("aborting", [run(1.0, None, aborted={"server": "jira", "tool": "create", "reason": "no mock"})])
     rows = Page(render_report(document([erroring, aborting]))).rows("summary")[1:]
     assert rows[0][-1] == "agent timed out"
@@ -279,35 +408,50 @@ def test_notes_prefer_a_run_error_then_a_failing_grader_then_an_abort(tmp_path):
 
 
 def test_load_errors_are_listed():
-    doc = document([], loadErrors=[{"case": "broken", "dir": "evals/broken", "message": "evals/broken/prompt.md: bad",
-                                    "problems": [{"file": "evals/broken/graders/g.md", "key": "weight",
-                                                  "message": "must be a number"},
-                                                 {"file": "evals/broken/prompt.md", "key": "runs",
-                                                  "message": "must be above 0"}]}])
+    doc = document(
+        [],
+        loadErrors=[
+            {
+                "case": "broken",
+                "dir": "evals/broken",
+                "message": "evals/broken/prompt.md: bad",
+                "problems": [
+                    {"file": "evals/broken/graders/g.md", "key": "weight", "message": "must be a number"},
+                    {"file": "evals/broken/prompt.md", "key": "runs", "message": "must be above 0"},
+                ],
+            }
+        ],
+    )
     page = Page(render_report(doc))
-    assert page.rows("load-error-list")[1:] == [["broken", "evals/broken/graders/g.md", "weight", "must be a number"],
-                                   ["broken", "evals/broken/prompt.md", "runs", "must be above 0"]]
+    assert page.rows("load-error-list")[1:] == [
+        ["broken", "evals/broken/graders/g.md", "weight", "must be a number"],
+        ["broken", "evals/broken/prompt.md", "runs", "must be above 0"],
+    ]
     assert "load-errors" in page.ids
     assert "No eval cases ran." in render_report(doc)
 
 
 # ---- runs and transcripts ----------------------------------------------------------------------------
 
+
 def test_transcript_reads_as_a_conversation(tmp_path):
     doc = document([case("one", [run(1.0, write_trace(tmp_path, "w1"))])])
     page = render_report(doc)
     run_html = section(page, "case-1-one")
-    assert "<details class=\"transcript\">" in run_html
-    conv = run_html[run_html.index('<div class="conv">'):]
-    assert f"User prompt</div><pre class=\"\">{PROMPT}</pre>" in conv
-    assert "Assistant</div><pre class=\"\">refactor(users): rename getUser to fetchUser</pre>" in conv
+    assert '<details class="transcript">' in run_html
+    conv = run_html[run_html.index('<div class="conv">') :]
+    assert f'User prompt</div><pre class="">{PROMPT}</pre>' in conv
+    assert 'Assistant</div><pre class="">refactor(users): rename getUser to fetchUser</pre>' in conv
     assert 'Tool call <code>Bash</code></div><pre class="">command: git diff --stat</pre>' in conv
     assert 'Result of <code>Bash</code></div><pre class="">src/users.py | 6 +++---</pre>' in conv
-    assert ('<div class="msg tool skill"><div class="who"><span class="badge skill">skill: '
-            'commit-craft:commit-message</span></div>') in conv
+    assert (
+        '<div class="msg tool skill"><div class="who"><span class="badge skill">skill: '
+        "commit-craft:commit-message</span></div>"
+    ) in conv
     assert '<div class="msg result error"><div class="who">Error from <code>Read</code>' in conv
-    assert ('<div class="msg tool sub"><div class="who"><span class="badge sub">subagent</span> Tool call '
-            '<code>Grep</code>') in conv
+    assert (
+        '<div class="msg tool sub"><div class="who"><span class="badge sub">subagent</span> Tool call <code>Grep</code>'
+    ) in conv
     assert '<div class="msg synthetic">' in conv and "Write a conventional commit." in conv
     assert "The user wants a commit message." in conv
     assert "success · 3 turns · $0.01 · stop reason: end_turn" in conv
@@ -341,27 +485,39 @@ def test_huge_transcript_keeps_head_and_tail_and_cuts_the_middle():
 
 
 def test_judge_votes_evidence_and_badges(tmp_path):
-    judged = grader("reads-well", passed=False, judgeVotes=[True, False], judgeModel="claude-haiku-test",
-                    evidence="the reply the judge read", costUsd=0.0001)
-    graders = [judged, grader("skill-fired", withOnly=True, scored=False),
-               grader("huge-evidence", judgeVotes=[True], evidence="e" * 30_000),
-               grader("outage", passed=False, errored=True, scored=False),
-               grader("ceiling", passed=False, skipped=True, scored=False)]
+    judged = grader(
+        "reads-well",
+        passed=False,
+        judgeVotes=[True, False],
+        judgeModel="claude-haiku-test",
+        evidence="the reply the judge read",
+        costUsd=0.0001,
+    )
+    graders = [
+        judged,
+        grader("skill-fired", withOnly=True, scored=False),
+        grader("huge-evidence", judgeVotes=[True], evidence="e" * 30_000),
+        grader("outage", passed=False, errored=True, scored=False),
+        grader("ceiling", passed=False, skipped=True, scored=False),
+    ]
     page = render_report(document([case("judged", [run(0.5, None, graders=graders)])]))
     assert '<span class="chip pass">PASS</span><span class="chip fail">FAIL</span>' in page
     assert "by claude-haiku-test" in page
     assert '<details class="evidence"><summary>Evidence the judge read</summary>' in page
     assert "the reply the judge read" in page
     assert "(cut at 20,000 of 30,000 characters)" in page and "e" * 20_001 not in page
-    skill = page[page.index("<b>skill-fired</b>"):].split("</li>")[0]
+    skill = page[page.index("<b>skill-fired</b>") :].split("</li>")[0]
     assert "with-only indicator" in skill and "not scored" in skill
     assert '<span class="mark na">–</span><b>outage</b> <span class="chip badge">errored</span>' in page
     assert '<span class="chip badge">skipped</span>' in page
 
 
 def test_missing_trace_and_mocks(tmp_path):
-    mocks = {"servers": ["jira"], "warnings": ["jira: 1 call had no recorded answer"],
-             "calls": {"total": 3, "errors": 1, "unmocked": ["jira/delete"]}}
+    mocks = {
+        "servers": ["jira"],
+        "warnings": ["jira: 1 call had no recorded answer"],
+        "calls": {"total": 3, "errors": 1, "unmocked": ["jira/delete"]},
+    }
     runs = [run(1.0, tmp_path / "gone" / "trace.jsonl", mocks=mocks), run(1.0, None)]
     page = render_report(document([case("lost", runs)]))
     assert f"Trace unavailable (No such file or directory): <code>{tmp_path}/gone/trace.jsonl</code>" in page
@@ -372,12 +528,27 @@ def test_missing_trace_and_mocks(tmp_path):
 
 # ---- safety --------------------------------------------------------------------------------------------
 
+
 def test_text_from_the_document_and_trace_is_escaped(tmp_path):
     evil = "<script>alert(1)</script>"
-    trace = INIT + assistant({"type": "text", "text": evil}) + assistant(
-        {"type": "tool_use", "id": "t", "name": evil, "input": {evil: evil}}) + tool_result("t", evil) + result()
-    bad = case(f'x"{evil}', [run(0.0, write_trace(tmp_path, "evil", trace),
-                                 graders=[grader(evil, passed=False, judgeVotes=[False], evidence=evil)], error=evil)])
+    trace = (
+        INIT
+        + assistant({"type": "text", "text": evil})
+        + assistant({"type": "tool_use", "id": "t", "name": evil, "input": {evil: evil}})
+        + tool_result("t", evil)
+        + result()
+    )
+    bad = case(
+        f'x"{evil}',
+        [
+            run(
+                0.0,
+                write_trace(tmp_path, "evil", trace),
+                graders=[grader(evil, passed=False, judgeVotes=[False], evidence=evil)],
+                error=evil,
+            )
+        ],
+    )
     bad["promptMarkdown"] = evil
     bad["graders"][0].update(name=evil, graderMarkdown=evil, config={evil: evil})
     doc = document([bad], notices=[evil], loadErrors=[{"case": evil, "dir": evil, "message": evil, "problems": []}])
@@ -418,33 +589,39 @@ def test_write_report_is_atomic(tmp_path, two_arm_doc, monkeypatch):
         write_report(document([]), target)
     assert replaced and Path(replaced[0][0]).parent == target.parent and replaced[0][1] == str(target)
     assert target.read_text(encoding="utf-8") == render_report(two_arm_doc)  # the old page is intact
-    assert os.listdir(target.parent) == ["report.html"]                    # and no temp file is left
+    assert os.listdir(target.parent) == ["report.html"]  # and no temp file is left
 
 
-NASTY = "a<script>&\"'b"   # every character HTML gives a meaning to
+NASTY = "a<script>&\"'b"  # every character HTML gives a meaning to
 
 
 def test_text_is_escaped_exactly_once(tmp_path):
     """Read back, every text is what the document said: neither raw markup nor `&amp;lt;`."""
-    trace = INIT + assistant({"type": "text", "text": NASTY}) + assistant(
-        {"type": "tool_use", "id": "t", "name": "Read", "input": {"file_path": NASTY}}) + tool_result("t", NASTY)
-    nasty = case(NASTY, [run(0.5, write_trace(tmp_path, "nasty", trace),
-                             graders=[grader("g", passed=False, explanation=NASTY)])])
+    trace = (
+        INIT
+        + assistant({"type": "text", "text": NASTY})
+        + assistant({"type": "tool_use", "id": "t", "name": "Read", "input": {"file_path": NASTY}})
+        + tool_result("t", NASTY)
+    )
+    nasty = case(
+        NASTY, [run(0.5, write_trace(tmp_path, "nasty", trace), graders=[grader("g", passed=False, explanation=NASTY)])]
+    )
     doc = document([nasty])
     doc["suite"]["plugins"][0]["name"] = NASTY
     for html in (render_report(doc), summary_html(doc), run_html(doc)):
         assert "<script" not in html
         assert not re.search(r"&amp;(amp|lt|gt|quot|#\d+);", html), "escaped twice"
     texts = [text.strip() for _, text in Page(render_report(doc)).classes]
-    assert f"Plugin eval: {NASTY}" in texts                           # the title and the heading
-    assert texts.count(NASTY) == 5     # table link, section heading, explanation, the reply, the tool result
-    assert f"file_path: {NASTY}" in texts                             # the tool call's input
-    assert f"g: {NASTY}" in texts                                     # the NOTES cell
+    assert f"Plugin eval: {NASTY}" in texts  # the title and the heading
+    assert texts.count(NASTY) == 5  # table link, section heading, explanation, the reply, the tool result
+    assert f"file_path: {NASTY}" in texts  # the tool call's input
+    assert f"g: {NASTY}" in texts  # the NOTES cell
     assert NASTY in [text for _, text in Page(summary_html(doc)).classes]
     assert f" {NASTY}" in [text for _, text in Page(run_html(doc)).classes]
 
 
 # ---- the parts pytest-html embeds ------------------------------------------------------------------------
+
 
 def embedded(part: str) -> tuple[str, str]:
     """The CSS and the content of an embedded part: `<style>…</style><div class="plugin-eval">…</div>`."""
@@ -467,7 +644,7 @@ def test_embedded_parts_have_no_frame_and_their_styles_stay_inside(two_arm_doc):
     for part in parts:
         assert "<iframe" not in part and "srcdoc" not in part
         css, _ = embedded(part)
-        assert css == page_css                      # one style sheet for the page and the parts
+        assert css == page_css  # one style sheet for the page and the parts
     scoped = selectors(page_css)
     assert len(scoped) > 50
     assert [s for s in scoped if not re.match(r"(body)?\.plugin-eval\b", s)] == []
@@ -488,10 +665,11 @@ def test_embedded_summary_and_run(two_arm_doc):
 def test_the_page_loads_nothing_and_runs_nothing(two_arm_doc):
     for html in (render_report(two_arm_doc), summary_html(two_arm_doc), run_html(two_arm_doc)):
         assert "<script" not in html.lower()
-        assert "http" not in html and "//" not in html     # no URL of any kind, relative to a scheme or not
+        assert "http" not in html and "//" not in html  # no URL of any kind, relative to a scheme or not
 
 
 # ---- trends --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("delta, trend", [(0.03, "flat"), (0.06, "improved"), (-0.03, "flat"), (-0.06, "regressed")])
 def test_trend_classes_come_from_scoring(delta, trend):
@@ -500,11 +678,12 @@ def test_trend_classes_come_from_scoring(delta, trend):
     html = render_report(document([one]))
     assert f'<span class="dbar {trend}" aria-hidden="true">' in html
     assert f'<span class="dval {trend}">{delta:+.2f}</span>' in html
-    assert f'<div class="value {trend}">{delta:+.2f}</div>' in html   # the Mean Δ card
-    assert f'<span class="{trend}">{trend} 1</span>' in html          # the verdict
+    assert f'<div class="value {trend}">{delta:+.2f}</div>' in html  # the Mean Δ card
+    assert f'<span class="{trend}">{trend} 1</span>' in html  # the verdict
 
 
 # ---- where jinja2 is imported ------------------------------------------------------------------------------
+
 
 def imported(node: ast.AST) -> list[str]:
     """The names an import statement mentions: its module and what it takes from it."""
@@ -525,11 +704,17 @@ def test_jinja2_is_imported_only_when_a_report_is_written():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         if any(name.split(".")[0] in ("jinja2", "markupsafe") for node in ast.walk(tree) for name in imported(node)):
             jinja_users.add(path.relative_to(package).as_posix())
-        for node in tree.body:      # module level only: an import inside a function runs when it is called
+        for node in tree.body:  # module level only: an import inside a function runs when it is called
             names = imported(node)
-            if path != html_module and names and (names[0].endswith("report.html") or (
-                    names[0].endswith("report") and "html" in names[1:]) or (
-                    path.parent == html_module.parent and names[0] == "html" and node.level == 1)):
+            if (
+                path != html_module
+                and names
+                and (
+                    names[0].endswith("report.html")
+                    or (names[0].endswith("report") and "html" in names[1:])
+                    or (path.parent == html_module.parent and names[0] == "html" and node.level == 1)
+                )
+            ):
                 eager.append(path.relative_to(package).as_posix())
     assert jinja_users == {"report/html.py"}
     assert eager == []

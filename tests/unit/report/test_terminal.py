@@ -1,4 +1,5 @@
 """The terminal table and the diagnostic hints, from results documents."""
+
 from __future__ import annotations
 
 from pytest_plugin_eval.report.terminal import summary_line, table
@@ -8,9 +9,16 @@ from pytest_plugin_eval.results.model import CaseResult, SuiteResult
 
 
 def run(score, *graders, error=None, kind=None):
-    return {"score": score, "passed": score == 1.0, "costUsd": 0.01, "error": error, "errorKind": kind,
-            "graders": [{"name": n, "passed": p, "explanation": e, "withOnly": w, "scored": not w}
-                        for n, p, e, w in graders]}
+    return {
+        "score": score,
+        "passed": score == 1.0,
+        "costUsd": 0.01,
+        "error": error,
+        "errorKind": kind,
+        "graders": [
+            {"name": n, "passed": p, "explanation": e, "withOnly": w, "scored": not w} for n, p, e, w in graders
+        ],
+    }
 
 
 SKILL = {"name": "skill-fired", "type": "tool_used", "weight": 1, "config": {"tool": "Skill"}}
@@ -33,11 +41,32 @@ def doc(cases: list[dict], **top) -> SuiteResult:
 
 
 def test_two_arm_table_shows_the_interval_and_marks_noise():
-    noisy = case("noisy", {"score": 0.33, "scoreWithout": 0.0, "delta": 0.33, "deltaCI": [-1.1, 1.77],
-                           "deltaSignificant": False, "passRate": 0.33},
-                 [run(1.0), run(0.0, ("g", False, "pattern not found in last_message", False))], [run(0.0)])
-    steady = case("steady", {"score": 1.0, "scoreWithout": 0.0, "delta": 1.0, "deltaCI": [1.0, 1.0],
-                             "deltaSignificant": True, "passRate": 1.0}, [run(1.0)], [run(0.0)])
+    noisy = case(
+        "noisy",
+        {
+            "score": 0.33,
+            "scoreWithout": 0.0,
+            "delta": 0.33,
+            "deltaCI": [-1.1, 1.77],
+            "deltaSignificant": False,
+            "passRate": 0.33,
+        },
+        [run(1.0), run(0.0, ("g", False, "pattern not found in last_message", False))],
+        [run(0.0)],
+    )
+    steady = case(
+        "steady",
+        {
+            "score": 1.0,
+            "scoreWithout": 0.0,
+            "delta": 1.0,
+            "deltaCI": [1.0, 1.0],
+            "deltaSignificant": True,
+            "passRate": 1.0,
+        },
+        [run(1.0)],
+        [run(0.0)],
+    )
     lines = table(doc([noisy, steady]))
     assert lines[0].split() == ["CASE", "WITH", "W/OUT", "Δ", "Δ", "95%", "CI", "RUNS", "COST", "NOTES"]
     assert "[-1.10, +1.77] n.s." in lines[1] and "g: pattern not found in last_message" in lines[1]
@@ -59,21 +88,37 @@ def test_notes_prefer_errors_then_hints_then_failing_graders():
 
 
 def test_a_flat_delta_with_a_skill_that_never_fired_points_at_the_description():
-    flat = case("flat", {"score": 0.5, "scoreWithout": 0.5, "delta": 0.0},
-                [run(0.5, ("skill-fired", False, "Skill called 0x (expected 1..∞)", True))] * 2, [run(0.5)])
+    flat = case(
+        "flat",
+        {"score": 0.5, "scoreWithout": 0.5, "delta": 0.0},
+        [run(0.5, ("skill-fired", False, "Skill called 0x (expected 1..∞)", True))] * 2,
+        [run(0.5)],
+    )
     assert "description" in case_hints(typed(flat))[0]
-    fired = case("fired", {"score": 0.5, "scoreWithout": 0.5, "delta": 0.0},
-                 [run(0.5, ("skill-fired", True, "Skill called 1x (expected 1..∞)", True))], [run(0.5)])
+    fired = case(
+        "fired",
+        {"score": 0.5, "scoreWithout": 0.5, "delta": 0.0},
+        [run(0.5, ("skill-fired", True, "Skill called 1x (expected 1..∞)", True))],
+        [run(0.5)],
+    )
     assert case_hints(typed(fired)) == []
 
 
 def test_a_negative_delta_although_the_skill_fired_suspects_the_judge():
-    worse = case("worse", {"score": 0.0, "scoreWithout": 1.0, "delta": -1.0},
-                 [run(0.0, ("skill-fired", True, "Skill called 1x", True), ("judge", False, "judge votes: FAIL FAIL", False))],
-                 [run(1.0)], graders=(SKILL, RUBRIC))
+    worse = case(
+        "worse",
+        {"score": 0.0, "scoreWithout": 1.0, "delta": -1.0},
+        [run(0.0, ("skill-fired", True, "Skill called 1x", True), ("judge", False, "judge votes: FAIL FAIL", False))],
+        [run(1.0)],
+        graders=(SKILL, RUBRIC),
+    )
     assert "suspect the judge first" in case_hints(typed(worse))[0] and "--judge-model" in case_hints(typed(worse))[0]
-    free = case("worse", {"score": 0.0, "scoreWithout": 1.0, "delta": -1.0},
-                [run(0.0, ("skill-fired", True, "Skill called 1x", True))], [run(1.0)])
+    free = case(
+        "worse",
+        {"score": 0.0, "scoreWithout": 1.0, "delta": -1.0},
+        [run(0.0, ("skill-fired", True, "Skill called 1x", True))],
+        [run(1.0)],
+    )
     assert "make the answer worse" in case_hints(typed(free))[0]
 
 
@@ -86,6 +131,12 @@ def test_the_same_api_error_everywhere_is_infrastructure():
 
 def test_summary_line():
     two = [case("a", {"score": 1.0}, []), case("b", {"score": 1.0}, [])]
-    document = doc(two, aggregates={"meanDelta": 0.25}, durationSeconds=12, costUsd=0.031, partial=True,
-                   partialReason="cost_ceiling")
+    document = doc(
+        two,
+        aggregates={"meanDelta": 0.25},
+        durationSeconds=12,
+        costUsd=0.031,
+        partial=True,
+        partialReason="cost_ceiling",
+    )
     assert summary_line(document) == "2 case(s) · mean Δ +0.25 · 12s · $0.03 · ⚠ partial (cost ceiling hit)"

@@ -1,6 +1,7 @@
 """Unit tests for `--regrade` (pytest_plugin_eval.results.regrade): a results folder written by hand — its
 document from the model objects, and the run folders with their trace, created files and mock calls — read back
 by StoredResults, and its runs graded again with the case's current graders."""
+
 from __future__ import annotations
 
 import json
@@ -12,8 +13,7 @@ from pytest_plugin_eval.grade.judge import Ballot
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load.case import Case, load_case
 from pytest_plugin_eval.results import scoring
-from pytest_plugin_eval.results.model import (CaseResult, GraderInfo, GraderResult, RunResult, SuiteInfo,
-                                              SuiteResult)
+from pytest_plugin_eval.results.model import CaseResult, GraderInfo, GraderResult, RunResult, SuiteInfo, SuiteResult
 from pytest_plugin_eval.results.regrade import UNGRADED_KINDS, StoredResults, regrade_run
 from pytest_plugin_eval.results.store import ResultsFolder, write_json
 from pytest_plugin_eval.run.artefacts import CREATED_FILES, MOCK_CALLS, RunFolder
@@ -27,9 +27,11 @@ GRADERS = {
 
 
 def trace(text: str) -> str:
-    lines = [{"type": "system", "subtype": "init"},
-             {"type": "assistant", "message": {"id": "m1", "content": [{"type": "text", "text": text}]}},
-             {"type": "result", "subtype": "success", "is_error": False, "num_turns": 1, "total_cost_usd": 0.2}]
+    lines = [
+        {"type": "system", "subtype": "init"},
+        {"type": "assistant", "message": {"id": "m1", "content": [{"type": "text", "text": text}]}},
+        {"type": "result", "subtype": "success", "is_error": False, "num_turns": 1, "total_cost_usd": 0.2},
+    ]
     return "".join(json.dumps(line) + "\n" for line in lines)
 
 
@@ -57,8 +59,15 @@ class Stored:
     def case(self) -> Case:
         return load_case(self.case_dir, self.evals, grader_types())
 
-    def add(self, run: RunResult, *, text: str | None = "hello", files: dict[str, str] | None = None,
-            calls: list[dict] | None = None, trace_path: str | None = "kept") -> RunFolder:
+    def add(
+        self,
+        run: RunResult,
+        *,
+        text: str | None = "hello",
+        files: dict[str, str] | None = None,
+        calls: list[dict] | None = None,
+        trace_path: str | None = "kept",
+    ) -> RunFolder:
         """A stored run and its folder. trace_path "kept": the document points at the run folder's trace."""
         folder = self.results.run_folder("c", run.arm, run.index)
         folder.path.mkdir(parents=True)
@@ -77,15 +86,28 @@ class Stored:
         return folder
 
     def write(self) -> Path:
-        case = CaseResult(name="c", dir="evals/c", source="prose", prompt="Say hello and write out.txt.",
-                          runs_per_case=3, timeout_seconds=300, max_turns=10,
-                          graders=[GraderInfo("says-bye", "regex", 1, {"pattern": "bye"})], runs_per_arm=2)
+        case = CaseResult(
+            name="c",
+            dir="evals/c",
+            source="prose",
+            prompt="Say hello and write out.txt.",
+            runs_per_case=3,
+            timeout_seconds=300,
+            max_turns=10,
+            graders=[GraderInfo("says-bye", "regex", 1, {"pattern": "bye"})],
+            runs_per_arm=2,
+        )
         for run in self.runs:
             case.arms.setdefault(run.arm, []).append(run)
         case = scoring.aggregate(case)
-        document = SuiteResult(claude_version="2.1.300", started_at="2026-01-01T00:00:00.000Z", duration_seconds=9,
-                               suite=SuiteInfo(root=str(self.plugin), ablation="with-without"), cases=[case],
-                               aggregates=scoring.suite_aggregates([case], 1.0))
+        document = SuiteResult(
+            claude_version="2.1.300",
+            started_at="2026-01-01T00:00:00.000Z",
+            duration_seconds=9,
+            suite=SuiteInfo(root=str(self.plugin), ablation="with-without"),
+            cases=[case],
+            aggregates=scoring.suite_aggregates([case], 1.0),
+        )
         write_json(self.results.results_file, document.to_json())
         return self.results.path
 
@@ -95,8 +117,18 @@ LOOKUP = {"tool": "mcp__s__lookup", "input": {"q": "x"}, "output": "found", "ver
 
 
 def graded_run(arm="with", index=1, score=0.0, cost=0.3, judge=0.05, **kw) -> RunResult:
-    return RunResult(arm, index, score=score, passed=score == 1.0, turns=1, cost_usd=cost, judge_cost_usd=judge,
-                     started_at="2026-01-01T00:00:01.000Z", graders=[OLD_GRADER], **kw)
+    return RunResult(
+        arm,
+        index,
+        score=score,
+        passed=score == 1.0,
+        turns=1,
+        cost_usd=cost,
+        judge_cost_usd=judge,
+        started_at="2026-01-01T00:00:01.000Z",
+        graders=[OLD_GRADER],
+        **kw,
+    )
 
 
 @pytest.fixture
@@ -110,6 +142,7 @@ def new_folder(tmp_path, arm="with", index=1) -> RunFolder:
 
 # ---- StoredResults -------------------------------------------------------------------------------------------
 
+
 def test_stored_results_index_runs_by_case_arm_and_index(stored, tmp_path):
     kept = stored.add(graded_run("with", 2))
     stored.add(graded_run("without", 1))
@@ -117,8 +150,12 @@ def test_stored_results_index_runs_by_case_arm_and_index(stored, tmp_path):
     stored.add(graded_run("with", 3), trace_path=None)
     results = StoredResults(stored.write())
     assert results.document.claude_version == "2.1.300"
-    assert sorted(results.runs) == [("evals/c", "with", 1), ("evals/c", "with", 2), ("evals/c", "with", 3),
-                                    ("evals/c", "without", 1)]
+    assert sorted(results.runs) == [
+        ("evals/c", "with", 1),
+        ("evals/c", "with", 2),
+        ("evals/c", "with", 3),
+        ("evals/c", "without", 1),
+    ]
     assert results.runs_of("evals/c") == [("with", 1), ("with", 2), ("with", 3), ("without", 1)]
     assert results.runs_of("evals/other") == []
     # The document's trace path when its folder is still there; else the run's folder in this results folder.
@@ -141,13 +178,17 @@ def test_a_document_that_is_not_an_object_is_refused(tmp_path):
 
 # ---- regrade_run ---------------------------------------------------------------------------------------------
 
+
 def test_a_changed_grader_gives_a_new_verdict(stored, tmp_path):
     stored.add(graded_run("with", 1, score=0.0), calls=[LOOKUP])
     results = StoredResults(stored.write())
     result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     assert [(g.name, g.passed, g.scored) for g in result.graders] == [
-        ("called-lookup", True, True), ("file-content", True, True), ("made-file", True, True),
-        ("says-hello", True, True)]
+        ("called-lookup", True, True),
+        ("file-content", True, True),
+        ("made-file", True, True),
+        ("says-hello", True, True),
+    ]
     assert (result.score, result.passed) == (1.0, True)
     assert (result.arm, result.index, result.turns, result.started_at) == ("with", 1, 1, "2026-01-01T00:00:01.000Z")
 
@@ -158,8 +199,11 @@ def test_a_regraded_run_can_fail(stored, tmp_path):
     result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     verdicts = {g.name: (g.passed, g.explanation) for g in result.graders}
     assert verdicts == {
-        "called-lookup": (False, "no mock stand-ins were active in this run (--mocks off, or no mocks/ directory "
-                                 "applies to this case) — a mock_calls grader has nothing to check"),
+        "called-lookup": (
+            False,
+            "no mock stand-ins were active in this run (--mocks off, or no mocks/ directory "
+            "applies to this case) — a mock_calls grader has nothing to check",
+        ),
         "file-content": (False, "pattern not found in file out.txt"),
         "made-file": (True, "out.txt exists as expected"),
         "says-hello": (False, "pattern not found in last_message"),
@@ -170,8 +214,9 @@ def test_a_regraded_run_can_fail(stored, tmp_path):
 def test_the_without_arm_leaves_out_the_indicators_when_two_arm(stored, tmp_path):
     stored.add(graded_run("without", 1), calls=[LOOKUP])
     results = StoredResults(stored.write())
-    result = regrade_run(stored.case(), results.runs[("evals/c", "without", 1)], True, None,
-                         new_folder(tmp_path, "without"))
+    result = regrade_run(
+        stored.case(), results.runs[("evals/c", "without", 1)], True, None, new_folder(tmp_path, "without")
+    )
     assert [g.name for g in result.graders] == ["file-content", "made-file", "says-hello"]
 
 
@@ -223,13 +268,21 @@ def test_without_paid_graders_the_judge_cost_drops_out(stored, tmp_path):
 
 
 def test_session_fields_are_reset(stored, tmp_path):
-    stored.add(graded_run(attempts=3, reused=True, workspace="/tmp/claude-eval-x", skipped_paid_graders=True,
-                          extra={"futureField": 1}))
+    stored.add(
+        graded_run(
+            attempts=3, reused=True, workspace="/tmp/claude-eval-x", skipped_paid_graders=True, extra={"futureField": 1}
+        )
+    )
     results = StoredResults(stored.write())
     assert results.runs[("evals/c", "with", 1)].run.extra == {"futureField": 1}
     result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     assert (result.attempts, result.reused, result.workspace, result.skipped_paid_graders, result.extra) == (
-        1, False, None, False, {})
+        1,
+        False,
+        None,
+        False,
+        {},
+    )
 
 
 @pytest.mark.parametrize("kind", UNGRADED_KINDS)
@@ -241,7 +294,11 @@ def test_runs_that_never_reached_the_model_stay_ungraded(stored, tmp_path, kind)
     result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, target)
     assert (result.score, result.passed, result.graders) == (score, False, [])
     assert (result.error, result.error_kind, result.cost_usd, result.judge_cost_usd) == (
-        f"{kind} error", kind, 0.02, 0.0)
+        f"{kind} error",
+        kind,
+        0.02,
+        0.0,
+    )
     assert target.trace.exists() and result.trace_path == str(target.trace)
 
 

@@ -1,21 +1,30 @@
 """Unit tests for `pytest --lf` (pytest_plugin_eval.results.rerun): this session's cases completed with the previous
 session's runs of unchanged cases, and where the previous document is remembered."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 from pytest_plugin_eval.results import rerun, scoring
-from pytest_plugin_eval.results.model import (CaseResult, GraderInfo, RunResult, SuiteInfo, SuiteResult)
+from pytest_plugin_eval.results.model import CaseResult, GraderInfo, RunResult, SuiteInfo, SuiteResult
 from pytest_plugin_eval.results.rerun import CACHE_KEY, merge, previous_results, remember, same_case
 from pytest_plugin_eval.results.store import write_json
 
 
 def case(case_dir: str, runs: list[RunResult] = (), *, prompt: str = "Say hi.", **kw) -> CaseResult:
-    out = CaseResult(name=Path(case_dir).name, dir=case_dir, source="prose", prompt=prompt, runs_per_case=3,
-                     timeout_seconds=kw.pop("timeout_seconds", 300), max_turns=kw.pop("max_turns", 10),
-                     graders=kw.pop("graders", [GraderInfo("says-hi", "regex", 1, {"pattern": "hi"})]),
-                     runs_per_arm=2, **kw)
+    out = CaseResult(
+        name=Path(case_dir).name,
+        dir=case_dir,
+        source="prose",
+        prompt=prompt,
+        runs_per_case=3,
+        timeout_seconds=kw.pop("timeout_seconds", 300),
+        max_turns=kw.pop("max_turns", 10),
+        graders=kw.pop("graders", [GraderInfo("says-hi", "regex", 1, {"pattern": "hi"})]),
+        runs_per_arm=2,
+        **kw,
+    )
     out.arms = {}
     for run in runs:
         out.arms.setdefault(run.arm, []).append(run)
@@ -29,9 +38,14 @@ def run(arm: str, index: int, score: float | None, **kw) -> RunResult:
 
 def previous(*cases: CaseResult) -> SuiteResult:
     cases = [scoring.aggregate(c) for c in cases]
-    return SuiteResult(claude_version="2.1.0", started_at="2026-01-01T00:00:00.000Z", duration_seconds=1,
-                       suite=SuiteInfo(root="/suite", ablation="with-without"), cases=cases,
-                       aggregates=scoring.suite_aggregates(cases, 1.0))
+    return SuiteResult(
+        claude_version="2.1.0",
+        started_at="2026-01-01T00:00:00.000Z",
+        duration_seconds=1,
+        suite=SuiteInfo(root="/suite", ablation="with-without"),
+        cases=cases,
+        aggregates=scoring.suite_aggregates(cases, 1.0),
+    )
 
 
 def runs_of(merged: list[CaseResult], case_dir: str) -> dict[str, list[tuple[int, float | None, bool]]]:
@@ -41,14 +55,18 @@ def runs_of(merged: list[CaseResult], case_dir: str) -> dict[str, list[tuple[int
 
 # ---- merge ---------------------------------------------------------------------------------------------------
 
+
 def test_an_unchanged_case_reuses_the_runs_not_rerun():
-    old = previous(case("evals/a", [run("with", 1, 0.0), run("with", 2, 1.0), run("without", 1, 0.0),
-                                    run("without", 2, 0.0)]))
+    old = previous(
+        case("evals/a", [run("with", 1, 0.0), run("with", 2, 1.0), run("without", 1, 0.0), run("without", 2, 0.0)])
+    )
     fresh = {"evals/a": case("evals/a", [run("with", 1, 1.0)])}
     merged, reused = merge(fresh, old, {})
     assert reused == 3
-    assert runs_of(merged, "evals/a") == {"with": [(1, 1.0, False), (2, 1.0, True)],
-                                          "without": [(1, 0.0, True), (2, 0.0, True)]}
+    assert runs_of(merged, "evals/a") == {
+        "with": [(1, 1.0, False), (2, 1.0, True)],
+        "without": [(1, 0.0, True), (2, 0.0, True)],
+    }
     a = merged[0]
     assert (a.aggregates.score, a.aggregates.score_without, a.aggregates.delta) == (1.0, 0.0, 1.0)
 
@@ -63,8 +81,13 @@ def test_a_rerun_in_the_without_arm_replaces_that_run_only():
 
 def test_a_changed_case_keeps_only_its_new_runs():
     old = previous(case("evals/a", [run("with", 1, 0.0), run("with", 2, 1.0)]))
-    for changed in (dict(prompt="Say hello."), dict(max_turns=20), dict(timeout_seconds=60), dict(model="opus"),
-                    dict(graders=[GraderInfo("says-hi", "regex", 2, {"pattern": "hi"})])):
+    for changed in (
+        dict(prompt="Say hello."),
+        dict(max_turns=20),
+        dict(timeout_seconds=60),
+        dict(model="opus"),
+        dict(graders=[GraderInfo("says-hi", "regex", 2, {"pattern": "hi"})]),
+    ):
         fresh = {"evals/a": case("evals/a", [run("with", 1, 1.0)], **changed)}
         merged, reused = merge(fresh, old, {})
         assert (reused, runs_of(merged, "evals/a")) == (0, {"with": [(1, 1.0, False)]}), changed
@@ -79,13 +102,17 @@ def test_what_does_not_change_a_runs_meaning_keeps_the_case_the_same():
 
 
 def test_cases_gone_are_dropped_and_cases_not_rerun_come_from_current():
-    old = previous(case("evals/gone", [run("with", 1, 1.0)]),
-                   case("evals/kept", [run("with", 1, 1.0), run("with", 2, 0.0)]),
-                   case("evals/edited", [run("with", 1, 1.0)]),
-                   case("evals/rerun", [run("with", 1, 0.0)]))
+    old = previous(
+        case("evals/gone", [run("with", 1, 1.0)]),
+        case("evals/kept", [run("with", 1, 1.0), run("with", 2, 0.0)]),
+        case("evals/edited", [run("with", 1, 1.0)]),
+        case("evals/rerun", [run("with", 1, 0.0)]),
+    )
     fresh = {"evals/rerun": case("evals/rerun", [run("with", 1, 1.0)])}
-    current = {"evals/kept": case("evals/kept", description="read now"),
-               "evals/edited": case("evals/edited", prompt="Edited since.")}
+    current = {
+        "evals/kept": case("evals/kept", description="read now"),
+        "evals/edited": case("evals/edited", prompt="Edited since."),
+    }
     merged, reused = merge(fresh, old, current)
     # gone: no longer loads; edited: changed and not re-run, so it has no run to report.
     assert [c.dir for c in merged] == ["evals/kept", "evals/rerun"]
@@ -98,8 +125,11 @@ def test_cases_gone_are_dropped_and_cases_not_rerun_come_from_current():
 
 def test_a_new_case_has_its_runs_alone():
     merged, reused = merge({"evals/new": case("evals/new", [run("with", 1, 1.0)])}, previous(), {})
-    assert (reused, [c.dir for c in merged], runs_of(merged, "evals/new")) == (0, ["evals/new"],
-                                                                               {"with": [(1, 1.0, False)]})
+    assert (reused, [c.dir for c in merged], runs_of(merged, "evals/new")) == (
+        0,
+        ["evals/new"],
+        {"with": [(1, 1.0, False)]},
+    )
 
 
 def test_merged_cases_are_sorted_by_path_parts():
@@ -119,6 +149,7 @@ def test_merge_changes_neither_input():
 
 
 # ---- remember / previous_results -----------------------------------------------------------------------------
+
 
 class Cache:
     def __init__(self):

@@ -1,5 +1,6 @@
 """Unit tests for the scoring rules (pytest_plugin_eval.results.scoring): a run's score from its graders, a case's
 aggregates from its runs, the suite's from its cases, trends, why a session is partial, and its exit status."""
+
 from __future__ import annotations
 
 import math
@@ -8,12 +9,31 @@ import pytest
 
 from pytest_plugin_eval.results import scoring
 from pytest_plugin_eval.results.model import CaseAggregates, CaseResult, GraderResult, RunResult, SuiteAggregates
-from pytest_plugin_eval.results.scoring import (FLAT_DELTA, aggregate, case_aggregates, exit_status, judge_cost,
-                                                partial_reason, passes_threshold, run_score, suite_aggregates, trend)
+from pytest_plugin_eval.results.scoring import (
+    FLAT_DELTA,
+    aggregate,
+    case_aggregates,
+    exit_status,
+    judge_cost,
+    partial_reason,
+    passes_threshold,
+    run_score,
+    suite_aggregates,
+    trend,
+)
 
 SINGLE_ARM_KEYS = ["score", "passRate", "stdevWith"]
-TWO_ARM_KEYS = ["score", "passRate", "scoreWithout", "passRateWithout", "delta", "stdevWith", "stdevWithout",
-                "deltaCI", "deltaSignificant"]
+TWO_ARM_KEYS = [
+    "score",
+    "passRate",
+    "scoreWithout",
+    "passRateWithout",
+    "delta",
+    "stdevWith",
+    "stdevWithout",
+    "deltaCI",
+    "deltaSignificant",
+]
 
 
 def gr(weight: float, passed: bool, scored: bool = True, name: str = "g", cost: float = 0.0) -> GraderResult:
@@ -21,6 +41,7 @@ def gr(weight: float, passed: bool, scored: bool = True, name: str = "g", cost: 
 
 
 # ---- run_score -----------------------------------------------------------------------------------------------
+
 
 def test_run_score_weights():
     assert run_score([gr(3, True), gr(1, False)]) == 0.75
@@ -56,6 +77,7 @@ def test_judge_cost():
 
 # ---- case_aggregates -----------------------------------------------------------------------------------------
 
+
 def run(score, passed, arm: str = "with", index: int = 1, cost: float = 0.0) -> RunResult:
     return RunResult(arm=arm, index=index, score=score, passed=passed, cost_usd=cost)
 
@@ -86,7 +108,12 @@ def test_case_aggregates_two_arm_delta():
     agg = case_aggregates([run(1, True), run(0.5, False)], [run(0.25, False, "without"), run(0.25, False, "without")])
     out = agg.to_json()
     assert {k: out[k] for k in ("score", "passRate", "scoreWithout", "passRateWithout", "delta")} == {
-        "score": 0.75, "passRate": 0.5, "scoreWithout": 0.25, "passRateWithout": 0.0, "delta": 0.5}
+        "score": 0.75,
+        "passRate": 0.5,
+        "scoreWithout": 0.25,
+        "passRateWithout": 0.0,
+        "delta": 0.5,
+    }
     assert list(out) == TWO_ARM_KEYS
     assert agg.two_arm is True
     assert out["stdevWith"] == pytest.approx(0.3535533905932738) and out["stdevWithout"] == 0.0
@@ -98,10 +125,18 @@ def test_case_aggregates_two_arm_delta():
 
 def test_case_aggregates_delta_none_when_an_arm_has_no_score():
     out = case_aggregates([run(1, True)], [run(None, False, "without")]).to_json()
-    assert {k: out[k] for k in ("score", "passRate", "scoreWithout", "passRateWithout", "delta", "deltaCI",
-                                "deltaSignificant")} == {"score": 1.0, "passRate": 1.0, "scoreWithout": None,
-                                                         "passRateWithout": None, "delta": None, "deltaCI": None,
-                                                         "deltaSignificant": None}
+    assert {
+        k: out[k]
+        for k in ("score", "passRate", "scoreWithout", "passRateWithout", "delta", "deltaCI", "deltaSignificant")
+    } == {
+        "score": 1.0,
+        "passRate": 1.0,
+        "scoreWithout": None,
+        "passRateWithout": None,
+        "delta": None,
+        "deltaCI": None,
+        "deltaSignificant": None,
+    }
     assert list(out) == TWO_ARM_KEYS
     out = case_aggregates([], [run(0.5, False, "without")]).to_json()
     assert out["delta"] is None and out["scoreWithout"] == 0.5 and out["score"] is None
@@ -109,11 +144,13 @@ def test_case_aggregates_delta_none_when_an_arm_has_no_score():
 
 def test_arm_statistics():
     # What each arm reports: the mean score, the pass rate and the spread over the runs that have a score.
-    agg = case_aggregates([run(1, True), run(0.5, False), run(0, False), run(None, True)],
-                          [run(0.2, False, "without"), run(0.8, True, "without"), run(None, False, "without")])
+    agg = case_aggregates(
+        [run(1, True), run(0.5, False), run(0, False), run(None, True)],
+        [run(0.2, False, "without"), run(0.8, True, "without"), run(None, False, "without")],
+    )
     assert agg.score == 0.5
     assert agg.pass_rate == pytest.approx(1 / 3)
-    assert agg.stdev_with == pytest.approx(0.5)   # sample standard deviation of 1, 0.5, 0
+    assert agg.stdev_with == pytest.approx(0.5)  # sample standard deviation of 1, 0.5, 0
     assert agg.score_without == pytest.approx(0.5) and agg.pass_rate_without == 0.5
     assert agg.stdev_without == pytest.approx(math.sqrt(0.18))
     single = case_aggregates([run(0.7, True)])
@@ -137,23 +174,42 @@ def test_delta_interval_is_significant_only_when_it_excludes_zero():
 
 # ---- aggregate (a case's runs in the document) ---------------------------------------------------------------
 
+
 def case_with_runs(*runs: RunResult, arms: tuple[str, ...] = ()) -> CaseResult:
     by_arm: dict[str, list[RunResult]] = {arm: [] for arm in arms}
     for r in runs:
         by_arm.setdefault(r.arm, []).append(r)
-    return CaseResult(name="c", dir="c", source="prose", prompt="p", runs_per_case=3, timeout_seconds=300,
-                      max_turns=10, graders=[], runs_per_arm=3, arms=by_arm)
+    return CaseResult(
+        name="c",
+        dir="c",
+        source="prose",
+        prompt="p",
+        runs_per_case=3,
+        timeout_seconds=300,
+        max_turns=10,
+        graders=[],
+        runs_per_arm=3,
+        arms=by_arm,
+    )
 
 
 def test_aggregate():
-    case = aggregate(case_with_runs(run(0.0, False, "with", 2, 0.5), run(0.5, False, "without", 1, 0.25),
-                                    run(1.0, True, "with", 1, 1.0)))
+    case = aggregate(
+        case_with_runs(
+            run(0.0, False, "with", 2, 0.5), run(0.5, False, "without", 1, 0.25), run(1.0, True, "with", 1, 1.0)
+        )
+    )
     doc = case.to_json()
     assert list(doc["arms"]) == ["with", "without"]
-    assert [r["score"] for r in doc["arms"]["with"]] == [1.0, 0.0]     # index order
+    assert [r["score"] for r in doc["arms"]["with"]] == [1.0, 0.0]  # index order
     assert [r["index"] for r in doc["arms"]["with"]] == [1, 2]
     assert {k: doc["aggregates"][k] for k in ("score", "passRate", "scoreWithout", "passRateWithout", "delta")} == {
-        "score": 0.5, "passRate": 0.5, "scoreWithout": 0.5, "passRateWithout": 0.0, "delta": 0.0}
+        "score": 0.5,
+        "passRate": 0.5,
+        "scoreWithout": 0.5,
+        "passRateWithout": 0.0,
+        "delta": 0.0,
+    }
     assert list(doc["aggregates"]) == TWO_ARM_KEYS
     assert list(doc)[-2:] == ["arms", "aggregates"]
     assert case.two_arm is True and case.cost_usd == 1.75
@@ -178,6 +234,7 @@ def test_aggregate_drops_an_empty_without_arm():
 
 # ---- suite_aggregates ----------------------------------------------------------------------------------------
 
+
 def case(score, pass_rate, **more) -> CaseResult:
     """A case with the given aggregates (document names: scoreWithout, passRateWithout, delta…)."""
     c = case_with_runs()
@@ -190,8 +247,7 @@ def test_suite_aggregates_single_arm():
     agg = suite_aggregates(cases, threshold=0.7)
     assert isinstance(agg, SuiteAggregates)
     out = agg.to_json()
-    assert out == {"casesTotal": 3, "casesPassed": 2, "overallScore": pytest.approx(2.0 / 3),
-                   "overallPassRate": 0.5}
+    assert out == {"casesTotal": 3, "casesPassed": 2, "overallScore": pytest.approx(2.0 / 3), "overallPassRate": 0.5}
     assert list(out) == ["casesTotal", "casesPassed", "overallScore", "overallPassRate"]
     assert "meanDelta" not in out
 
@@ -214,16 +270,26 @@ def test_suite_overall_pass_rate_is_the_mean_of_case_rates():
 
 
 def test_suite_aggregates_without_scores():
-    assert suite_aggregates([], 0.5).to_json() == {"casesTotal": 0, "casesPassed": 0, "overallScore": 0,
-                                                   "overallPassRate": 0}
-    assert suite_aggregates([case(None, None)], 0.5).to_json() == {"casesTotal": 1, "casesPassed": 0,
-                                                                   "overallScore": 0, "overallPassRate": 0}
+    assert suite_aggregates([], 0.5).to_json() == {
+        "casesTotal": 0,
+        "casesPassed": 0,
+        "overallScore": 0,
+        "overallPassRate": 0,
+    }
+    assert suite_aggregates([case(None, None)], 0.5).to_json() == {
+        "casesTotal": 1,
+        "casesPassed": 0,
+        "overallScore": 0,
+        "overallPassRate": 0,
+    }
 
 
 def test_suite_mean_delta_only_for_two_arm():
-    two = [case(1.0, 1.0, scoreWithout=0.5, passRateWithout=0.0, delta=0.5),
-           case(0.5, 0.0, scoreWithout=0.75, passRateWithout=1.0, delta=-0.25),
-           case(0.5, 0.0, scoreWithout=None, passRateWithout=None, delta=None)]
+    two = [
+        case(1.0, 1.0, scoreWithout=0.5, passRateWithout=0.0, delta=0.5),
+        case(0.5, 0.0, scoreWithout=0.75, passRateWithout=1.0, delta=-0.25),
+        case(0.5, 0.0, scoreWithout=None, passRateWithout=None, delta=None),
+    ]
     out = suite_aggregates(two, 0.5).to_json()
     assert out["meanDelta"] == pytest.approx(0.125)
     assert list(out) == ["casesTotal", "casesPassed", "overallScore", "overallPassRate", "meanDelta"]
@@ -246,6 +312,7 @@ def test_suite_aggregates_over_aggregated_cases():
 
 # ---- trend ---------------------------------------------------------------------------------------------------
 
+
 def test_trend():
     assert FLAT_DELTA == 0.05
     assert trend(None) is None
@@ -257,16 +324,28 @@ def test_trend():
 
 # ---- partial_reason ------------------------------------------------------------------------------------------
 
+
 def failing_run(error_kind: str | None = None, skipped_paid: bool = False, judge_errored: bool = False) -> RunResult:
     graders = [GraderResult("j", False, 1, "judge unavailable", scored=False, errored=judge_errored)]
-    return RunResult(arm="with", index=1, score=None, passed=False, error_kind=error_kind,
-                     skipped_paid_graders=skipped_paid, graders=graders)
+    return RunResult(
+        arm="with",
+        index=1,
+        score=None,
+        passed=False,
+        error_kind=error_kind,
+        skipped_paid_graders=skipped_paid,
+        graders=graders,
+    )
 
 
 def test_partial_reason_none_for_a_complete_session():
     assert partial_reason([], None, False) is None
-    assert partial_reason([run(1.0, True), failing_run("timeout"), failing_run("max_turns"), failing_run("agent")],
-                          None, False) is None
+    assert (
+        partial_reason(
+            [run(1.0, True), failing_run("timeout"), failing_run("max_turns"), failing_run("agent")], None, False
+        )
+        is None
+    )
 
 
 def test_partial_reason_each_cause():
@@ -301,20 +380,29 @@ def test_partial_reason_reads_any_iterable():
 
 # ---- exit_status ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("interrupted, partial, failed, status", [
-    (None, False, False, 0),
-    (None, False, True, 1),
-    (None, True, False, 2),
-    (None, True, True, 2),
-    ("SIGINT", False, False, 130),
-    ("SIGINT", True, True, 130),
-    ("SIGTERM", False, False, 143),
-    ("SIGTERM", True, True, 143),
-])
+
+@pytest.mark.parametrize(
+    "interrupted, partial, failed, status",
+    [
+        (None, False, False, 0),
+        (None, False, True, 1),
+        (None, True, False, 2),
+        (None, True, True, 2),
+        ("SIGINT", False, False, 130),
+        ("SIGINT", True, True, 130),
+        ("SIGTERM", False, False, 143),
+        ("SIGTERM", True, True, 143),
+    ],
+)
 def test_exit_status(interrupted, partial, failed, status):
     assert exit_status(interrupted=interrupted, partial=partial, failed=failed) == status
 
 
 def test_exit_status_constants():
-    assert (scoring.EXIT_OK, scoring.EXIT_FAILED, scoring.EXIT_PARTIAL, scoring.EXIT_INTERRUPTED,
-            scoring.EXIT_TERMINATED) == (0, 1, 2, 130, 143)
+    assert (
+        scoring.EXIT_OK,
+        scoring.EXIT_FAILED,
+        scoring.EXIT_PARTIAL,
+        scoring.EXIT_INTERRUPTED,
+        scoring.EXIT_TERMINATED,
+    ) == (0, 1, 2, 130, 143)

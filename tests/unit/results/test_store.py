@@ -1,5 +1,6 @@
 """Unit tests for the results folder on disk (pytest_plugin_eval.results.store): its layout, atomic writes, the
 document's text, and reading a document back."""
+
 from __future__ import annotations
 
 import json
@@ -9,14 +10,28 @@ import stat
 import pytest
 
 from pytest_plugin_eval.core.clock import now_iso
-from pytest_plugin_eval.results.model import (CaseAggregates, CaseResult, GraderInfo, GraderResult, RunResult,
-                                              SuiteAggregates, SuiteInfo, SuiteResult)
-from pytest_plugin_eval.results.store import (ResultsFolder, document_text, read_results, timestamp_dirname,
-                                              write_atomic, write_json)
+from pytest_plugin_eval.results.model import (
+    CaseAggregates,
+    CaseResult,
+    GraderInfo,
+    GraderResult,
+    RunResult,
+    SuiteAggregates,
+    SuiteInfo,
+    SuiteResult,
+)
+from pytest_plugin_eval.results.store import (
+    ResultsFolder,
+    document_text,
+    read_results,
+    timestamp_dirname,
+    write_atomic,
+    write_json,
+)
 from pytest_plugin_eval.run.artefacts import RunFolder
 
-
 # ---- write_json ----------------------------------------------------------------------------------------------
+
 
 def test_write_json_writes_and_leaves_no_temp_file(tmp_path):
     path = tmp_path / "deep" / "er" / "results.json"
@@ -47,15 +62,17 @@ def test_write_json_failure_keeps_the_old_file_and_no_temp(tmp_path):
 def test_document_text():
     assert document_text({}) == "{}\n"
     assert document_text({"z": None, "a": [True, 0.5], "é": "→"}) == (
-        '{\n "z": null,\n "a": [\n  true,\n  0.5\n ],\n "é": "→"\n}\n')
+        '{\n "z": null,\n "a": [\n  true,\n  0.5\n ],\n "é": "→"\n}\n'
+    )
 
 
 # ---- write_atomic --------------------------------------------------------------------------------------------
 
+
 def test_write_atomic_writes_text_as_utf8(tmp_path):
     path = tmp_path / "report.html"
     write_atomic(path, "<p>naïve ✓</p>")
-    assert path.read_bytes() == "<p>naïve ✓</p>".encode("utf-8")
+    assert path.read_bytes() == "<p>naïve ✓</p>".encode()
     assert os.listdir(tmp_path) == ["report.html"]
 
 
@@ -77,7 +94,7 @@ def test_write_atomic_interrupted_rename_keeps_the_old_file(tmp_path, monkeypatc
     write_atomic(path, "old")
 
     def failing_replace(src, dst):
-        raise KeyboardInterrupt   # a kill between writing and renaming
+        raise KeyboardInterrupt  # a kill between writing and renaming
 
     monkeypatch.setattr("pytest_plugin_eval.results.store.os.replace", failing_replace)
     with pytest.raises(KeyboardInterrupt):
@@ -87,6 +104,7 @@ def test_write_atomic_interrupted_rename_keeps_the_old_file(tmp_path, monkeypatc
 
 
 # ---- timestamps ----------------------------------------------------------------------------------------------
+
 
 def test_timestamps():
     assert timestamp_dirname("2026-11-29T19:14:00.123Z") == "2026-11-29T19-14-00-123Z"
@@ -98,6 +116,7 @@ def test_timestamps():
 
 # ---- ResultsFolder -------------------------------------------------------------------------------------------
 
+
 def test_results_folder_layout(tmp_path):
     folder = ResultsFolder.for_session(tmp_path / "evals", "2026-11-29T19:14:00.123Z")
     base = tmp_path / "evals" / "results" / "2026-11-29T19-14-00-123Z"
@@ -106,7 +125,7 @@ def test_results_folder_layout(tmp_path):
     assert folder.report_file == base / "report.html"
     assert folder.recordings == base / "mock-recordings"
     assert folder.ledger_file == base / "cost-ledger.sqlite"
-    assert not base.exists()   # naming the files creates nothing
+    assert not base.exists()  # naming the files creates nothing
 
 
 def test_results_folder_run_folder(tmp_path):
@@ -122,19 +141,45 @@ def test_results_folder_run_folder(tmp_path):
 
 # ---- reading a document --------------------------------------------------------------------------------------
 
+
 def small_document() -> SuiteResult:
     grader = GraderResult("greeting", True, 1, "matched /Hello/")
-    runs = [RunResult(arm="with", index=1, score=1.0, passed=True, turns=2, cost_usd=0.01,
-                      duration_seconds=3.14159, started_at="2026-11-29T19:14:00.123Z", graders=[grader],
-                      trace_path="runs/greets/with-1/trace.jsonl")]
-    case = CaseResult(name="greets", dir="evals/greets", source="prose", prompt="Say hello.", runs_per_case=1,
-                      timeout_seconds=300, max_turns=10,
-                      graders=[GraderInfo("greeting", "regex", 1, {"pattern": "Hello", "target": "last_message"})],
-                      runs_per_arm=1, arms={"with": runs},
-                      aggregates=CaseAggregates(score=1.0, pass_rate=1.0, stdev_with=None))
-    return SuiteResult(claude_version="2.1.328", started_at="2026-11-29T19:14:00.123Z", duration_seconds=4.2,
-                       suite=SuiteInfo(root="/plugin", ablation="none"), cases=[case],
-                       aggregates=SuiteAggregates(1, 1, 1.0, 1.0), cost_usd=0.01)
+    runs = [
+        RunResult(
+            arm="with",
+            index=1,
+            score=1.0,
+            passed=True,
+            turns=2,
+            cost_usd=0.01,
+            duration_seconds=3.14159,
+            started_at="2026-11-29T19:14:00.123Z",
+            graders=[grader],
+            trace_path="runs/greets/with-1/trace.jsonl",
+        )
+    ]
+    case = CaseResult(
+        name="greets",
+        dir="evals/greets",
+        source="prose",
+        prompt="Say hello.",
+        runs_per_case=1,
+        timeout_seconds=300,
+        max_turns=10,
+        graders=[GraderInfo("greeting", "regex", 1, {"pattern": "Hello", "target": "last_message"})],
+        runs_per_arm=1,
+        arms={"with": runs},
+        aggregates=CaseAggregates(score=1.0, pass_rate=1.0, stdev_with=None),
+    )
+    return SuiteResult(
+        claude_version="2.1.328",
+        started_at="2026-11-29T19:14:00.123Z",
+        duration_seconds=4.2,
+        suite=SuiteInfo(root="/plugin", ablation="none"),
+        cases=[case],
+        aggregates=SuiteAggregates(1, 1, 1.0, 1.0),
+        cost_usd=0.01,
+    )
 
 
 def test_read_results_of_a_written_document(tmp_path):
@@ -147,7 +192,7 @@ def test_read_results_of_a_written_document(tmp_path):
         (case,) = read.cases
         assert case.name == "greets" and case.runs("with")[0].duration_seconds == 3.142
         assert case.runs()[0].graders[0].explanation == "matched /Hello/"
-    assert read_results(str(folder.results_file)).claude_version == "2.1.328"   # a str path works too
+    assert read_results(str(folder.results_file)).claude_version == "2.1.328"  # a str path works too
 
 
 def test_read_results_rejects_what_is_not_a_document(tmp_path):

@@ -1,5 +1,6 @@
 """Unit tests for the child's command line and environment (pytest_plugin_eval.run.execute: build_argv, child_env,
 stage, stand_ins) for loaded cases, in a workspace whose folders are made by hand (no `git init`, no child)."""
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,14 @@ class Suite:
             (self.plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {"command": "srv"}}}))
         self.evals = self.plugin / "evals"
 
-    def case(self, *, fm: str | None = None, case_yaml: str | None = None, files: dict[str, str] | None = None,
-             name: str = "c") -> Case:
+    def case(
+        self,
+        *,
+        fm: str | None = None,
+        case_yaml: str | None = None,
+        files: dict[str, str] | None = None,
+        name: str = "c",
+    ) -> Case:
         folder = self.evals / name
         (folder / "graders").mkdir(parents=True)
         (folder / "graders" / "ok.md").write_text(REGEX_OK)
@@ -54,8 +61,14 @@ def workspace(tmp_path: Path) -> Workspace:
 
 
 def plan(case: Case, arm: str = "with", environ: dict | None = None, **settings) -> RunPlan:
-    return RunPlan(case=case, arm=arm, index=1, settings=RunSettings(**settings), claude=CLAUDE,
-                   environ={"PATH": "/usr/bin"} if environ is None else environ)
+    return RunPlan(
+        case=case,
+        arm=arm,
+        index=1,
+        settings=RunSettings(**settings),
+        claude=CLAUDE,
+        environ={"PATH": "/usr/bin"} if environ is None else environ,
+    )
 
 
 def flag(argv: list[str], name: str) -> str | None:
@@ -82,18 +95,44 @@ def ws(tmp_path) -> Workspace:
 
 # ---- build_argv ------------------------------------------------------------------------------------------------
 
+
 def test_the_argv_of_a_plain_case(suite, ws):
     case = suite.case()
     argv = build_argv(plan(case), ws)
-    disallowed = [f"Read(/{ws.config}/**)", f"Edit(/{ws.config}/**)", f"Read(/{ws.out}/**)", f"Edit(/{ws.out}/**)",
-                  f"Edit(/{suite.plugin}/**)", f"Edit(/{case.dir}/**)",
-                  f"Edit(/{ws.cwd}/.git)", f"Edit(/{ws.cwd}/.git/**)",
-                  f"Edit(/{ws.cwd}/.eval-artifacts)", f"Edit(/{ws.cwd}/.eval-artifacts/**)",
-                  f"Read(/{suite.evals})", f"Read(/{suite.evals}/**)", f"Edit(/{suite.evals})", f"Edit(/{suite.evals}/**)",
-                  "Read(//proc/**)", *permissions.DENIED_TOOLS]
-    assert argv == [str(CLAUDE), "-p", "--output-format", "stream-json", "--verbose", "--max-turns", "10",
-                    "--permission-mode", "dontAsk", "--setting-sources", "user", "--plugin-dir", str(suite.plugin),
-                    "--disallowed-tools=" + ",".join(disallowed)]
+    disallowed = [
+        f"Read(/{ws.config}/**)",
+        f"Edit(/{ws.config}/**)",
+        f"Read(/{ws.out}/**)",
+        f"Edit(/{ws.out}/**)",
+        f"Edit(/{suite.plugin}/**)",
+        f"Edit(/{case.dir}/**)",
+        f"Edit(/{ws.cwd}/.git)",
+        f"Edit(/{ws.cwd}/.git/**)",
+        f"Edit(/{ws.cwd}/.eval-artifacts)",
+        f"Edit(/{ws.cwd}/.eval-artifacts/**)",
+        f"Read(/{suite.evals})",
+        f"Read(/{suite.evals}/**)",
+        f"Edit(/{suite.evals})",
+        f"Edit(/{suite.evals}/**)",
+        "Read(//proc/**)",
+        *permissions.DENIED_TOOLS,
+    ]
+    assert argv == [
+        str(CLAUDE),
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--max-turns",
+        "10",
+        "--permission-mode",
+        "dontAsk",
+        "--setting-sources",
+        "user",
+        "--plugin-dir",
+        str(suite.plugin),
+        "--disallowed-tools=" + ",".join(disallowed),
+    ]
 
 
 def test_the_plugin_is_loaded_in_the_with_arm_only(suite, ws):
@@ -106,8 +145,10 @@ def test_several_plugins_of_a_case(suite, ws):
     for sub in ("a", "b"):
         (suite.plugin / "extra" / sub / "skills").mkdir(parents=True)
     case = suite.case(fm="plugins: [../../extra/a, ../../extra/b]")
-    assert values(build_argv(plan(case), ws), "--plugin-dir") == [str(suite.plugin / "extra" / "a"),
-                                                                  str(suite.plugin / "extra" / "b")]
+    assert values(build_argv(plan(case), ws), "--plugin-dir") == [
+        str(suite.plugin / "extra" / "a"),
+        str(suite.plugin / "extra" / "b"),
+    ]
 
 
 def test_the_model_option_wins_over_the_case(suite, ws):
@@ -121,14 +162,22 @@ def test_the_model_option_wins_over_the_case(suite, ws):
 
 def test_allowed_and_disallowed_tools(suite, ws):
     case = suite.case(fm="allowed_tools: [Read, Skill, Bash, Edit(src/**)]\ndisallowed_tools: [Agent]")
-    argv = build_argv(plan(case, allow_tools=("Write", "WebFetch(domain:example.com)"),
-                           disallow_tools=("TaskStop", "Agent")), ws)
+    argv = build_argv(
+        plan(case, allow_tools=("Write", "WebFetch(domain:example.com)"), disallow_tools=("TaskStop", "Agent")), ws
+    )
     # Bash and Edit(src/**) are gated: the case cannot grant them, only the operator.
-    readers = [f"Read(/{root}/**)" for root in (ws.home, ws.tmp, suite.plugin / ".claude-plugin",
-                                                 suite.plugin / "skills")]
+    readers = [
+        f"Read(/{root}/**)" for root in (ws.home, ws.tmp, suite.plugin / ".claude-plugin", suite.plugin / "skills")
+    ]
     assert flag(argv, "--allowed-tools").split(",") == [
-        *readers, "Skill", "WebFetch(domain:example.com)",
-        f"Edit(/{ws.cwd}/**)", f"Write(/{ws.cwd}/**)", f"Edit(/{ws.tmp}/**)", f"Write(/{ws.tmp}/**)"]
+        *readers,
+        "Skill",
+        "WebFetch(domain:example.com)",
+        f"Edit(/{ws.cwd}/**)",
+        f"Write(/{ws.cwd}/**)",
+        f"Edit(/{ws.tmp}/**)",
+        f"Write(/{ws.tmp}/**)",
+    ]
     disallowed = flag(argv, "--disallowed-tools").split(",")
     # Granted tools leave the deny list; the case's and the operator's removals come last, once each.
     assert "Write" not in disallowed and "Edit" not in disallowed and "WebFetch" not in disallowed
@@ -137,8 +186,10 @@ def test_allowed_and_disallowed_tools(suite, ws):
     assert disallowed.count("Agent") == 1
 
 
-ADD_DIRS = ('schema_version: "1.0"\nname: n\nexecution:\n  prompt: Read the fixtures.\n'
-            '  append_system_prompt: Be brief.\ncontext:\n  add_dirs: [fixtures, more]\n')
+ADD_DIRS = (
+    'schema_version: "1.0"\nname: n\nexecution:\n  prompt: Read the fixtures.\n'
+    "  append_system_prompt: Be brief.\ncontext:\n  add_dirs: [fixtures, more]\n"
+)
 
 
 def test_add_dirs_are_readable_and_named(suite, ws):
@@ -146,8 +197,9 @@ def test_add_dirs_are_readable_and_named(suite, ws):
     argv = build_argv(plan(case), ws)
     fixtures, more = case.dir / "fixtures", case.dir / "more"
     assert values(argv, "--add-dir") == [str(fixtures), str(more)]
-    assert flag(argv, "--allowed-tools").split(",") == [f"{tool}(/{folder}/**)" for folder in (fixtures, more)
-                                                         for tool in ("Read", "Glob", "Grep")]
+    assert flag(argv, "--allowed-tools").split(",") == [
+        f"{tool}(/{folder}/**)" for folder in (fixtures, more) for tool in ("Read", "Glob", "Grep")
+    ]
     # The rest of the suite stays hidden: the case's other files are denied one by one.
     disallowed = flag(argv, "--disallowed-tools").split(",")
     assert f"Read(/{case.dir / 'case.yaml'})" in disallowed
@@ -159,8 +211,9 @@ def test_no_append_system_prompt_unless_asked(suite, ws):
     assert not any(a.startswith("--append-system-prompt") for a in build_argv(plan(suite.case()), ws))
 
 
-HISTORY = ('schema_version: "1.0"\nname: resumed\nexecution:\n  prompt: Go on.\n'
-           'context:\n  history_file: history.jsonl\n')
+HISTORY = (
+    'schema_version: "1.0"\nname: resumed\nexecution:\n  prompt: Go on.\ncontext:\n  history_file: history.jsonl\n'
+)
 
 
 def test_a_history_is_resumed_from_the_workspace_copy(suite, ws):
@@ -205,27 +258,36 @@ def test_stand_ins_write_the_mcp_config(tmp_path):
 
 # ---- child_env -------------------------------------------------------------------------------------------------
 
+
 def test_child_env_defaults_and_the_runs_folders(suite, ws):
     case = suite.case(fm='env:\n  EVAL_COLOUR: "blue"')
     env = child_env(plan(case, environ={"PATH": "/usr/bin", "SECRET_TOKEN": "s", "HOME": "/root"}), ws)
-    assert {k: env[k] for k in CHILD_DEFAULTS} == {"CLAUDE_CODE_MAX_RETRIES": "3",
-                                                   "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "90000"}
+    assert {k: env[k] for k in CHILD_DEFAULTS} == {
+        "CLAUDE_CODE_MAX_RETRIES": "3",
+        "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "90000",
+    }
     assert (env["PATH"], env["HOME"], env["CLAUDE_CONFIG_DIR"], env["TMPDIR"]) == (
-        "/usr/bin", str(ws.home), str(ws.config), str(ws.tmp))
+        "/usr/bin",
+        str(ws.home),
+        str(ws.config),
+        str(ws.tmp),
+    )
     assert env["EVAL_COLOUR"] == "blue"
     assert "SECRET_TOKEN" not in env
     assert "ANTHROPIC_BASE_URL" not in env and "ANTHROPIC_API_KEY" not in env
 
 
 def test_the_operator_can_override_the_child_defaults(suite, ws):
-    env = child_env(plan(suite.case(), environ={"CLAUDE_CODE_MAX_RETRIES": "7",
-                                                "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "1000"}), ws)
+    env = child_env(
+        plan(suite.case(), environ={"CLAUDE_CODE_MAX_RETRIES": "7", "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "1000"}), ws
+    )
     assert (env["CLAUDE_CODE_MAX_RETRIES"], env["CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS"]) == ("7", "1000")
 
 
 def test_the_operators_endpoint_and_key_pass_through(suite, ws):
-    env = child_env(plan(suite.case(), environ={"ANTHROPIC_API_KEY": "sk-real",
-                                                "ANTHROPIC_BASE_URL": "https://proxy.example"}), ws)
+    env = child_env(
+        plan(suite.case(), environ={"ANTHROPIC_API_KEY": "sk-real", "ANTHROPIC_BASE_URL": "https://proxy.example"}), ws
+    )
     assert (env["ANTHROPIC_API_KEY"], env["ANTHROPIC_BASE_URL"]) == ("sk-real", "https://proxy.example")
 
 
@@ -237,18 +299,33 @@ def test_scripted_runs_get_their_url_and_a_placeholder_key(suite, ws):
         return "http://127.0.0.1:4321/agent/abc"
 
     case = suite.case()
-    scripted = RunPlan(case=case, arm="with", index=1, settings=RunSettings(), claude=CLAUDE, base_url=url,
-                       environ={"ANTHROPIC_BASE_URL": "https://real.example"})
+    scripted = RunPlan(
+        case=case,
+        arm="with",
+        index=1,
+        settings=RunSettings(),
+        claude=CLAUDE,
+        base_url=url,
+        environ={"ANTHROPIC_BASE_URL": "https://real.example"},
+    )
     env = child_env(scripted, ws)
     assert (env["ANTHROPIC_BASE_URL"], env["ANTHROPIC_API_KEY"]) == ("http://127.0.0.1:4321/agent/abc", "scripted")
     assert asked == [ws.cwd]
     # An operator's key is left as it is (the endpoint ignores it).
-    keyed = RunPlan(case=case, arm="with", index=1, settings=RunSettings(), claude=CLAUDE, base_url=url,
-                    environ={"ANTHROPIC_API_KEY": "sk-real"})
+    keyed = RunPlan(
+        case=case,
+        arm="with",
+        index=1,
+        settings=RunSettings(),
+        claude=CLAUDE,
+        base_url=url,
+        environ={"ANTHROPIC_API_KEY": "sk-real"},
+    )
     assert child_env(keyed, ws)["ANTHROPIC_API_KEY"] == "sk-real"
 
 
 # ---- stage -----------------------------------------------------------------------------------------------------
+
 
 def test_stage_copies_the_history_into_the_workspace(suite, ws):
     case = suite.case(case_yaml=HISTORY, files={"history.jsonl": '{"type":"user"}\n'})

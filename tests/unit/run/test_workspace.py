@@ -1,5 +1,6 @@
 """Unit tests for a run's throwaway workspace and environment (pytest_plugin_eval.workspace) and the tool grants and
 deny rules of a run (pytest_plugin_eval.permissions)."""
+
 from __future__ import annotations
 
 import json
@@ -11,9 +12,8 @@ import pytest
 
 from pytest_plugin_eval.core import tools
 from pytest_plugin_eval.core.tools import disallow_problem, grant_problem, is_gated, tool_of
-from pytest_plugin_eval.run import permissions
 from pytest_plugin_eval.run.permissions import DENIED_TOOLS, RunFolders, allowed_tools, disallowed_tools
-from pytest_plugin_eval.run.workspace import (GIT_HARDENING, GITCONFIG, Workspace, git_env, operator_env)
+from pytest_plugin_eval.run.workspace import GIT_HARDENING, GITCONFIG, Workspace, git_env, operator_env
 
 HOME = str(Path.home())
 
@@ -21,23 +21,58 @@ HOME = str(Path.home())
 # ---- operator_env -------------------------------------------------------------------------------------------
 
 KEPT = {
-    "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C", "TERM": "xterm", "ANTHROPIC_API_KEY": "sk-test",
-    "ANTHROPIC_BASE_URL": "http://localhost:1", "ANTHROPIC_MODEL": "m", "CLAUDE_CODE_MAX_RETRIES": "2",
-    "CLAUDE_CODE_USE_BEDROCK": "1", "EVAL_FOO": "foo", "EVAL_": "empty-suffix", "HTTPS_PROXY": "http://proxy:8080",
-    "https_proxy": "http://proxy:8080", "NO_PROXY": "localhost", "SSL_CERT_FILE": "/etc/ssl/cert.pem",
-    "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "AKIA", "CLOUDSDK_CORE_PROJECT": "proj",
-    "VERTEX_REGION_CLAUDE_3": "us", "DISABLE_TELEMETRY": "1", "CI": "true", "TZ": "UTC",
+    "PATH": "/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C",
+    "TERM": "xterm",
+    "ANTHROPIC_API_KEY": "sk-test",
+    "ANTHROPIC_BASE_URL": "http://localhost:1",
+    "ANTHROPIC_MODEL": "m",
+    "CLAUDE_CODE_MAX_RETRIES": "2",
+    "CLAUDE_CODE_USE_BEDROCK": "1",
+    "EVAL_FOO": "foo",
+    "EVAL_": "empty-suffix",
+    "HTTPS_PROXY": "http://proxy:8080",
+    "https_proxy": "http://proxy:8080",
+    "NO_PROXY": "localhost",
+    "SSL_CERT_FILE": "/etc/ssl/cert.pem",
+    "AWS_REGION": "us-east-1",
+    "AWS_ACCESS_KEY_ID": "AKIA",
+    "CLOUDSDK_CORE_PROJECT": "proj",
+    "VERTEX_REGION_CLAUDE_3": "us",
+    "DISABLE_TELEMETRY": "1",
+    "CI": "true",
+    "TZ": "UTC",
 }
 DROPPED = {
-    "SECRET_TOKEN": "s", "GITHUB_TOKEN": "ghp", "OPENAI_API_KEY": "sk-o", "NODE_OPTIONS": "--require x",
-    "PYTHONPATH": "/x", "SSH_AUTH_SOCK": "/tmp/ssh", "eval_lower": "x", "EVAL_lower": "x", "HOME": HOME,
-    "TMPDIR": "/tmp", "XDG_CONFIG_HOME": f"{HOME}/.config", "CLAUDE_CONFIG_DIR": f"{HOME}/.claude",
-    "CLAUDE_CODE_SESSION_ID": "abc", "CLAUDE_CODE_SESSION_ACCESS_TOKEN": "t", "CLAUDE_CODE_HOST_PLATFORM": "x",
-    "CLAUDE_CODE_SDK_VERSION": "1", "CLAUDE_CODE_SUBSCRIPTION_TYPE": "max", "CLAUDE_CODE_SOMETHING_DIR": HOME,
-    "CLAUDE_CODE_SOMETHING_PATH": HOME, "CLAUDE_CODE_SOMETHING_FILE": HOME,
-    "CLAUDE_CODE_EVAL_ALLOW_FLAG_OVERRIDES": "1", "CLAUDECODE": "1", "GIT_DIR": "/x", "LD_PRELOAD": "/x.so",
-    "AWS_CONFIG_FILE": f"{HOME}/.aws/config", "AWS_SHARED_CREDENTIALS_FILE": f"{HOME}/.aws/credentials",
-    "CLOUDSDK_CONFIG": f"{HOME}/.config/gcloud", "AZURE_CONFIG_DIR": f"{HOME}/.azure",
+    "SECRET_TOKEN": "s",
+    "GITHUB_TOKEN": "ghp",
+    "OPENAI_API_KEY": "sk-o",
+    "NODE_OPTIONS": "--require x",
+    "PYTHONPATH": "/x",
+    "SSH_AUTH_SOCK": "/tmp/ssh",
+    "eval_lower": "x",
+    "EVAL_lower": "x",
+    "HOME": HOME,
+    "TMPDIR": "/tmp",
+    "XDG_CONFIG_HOME": f"{HOME}/.config",
+    "CLAUDE_CONFIG_DIR": f"{HOME}/.claude",
+    "CLAUDE_CODE_SESSION_ID": "abc",
+    "CLAUDE_CODE_SESSION_ACCESS_TOKEN": "t",
+    "CLAUDE_CODE_HOST_PLATFORM": "x",
+    "CLAUDE_CODE_SDK_VERSION": "1",
+    "CLAUDE_CODE_SUBSCRIPTION_TYPE": "max",
+    "CLAUDE_CODE_SOMETHING_DIR": HOME,
+    "CLAUDE_CODE_SOMETHING_PATH": HOME,
+    "CLAUDE_CODE_SOMETHING_FILE": HOME,
+    "CLAUDE_CODE_EVAL_ALLOW_FLAG_OVERRIDES": "1",
+    "CLAUDECODE": "1",
+    "GIT_DIR": "/x",
+    "LD_PRELOAD": "/x.so",
+    "AWS_CONFIG_FILE": f"{HOME}/.aws/config",
+    "AWS_SHARED_CREDENTIALS_FILE": f"{HOME}/.aws/credentials",
+    "CLOUDSDK_CONFIG": f"{HOME}/.config/gcloud",
+    "AZURE_CONFIG_DIR": f"{HOME}/.azure",
 }
 
 
@@ -63,6 +98,7 @@ def test_operator_env_does_not_change_its_input():
 
 # ---- git_env ------------------------------------------------------------------------------------------------
 
+
 def test_git_env_hardening():
     env = git_env()
     assert env["GIT_CONFIG_NOSYSTEM"] == "1"
@@ -70,12 +106,19 @@ def test_git_env_hardening():
     assert env["GIT_PROXY_COMMAND"] == ""
     assert env["GIT_CONFIG_COUNT"] == "10" == str(len(GIT_HARDENING))
     pairs = {(env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"]) for i in range(10)}
-    assert {("core.hooksPath", "/dev/null"), ("core.fsmonitor", ""), ("credential.helper", ""),
-            ("protocol.ext.allow", "never"), ("core.pager", "cat"), ("core.editor", "true")} <= pairs
+    assert {
+        ("core.hooksPath", "/dev/null"),
+        ("core.fsmonitor", ""),
+        ("credential.helper", ""),
+        ("protocol.ext.allow", "never"),
+        ("core.pager", "cat"),
+        ("core.editor", "true"),
+    } <= pairs
     assert "GIT_CONFIG_KEY_10" not in env
 
 
 # ---- Workspace --------------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Workspace:
@@ -103,8 +146,13 @@ def test_create_layout(ws, tmp_path):
 def test_create_makes_cwd_a_git_repository_on_main(ws):
     assert (ws.cwd / ".git").is_dir()
     assert (ws.cwd / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
-    top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=ws.cwd, capture_output=True, text=True,
-                         env={**ws.base_env(), "PATH": os.environ["PATH"]})
+    top = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"],
+        cwd=ws.cwd,
+        capture_output=True,
+        text=True,
+        env={**ws.base_env(), "PATH": os.environ["PATH"]},
+    )
     assert top.stdout.strip() == str(ws.cwd)
 
 
@@ -114,9 +162,18 @@ def test_create_gives_every_run_its_own_root(tmp_path):
 
 
 def test_agent_env_points_into_the_run(ws):
-    environ = {"PATH": "/usr/bin", "HOME": HOME, "TMPDIR": "/tmp", "XDG_CONFIG_HOME": f"{HOME}/.config",
-               "CLAUDE_CONFIG_DIR": f"{HOME}/.claude", "AWS_CONFIG_FILE": f"{HOME}/.aws/config",
-               "AWS_REGION": "eu-west-1", "GITHUB_TOKEN": "ghp", "EVAL_MODE": "shell", "EVAL_KEEP": "kept"}
+    environ = {
+        "PATH": "/usr/bin",
+        "HOME": HOME,
+        "TMPDIR": "/tmp",
+        "XDG_CONFIG_HOME": f"{HOME}/.config",
+        "CLAUDE_CONFIG_DIR": f"{HOME}/.claude",
+        "AWS_CONFIG_FILE": f"{HOME}/.aws/config",
+        "AWS_REGION": "eu-west-1",
+        "GITHUB_TOKEN": "ghp",
+        "EVAL_MODE": "shell",
+        "EVAL_KEEP": "kept",
+    }
     env = ws.agent_env(environ, {"EVAL_MODE": "case", "EVAL_NEW": "new"})
     home, tmp = str(ws.home), str(ws.tmp)
     assert env["PATH"] == "/usr/bin"
@@ -198,14 +255,25 @@ def test_created_files_excludes_files_present_before(ws):
 
 
 def test_created_files_in_code_unit_order(ws):
-    names = ["\uff5e.txt", "\U0001F600.txt", "a.txt", "_u.txt", "Z.txt", "a-b", "a.b", "é.txt", "10", "9"]
+    names = ["\uff5e.txt", "\U0001f600.txt", "a.txt", "_u.txt", "Z.txt", "a-b", "a.b", "é.txt", "10", "9"]
     for name in names:
         (ws.cwd / name).write_text("x")
     (ws.cwd / "a").mkdir()
     (ws.cwd / "a" / "b").write_text("x")
     # '-' (2D) < '.' (2E) < '/' (2F); the astral U+1F600 (D83D DE00) sorts before U+FF5E, as JavaScript sorts.
-    assert ws.created_files(set()) == ["10", "9", "Z.txt", "_u.txt", "a-b", "a.b", "a.txt", "a/b", "é.txt",
-                                       "\U0001F600.txt", "\uff5e.txt"]
+    assert ws.created_files(set()) == [
+        "10",
+        "9",
+        "Z.txt",
+        "_u.txt",
+        "a-b",
+        "a.b",
+        "a.txt",
+        "a/b",
+        "é.txt",
+        "\U0001f600.txt",
+        "\uff5e.txt",
+    ]
 
 
 def test_remove_removes_read_only_folders(ws):
@@ -228,24 +296,41 @@ def test_remove_twice_is_harmless(ws):
 
 # ---- permissions: checks ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("entry", ["Monitor", "EnterWorktree", "ExitWorktree", "Monitor(x)"])
 def test_grant_problem_never_available(entry):
-    assert grant_problem(entry) == (f"{entry!r} is never available in an evaluation (EnterWorktree, ExitWorktree, "
-                                    f"Monitor)")
+    assert grant_problem(entry) == (
+        f"{entry!r} is never available in an evaluation (EnterWorktree, ExitWorktree, Monitor)"
+    )
 
 
 @pytest.mark.parametrize("entry", ["Bash(", "Bash(ls))", "", "1Bash", "Bash ls", "Edit(a(b))", "*"])
 def test_grant_problem_malformed(entry):
-    assert grant_problem(entry) == (f"{entry!r} is malformed — write a tool name, optionally with a pattern: Bash, "
-                                    f"Edit(src/**), mcp__server__tool")
+    assert grant_problem(entry) == (
+        f"{entry!r} is malformed — write a tool name, optionally with a pattern: Bash, Edit(src/**), mcp__server__tool"
+    )
 
 
 def test_grant_problem_server_wildcard():
-    assert grant_problem("mcp__*") == "'mcp__*' is a wildcard the child does not support — name the server: mcp__server__*"
+    assert (
+        grant_problem("mcp__*") == "'mcp__*' is a wildcard the child does not support — name the server: mcp__server__*"
+    )
 
 
-@pytest.mark.parametrize("entry", ["Bash", "Write", "Edit(src/**)", "Bash(git status:*)", "mcp__srv__tool",
-                                   "mcp__srv__*", "mcp__my-srv__do-it", "WebFetch(domain:example.com)", "Read"])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "Bash",
+        "Write",
+        "Edit(src/**)",
+        "Bash(git status:*)",
+        "mcp__srv__tool",
+        "mcp__srv__*",
+        "mcp__my-srv__do-it",
+        "WebFetch(domain:example.com)",
+        "Read",
+    ],
+)
 def test_grant_problem_accepts(entry):
     assert grant_problem(entry) is None
 
@@ -257,9 +342,11 @@ def test_disallow_problem_accepts_removable_builtins(entry):
 
 @pytest.mark.parametrize("entry", ["Bogus", "Read(//etc/**)", "Bash(rm:*)", "mcp__srv__tool", "agent", "Monitor", ""])
 def test_disallow_problem_refuses(entry):
-    assert disallow_problem(entry) == (f'"{entry}" cannot be disallowed: it is not a built-in tool that can be '
-                                       f"removed — use bare names such as Agent or TaskStop (patterns such as "
-                                       f"Bash(rm:*) and MCP tools are not accepted)")
+    assert disallow_problem(entry) == (
+        f'"{entry}" cannot be disallowed: it is not a built-in tool that can be '
+        f"removed — use bare names such as Agent or TaskStop (patterns such as "
+        f"Bash(rm:*) and MCP tools are not accepted)"
+    )
 
 
 def test_tool_of_and_is_gated():
@@ -271,16 +358,32 @@ def test_tool_of_and_is_gated():
 
 # ---- permissions: the command-line lists -------------------------------------------------------------------
 
+
 @pytest.fixture
 def folders(tmp_path: Path) -> RunFolders:
     root = tmp_path / "run"
     plugin = tmp_path / "plugin"
-    for folder in (root / "home" / "cwd", root / "tmp", root / "config", root / "out", plugin / ".claude-plugin",
-                   plugin / "skills", plugin / "evals" / "c"):
+    for folder in (
+        root / "home" / "cwd",
+        root / "tmp",
+        root / "config",
+        root / "out",
+        plugin / ".claude-plugin",
+        plugin / "skills",
+        plugin / "evals" / "c",
+    ):
         folder.mkdir(parents=True)
     (plugin / "README.md").write_text("readme")
-    return RunFolders(home=root / "home", cwd=root / "home" / "cwd", tmp=root / "tmp", config=root / "config",
-                      out=root / "out", plugin=plugin, case_dir=plugin / "evals" / "c", eval_root=plugin / "evals")
+    return RunFolders(
+        home=root / "home",
+        cwd=root / "home" / "cwd",
+        tmp=root / "tmp",
+        config=root / "config",
+        out=root / "out",
+        plugin=plugin,
+        case_dir=plugin / "evals" / "c",
+        eval_root=plugin / "evals",
+    )
 
 
 def test_allowed_tools_empty(folders):
@@ -290,8 +393,12 @@ def test_allowed_tools_empty(folders):
 def test_case_read_is_scoped_to_the_run_and_the_plugin(folders):
     p = folders.plugin
     assert allowed_tools(("Read",), (), folders) == [
-        f"Read(/{folders.home}/**)", f"Read(/{folders.tmp}/**)", f"Read(/{p}/.claude-plugin/**)",
-        f"Read(/{p}/README.md)", f"Read(/{p}/skills/**)"]
+        f"Read(/{folders.home}/**)",
+        f"Read(/{folders.tmp}/**)",
+        f"Read(/{p}/.claude-plugin/**)",
+        f"Read(/{p}/README.md)",
+        f"Read(/{p}/skills/**)",
+    ]
     # Never the eval dir: graders and rubrics stay hidden.
     assert not [e for e in allowed_tools(("Read", "Glob", "Grep"), (), folders) if "/evals" in e]
 
@@ -299,12 +406,28 @@ def test_case_read_is_scoped_to_the_run_and_the_plugin(folders):
 def test_case_readers_without_a_plugin(folders):
     no_plugin = RunFolders(**{**folders.__dict__, "plugin": None})
     assert allowed_tools(("Glob", "Grep"), (), no_plugin) == [
-        f"Glob(/{folders.home}/**)", f"Glob(/{folders.tmp}/**)", f"Grep(/{folders.home}/**)", f"Grep(/{folders.tmp}/**)"]
+        f"Glob(/{folders.home}/**)",
+        f"Glob(/{folders.tmp}/**)",
+        f"Grep(/{folders.home}/**)",
+        f"Grep(/{folders.tmp}/**)",
+    ]
 
 
 def test_case_gated_and_never_tools_are_dropped(folders):
-    case = ("Skill", "Write", "Bash", "Bash(ls)", "WebFetch", "WebSearch", "Edit(src/**)", "NotebookEdit",
-            "PowerShell", "mcp__x__y", "Monitor", "TodoWrite")
+    case = (
+        "Skill",
+        "Write",
+        "Bash",
+        "Bash(ls)",
+        "WebFetch",
+        "WebSearch",
+        "Edit(src/**)",
+        "NotebookEdit",
+        "PowerShell",
+        "mcp__x__y",
+        "Monitor",
+        "TodoWrite",
+    )
     assert allowed_tools(case, (), folders) == ["Skill", "TodoWrite"]
 
 
@@ -325,9 +448,11 @@ def test_operator_write_grant_scopes_writers_to_cwd_and_tmp(folders):
 def test_operator_pattern_grants_are_anchored_at_cwd(folders):
     cwd = folders.cwd
     assert allowed_tools((), ("Edit(src/**)",), folders) == [f"Edit(/{cwd}/src/**)"]
-    assert allowed_tools((), ("Edit(/abs/**)", "Edit(~/notes/**)", "Bash(git status:*)", "mcp__srv__tool",
-                              "mcp__srv__*", "Bash"), folders) == [
-        "Edit(/abs/**)", "Edit(~/notes/**)", "Bash(git status:*)", "mcp__srv__tool", "mcp__srv__*", "Bash"]
+    assert allowed_tools(
+        (),
+        ("Edit(/abs/**)", "Edit(~/notes/**)", "Bash(git status:*)", "mcp__srv__tool", "mcp__srv__*", "Bash"),
+        folders,
+    ) == ["Edit(/abs/**)", "Edit(~/notes/**)", "Bash(git status:*)", "mcp__srv__tool", "mcp__srv__*", "Bash"]
 
 
 def test_operator_webfetch_domain_grant_is_kept(folders):
@@ -337,17 +462,33 @@ def test_operator_webfetch_domain_grant_is_kept(folders):
 def test_case_tools_then_operator_grants(folders):
     out = allowed_tools(("Skill", "Write"), ("Bash", "Edit(src/**)", "Write"), folders)
     cwd, tmp = folders.cwd, folders.tmp
-    assert out == ["Skill", "Bash", f"Edit(/{cwd}/src/**)", f"Edit(/{cwd}/**)", f"Write(/{cwd}/**)",
-                   f"Edit(/{tmp}/**)", f"Write(/{tmp}/**)"]
+    assert out == [
+        "Skill",
+        "Bash",
+        f"Edit(/{cwd}/src/**)",
+        f"Edit(/{cwd}/**)",
+        f"Write(/{cwd}/**)",
+        f"Edit(/{tmp}/**)",
+        f"Write(/{tmp}/**)",
+    ]
 
 
 def path_rules(f: RunFolders) -> list[str]:
     return [
-        f"Read(/{f.config}/**)", f"Edit(/{f.config}/**)", f"Read(/{f.out}/**)", f"Edit(/{f.out}/**)",
-        f"Edit(/{f.plugin}/**)", f"Edit(/{f.case_dir}/**)",
-        f"Edit(/{f.cwd}/.git)", f"Edit(/{f.cwd}/.git/**)", f"Edit(/{f.cwd}/.eval-artifacts)",
+        f"Read(/{f.config}/**)",
+        f"Edit(/{f.config}/**)",
+        f"Read(/{f.out}/**)",
+        f"Edit(/{f.out}/**)",
+        f"Edit(/{f.plugin}/**)",
+        f"Edit(/{f.case_dir}/**)",
+        f"Edit(/{f.cwd}/.git)",
+        f"Edit(/{f.cwd}/.git/**)",
+        f"Edit(/{f.cwd}/.eval-artifacts)",
         f"Edit(/{f.cwd}/.eval-artifacts/**)",
-        f"Read(/{f.eval_root})", f"Read(/{f.eval_root}/**)", f"Edit(/{f.eval_root})", f"Edit(/{f.eval_root}/**)",
+        f"Read(/{f.eval_root})",
+        f"Read(/{f.eval_root}/**)",
+        f"Edit(/{f.eval_root})",
+        f"Edit(/{f.eval_root}/**)",
         "Read(//proc/**)",
     ]
 

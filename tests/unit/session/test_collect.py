@@ -1,6 +1,7 @@
 """Unit tests for the pytest nodes' logic (pytest_plugin_eval.session.collect) and the EvalSession helpers they use
 (selection by --case/--tag, the items of a case, what their reports carry) — without building a pytest session:
 node methods are called on instances made with `object.__new__`, and EvalSession gets a fake config."""
+
 from __future__ import annotations
 
 import json
@@ -13,7 +14,7 @@ import pytest
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load.case import Case, CaseLoadError, load_case
 from pytest_plugin_eval.results.model import GraderResult, RunResult
-from pytest_plugin_eval.session.collect import ARM_LABELS, CaseFile, RunItem, deselect_unselected, describe_run
+from pytest_plugin_eval.session.collect import ARM_LABELS, CaseFile, RunItem, describe_run, deselect_unselected
 from pytest_plugin_eval.session.options import EvalOptions
 from pytest_plugin_eval.session.state import SESSION_KEY, EvalSession, _glob
 
@@ -21,6 +22,7 @@ REGEX_OK = "---\ntype: regex\npattern: hello\n---\n"
 
 
 # ---- a suite -------------------------------------------------------------------------------------------------
+
 
 class Suite:
     """`tmp_path/plugin` (with a manifest, unless `plugin=False`) and its evals/ folder."""
@@ -33,8 +35,14 @@ class Suite:
             (self.root / ".claude-plugin").mkdir()
             (self.root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "p", "version": "2.0.0"}))
 
-    def case(self, name: str = "c", *, fm: str | None = None, case_yaml: str | None = None,
-             files: dict[str, str] | None = None) -> Path:
+    def case(
+        self,
+        name: str = "c",
+        *,
+        fm: str | None = None,
+        case_yaml: str | None = None,
+        files: dict[str, str] | None = None,
+    ) -> Path:
         folder = self.evals / name
         (folder / "graders").mkdir(parents=True)
         (folder / "graders" / "ok.md").write_text(REGEX_OK)
@@ -57,6 +65,7 @@ def eval_session(**options) -> EvalSession:
 
 # ---- RunItem.should_fail ---------------------------------------------------------------------------------------
 
+
 def result(arm="with", *, passed=True, scored=True, error_kind=None, score=1.0) -> RunResult:
     grader = GraderResult("g", passed, 1, "why", scored=scored)
     return RunResult(arm, 1, score=score, passed=passed, error_kind=error_kind, graders=[grader])
@@ -66,16 +75,19 @@ def should_fail(arm: str, run: RunResult) -> bool:
     return RunItem.should_fail(SimpleNamespace(arm=arm), run)
 
 
-@pytest.mark.parametrize("arm, run, fails", [
-    ("with", result(), False),
-    ("with", result(passed=False, score=0.0), True),
-    ("without", result("without", passed=False, score=0.0), False),   # the without arm may fail its graders
-    ("with", result(passed=False, scored=False), False),               # an indicator or a skipped paid grader
-    ("with", result(error_kind="timeout", passed=True), False),        # graded: its graders decide
-    ("with", result(error_kind="max_turns", passed=False, score=0.0), True),
-    ("without", result("without", error_kind="agent", passed=False, score=0.0), False),
-    ("with", result(error_kind="scaffold", passed=True), False),
-])
+@pytest.mark.parametrize(
+    "arm, run, fails",
+    [
+        ("with", result(), False),
+        ("with", result(passed=False, score=0.0), True),
+        ("without", result("without", passed=False, score=0.0), False),  # the without arm may fail its graders
+        ("with", result(passed=False, scored=False), False),  # an indicator or a skipped paid grader
+        ("with", result(error_kind="timeout", passed=True), False),  # graded: its graders decide
+        ("with", result(error_kind="max_turns", passed=False, score=0.0), True),
+        ("without", result("without", error_kind="agent", passed=False, score=0.0), False),
+        ("with", result(error_kind="scaffold", passed=True), False),
+    ],
+)
 def test_should_fail_on_graders(arm, run, fails):
     assert should_fail(arm, run) is fails
 
@@ -90,38 +102,55 @@ def test_should_fail_without_graders():
     assert should_fail("with", RunResult("with", 1, score=None, passed=False)) is False
 
 
-@pytest.mark.xfail(strict=True, reason="should_fail only looks at error kinds start/api/auth/crash and failing graders: "
-                                       "a with-arm run that scored 0 without being graded (a failed scaffold, or a "
-                                       "mock that aborted the run on an expect: violation) passes its pytest item")
-@pytest.mark.parametrize("run", [
-    RunResult("with", 1, score=0.0, passed=False, error="scaffold failed (exit 3)", error_kind="scaffold"),
-    RunResult("with", 1, score=0.0, passed=False, aborted={"server": "s", "tool": "t", "reason": "expect"}),
-], ids=["scaffold", "aborted"])
+@pytest.mark.xfail(
+    strict=True,
+    reason="should_fail only looks at error kinds start/api/auth/crash and failing graders: "
+    "a with-arm run that scored 0 without being graded (a failed scaffold, or a "
+    "mock that aborted the run on an expect: violation) passes its pytest item",
+)
+@pytest.mark.parametrize(
+    "run",
+    [
+        RunResult("with", 1, score=0.0, passed=False, error="scaffold failed (exit 3)", error_kind="scaffold"),
+        RunResult("with", 1, score=0.0, passed=False, aborted={"server": "s", "tool": "t", "reason": "expect"}),
+    ],
+    ids=["scaffold", "aborted"],
+)
 def test_a_with_arm_run_scored_zero_ungraded_fails_its_item(run):
     assert should_fail("with", run) is True
 
 
 # ---- describe_run --------------------------------------------------------------------------------------------
 
+
 def test_describe_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    run = RunResult("without", 2, score=0.5, passed=False, error="exit 1: boom", error_kind="agent",
-                    trace_path=str(tmp_path / "runs" / "c" / "without-2" / "trace.jsonl"), graders=[
-                        GraderResult("says-hello", True, 2, "matched hello"),
-                        GraderResult("skill", False, 1, "Skill called 0x (expected 1..∞)", with_only=True,
-                                     scored=False),
-                        GraderResult("polite", False, 1, "judge unavailable: down", scored=False, errored=True),
-                        GraderResult("file", False, 0.5, "out.txt missing (expected present)"),
-                    ])
-    assert describe_run(run, SimpleNamespace(name="drafts")) == "\n".join([
-        "drafts [no-plugin run 2]: score 0.50",
-        "  error: exit 1: boom",
-        "  ✓ says-hello (weight 2): matched hello",
-        "  ✗ skill [with-only, not scored]: Skill called 0x (expected 1..∞)",
-        "  ✗ polite [not scored]: judge unavailable: down",
-        "  ✗ file (weight 0.5): out.txt missing (expected present)",
-        f"  trace: {os.path.join('runs', 'c', 'without-2', 'trace.jsonl')}",
-    ])
+    run = RunResult(
+        "without",
+        2,
+        score=0.5,
+        passed=False,
+        error="exit 1: boom",
+        error_kind="agent",
+        trace_path=str(tmp_path / "runs" / "c" / "without-2" / "trace.jsonl"),
+        graders=[
+            GraderResult("says-hello", True, 2, "matched hello"),
+            GraderResult("skill", False, 1, "Skill called 0x (expected 1..∞)", with_only=True, scored=False),
+            GraderResult("polite", False, 1, "judge unavailable: down", scored=False, errored=True),
+            GraderResult("file", False, 0.5, "out.txt missing (expected present)"),
+        ],
+    )
+    assert describe_run(run, SimpleNamespace(name="drafts")) == "\n".join(
+        [
+            "drafts [no-plugin run 2]: score 0.50",
+            "  error: exit 1: boom",
+            "  ✓ says-hello (weight 2): matched hello",
+            "  ✗ skill [with-only, not scored]: Skill called 0x (expected 1..∞)",
+            "  ✗ polite [not scored]: judge unavailable: down",
+            "  ✗ file (weight 0.5): out.txt missing (expected present)",
+            f"  trace: {os.path.join('runs', 'c', 'without-2', 'trace.jsonl')}",
+        ]
+    )
 
 
 def test_describe_an_unscored_run():
@@ -136,18 +165,22 @@ def test_arm_labels_select_one_arm_each_with_k():
 
 # ---- selection -----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, pattern, matches", [
-    ("drafts-commit", "drafts-*", True),
-    ("commit-drafts", "drafts-*", False),
-    ("Drafts-commit", "drafts-*", False),   # case-sensitive
-    ("case1", "case?", True),
-    ("case12", "case?", False),
-    ("case[1]", "case[1]", True),           # [ ] are literal
-    ("case1", "case[1]", False),
-    ("case[12]", "case[1*", True),
-    ("a/b", "a*", True),
-    ("anything", "*", True),
-])
+
+@pytest.mark.parametrize(
+    "name, pattern, matches",
+    [
+        ("drafts-commit", "drafts-*", True),
+        ("commit-drafts", "drafts-*", False),
+        ("Drafts-commit", "drafts-*", False),  # case-sensitive
+        ("case1", "case?", True),
+        ("case12", "case?", False),
+        ("case[1]", "case[1]", True),  # [ ] are literal
+        ("case1", "case[1]", False),
+        ("case[12]", "case[1*", True),
+        ("a/b", "a*", True),
+        ("anything", "*", True),
+    ],
+)
 def test_glob(name, pattern, matches):
     assert _glob(name, pattern) is matches
 
@@ -158,10 +191,17 @@ def test_selected_name_by_case_globs_and_tags():
     assert [by_glob.selected_name(n, ()) for n in ("drafts", "fix[1]", "fix1", "other")] == [True, True, False, False]
     by_tag = eval_session(tags=("smoke", "fast"))
     assert [by_tag.selected_name("c", t) for t in (("smoke",), ("slow", "fast"), ("slow",), ())] == [
-        True, True, False, False]
+        True,
+        True,
+        False,
+        False,
+    ]
     both = eval_session(case_globs=("a*",), tags=("smoke",))
     assert [both.selected_name(n, t) for n, t in (("ab", ("smoke",)), ("ab", ()), ("b", ("smoke",)))] == [
-        True, False, False]
+        True,
+        False,
+        False,
+    ]
 
 
 def test_deselect_unselected_keeps_other_items_and_reports_the_dropped(tmp_path):
@@ -177,8 +217,9 @@ def test_deselect_unselected_keeps_other_items_and_reports_the_dropped(tmp_path)
     other = SimpleNamespace(name="test_something")
     items.insert(1, other)
     deselected = []
-    config = SimpleNamespace(stash={SESSION_KEY: session},
-                             hook=SimpleNamespace(pytest_deselected=lambda items: deselected.extend(items)))
+    config = SimpleNamespace(
+        stash={SESSION_KEY: session}, hook=SimpleNamespace(pytest_deselected=lambda items: deselected.extend(items))
+    )
     original = list(items)
     deselect_unselected(config, items)
     assert items == [original[0], other, original[3]]
@@ -198,12 +239,16 @@ def test_deselect_with_everything_selected_calls_no_hook(tmp_path):
 
 # ---- the items of a case -------------------------------------------------------------------------------------
 
+
 def test_a_case_of_a_plugin_runs_both_arms(tmp_path):
     suite = Suite(tmp_path)
     suite.case("c", fm="runs: 2")
     case, session = suite.load(), eval_session()
     assert (session.ablation(case), session.two_arm(case), session.arms_for(case)) == (
-        "with-without", True, ("with", "without"))
+        "with-without",
+        True,
+        ("with", "without"),
+    )
     assert session.runs_to_collect(case) == [("with", 1), ("with", 2), ("without", 1), ("without", 2)]
 
 
@@ -227,8 +272,9 @@ def test_a_case_without_a_plugin_runs_one_arm(tmp_path):
     assert (forced.two_arm(case), forced.case_result(case).single_arm_reason) == (False, "no plugin to strip")
 
 
-HISTORY_CASE = ('schema_version: "1.0"\nname: resumed\nexecution:\n  prompt: Go on.\n'
-                'context:\n  history_file: history.jsonl\n')
+HISTORY_CASE = (
+    'schema_version: "1.0"\nname: resumed\nexecution:\n  prompt: Go on.\ncontext:\n  history_file: history.jsonl\n'
+)
 
 
 def test_a_resumed_history_runs_single_arm(tmp_path):
@@ -237,8 +283,10 @@ def test_a_resumed_history_runs_single_arm(tmp_path):
     case, session = suite.load(), eval_session()
     assert session.runs_to_collect(case) == [("with", 1), ("with", 2), ("with", 3)]
     assert session.case_result(case).single_arm_reason == "a resumed history_file carries the plugin into both arms"
-    assert ('case "resumed" runs single-arm (no Δ): its history_file carries the plugin into both arms'
-            in session.case_notices(case))
+    assert (
+        'case "resumed" runs single-arm (no Δ): its history_file carries the plugin into both arms'
+        in session.case_notices(case)
+    )
 
 
 def test_with_regrade_the_items_are_the_stored_runs(tmp_path):
@@ -253,29 +301,49 @@ def test_with_regrade_the_items_are_the_stored_runs(tmp_path):
 
 # ---- what the reports carry ------------------------------------------------------------------------------------
 
+
 def test_case_result_describes_the_case_before_any_run(tmp_path):
     suite = Suite(tmp_path)
     suite.case("c", fm="name: drafts\nruns: 2\nmodel: haiku\ntags: [smoke]\ndescription: Drafts.\nmax_turns: 4")
     header = eval_session(runs=5, model="opus").case_result(suite.load()).header_json()
     assert header == {
-        "name": "drafts", "dir": "evals/c", "source": "prose", "promptMarkdown": "Say hello.", "runsPerCase": 2,
-        "timeoutSeconds": 300, "maxTurns": 4, "model": "haiku",
-        "graders": [{"name": "ok", "type": "regex", "weight": 1,
-                     "config": {"target": "last_message", "pattern": "hello", "flags": "", "match": "contains"}}],
-        "runsPerArm": 5, "effectiveModel": "opus", "tags": ["smoke"], "description": "Drafts.",
+        "name": "drafts",
+        "dir": "evals/c",
+        "source": "prose",
+        "promptMarkdown": "Say hello.",
+        "runsPerCase": 2,
+        "timeoutSeconds": 300,
+        "maxTurns": 4,
+        "model": "haiku",
+        "graders": [
+            {
+                "name": "ok",
+                "type": "regex",
+                "weight": 1,
+                "config": {"target": "last_message", "pattern": "hello", "flags": "", "match": "contains"},
+            }
+        ],
+        "runsPerArm": 5,
+        "effectiveModel": "opus",
+        "tags": ["smoke"],
+        "description": "Drafts.",
     }
 
 
 def test_case_notices(tmp_path):
     suite = Suite(tmp_path)
-    suite.case("c", case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\n'
-                              '  allowed_tools: [Read, Bash, WebFetch, Monitor]\n  disallowed_tools: [Agent]\n'
-                              'context:\n  scaffold_script: setup.sh\n', files={"setup.sh": "#!/bin/sh\n"})
+    suite.case(
+        "c",
+        case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\n'
+        "  allowed_tools: [Read, Bash, WebFetch, Monitor]\n  disallowed_tools: [Agent]\n"
+        "context:\n  scaffold_script: setup.sh\n",
+        files={"setup.sh": "#!/bin/sh\n"},
+    )
     case = suite.load()
     assert eval_session(allow_tools=("WebFetch",), disallow_tools=("TaskStop",), mocks="off").case_notices(case) == [
         '⚠ case "n": its scaffold_script is not run without --scaffold; the case runs against an unstaged workspace',
         '⚠ case "n": allowed_tools asks for Bash, which only the operator can grant — the agent runs without it '
-        'unless you pass --allow-tools Bash',
+        "unless you pass --allow-tools Bash",
         '⚠ case "n": allowed_tools asks for Monitor, which is never available in an evaluation',
         "n: removed from Claude's tools by the case's disallowed_tools: Agent",
         "Removed from Claude's tools in every case (--disallow-tools): TaskStop",
@@ -299,7 +367,11 @@ def test_run_report_carries_case_run_suite_and_notices(tmp_path):
     item.result = RunResult("with", 1, score=1.0, passed=True)
     report = item.run_report()
     assert (report.case.name, report.case.dir, report.run, report.eval_root) == (
-        "c", "evals/c", item.result, str(suite.evals))
+        "c",
+        "evals/c",
+        item.result,
+        str(suite.evals),
+    )
     assert (report.suite.root, report.suite.ablation) == (str(suite.root), "with-without")
     assert [p.to_json() for p in report.suite.plugins] == [{"name": "p", "version": "2.0.0", "path": str(suite.root)}]
     assert report.notices == ["c: removed from Claude's tools by the case's disallowed_tools: Agent"]
@@ -317,9 +389,11 @@ def test_load_error_report_names_the_case_relative_to_the_suite(tmp_path):
     report = node.load_error_report()
     assert report.eval_root == str(suite.evals)
     assert report.entry.to_json() == {
-        "case": "broken", "dir": "evals/broken",
+        "case": "broken",
+        "dir": "evals/broken",
         "message": "evals/broken/prompt.md: runs: must be a whole number from 1 to 50 (got 0)",
-        "problems": [{"file": "evals/broken/prompt.md", "key": "runs",
-                      "message": "must be a whole number from 1 to 50 (got 0)"}],
+        "problems": [
+            {"file": "evals/broken/prompt.md", "key": "runs", "message": "must be a whole number from 1 to 50 (got 0)"}
+        ],
     }
     assert folder.name == "broken"

@@ -3,6 +3,7 @@ from the reports, the results document it builds, the exit status it sets, and t
 
 No pytester and no binary: the Controller is built around a minimal fake of the EvalSession (only what the
 controller reads), and fed report-like objects carrying what `wire` puts on real reports."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,17 @@ from pytest_plugin_eval.core.paths import display_path
 from pytest_plugin_eval.load.case import CaseLoadError
 from pytest_plugin_eval.report import html as report_html
 from pytest_plugin_eval.results import scoring
-from pytest_plugin_eval.results.model import (CaseResult, GraderInfo, GraderResult, LoadErrorEntry, PluginInfo,
-                                              RunResult, SkippedRun, SuiteInfo, SuiteResult)
+from pytest_plugin_eval.results.model import (
+    CaseResult,
+    GraderInfo,
+    GraderResult,
+    LoadErrorEntry,
+    PluginInfo,
+    RunResult,
+    SkippedRun,
+    SuiteInfo,
+    SuiteResult,
+)
 from pytest_plugin_eval.results.rerun import CACHE_KEY
 from pytest_plugin_eval.results.store import ResultsFolder, document_text, read_results, write_json
 from pytest_plugin_eval.run.agent import ClaudeNotFound
@@ -28,12 +38,15 @@ from pytest_plugin_eval.session.interrupts import Terminated
 from pytest_plugin_eval.session.options import EvalOptions
 
 STARTED_AT = "2026-03-04T05:06:07.890Z"
-AUTH_STOP = ("the first run's credentials were rejected — every remaining run would fail the same way, so the "
-             "session stops here. Set ANTHROPIC_API_KEY (or your provider's credentials), or pass --scripted to "
-             "check the suite offline")
+AUTH_STOP = (
+    "the first run's credentials were rejected — every remaining run would fail the same way, so the "
+    "session stops here. Set ANTHROPIC_API_KEY (or your provider's credentials), or pass --scripted to "
+    "check the suite offline"
+)
 
 
 # ---- fakes ---------------------------------------------------------------------------------------------------
+
 
 class FakeCache:
     def __init__(self, values: dict | None = None):
@@ -114,10 +127,19 @@ def session(tmp_path) -> FakeSession:
 
 # ---- report-like objects -------------------------------------------------------------------------------------
 
+
 def header(case_dir: str = "evals/a", *, name: str | None = None, prompt: str = "Say hi.") -> CaseResult:
-    return CaseResult(name=name or Path(case_dir).name, dir=case_dir, source="prose", prompt=prompt, runs_per_case=3,
-                      timeout_seconds=300, max_turns=10,
-                      graders=[GraderInfo("says-hi", "regex", 1, {"pattern": "hi"})], runs_per_arm=2)
+    return CaseResult(
+        name=name or Path(case_dir).name,
+        dir=case_dir,
+        source="prose",
+        prompt=prompt,
+        runs_per_case=3,
+        timeout_seconds=300,
+        max_turns=10,
+        graders=[GraderInfo("says-hi", "regex", 1, {"pattern": "hi"})],
+        runs_per_arm=2,
+    )
 
 
 def suite_of(root: str = "/suite", *plugins: str, ablation: str = "with-without") -> SuiteInfo:
@@ -131,26 +153,49 @@ def run(arm: str = "with", index: int = 1, score: float | None = 1.0, **kw) -> R
     return result
 
 
-def run_report(case_dir: str = "evals/a", result: RunResult | None = None, *, notices=(), suite=None,
-               eval_root: str = "/suite/evals", case: CaseResult | None = None) -> SimpleNamespace:
+def run_report(
+    case_dir: str = "evals/a",
+    result: RunResult | None = None,
+    *,
+    notices=(),
+    suite=None,
+    eval_root: str = "/suite/evals",
+    case: CaseResult | None = None,
+) -> SimpleNamespace:
     result = result or run()
-    report = wire.RunReport(case=case or header(case_dir), run=result, suite=suite or suite_of("/suite", "p"),
-                            eval_root=eval_root, notices=list(notices))
+    report = wire.RunReport(
+        case=case or header(case_dir),
+        run=result,
+        suite=suite or suite_of("/suite", "p"),
+        eval_root=eval_root,
+        notices=list(notices),
+    )
     data = json.loads(json.dumps(report.to_json()))  # as it crosses xdist's channel
-    return SimpleNamespace(when="call", failed=not result.passed, keywords={"plugin_eval": 1, "a": 1},
-                           **{wire.RUN_ATTR: data})
+    return SimpleNamespace(
+        when="call", failed=not result.passed, keywords={"plugin_eval": 1, "a": 1}, **{wire.RUN_ATTR: data}
+    )
 
 
 def skip_report(case: str, arm: str, index: int, reason: str = "cost_ceiling") -> SimpleNamespace:
     skipped = SkippedRun(case, f"evals/{case}", arm, index, reason)
-    return SimpleNamespace(when="call", failed=False, keywords={"plugin_eval": 1}, **{wire.SKIP_ATTR: skipped.to_json()})
+    return SimpleNamespace(
+        when="call", failed=False, keywords={"plugin_eval": 1}, **{wire.SKIP_ATTR: skipped.to_json()}
+    )
 
 
 def load_error_report(case_dir: str, message: str = "prompt.md: is empty", eval_root: str = "/suite/evals"):
-    entry = LoadErrorEntry(case=Path(case_dir).name, dir=case_dir, message=message,
-                           problems=[{"file": f"{case_dir}/prompt.md", "key": "prompt", "message": "is empty"}])
-    return SimpleNamespace(when="collect", failed=True, keywords={},
-                           **{wire.LOAD_ERROR_ATTR: wire.LoadErrorReport(entry, eval_root).to_json()})
+    entry = LoadErrorEntry(
+        case=Path(case_dir).name,
+        dir=case_dir,
+        message=message,
+        problems=[{"file": f"{case_dir}/prompt.md", "key": "prompt", "message": "is empty"}],
+    )
+    return SimpleNamespace(
+        when="collect",
+        failed=True,
+        keywords={},
+        **{wire.LOAD_ERROR_ATTR: wire.LoadErrorReport(entry, eval_root).to_json()},
+    )
 
 
 def finish(controller: Controller) -> SimpleNamespace:
@@ -175,6 +220,7 @@ def finished(session, *reports) -> tuple[Controller, SimpleNamespace]:
 
 # ---- the document --------------------------------------------------------------------------------------------
 
+
 def test_cases_are_sorted_by_path_and_arms_ordered(session):
     controller, _ = finished(
         session,
@@ -193,16 +239,22 @@ def test_cases_are_sorted_by_path_and_arms_ordered(session):
     assert [[r["index"] for r in runs] for runs in b["arms"].values()] == [[1, 2], [1, 2]]
     assert b["aggregates"]["score"] == 1.0 and b["aggregates"]["scoreWithout"] == 0.5
     assert b["aggregates"]["delta"] == 0.5
-    assert document["aggregates"] == {"casesTotal": 3, "casesPassed": 3, "overallScore": 1.0,
-                                      "overallPassRate": 1.0, "meanDelta": 0.5}
+    assert document["aggregates"] == {
+        "casesTotal": 3,
+        "casesPassed": 3,
+        "overallScore": 1.0,
+        "overallPassRate": 1.0,
+        "meanDelta": 0.5,
+    }
     assert document["partial"] is False and "partialReason" not in document
 
 
 def test_the_document_carries_the_session(session, monkeypatch):
     monkeypatch.setattr(controller_module, "claude_version", lambda path: "2.1.327")
     session.__class__ = type("WithClaude", (FakeSession,), {"claude": Path("/bin/claude")})
-    controller, _ = finished(session, run_report("evals/a", run(cost_usd=0.25)), run_report(
-        "evals/a", run("with", 2, 0.5, cost_usd=0.5)))
+    controller, _ = finished(
+        session, run_report("evals/a", run(cost_usd=0.25)), run_report("evals/a", run("with", 2, 0.5, cost_usd=0.5))
+    )
     document = controller.document
     assert (document.claude_version, document.started_at) == ("2.1.327", STARTED_AT)
     assert document.cost_usd == 0.75
@@ -216,25 +268,46 @@ def test_claude_version_is_unknown_without_a_binary(session):
 
 
 def test_a_regraded_session_names_the_stored_sessions_claude_and_folder(session):
-    session.stored = SimpleNamespace(document=SimpleNamespace(claude_version="2.0.9"),
-                                     folder=SimpleNamespace(path=Path("/old/results/x")))
+    session.stored = SimpleNamespace(
+        document=SimpleNamespace(claude_version="2.0.9"), folder=SimpleNamespace(path=Path("/old/results/x"))
+    )
     controller, _ = finished(session, run_report())
     assert controller.document.claude_version == "2.0.9"
     assert controller.document.suite.regraded_from == "/old/results/x"
 
 
 def test_suite_info_holds_the_options(tmp_path):
-    options = EvalOptions(threshold=0.5, model="sonnet", judge_model="haiku", case_globs=("a*",), tags=("smoke", "x"),
-                          scripted=True, runs=2)
+    options = EvalOptions(
+        threshold=0.5,
+        model="sonnet",
+        judge_model="haiku",
+        case_globs=("a*",),
+        tags=("smoke", "x"),
+        scripted=True,
+        runs=2,
+    )
     session = FakeSession(tmp_path, options, FakeConfig(numprocesses=3))
-    controller, _ = finished(session, run_report("evals/a", suite=suite_of("/suite", "p")),
-                             run_report("evals/b", suite=suite_of("/other", "q", "p")))
+    controller, _ = finished(
+        session,
+        run_report("evals/a", suite=suite_of("/suite", "p")),
+        run_report("evals/b", suite=suite_of("/other", "q", "p")),
+    )
     assert controller.document.suite.to_json() == {
-        "root": "/suite", "ablation": "with-without", "modelOverride": "sonnet", "judgeModel": "haiku",
-        "judgeModelResolved": "claude-haiku-5-5", "caseFilter": "a*", "tagFilters": ["smoke", "x"], "scripted": True,
-        "threshold": 0.5, "concurrency": 3, "runsOverride": 2,
-        "plugins": [{"name": "p", "version": "1.0.0", "path": "/suite/p"},
-                    {"name": "q", "version": "1.0.0", "path": "/suite/q"}],
+        "root": "/suite",
+        "ablation": "with-without",
+        "modelOverride": "sonnet",
+        "judgeModel": "haiku",
+        "judgeModelResolved": "claude-haiku-5-5",
+        "caseFilter": "a*",
+        "tagFilters": ["smoke", "x"],
+        "scripted": True,
+        "threshold": 0.5,
+        "concurrency": 3,
+        "runsOverride": 2,
+        "plugins": [
+            {"name": "p", "version": "1.0.0", "path": "/suite/p"},
+            {"name": "q", "version": "1.0.0", "path": "/suite/q"},
+        ],
     }
 
 
@@ -242,7 +315,12 @@ def test_several_case_globs_are_a_list_and_concurrency_wins_over_workers(tmp_pat
     options = EvalOptions(case_globs=("a*", "b?"), concurrency=4)
     controller, _ = finished(FakeSession(tmp_path, options, FakeConfig(numprocesses=2)), run_report())
     suite = controller.document.suite
-    assert (suite.case_filter, suite.concurrency, suite.tag_filters, suite.model_override) == (["a*", "b?"], 4, None, None)
+    assert (suite.case_filter, suite.concurrency, suite.tag_filters, suite.model_override) == (
+        ["a*", "b?"],
+        4,
+        None,
+        None,
+    )
 
 
 def test_without_any_run_the_suite_is_the_first_eval_dirs_plugin(session):
@@ -260,19 +338,33 @@ def test_merge_suite_keeps_the_first_and_adds_new_plugins():
 
 
 def test_load_errors_are_sorted_by_dir_and_kept_once(session):
-    controller, _ = finished(session, run_report(), load_error_report("evals/z", "first"),
-                             load_error_report("evals/m"), load_error_report("evals/z", "second"))
+    controller, _ = finished(
+        session,
+        run_report(),
+        load_error_report("evals/z", "first"),
+        load_error_report("evals/m"),
+        load_error_report("evals/z", "second"),
+    )
     errors = controller.document.to_json()["loadErrors"]
     assert [(e["dir"], e["message"]) for e in errors] == [("evals/m", "prompt.md: is empty"), ("evals/z", "first")]
     assert errors[0]["problems"] == [{"file": "evals/m/prompt.md", "key": "prompt", "message": "is empty"}]
 
 
 def test_skipped_runs_are_sorted_by_case_arm_and_index(session):
-    controller, _ = finished(session, run_report(), skip_report("b", "without", 1), skip_report("a", "without", 1),
-                             skip_report("a", "with", 2), skip_report("a", "with", 1))
+    controller, _ = finished(
+        session,
+        run_report(),
+        skip_report("b", "without", 1),
+        skip_report("a", "without", 1),
+        skip_report("a", "with", 2),
+        skip_report("a", "with", 1),
+    )
     assert [(r["dir"], r["arm"], r["index"], r["reason"]) for r in controller.document.to_json()["skippedRuns"]] == [
-        ("evals/a", "with", 1, "cost_ceiling"), ("evals/a", "with", 2, "cost_ceiling"),
-        ("evals/a", "without", 1, "cost_ceiling"), ("evals/b", "without", 1, "cost_ceiling")]
+        ("evals/a", "with", 1, "cost_ceiling"),
+        ("evals/a", "with", 2, "cost_ceiling"),
+        ("evals/a", "without", 1, "cost_ceiling"),
+        ("evals/b", "without", 1, "cost_ceiling"),
+    ]
 
 
 def test_notices_from_reports_and_runs_are_kept_once_in_order(session):
@@ -288,25 +380,34 @@ def test_notices_from_reports_and_runs_are_kept_once_in_order(session):
 
 
 def test_a_reports_case_header_is_kept_from_the_first_run(session):
-    controller, _ = finished(session, run_report(case=header("evals/a", name="first")),
-                             run_report(case=header("evals/a", name="second"), result=run("with", 2)))
+    controller, _ = finished(
+        session,
+        run_report(case=header("evals/a", name="first")),
+        run_report(case=header("evals/a", name="second"), result=run("with", 2)),
+    )
     assert [(c.name, len(c.runs())) for c in controller.document.cases] == [("first", 2)]
 
 
 def test_the_same_api_error_everywhere_is_a_suite_hint(session):
     error = dict(error="exit 1: API Error: 529", error_kind="api")
-    controller, _ = finished(session, run_report("evals/a", run(score=None, **error)),
-                             run_report("evals/b", run(score=None, **error)))
+    controller, _ = finished(
+        session, run_report("evals/a", run(score=None, **error)), run_report("evals/b", run(score=None, **error))
+    )
     assert controller.document.notices == [
         "💡 every run ended on the same API error (exit 1: API Error: 529): this is infrastructure — credentials, "
-        "rate limits or the endpoint — not a regression of the plugin"]
+        "rate limits or the endpoint — not a regression of the plugin"
+    ]
 
 
 def test_cost_ceiling_notices(tmp_path):
     session = FakeSession(tmp_path, EvalOptions(max_cost_usd=1.0))
-    controller, _ = finished(session, run_report("evals/a", run(cost_usd=0.5, skipped_paid_graders=True)),
-                             run_report("evals/b", run(cost_usd=0.25)), skip_report("b", "with", 2),
-                             skip_report("c", "with", 1))
+    controller, _ = finished(
+        session,
+        run_report("evals/a", run(cost_usd=0.5, skipped_paid_graders=True)),
+        run_report("evals/b", run(cost_usd=0.25)),
+        skip_report("b", "with", 2),
+        skip_report("c", "with", 1),
+    )
     assert controller.document.notices == [
         "⚠ cost ceiling $1 reached ($0.7500 spent): 2 run(s) not started, in b, c",
         "⚠ cost ceiling $1 crossed by runs in flight: 1 run(s) skipped their paid graders, which are left out of "
@@ -319,7 +420,8 @@ def test_an_unpriced_judge_model_is_noticed_once_a_grader_was_judged(tmp_path, s
     judged = GraderResult("polite", True, 1, "judge votes: PASS PASS", judge_votes=[True, True])
     controller, _ = finished(session, run_report(result=run(graders=[judged])))
     assert controller.document.notices == [
-        "judge model my-judge is not in the price table: its calls are priced as claude-opus-5-5"]
+        "judge model my-judge is not in the price table: its calls are priced as claude-opus-5-5"
+    ]
     priced = FakeSession(tmp_path / "priced")  # the default judge model has a list price
     controller, _ = finished(priced, run_report(result=run(graders=[judged])))
     assert controller.document.notices == []
@@ -332,7 +434,8 @@ def test_agent_mock_recordings_are_noticed(session):
     controller, _ = finished(session, run_report())
     assert controller.document.notices == [
         f"2 agent-mock recording(s) under {display_path(session.folder.recordings)} — copy them to "
-        f"evals/mocks/.replay/<server>/ to replay them with no model call"]
+        f"evals/mocks/.replay/<server>/ to replay them with no model call"
+    ]
 
 
 def test_sessionstart_notices(tmp_path, monkeypatch):
@@ -345,7 +448,8 @@ def test_sessionstart_notices(tmp_path, monkeypatch):
     assert installed == [True]
     assert controller.collected.notices == [
         "--max-cost-usd 0: no run can start",
-        "--publish-report: reports are not published; the HTML report is local"]
+        "--publish-report: reports are not published; the HTML report is local",
+    ]
     session.active = False
     idle = Controller(session)
     idle.pytest_sessionstart(None)
@@ -353,6 +457,7 @@ def test_sessionstart_notices(tmp_path, monkeypatch):
 
 
 # ---- exit statuses -------------------------------------------------------------------------------------------
+
 
 def exit_of(session, *reports, interrupt: BaseException | None = None) -> tuple[int, Controller]:
     controller = Controller(session)
@@ -394,8 +499,11 @@ def test_no_cases_exits_1(session):
 
 
 def test_a_start_error_exits_1_even_when_the_case_passes(session):
-    status, controller = exit_of(session, run_report("evals/a", run("with", 1, 1.0)),
-                                 run_report("evals/a", run("with", 2, None, error="no sandbox", error_kind="start")))
+    status, controller = exit_of(
+        session,
+        run_report("evals/a", run("with", 1, 1.0)),
+        run_report("evals/a", run("with", 2, None, error="no sandbox", error_kind="start")),
+    )
     assert status == 1
     assert controller.document.cases[0].aggregates.score == 1.0
     assert controller.document.partial is False
@@ -419,16 +527,20 @@ def test_a_failed_eval_item_without_a_run_is_not_a_foreign_failure(session):
 
 
 def test_an_api_error_makes_the_session_partial_exit_2(session):
-    status, controller = exit_of(session, run_report("evals/a", run("with", 1, 1.0)),
-                                 run_report("evals/a", run("with", 2, None, error="529", error_kind="api")),
-                                 load_error_report("evals/broken"))
+    status, controller = exit_of(
+        session,
+        run_report("evals/a", run("with", 1, 1.0)),
+        run_report("evals/a", run("with", 2, None, error="529", error_kind="api")),
+        load_error_report("evals/broken"),
+    )
     assert status == 2
     assert (controller.document.partial, controller.document.partial_reason) == (True, "api_error")
 
 
 def test_the_cost_ceiling_makes_the_session_partial_exit_2(tmp_path):
-    status, controller = exit_of(FakeSession(tmp_path, EvalOptions(max_cost_usd=1.0)), run_report(),
-                                 skip_report("a", "with", 2))
+    status, controller = exit_of(
+        FakeSession(tmp_path, EvalOptions(max_cost_usd=1.0)), run_report(), skip_report("a", "with", 2)
+    )
     assert status == 2
     assert controller.document.partial_reason == "cost_ceiling"
 
@@ -448,6 +560,7 @@ def test_sigterm_exits_143(session):
 def test_pytests_own_stop_is_not_an_interruption(session):
     class Interrupted(KeyboardInterrupt):
         pass
+
     status, controller = exit_of(session, run_report(), interrupt=Interrupted())
     assert (status, controller.interrupted, controller.document.partial) == (0, None, False)
 
@@ -460,6 +573,7 @@ def test_an_inactive_session_with_nothing_collected_writes_nothing(session):
 
 
 # ---- rejected credentials -------------------------------------------------------------------------------------
+
 
 def test_rejected_credentials_on_the_first_run_stop_the_session(session):
     controller = Controller(session)
@@ -485,6 +599,7 @@ def test_rejected_credentials_after_a_run_do_not_stop_the_session(session):
 
 
 # ---- the files it writes --------------------------------------------------------------------------------------
+
 
 def test_the_results_file_is_written_and_reads_back(session, html_reports):
     controller, _ = finished(session, run_report("evals/a", run(cost_usd=0.1)), load_error_report("evals/broken"))
@@ -536,6 +651,7 @@ def test_the_results_path_is_remembered_for_lf(tmp_path):
 
 # ---- --lf ----------------------------------------------------------------------------------------------------
 
+
 def test_lf_completes_the_session_with_the_previous_runs_of_unchanged_cases(tmp_path):
     root = tmp_path / "plugin"
     evals = root / "evals"
@@ -543,8 +659,11 @@ def test_lf_completes_the_session_with_the_previous_runs_of_unchanged_cases(tmp_
     cache = FakeCache({CACHE_KEY: str(previous)})
     session = FakeSession(tmp_path, config=FakeConfig(lf=True, cache=cache))
     session.roots = {evals / "a": evals, evals / "b": evals, evals / "gone": evals, evals / "changed": evals}
-    session.loadable = {"a": header("evals/a"), "b": header("evals/b"),
-                        "changed": header("evals/changed", prompt="A new prompt.")}
+    session.loadable = {
+        "a": header("evals/a"),
+        "b": header("evals/b"),
+        "changed": header("evals/changed", prompt="A new prompt."),
+    }
     controller, pytest_session = finished(session, run_report("evals/a", run("with", 1, 1.0)))
     document = controller.document
     assert [c.dir for c in document.cases] == ["evals/a", "evals/b"]
@@ -566,20 +685,29 @@ def test_lf_without_a_previous_document_keeps_this_sessions_runs(tmp_path):
 
 def previous_document(tmp_path: Path, root: Path) -> Path:
     """A previous session's document: a (run 1 failed, run 2 passed), b (two runs), gone, changed."""
+
     def case(case_dir, runs, prompt="Say hi."):
         out = header(case_dir, prompt=prompt)
         out.arms = {"with": runs}
         return out
 
-    cases = [scoring.aggregate(c) for c in (
-        case("evals/a", [run("with", 1, 0.0), run("with", 2, 1.0)]),
-        case("evals/b", [run("with", 1, 0.0), run("with", 2, 1.0)]),
-        case("evals/changed", [run("with", 1, 1.0)]),
-        case("evals/gone", [run("with", 1, 1.0)]),
-    )]
-    document = SuiteResult(claude_version="2.1.0", started_at="2026-01-01T00:00:00.000Z", duration_seconds=1,
-                           suite=SuiteInfo(root=str(root), ablation="none"), cases=cases,
-                           aggregates=scoring.suite_aggregates(cases, 1.0))
+    cases = [
+        scoring.aggregate(c)
+        for c in (
+            case("evals/a", [run("with", 1, 0.0), run("with", 2, 1.0)]),
+            case("evals/b", [run("with", 1, 0.0), run("with", 2, 1.0)]),
+            case("evals/changed", [run("with", 1, 1.0)]),
+            case("evals/gone", [run("with", 1, 1.0)]),
+        )
+    ]
+    document = SuiteResult(
+        claude_version="2.1.0",
+        started_at="2026-01-01T00:00:00.000Z",
+        duration_seconds=1,
+        suite=SuiteInfo(root=str(root), ablation="none"),
+        cases=cases,
+        aggregates=scoring.suite_aggregates(cases, 1.0),
+    )
     path = tmp_path / "previous" / "aggregate-result.json"
     write_json(path, document.to_json())
     return path

@@ -4,6 +4,7 @@ graders → RunResult, the retries after API errors, the cost ledger and the kep
 No subprocess and no binary: `run_agent` is replaced by a fake that writes a trace into the workspace and returns
 an AgentRun built around a Transcript of a few stream-json lines; `Workspace.create` is replaced by a factory of
 real `Workspace` objects whose folders are made by hand (no `git init`)."""
+
 from __future__ import annotations
 
 import json
@@ -34,6 +35,7 @@ SKILL_FIRED = "---\ntype: tool_used\ntool: Skill\n---\n"
 
 # ---- the case ------------------------------------------------------------------------------------------------
 
+
 def write_case(root: Path, graders: dict[str, str], name: str = "c") -> Case:
     """A plugin `p` under `root` with the case evals/<name>/ and its graders; loaded as the session loads it."""
     plugin = root / "plugin"
@@ -53,31 +55,64 @@ def case(tmp_path) -> Case:
 
 
 def plan_for(case: Case, arm: str = "with", index: int = 1, **settings) -> RunPlan:
-    return RunPlan(case=case, arm=arm, index=index, settings=RunSettings(**settings),
-                   claude=Path("/nonexistent/claude"), environ={})
+    return RunPlan(
+        case=case,
+        arm=arm,
+        index=index,
+        settings=RunSettings(**settings),
+        claude=Path("/nonexistent/claude"),
+        environ={},
+    )
 
 
 # ---- the trace -----------------------------------------------------------------------------------------------
 
-def trace_lines(text: str = "hello there", *, turns: int = 2, cost: float | None = 0.25, is_error: bool = False,
-                subtype: str = "success", unpriced: tuple[str, ...] = (), **result) -> str:
+
+def trace_lines(
+    text: str = "hello there",
+    *,
+    turns: int = 2,
+    cost: float | None = 0.25,
+    is_error: bool = False,
+    subtype: str = "success",
+    unpriced: tuple[str, ...] = (),
+    **result,
+) -> str:
     """A small stream-json trace: init, one assistant text block, one tool call, and the result line."""
     usage = {MODEL: {"inputTokens": 10, "outputTokens": 5, "costUSD": 0.25}}
     usage.update({m: {"inputTokens": 1, "outputTokens": 1, "costBasis": "unknown"} for m in unpriced})
     lines = [
         {"type": "system", "subtype": "init", "model": MODEL, "tools": ["Read"]},
-        {"type": "assistant", "message": {"id": "m1", "model": MODEL, "content": [
-            {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a.txt"}}]},
-         "parent_tool_use_id": None},
-        {"type": "assistant", "message": {"id": "m2", "model": MODEL, "content": [{"type": "text", "text": text}]},
-         "parent_tool_use_id": None},
-        {"type": "result", "subtype": subtype, "is_error": is_error, "num_turns": turns, "result": text,
-         "modelUsage": usage, **({"total_cost_usd": cost} if cost is not None else {}), **result},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "m1",
+                "model": MODEL,
+                "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a.txt"}}],
+            },
+            "parent_tool_use_id": None,
+        },
+        {
+            "type": "assistant",
+            "message": {"id": "m2", "model": MODEL, "content": [{"type": "text", "text": text}]},
+            "parent_tool_use_id": None,
+        },
+        {
+            "type": "result",
+            "subtype": subtype,
+            "is_error": is_error,
+            "num_turns": turns,
+            "result": text,
+            "modelUsage": usage,
+            **({"total_cost_usd": cost} if cost is not None else {}),
+            **result,
+        },
     ]
     return "".join(json.dumps(line) + "\n" for line in lines)
 
 
 # ---- fakes ---------------------------------------------------------------------------------------------------
+
 
 class Workspaces:
     """Stands in for Workspace.create: real Workspace objects under tmp_path, folders made by hand."""
@@ -110,11 +145,27 @@ class Agent:
         return outcome_run(plan, ws, **outcome)
 
 
-def outcome(*, trace: str | None = None, files: dict[str, str] | None = None, error: RunError | None = None,
-            cost: float = 0.25, aborted: dict | None = None, mock_calls: tuple | None = None,
-            notes: tuple[str, ...] = (), stderr: str = "warming up\n") -> dict:
-    return dict(trace=trace_lines() if trace is None else trace, files=files if files is not None else {"out.txt": "x"},
-                error=error, cost=cost, aborted=aborted, mock_calls=mock_calls, notes=notes, stderr=stderr)
+def outcome(
+    *,
+    trace: str | None = None,
+    files: dict[str, str] | None = None,
+    error: RunError | None = None,
+    cost: float = 0.25,
+    aborted: dict | None = None,
+    mock_calls: tuple | None = None,
+    notes: tuple[str, ...] = (),
+    stderr: str = "warming up\n",
+) -> dict:
+    return dict(
+        trace=trace_lines() if trace is None else trace,
+        files=files if files is not None else {"out.txt": "x"},
+        error=error,
+        cost=cost,
+        aborted=aborted,
+        mock_calls=mock_calls,
+        notes=notes,
+        stderr=stderr,
+    )
 
 
 def outcome_run(plan, ws, *, trace, files, error, cost, aborted, mock_calls, notes, stderr) -> AgentRun:
@@ -123,13 +174,24 @@ def outcome_run(plan, ws, *, trace, files, error, cost, aborted, mock_calls, not
     for rel, text in files.items():
         (ws.cwd / rel).parent.mkdir(parents=True, exist_ok=True)
         (ws.cwd / rel).write_text(text)
-    return AgentRun(transcript=Transcript(trace), cwd=ws.cwd, created_files=tuple(sorted(files)), arm=plan.arm,
-                    mock_calls=mock_calls, error=error, cost_usd=cost, workspace=ws, aborted=aborted,
-                    mocks={"servers": []} if mock_calls is not None else None, notes=notes)
+    return AgentRun(
+        transcript=Transcript(trace),
+        cwd=ws.cwd,
+        created_files=tuple(sorted(files)),
+        arm=plan.arm,
+        mock_calls=mock_calls,
+        error=error,
+        cost_usd=cost,
+        workspace=ws,
+        aborted=aborted,
+        mocks={"servers": []} if mock_calls is not None else None,
+        notes=notes,
+    )
 
 
 class FakeJudge:
     """A judge whose every ballot passes (or fails) for `cost` dollars."""
+
     model = "claude-haiku-5-5"
 
     def __init__(self, votes=(True, True), cost: float = 0.004):
@@ -172,6 +234,7 @@ API_ERROR = RunError("api", "exit 1: API Error: Repeated 529 Overloaded errors."
 
 # ---- a graded run --------------------------------------------------------------------------------------------
 
+
 def test_a_graded_run_is_scored_costed_and_its_artefacts_kept(tmp_path, case, workspaces, pauses, monkeypatch):
     calls = ({"tool": "mcp__s__t", "input": {"q": 1}, "output": "ok", "verdict": "ok"},)
     use_agent(monkeypatch, outcome(files={"out.txt": "written", "sub/b.txt": "b"}, mock_calls=calls, cost=0.25))
@@ -206,13 +269,18 @@ def test_a_run_without_mock_calls_keeps_no_mock_calls_file(tmp_path, case, works
     use_agent(monkeypatch, outcome())
     how = evaluation(tmp_path)
     evaluate(plan_for(case), how)
-    assert sorted(p.name for p in how.artefacts.path.iterdir()) == ["created-files.json", "files", "stderr.txt",
-                                                                    "trace.jsonl"]
+    assert sorted(p.name for p in how.artefacts.path.iterdir()) == [
+        "created-files.json",
+        "files",
+        "stderr.txt",
+        "trace.jsonl",
+    ]
 
 
 def test_a_failing_grader_lowers_the_score_by_its_weight(tmp_path, workspaces, pauses, monkeypatch):
-    case = write_case(tmp_path, {"says-hello": "---\ntype: regex\npattern: hello\nweight: 3\n---\n",
-                                 "made-file": FILE_MADE})
+    case = write_case(
+        tmp_path, {"says-hello": "---\ntype: regex\npattern: hello\nweight: 3\n---\n", "made-file": FILE_MADE}
+    )
     use_agent(monkeypatch, outcome(files={}))
     result = evaluate(plan_for(case), evaluation(tmp_path))
     assert result.score == 0.75 and result.passed is False
@@ -228,12 +296,18 @@ def test_the_turns_come_from_the_result_line(tmp_path, case, workspaces, pauses,
 def test_an_agent_error_that_reached_the_model_is_graded(tmp_path, case, workspaces, pauses, monkeypatch):
     use_agent(monkeypatch, outcome(error=RunError("timeout", "timed out after 300s")))
     result = evaluate(plan_for(case), evaluation(tmp_path))
-    assert (result.error_kind, result.error, result.score, result.attempts) == ("timeout", "timed out after 300s", 1.0, 1)
+    assert (result.error_kind, result.error, result.score, result.attempts) == (
+        "timeout",
+        "timed out after 300s",
+        1.0,
+        1,
+    )
     assert len(result.graders) == 2
     assert pauses == []
 
 
 # ---- API errors: the run again, fresh, after a growing pause ---------------------------------------------------
+
 
 def test_an_api_error_is_retried_up_to_attempts_with_growing_pauses(tmp_path, case, workspaces, pauses, monkeypatch):
     agent = use_agent(monkeypatch, outcome(error=API_ERROR, cost=0.01))
@@ -271,6 +345,7 @@ def test_one_attempt_means_no_retry(tmp_path, case, workspaces, pauses, monkeypa
 
 # ---- runs that are not graded ----------------------------------------------------------------------------------
 
+
 def test_an_auth_error_is_not_graded_nor_retried(tmp_path, case, workspaces, pauses, monkeypatch):
     agent = use_agent(monkeypatch, outcome(error=RunError("auth", "exit 1: Not logged in", None), cost=0.0))
     how = evaluation(tmp_path, attempts=3)
@@ -307,7 +382,11 @@ def test_a_failed_scaffold_is_a_failed_run(tmp_path, case, workspaces, pauses, m
     use_agent(monkeypatch, ScaffoldFailed("scaffold failed (exit 3): boom"))
     result = evaluate(plan_for(case), evaluation(tmp_path))
     assert (result.error_kind, result.score, result.passed, result.error) == (
-        "scaffold", 0.0, False, "scaffold failed (exit 3): boom")
+        "scaffold",
+        0.0,
+        False,
+        "scaffold failed (exit 3): boom",
+    )
 
 
 def test_a_start_error_is_not_charged_to_the_ledger(tmp_path, case, workspaces, pauses, monkeypatch):
@@ -319,6 +398,7 @@ def test_a_start_error_is_not_charged_to_the_ledger(tmp_path, case, workspaces, 
 
 # ---- the judge and the ledger ----------------------------------------------------------------------------------
 
+
 def test_a_paid_grader_adds_the_judge_cost(tmp_path, workspaces, pauses, monkeypatch):
     case = write_case(tmp_path, {"says-hello": REGEX_HELLO, "polite": LLM_POLITE})
     use_agent(monkeypatch, outcome(cost=0.25))
@@ -328,7 +408,11 @@ def test_a_paid_grader_adds_the_judge_cost(tmp_path, workspaces, pauses, monkeyp
     assert judge.asked == ["polite"]
     polite = next(g for g in result.graders if g.name == "polite")
     assert (polite.passed, polite.cost_usd, polite.judge_model, polite.judge_votes) == (
-        True, 0.004, "claude-haiku-5-5", [True, True])
+        True,
+        0.004,
+        "claude-haiku-5-5",
+        [True, True],
+    )
     assert polite.evidence == "hello there"
     assert result.judge_cost_usd == pytest.approx(0.004)
     assert result.cost_usd == pytest.approx(0.254)
@@ -344,7 +428,11 @@ def test_over_the_cap_after_the_agent_the_paid_graders_are_skipped(tmp_path, wor
     assert judge.asked == []
     polite = next(g for g in result.graders if g.name == "polite")
     assert (polite.skipped, polite.scored, polite.passed, polite.explanation) == (
-        True, False, False, "skipped: cost ceiling")
+        True,
+        False,
+        False,
+        "skipped: cost ceiling",
+    )
     assert result.skipped_paid_graders is True
     # The skipped grader is left out of the score: the free one alone decides.
     assert (result.score, result.passed) == (1.0, True)
@@ -374,20 +462,28 @@ def test_every_attempt_is_charged_to_the_ledger(tmp_path, case, workspaces, paus
 
 # ---- two arms --------------------------------------------------------------------------------------------------
 
+
 def test_an_indicator_is_reported_in_the_with_arm_and_not_run_without(tmp_path, workspaces, pauses, monkeypatch):
     case = write_case(tmp_path, {"says-hello": REGEX_HELLO, "skill-fired": SKILL_FIRED})
     use_agent(monkeypatch, outcome())
     with_run = evaluate(plan_for(case, "with"), evaluation(tmp_path, two_arm=True))
-    without = evaluate(plan_for(case, "without", 2), evaluation(
-        tmp_path, two_arm=True, artefacts=RunFolder(tmp_path / "results" / "runs" / "c" / "without-2")))
+    without = evaluate(
+        plan_for(case, "without", 2),
+        evaluation(tmp_path, two_arm=True, artefacts=RunFolder(tmp_path / "results" / "runs" / "c" / "without-2")),
+    )
     fired = next(g for g in with_run.graders if g.name == "skill-fired")
     assert (fired.passed, fired.with_only, fired.scored) == (False, True, False)
     assert with_run.score == 1.0
     assert (without.arm, without.index, [g.name for g in without.graders], without.score) == (
-        "without", 2, ["says-hello"], 1.0)
+        "without",
+        2,
+        ["says-hello"],
+        1.0,
+    )
 
 
 # ---- the workspace and the notes -------------------------------------------------------------------------------
+
 
 def test_keep_temp_keeps_the_workspace_and_records_its_path(tmp_path, case, workspaces, pauses, monkeypatch):
     use_agent(monkeypatch, outcome())

@@ -1,13 +1,20 @@
 """Unit tests for the command-line options (pytest_plugin_eval.options): parsed by a real pytest parser with the
 plugin's (and pytest-xdist's) options registered, then validated by parse_options."""
+
 from __future__ import annotations
 
 import pytest
 import xdist.plugin
 from _pytest.config.argparsing import Parser
 
-from pytest_plugin_eval.session.options import (EvalOptions, OptionError, add_options, concurrency_as_xdist,
-                                        eval_options_given, parse_options)
+from pytest_plugin_eval.session.options import (
+    EvalOptions,
+    OptionError,
+    add_options,
+    concurrency_as_xdist,
+    eval_options_given,
+    parse_options,
+)
 
 
 def make_parser() -> Parser:
@@ -33,6 +40,7 @@ def refused(*args: str) -> str:
 
 # ---- defaults and values ------------------------------------------------------------------------------------
 
+
 def test_defaults():
     assert options() == EvalOptions()
     opts = options()
@@ -46,16 +54,71 @@ def test_every_value_is_carried(tmp_path):
     claude = tmp_path / "claude"
     claude.write_text("#!/bin/sh\n")
     claude.chmod(0o755)
-    opts = options("--trust-plugin", "--json", "out.json", "--threshold", "0.5", "--runs", "4", "--model", "m",
-                   "--judge-model", "sonnet", "--ablation", "none", "--keep-temp", "--output-dir", "o",
-                   "--report", "r.html", "--max-cost-usd", "2.5", "--scaffold", "--mocks", "off",
-                   "--allow-real-servers", "--eval-dir", "qa/evals", "--claude", str(claude), "--scripted",
-                   "-j", "3", "--case", "a*", "--tag", "t", "--allow-tools", "Write", "--disallow-tools", "Agent")
+    opts = options(
+        "--trust-plugin",
+        "--json",
+        "out.json",
+        "--threshold",
+        "0.5",
+        "--runs",
+        "4",
+        "--model",
+        "m",
+        "--judge-model",
+        "sonnet",
+        "--ablation",
+        "none",
+        "--keep-temp",
+        "--output-dir",
+        "o",
+        "--report",
+        "r.html",
+        "--max-cost-usd",
+        "2.5",
+        "--scaffold",
+        "--mocks",
+        "off",
+        "--allow-real-servers",
+        "--eval-dir",
+        "qa/evals",
+        "--claude",
+        str(claude),
+        "--scripted",
+        "-j",
+        "3",
+        "--case",
+        "a*",
+        "--tag",
+        "t",
+        "--allow-tools",
+        "Write",
+        "--disallow-tools",
+        "Agent",
+    )
     assert opts == EvalOptions(
-        trust_plugin=True, json_path="out.json", threshold=0.5, runs=4, model="m", judge_model="sonnet",
-        ablation="none", allow_tools=("Write",), disallow_tools=("Agent",), case_globs=("a*",), tags=("t",),
-        keep_temp=True, output_dir="o", report="r.html", max_cost_usd=2.5, scaffold=True, mocks="off",
-        allow_real_servers=True, eval_dir="qa/evals", claude=str(claude), scripted=True, concurrency=3)
+        trust_plugin=True,
+        json_path="out.json",
+        threshold=0.5,
+        runs=4,
+        model="m",
+        judge_model="sonnet",
+        ablation="none",
+        allow_tools=("Write",),
+        disallow_tools=("Agent",),
+        case_globs=("a*",),
+        tags=("t",),
+        keep_temp=True,
+        output_dir="o",
+        report="r.html",
+        max_cost_usd=2.5,
+        scaffold=True,
+        mocks="off",
+        allow_real_servers=True,
+        eval_dir="qa/evals",
+        claude=str(claude),
+        scripted=True,
+        concurrency=3,
+    )
 
 
 @pytest.mark.parametrize("written,value", [("0", 0.0), ("1", 1.0), ("0.75", 0.75), ("1.0", 1.0), (".5", 0.5)])
@@ -132,14 +195,17 @@ def test_json_path_accepted(path):
 
 @pytest.mark.parametrize("path", ["out.txt", "out.JSON", "out.json.bak", "out"])
 def test_json_path_refused(path):
-    assert refused("--json", path) == (f"Error: --json output path must end in .json (got '{path}'). Pass a path "
-                                       f"such as results.json, or --json alone to print the document.")
+    assert refused("--json", path) == (
+        f"Error: --json output path must end in .json (got '{path}'). Pass a path "
+        f"such as results.json, or --json alone to print the document."
+    )
 
 
 @pytest.mark.parametrize("path", ["../x", "a/../../x", "..", "/abs/evals"])
 def test_eval_dir_outside_the_plugin(path):
-    assert refused("--eval-dir", path) == ("Error: --eval-dir must stay inside the plugin root (no .. and not "
-                                           "absolute)")
+    assert refused("--eval-dir", path) == (
+        "Error: --eval-dir must stay inside the plugin root (no .. and not absolute)"
+    )
 
 
 @pytest.mark.parametrize("path", ["skills/x", "skills", "./skills/evals"])
@@ -152,11 +218,17 @@ def test_eval_dir_accepted(path):
     assert options("--eval-dir", path).eval_dir == path
 
 
-@pytest.mark.parametrize("entry,problem", [
-    ("Monitor", "'Monitor' is never available in an evaluation (EnterWorktree, ExitWorktree, Monitor)"),
-    ("Bash(", "'Bash(' is malformed — write a tool name, optionally with a pattern: Bash, Edit(src/**), "
-              "mcp__server__tool"),
-])
+@pytest.mark.parametrize(
+    "entry,problem",
+    [
+        ("Monitor", "'Monitor' is never available in an evaluation (EnterWorktree, ExitWorktree, Monitor)"),
+        (
+            "Bash(",
+            "'Bash(' is malformed — write a tool name, optionally with a pattern: Bash, Edit(src/**), "
+            "mcp__server__tool",
+        ),
+    ],
+)
 def test_allow_tools_refused(entry, problem):
     assert refused("--allow-tools", entry) == f"Error: --allow-tools: refused entry: {problem}"
 
@@ -164,7 +236,8 @@ def test_allow_tools_refused(entry, problem):
 def test_allow_tools_refuses_a_bad_entry_among_good_ones():
     assert refused("--allow-tools", "Write", "EnterWorktree") == (
         "Error: --allow-tools: refused entry: 'EnterWorktree' is never available in an evaluation (EnterWorktree, "
-        "ExitWorktree, Monitor)")
+        "ExitWorktree, Monitor)"
+    )
 
 
 @pytest.mark.parametrize("entry", ["Bogus", "Bash(rm:*)", "mcp__a__b"])
@@ -172,7 +245,8 @@ def test_disallow_tools_refused(entry):
     assert refused("--disallow-tools", entry) == (
         f'Error: --disallow-tools: "{entry}" cannot be disallowed: it is not a built-in tool that can be removed — '
         f"use bare names such as Agent or TaskStop (patterns such as Bash(rm:*) and MCP tools are not accepted). "
-        f"No case was run.")
+        f"No case was run."
+    )
 
 
 def test_claude_must_be_executable(tmp_path):
@@ -194,8 +268,9 @@ def test_tag_takes_several_values_and_repeats():
 
 
 def test_allow_and_disallow_tools_take_several_values():
-    opts = options("--allow-tools", "Write", "Bash(git status:*)", "mcp__srv__tool", "--disallow-tools", "Agent",
-                   "TaskStop")
+    opts = options(
+        "--allow-tools", "Write", "Bash(git status:*)", "mcp__srv__tool", "--disallow-tools", "Agent", "TaskStop"
+    )
     assert opts.allow_tools == ("Write", "Bash(git status:*)", "mcp__srv__tool")
     assert opts.disallow_tools == ("Agent", "TaskStop")
 
@@ -213,13 +288,22 @@ def test_first_bad_option_is_reported_in_a_fixed_order():
 
 def test_eval_options_given():
     assert eval_options_given(namespace()) is False
-    for args in (["--trust-plugin"], ["--json"], ["--threshold", "0.5"], ["--runs", "2"], ["--case", "x"],
-                 ["--tag", "t"], ["--ablation", "none"], ["--scripted"]):
+    for args in (
+        ["--trust-plugin"],
+        ["--json"],
+        ["--threshold", "0.5"],
+        ["--runs", "2"],
+        ["--case", "x"],
+        ["--tag", "t"],
+        ["--ablation", "none"],
+        ["--scripted"],
+    ):
         assert eval_options_given(namespace(*args)) is True, args
     assert eval_options_given(namespace("--keep-temp", "--model", "m")) is False
 
 
 # ---- concurrency_as_xdist -----------------------------------------------------------------------------------
+
 
 def known(*args: str):
     return make_parser().parse_known_args(list(args))
@@ -236,8 +320,20 @@ def test_concurrency_bounds_for_xdist():
     assert concurrency_as_xdist(["-j", "8"], known("-j", "8")) == ["-j", "8", "-n", "8"]
 
 
-@pytest.mark.parametrize("args", [["-j", "1"], ["-j", "4", "-n", "2"], ["-n", "3", "-j", "4"], ["-j", "abc"],
-                                  ["-j", "9"], ["-j", "0"], ["-j", "2.5"], ["-j", "-3"], []])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-j", "1"],
+        ["-j", "4", "-n", "2"],
+        ["-n", "3", "-j", "4"],
+        ["-j", "abc"],
+        ["-j", "9"],
+        ["-j", "0"],
+        ["-j", "2.5"],
+        ["-j", "-3"],
+        [],
+    ],
+)
 def test_concurrency_adds_nothing(args):
     assert concurrency_as_xdist(list(args), known(*args)) == args
 

@@ -1,4 +1,5 @@
 """The trust decision: asked once per plugin folder at a terminal, remembered, required without one."""
+
 from __future__ import annotations
 
 import io
