@@ -9,6 +9,7 @@
 
 Both use the project's scripted endpoint, so they measure the harness, not a model.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,9 +24,9 @@ from pathlib import Path
 
 import yaml
 
-from pytest_plugin_eval.run.agent import bundled_claude
 from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
 from pytest_plugin_eval.load.script import parse_script
+from pytest_plugin_eval.run.agent import bundled_claude
 
 
 def make_suite(root: Path, runs: int, latency: float) -> None:
@@ -54,13 +55,36 @@ def bare_runs(n: int, latency: float) -> list[float]:
             with tempfile.TemporaryDirectory() as tmp:
                 home, cwd = Path(tmp) / "home", Path(tmp) / "home" / "cwd"
                 cwd.mkdir(parents=True)
-                env = {"PATH": os.environ["PATH"], "HOME": str(home), "CLAUDE_CONFIG_DIR": str(Path(tmp) / "config"),
-                       "ANTHROPIC_API_KEY": "bench", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                       "ANTHROPIC_BASE_URL": endpoint.agent_url(parse_script(script(latency)), run=run, cwd=str(cwd))}
+                env = {
+                    "PATH": os.environ["PATH"],
+                    "HOME": str(home),
+                    "CLAUDE_CONFIG_DIR": str(Path(tmp) / "config"),
+                    "ANTHROPIC_API_KEY": "bench",
+                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                    "ANTHROPIC_BASE_URL": endpoint.agent_url(parse_script(script(latency)), run=run, cwd=str(cwd)),
+                }
                 started = time.monotonic()
-                subprocess.run([claude, "-p", "--output-format", "stream-json", "--verbose", "--max-turns", "5",
-                                "--permission-mode", "dontAsk", "--setting-sources", "user"], input="Say hi.",
-                               cwd=cwd, env=env, capture_output=True, text=True, check=True)
+                subprocess.run(
+                    [
+                        claude,
+                        "-p",
+                        "--output-format",
+                        "stream-json",
+                        "--verbose",
+                        "--max-turns",
+                        "5",
+                        "--permission-mode",
+                        "dontAsk",
+                        "--setting-sources",
+                        "user",
+                    ],
+                    input="Say hi.",
+                    cwd=cwd,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
                 times.append(time.monotonic() - started)
     return times
 
@@ -69,9 +93,27 @@ def harness_session(root: Path, *extra: str) -> tuple[float, dict]:
     out = root / "bench.json"
     out.unlink(missing_ok=True)
     started = time.monotonic()
-    subprocess.run([sys.executable, "-m", "pytest", "evals", "-p", "no:cacheprovider", "-q", "--trust-plugin",
-                    "--scripted", "--ablation", "none", "--json", str(out), *extra], cwd=root, capture_output=True,
-                   check=False)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "evals",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--trust-plugin",
+            "--scripted",
+            "--ablation",
+            "none",
+            "--json",
+            str(out),
+            *extra,
+        ],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
     return time.monotonic() - started, json.loads(out.read_text()) if out.exists() else {}
 
 
@@ -95,8 +137,10 @@ def main() -> None:
 
         # The ideal keeps the session's fixed start-up and divides the runs' time by the workers.
         fixed, _ = harness_session(root, "--collect-only")
-        print(f"2. wall time of the suite at -n 1/2/4 against the ideal (start-up {fixed:.2f} s + runs ÷ workers; "
-              f"{os.cpu_count()} CPUs)")
+        print(
+            f"2. wall time of the suite at -n 1/2/4 against the ideal (start-up {fixed:.2f} s + runs ÷ workers; "
+            f"{os.cpu_count()} CPUs)"
+        )
         serial = None
         for workers in (1, 2, 4):
             extra = () if workers == 1 else ("-n", str(workers))

@@ -89,7 +89,7 @@ def parse(argv: list[str]) -> Command:
                 cmd.eval_dir = value
             if name == "--output-dir":
                 cmd.output_dir = value
-            cmd.options += ["-n" if name == "-j" else name, value]
+            cmd.options += [name, value]
         elif name in LISTS:
             values = [inline] if eq else []
             while (

@@ -148,7 +148,8 @@ def stop_group(child: subprocess.Popen) -> None:
 class RunError:
     """Why a run did not end normally. `kind` decides how it counts:
     api/auth (the model could not be reached: infrastructure, not the plugin), timeout, max_turns,
-    agent (the child reported an error), crash (no result at all), start (could not be started)."""
+    agent (the child reported an error), crash (no result at all), start (could not be started), interrupted
+    (the session stopped it)."""
 
     kind: str
     message: str
@@ -157,6 +158,11 @@ class RunError:
     @property
     def infrastructure(self) -> bool:
         return self.kind in ("api", "auth")
+
+    @property
+    def ungraded(self) -> bool:
+        """The run says nothing about the plugin: the model was not reached, or the session stopped it."""
+        return self.infrastructure or self.kind == "interrupted"
 
 
 def classify(exit: ChildExit, transcript: Transcript, timeout: float) -> RunError | None:

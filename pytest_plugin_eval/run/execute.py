@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ class RunPlan:
     base_url: Callable[[Path], str] | None = None  # cwd → this run's model endpoint (scripted); None: inherited
     mock_agent: dict | None = None  # model settings for agent mocks: {model, baseUrl}
     record_dir: Path | None = None  # where agent mocks record their answers
+    stop: threading.Event | None = None  # set when the session stops: the child is stopped at once
     environ: dict = field(default_factory=lambda: dict(os.environ))
 
     @property
@@ -202,8 +204,13 @@ def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
     command = AgentCommand(
         tuple(build_argv(plan, ws, mock_plan)), child_env(plan, ws), ws.cwd, case.prompt, case.timeout_seconds
     )
-    # A mock's expect: violation (or an agent mock's ABORT:) stops the run at once.
-    watch = (lambda: first_abort(read_calls(ws.out))) if active else None
+
+    def watch() -> bool:
+        # The session stopping, or a mock's expect: violation (or an agent mock's ABORT:), stops the run at once.
+        return (plan.stop is not None and plan.stop.is_set()) or (
+            active and first_abort(read_calls(ws.out)) is not None
+        )
+
     try:
         exit_ = run_child(command, ws.trace, ws.stderr, watch)
     except OSError as e:
@@ -219,7 +226,9 @@ def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
         created_files=tuple(ws.created_files(before)),
         arm=plan.arm,
         mock_calls=grader_view(calls) if active else None,
-        error=classify(exit_, transcript, case.timeout_seconds),
+        error=RunError("interrupted", "interrupted: the session was stopped")
+        if plan.stop is not None and plan.stop.is_set()
+        else classify(exit_, transcript, case.timeout_seconds),
         cost_usd=agent_cost(transcript, plan.model) + mock_cost,
         workspace=ws,
         started_at=started_at,

@@ -110,14 +110,13 @@ class RunItem(pytest.Item):
         self.add_marker(pytest.mark.plugin_eval)
 
     def runtest(self) -> None:
-        session = get_session(self.config)
-        ledger = session.ledger
-        if ledger is not None and not ledger.may_start():
-            self.skipped_run = SkippedRun(self.case.name, self.case.rel_dir, self.arm, self.index, "cost_ceiling")
-            pytest.skip(
-                f"cost ceiling ${session.options.max_cost_usd:g} reached (${ledger.spent():.4f} spent): run not started"
-            )
-        self.result = session.run_case(self.case, self.arm, self.index)
+        outcome = get_session(self.config).pool.outcome(self)
+        if outcome.skipped is not None:
+            self.skipped_run = outcome.skipped
+            pytest.skip(outcome.why_skipped)
+        if outcome.result is None:
+            pytest.skip("the session stopped before this run started")
+        self.result = outcome.result
         if self.should_fail(self.result):
             raise RunFailed(self.result)
 

@@ -71,7 +71,7 @@ def attempt_run(plan: RunPlan, how: Evaluation) -> RunResult:
             ledger.add(run.cost_usd)
         # A run that never reached the model says nothing about the plugin: it is not graded or scored.
         # A run a mock aborted is not graded either: it scores 0, and `aborted` says why.
-        ungraded = (run.error is not None and run.error.infrastructure) or run.aborted is not None
+        ungraded = (run.error is not None and run.error.ungraded) or run.aborted is not None
         within_budget = (lambda: not ledger.over()) if ledger is not None else (lambda: True)
         graded = (
             [] if ungraded else grade(graders_for(case.graders, plan.arm, how.two_arm), run, how.judge, within_budget)

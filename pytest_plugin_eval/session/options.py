@@ -19,6 +19,10 @@ MOCK_MODES = ("record", "off")
 MAX_CONCURRENCY = 8
 
 
+# The key of what an eval session's controller hands its pytest-xdist workers (config.workerinput).
+WORKER_INPUT_KEY = "plugin_eval"
+
+
 class OptionError(Exception):
     """A bad option value; the message is what the user sees (the session exits 1)."""
 
@@ -202,7 +206,7 @@ OPTIONS = (
     Option(
         ("-j", "--concurrency"),
         "eval_concurrency",
-        "Run up to N runs at once (1-8), through pytest-xdist: the same as -n N",
+        "Run up to N runs at once (1-8), in this process",
         metavar="N",
     ),
     Option(
@@ -370,15 +374,7 @@ def eval_options_given(option) -> bool:
     )
 
 
-def concurrency_as_xdist(args: list[str], known) -> list[str]:
-    """`-j N` / `--concurrency N` → also `-n N` (pytest-xdist), unless -n was given. A bad N is left for
-    parse_options to report; N = 1 means in-process, as without xdist."""
-    value = getattr(known, "eval_concurrency", None)
-    try:
-        n = float(value) if value is not None else 0
-    except ValueError:
-        return args
-    if n != int(n) or not 2 <= n <= MAX_CONCURRENCY or getattr(known, "numprocesses", None) is not None:
-        return args
-    n = int(n)
-    return [*args, "-n", str(n)]
+def collection_paths(config) -> list[Path]:
+    """The command line's collection arguments as absolute paths (node ids cut at `::`)."""
+    base = config.invocation_params.dir
+    return [(base / arg.split("::")[0]).absolute() for arg in config.args]

@@ -32,26 +32,35 @@ from ..load.suite import (
     enclosing_plugin,
     eval_dir_name,
     eval_root_of,
-    find_eval_roots,
     plugin_at,
     resolve_plugin,
 )
 from ..results.ledger import CostLedger
-from ..results.model import CaseResult, GraderInfo, PluginInfo, RunResult, SuiteInfo
+from ..results.model import CaseResult, GraderInfo, PluginInfo, RunResult, SkippedRun, SuiteInfo
 from ..results.regrade import StoredResults, regrade_run
 from ..results.store import ResultsFolder
 from ..run.agent import ClaudeNotFound, find_claude
 from ..run.execute import RunPlan, RunSettings
 from .execute import Evaluation, evaluate
-from .options import EvalOptions, eval_options_given
+from .options import WORKER_INPUT_KEY, EvalOptions, collection_paths, eval_options_given, parse_options
+from .pool import Outcome, RunPool
 from .trust import confirm_trust
 
 SESSION_KEY = pytest.StashKey["EvalSession"]()
-WORKER_INPUT_KEY = "plugin_eval"
 JUDGE_TIMEOUT = 120
 
 
 def get_session(config) -> EvalSession:
+    return config.stash[SESSION_KEY]
+
+
+def session_for(config) -> EvalSession:
+    """The eval session of this pytest run; a plain test using the eval_agent fixture gets one of its own."""
+    if SESSION_KEY not in config.stash:
+        session = EvalSession(config, parse_options(config.option))
+        session.configure([])
+        config.stash[SESSION_KEY] = session
+        config.add_cleanup(session.close)
     return config.stash[SESSION_KEY]
 
 
@@ -80,23 +89,18 @@ class EvalSession:
         self.pytest_session: Any = None
         self.ledger: CostLedger | None = None
         self.stored = StoredResults(Path(options.regrade)) if options.regrade else None
+        # -j N: N runs at once in this process (under pytest-xdist each worker runs its items one by one).
+        in_process = 1 if self.is_worker or workers(config) > 1 else (options.concurrency or 1)
+        self.pool = RunPool(in_process, self.execute)
 
     # ---- start-up ------------------------------------------------------------------------------------
 
-    def configure(self) -> None:
-        """Find the eval dirs this session will collect from; a broken case must not stop the others."""
-        for path in self.arg_paths():
-            for root in find_eval_roots(path, self.options.eval_dir):
-                if root not in self.eval_roots:
-                    self.eval_roots.append(root)
+    def configure(self, eval_roots: list[Path]) -> None:
+        """The eval dirs this session collects from; a broken case must not stop the others."""
+        self.eval_roots = list(eval_roots)
         if self.active:
             self.config.option.continue_on_collection_errors = True
         self.ledger = self.make_ledger(self._shared)
-
-    def arg_paths(self) -> list[Path]:
-        """The command line's collection arguments as absolute paths (node ids cut at `::`)."""
-        base = self.config.invocation_params.dir
-        return [(base / arg.split("::")[0]).absolute() for arg in self.config.args]
 
     def results_folder(self, eval_root: Path | None) -> ResultsFolder | None:
         """--output-dir, else <eval dir>/results/<session timestamp>/ (None without an eval dir)."""
@@ -120,7 +124,7 @@ class EvalSession:
                 self.claude  # noqa: B018  (a missing binary is an error before any run, not in every run)
             except ClaudeNotFound as e:
                 pytest.exit(str(e), returncode=1)
-        for path in self.arg_paths():
+        for path in collection_paths(self.config):
             if not path.exists() and path.name == eval_dir_name(enclosing_plugin(path.parent), self.options.eval_dir):
                 pytest.exit(f"No eval cases found under {path.parent}: there is no {path.name}/ folder.", returncode=1)
         if self.eval_roots and not self.options.trust_plugin:
@@ -241,6 +245,16 @@ class EvalSession:
 
     # ---- running -------------------------------------------------------------------------------------
 
+    def execute(self, item) -> Outcome:
+        """One item's run, unless the cost ceiling keeps it from starting (called from the pool's threads)."""
+        case, ledger = item.case, self.ledger
+        if ledger is not None and not ledger.may_start():
+            why = f"cost ceiling ${self.options.max_cost_usd:g} reached (${ledger.spent():.4f} spent): run not started"
+            return Outcome(
+                skipped=SkippedRun(case.name, case.rel_dir, item.arm, item.index, "cost_ceiling"), why_skipped=why
+            )
+        return Outcome(result=self.run_case(case, item.arm, item.index))
+
     def run_case(self, case: Case, arm: str, index: int) -> RunResult:
         """One run of `case` in `arm` (or, with --regrade, its stored run graded again)."""
         folder = self.results_folder(case.eval_root)
@@ -259,6 +273,7 @@ class EvalSession:
             base_url=self.scripted_url(script, case.prompt, arm, index),
             mock_agent=self.mock_agent(case, script, arm, index),
             record_dir=folder.recordings,
+            stop=self.pool.stopping,
         )
         return evaluate(
             plan,
@@ -442,6 +457,7 @@ class EvalSession:
         return lines
 
     def close(self) -> None:
+        self.pool.stop()
         if self._endpoint is not None:
             self._endpoint.stop()
 

@@ -11,7 +11,6 @@ from pytest_plugin_eval.session.options import (
     EvalOptions,
     OptionError,
     add_options,
-    concurrency_as_xdist,
     eval_options_given,
     parse_options,
 )
@@ -302,66 +301,13 @@ def test_eval_options_given():
     assert eval_options_given(namespace("--keep-temp", "--model", "m")) is False
 
 
-# ---- concurrency_as_xdist -----------------------------------------------------------------------------------
+# ---- concurrency: runs at once in this process --------------------------------------------------------------
 
 
-def known(*args: str):
-    return make_parser().parse_known_args(list(args))
-
-
-@pytest.mark.parametrize("args", [["-j", "4"], ["--concurrency", "4"], ["--concurrency=4"], ["-j4"]])
-def test_concurrency_adds_n(args):
-    argv = ["tests", *args]
-    assert concurrency_as_xdist(argv, known(*argv)) == [*argv, "-n", "4"]
-
-
-def test_concurrency_bounds_for_xdist():
-    assert concurrency_as_xdist(["-j", "2"], known("-j", "2")) == ["-j", "2", "-n", "2"]
-    assert concurrency_as_xdist(["-j", "8"], known("-j", "8")) == ["-j", "8", "-n", "8"]
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["-j", "1"],
-        ["-j", "4", "-n", "2"],
-        ["-n", "3", "-j", "4"],
-        ["-j", "abc"],
-        ["-j", "9"],
-        ["-j", "0"],
-        ["-j", "2.5"],
-        ["-j", "-3"],
-        [],
-    ],
-)
-def test_concurrency_adds_nothing(args):
-    assert concurrency_as_xdist(list(args), known(*args)) == args
-
-
-def test_concurrency_as_xdist_does_not_mutate_its_input():
-    args = ["-j", "4"]
-    out = concurrency_as_xdist(args, known(*args))
-    assert args == ["-j", "4"] and out is not args
-
-
-def test_concurrency_as_xdist_with_a_namespace_without_the_option():
-    class Bare:
-        pass
-
-    assert concurrency_as_xdist(["x"], Bare()) == ["x"]
-
-
-def test_concurrency_with_n_auto_adds_nothing():
-    args = ["-j", "4", "-n", "auto"]
-    assert concurrency_as_xdist(args, known(*args)) == args
-
-
-def test_concurrency_with_an_explicit_n_zero_adds_nothing():
-    args = ["-j", "4", "-n", "0"]
-    assert concurrency_as_xdist(args, known(*args)) == args
-
-
-def test_concurrency_written_as_a_whole_float_adds_n():
-    args = ["-j", "4.0"]
+@pytest.mark.parametrize("args", [["-j", "4"], ["--concurrency", "4"], ["--concurrency=4"], ["-j4"], ["-j", "4.0"]])
+def test_concurrency_is_read_in_every_spelling(args):
     assert options(*args).concurrency == 4
-    assert concurrency_as_xdist(args, known(*args)) == [*args, "-n", "4"]
+
+
+def test_concurrency_is_unset_by_default():
+    assert options().concurrency is None

@@ -1,0 +1,85 @@
+"""The hooks of an eval session, registered (with the Controller, on the controller process) only when a pytest
+run evaluates something. Each delegates to the EvalSession on `config`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from .collect import CaseFile, RunItem, deselect_unselected
+from .controller import Controller
+from .options import WORKER_INPUT_KEY, EvalOptions
+from .state import SESSION_KEY, EvalSession, get_session
+from .wire import LOAD_ERROR_ATTR, RUN_ATTR, SKIP_ATTR
+
+
+def start(config: pytest.Config, options: EvalOptions, eval_roots: list[Path]) -> None:
+    """Make this pytest run an eval session."""
+    session = EvalSession(config, options)
+    config.stash[SESSION_KEY] = session
+    session.configure(eval_roots)
+    config.pluginmanager.register(sys.modules[__name__], "plugin_eval_session")
+    if not session.is_worker:
+        config.pluginmanager.register(Controller(session), "plugin_eval_controller")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    node.workerinput[WORKER_INPUT_KEY] = get_session(node.config).worker_input()
+
+
+def pytest_report_header(config):
+    return get_session(config).header_lines()
+
+
+def pytest_sessionstart(session):
+    get_session(session.config).start(session)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_ignore_collect(collection_path, config):
+    return get_session(config).ignore(collection_path)
+
+
+def pytest_collect_file(file_path, parent):
+    eval_root = get_session(parent.config).case_file_root(file_path)
+    if eval_root is not None:
+        return CaseFile.from_parent(parent, path=file_path, eval_root=eval_root)
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    deselect_unselected(config, items)
+
+
+def pytest_collection_finish(session):
+    get_session(session.config).pool.start(item for item in session.items if isinstance(item, RunItem))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    report = yield
+    if isinstance(collector, CaseFile):
+        error = collector.load_error_report()
+        if error is not None:
+            setattr(report, LOAD_ERROR_ATTR, error.to_json())
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if isinstance(item, RunItem) and call.when == "call":
+        run = item.run_report()
+        if run is not None:
+            setattr(report, RUN_ATTR, run.to_json())
+            report.extras = [*getattr(report, "extras", []), *item.html_extras()]
+        elif item.skipped_run is not None:
+            setattr(report, SKIP_ATTR, item.skipped_run.to_json())
+    return report
+
+
+def pytest_unconfigure(config):
+    get_session(config).close()
