@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -31,12 +32,12 @@ class AgentStartError(Exception):
 
 
 def bundled_claude() -> Path | None:
-    """The binary shipped inside the claude-agent-sdk wheel."""
-    try:
-        import claude_agent_sdk
-    except ImportError:
+    """The binary shipped inside the claude-agent-sdk wheel, found without importing the SDK (that takes a
+    second, which every session would pay before its first run)."""
+    spec = importlib.util.find_spec("claude_agent_sdk")
+    if spec is None or not spec.submodule_search_locations:
         return None
-    path = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
+    path = Path(next(iter(spec.submodule_search_locations))) / "_bundled" / "claude"
     return path if os.access(path, os.X_OK) else None
 
 
