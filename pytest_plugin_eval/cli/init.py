@@ -2,17 +2,22 @@
 
 The reference tool's template fails to load until edited (its TODO lines are load errors). This one is a
 working case from the start — a placeholder prompt, a free grader and a plugin-fired indicator, and a
-scripted.yaml so `pytest evals/NAME --scripted` runs it offline — to be edited into the real thing.
+scripted.yaml so `pytest evals/NAME --scripted` runs it offline — to be edited into the real thing. The
+indicator and the script name the plugin's real skill (`plugin:skill`), and the results folder is added to the
+plugin's .gitignore.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
 
-from ..load.suite import RESERVED_DIR, eval_dir_name, is_plugin_dir
+from ..core.paths import code_units
+from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
+from ..load.suite import RESERVED_DIR, eval_dir_name, is_plugin_dir, plugin_at
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
 RESERVED = {RESERVED_DIR, "results"}
@@ -24,18 +29,24 @@ allowed_tools: [Read, Glob, Grep, Skill]
 ---
 Replace this paragraph with a request a user would make, in their words, without naming your plugin or skill.
 """
-GRADERS = {
-    "replied.md": "---\ntype: regex\npattern: '\\S'\n---\n",
-    "skill-fired.md": "---\ntype: tool_used\ntool: Skill\n---\n",
-}
+REPLIED = "---\ntype: regex\npattern: '\\S'\n---\n"
+SKILL_FIRED = """---
+type: tool_used
+tool: Skill
+input_match: {input_match}
+---
+"""
 SCRIPT = """# What the scripted endpoint answers (pytest --scripted): checks the plumbing offline. Edit or delete.
 with:
   - tool: Skill
-    input: {skill: "your-plugin:your-skill"}
+    input: {{skill: {skill}}}
   - text: "A reply that uses the skill."
 without:
   - text: "A reply without the plugin."
 """
+PLACEHOLDER_SKILL = "your-skill"
+REGEX_SPECIAL = re.compile(r"[\\^$.*+?()[\]{}|/]")
+GITIGNORE = ".gitignore"
 
 
 def init(argv: list[str]) -> int:
@@ -58,8 +69,17 @@ def init(argv: list[str]) -> int:
             f"Error: {folder.relative_to(root)} already exists — pick another name, or edit that case", file=sys.stderr
         )
         return 1
-    written = write_case(folder)
+    plugin, skill = plugin_at(root).name, first_skill(root)
+    written = write_case(folder, plugin, skill)
     print("Created " + ", ".join(str(p.relative_to(root)) for p in written))
+    if skill is None:
+        print(f"No skills/<name>/SKILL.md found: edit the skill name ({PLACEHOLDER_SKILL}) in the case's files")
+    results = f"{folder.parent.relative_to(root).as_posix()}/results/"
+    try:
+        if ignore(root / GITIGNORE, results):
+            print(f"Added {results} to {GITIGNORE}")
+    except (OSError, UnicodeDecodeError) as e:  # the case is written; the ignore line is a convenience
+        print(f"Could not add {results} to {GITIGNORE} ({e}): add it yourself", file=sys.stderr)
     return 0
 
 
@@ -76,10 +96,58 @@ def name_problem(name: str) -> str | None:
     return None
 
 
-def write_case(folder: Path) -> list[Path]:
+def first_skill(root: Path) -> str | None:
+    """The name of the plugin's first skill (skills/<folder>/SKILL.md in name order): its frontmatter's
+    `name:`, else the folder's name. None when the plugin has no skill."""
+    files = sorted(root.glob("skills/*/SKILL.md"), key=lambda p: code_units(p.parent.name))
+    if not files:
+        return None
+    try:
+        meta, _ = split_frontmatter(files[0].read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, FrontmatterError, YamlError):
+        meta = None
+    name = (meta or {}).get("name")
+    return name.strip() if isinstance(name, str) and name.strip() else files[0].parent.name
+
+
+def skill_match(plugin: str, skill: str) -> str:
+    """An input_match for a Skill call of `skill`: the model may name it with or without the plugin prefix."""
+    plugin_re, skill_re = (REGEX_SPECIAL.sub(lambda m: "\\" + m.group(), s) for s in (plugin, skill))
+    return f'"skill":"({plugin_re}:)?{skill_re}"'
+
+
+def yaml_quoted(text: str) -> str:
+    """A single-quoted YAML scalar: backslashes stay literal, which is what a regex wants."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def write_case(folder: Path, plugin: str, skill: str | None) -> list[Path]:
+    skill = skill or PLACEHOLDER_SKILL
     (folder / "graders").mkdir(parents=True)
-    files = {folder / "prompt.md": PROMPT, folder / "scripted.yaml": SCRIPT}
-    files.update({folder / "graders" / name: text for name, text in GRADERS.items()})
+    files = {
+        folder / "prompt.md": PROMPT,
+        folder / "scripted.yaml": SCRIPT.format(skill=json.dumps(f"{plugin}:{skill}", ensure_ascii=False)),
+        folder / "graders" / "replied.md": REPLIED,
+        folder / "graders" / "skill-fired.md": SKILL_FIRED.format(input_match=yaml_quoted(skill_match(plugin, skill))),
+    }
     for path, text in files.items():
         path.write_text(text, encoding="utf-8")
     return list(files)
+
+
+def ignore(gitignore: Path, entry: str) -> bool:
+    """Add `entry` to a .gitignore (created if absent) unless a line already ignores it. True if added."""
+    try:
+        text = gitignore.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+
+    def bare(line: str) -> str:
+        return line.strip().removeprefix("**/").strip("/")
+
+    if any(bare(line) == bare(entry) for line in text.splitlines()):
+        return False
+    if text and not text.endswith("\n"):
+        text += "\n"
+    gitignore.write_text(f"{text}{entry}\n", encoding="utf-8")
+    return True

@@ -2,6 +2,7 @@
 
     plugin-eval [target] --trust-plugin --json results.json --threshold 0.8 -j 4 …
     plugin-eval init --bare NAME [--eval-dir DIR]
+    plugin-eval --version
 
 The target is a plugin folder (default `.`), or an installed plugin's `name` / `name@marketplace`. The options
 are the pytest plugin's own (same names, same checks); this module only finds the eval dirs, keeps stdout clean
@@ -12,11 +13,13 @@ and `--json` do not swallow a following target path.
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import json
 import os
 import re
 import sys
 import tempfile
+import textwrap
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,16 +27,26 @@ from pathlib import Path
 import pytest
 
 from ..load.suite import eval_dir_name, is_plugin_dir
+from ..run.agent import ClaudeNotFound, claude_version, find_claude
 from ..session.options import OPTIONS
 
 # The option table of the pytest plugin, read the reference tool's way (--json is handled on its own).
 FLAGS = {name for o in OPTIONS if o.kind == "flag" for name in o.names}
 VALUES = {name for o in OPTIONS if o.kind in ("value", "append") for name in o.names}
 LISTS = {name for o in OPTIONS if o.kind == "list" for name in o.names}
-USAGE = (
-    "usage: plugin-eval [target] [options]   (claude plugin eval's options; see README)\n"
-    "       plugin-eval init --bare NAME [--eval-dir DIR]"
-)
+USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
+       plugin-eval init --bare NAME [--eval-dir DIR]
+       plugin-eval --version
+
+Evaluate a Claude Code plugin: run its eval cases with and without it, grade the runs, report the difference.
+
+commands:
+  (none)       run the eval suite of TARGET: a plugin folder (default .), or an installed plugin's
+               name or name@marketplace
+  init         write a new eval case that loads and runs as written: init --bare NAME
+
+options (claude plugin eval's; list options also take comma-separated values, --allow-tools=Write,Edit):
+"""
 
 
 class CliError(Exception):
@@ -99,7 +112,8 @@ def parse(argv: list[str]) -> Command:
                 i += 1
             if not values:
                 raise CliError(f"error: option '{name}' argument missing")
-            cmd.options += [name, *values]
+            # `--name=value` each: a value can never swallow the target or a pytest argument after `--`.
+            cmd.options += [f"{name}={value}" for value in values]
         elif arg.startswith("-"):
             raise CliError(f"error: unknown option '{arg}'")
         else:
@@ -187,10 +201,54 @@ def run(argv: list[str]) -> int:
     return 1 if int(status) == pytest.ExitCode.USAGE_ERROR else int(status)
 
 
+def help_text() -> str:
+    """USAGE and every option of the table the pytest plugin registers, with its help."""
+
+    def spelling(o) -> str:
+        value = f" [{o.metavar}]" if o.kind == "optional" else f" {o.metavar}" if o.metavar else ""
+        return ", ".join(o.names) + value + (" …" if o.kind == "list" else "")
+
+    rows = [(spelling(o), o.help) for o in OPTIONS]
+    rows += [
+        ("--version", "Print plugin-eval's version and the Claude Code binary it would use"),
+        ("-h, --help", "Show this help"),
+    ]
+    width = max(len(left) for left, _ in rows) + 4
+    lines = [
+        textwrap.fill(
+            text, 118, break_on_hyphens=False, initial_indent=f"  {left:<{width - 2}}", subsequent_indent=" " * width
+        )
+        for left, text in rows
+    ]
+    return USAGE + "\n".join(lines)
+
+
+def package_version() -> str:
+    try:
+        return importlib.metadata.version("pytest-plugin-eval")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def version_text(explicit_claude: str | None = None) -> str:
+    """Two lines: this package's version, then the Claude Code a session would run (and its version)."""
+    try:
+        claude = find_claude(explicit_claude)
+    except ClaudeNotFound as e:
+        return f"plugin-eval {package_version()}\nClaude Code: none found — {str(e).split(' — ', 1)[-1]}"
+    return f"plugin-eval {package_version()}\nClaude Code {claude_version(claude)} ({claude})"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["-h"], ["--help"]):
-        print(USAGE)
+        print(help_text())
+        return 0
+    if argv[:1] in (["--version"], ["-V"]):
+        claude = next((a.split("=", 1)[1] for a in argv if a.startswith("--claude=")), None)
+        if "--claude" in argv[:-1]:
+            claude = argv[argv.index("--claude") + 1]
+        print(version_text(claude))
         return 0
     if argv[:1] == ["init"]:
         from .init import init

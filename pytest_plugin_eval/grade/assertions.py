@@ -2,7 +2,8 @@
 
 Same registry, same validation, same code path as graders/*.md: `assert_regex(run, r"^fix")` loads the
 definition the way a Markdown grader is loaded and grades `run` the way a case's run is graded. A failing
-grader raises AssertionError with its explanation; a passing one returns its Verdict.
+grader raises AssertionError with its explanation; a passing one returns its Verdict. Every helper sets
+`__tracebackhide__`, so pytest reports a failure at the test's own line, not inside this package.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ def check(run, type: str, *, body: str = "", judge=None, case_dir: Path | None =
 
 def expect(run, type: str, **kwargs) -> Verdict:
     """`check`, raising AssertionError when the grader fails."""
+    __tracebackhide__ = True  # pytest shows the caller's line and the message, not this frame
     verdict = check(run, type, **kwargs)
     if verdict.errored:
         raise GraderUnavailable(f"{type}: {verdict.explanation}")
@@ -38,12 +40,14 @@ def expect(run, type: str, **kwargs) -> Verdict:
 
 
 def assert_regex(run, pattern: str, *, target="last_message", match: str = "contains", flags: str = "") -> Verdict:
+    __tracebackhide__ = True
     return expect(run, "regex", pattern=pattern, target=target, match=match, flags=flags)
 
 
 def assert_tool_used(
     run, tool: str, *, input_match: str | None = None, min: int = 1, max: int | None = None
 ) -> Verdict:
+    __tracebackhide__ = True
     keys = {"tool": tool, "min": min}
     if input_match is not None:
         keys["input_match"] = input_match
@@ -53,18 +57,22 @@ def assert_tool_used(
 
 
 def assert_tool_order(run, before, after) -> Verdict:
+    __tracebackhide__ = True
     return expect(run, "tool_order", before=before, after=after)
 
 
 def assert_file_exists(run, path: str, *, exists: bool = True) -> Verdict:
+    __tracebackhide__ = True
     return expect(run, "file_exists", path=path, exists=exists)
 
 
 def assert_llm(run, criteria: str, *, focus="last_message", judge=None) -> Verdict:
+    __tracebackhide__ = True
     return expect(run, "llm", body=criteria, focus=focus, judge=judge)
 
 
 def assert_baseline(run, criteria: str, *, baseline_file: str, case_dir: Path, judge=None) -> Verdict:
+    __tracebackhide__ = True
     return expect(run, "baseline", body=criteria, baseline_file=baseline_file, case_dir=Path(case_dir), judge=judge)
 
 

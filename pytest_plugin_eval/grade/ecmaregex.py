@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from dataclasses import dataclass
 
 import quickjs
 
@@ -25,6 +26,20 @@ function __count(p, f, t) {
   // String.prototype.match with a global regex: non-overlapping, empty matches counted, sticky stops early.
   var m = t.match(new RegExp(p, f.indexOf("g") < 0 ? f + "g" : f));
   return m === null ? 0 : m.length;
+}
+function __find(p, f, t, edge) {
+  // Where the first match is, for explanations: its line, a little text either side, and the match itself.
+  var m = new RegExp(p, f).exec(t);
+  if (m === null) return null;
+  var end = m.index + m[0].length;
+  return JSON.stringify({
+    line: t.slice(0, m.index).split("\n").length,
+    before: t.slice(Math.max(0, m.index - edge), m.index),
+    cutBefore: m.index > edge,
+    match: m[0],
+    after: t.slice(end, end + edge),
+    cutAfter: t.length > end + edge
+  });
 }
 function __stringify(s) { return JSON.stringify(JSON.parse(s)); }
 """
@@ -83,6 +98,29 @@ def search(pattern: str, flags: str, text: str) -> bool:
 def count(pattern: str, flags: str, text: str) -> int:
     """Number of global, non-overlapping matches, as JavaScript's String.prototype.match counts them."""
     return int(_call("__count", pattern, flags, text))
+
+
+@dataclass(frozen=True)
+class Found:
+    """The first match of a pattern: its 1-based line, the match, and up to `edge` characters either side."""
+
+    line: int
+    before: str
+    match: str
+    after: str
+    cut_before: bool  # more text precedes `before`
+    cut_after: bool  # more text follows `after`
+
+
+def find(pattern: str, flags: str, text: str, edge: int = 30) -> Found | None:
+    """The first match (RegExp.prototype.exec on a fresh regex), or None."""
+    raw = _call("__find", pattern, flags, text, edge)
+    if raw is None:
+        return None
+    data = json.loads(raw)
+    # Slicing in UTF-16 may split a surrogate pair: show the half as U+FFFD rather than carry it along.
+    part = {k: _LONE_SURROGATE.sub("\ufffd", data[k]) for k in ("before", "match", "after")}
+    return Found(data["line"], part["before"], part["match"], part["after"], data["cutBefore"], data["cutAfter"])
 
 
 def compact_json(value: object) -> str:

@@ -11,13 +11,31 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..load.case import Case, load_case
+from ..load.case import CASE_FILE, PROMPT_FILE, Case, is_case_dir, load_case
 from ..load.mocks import MockSet, load_mocks
 from ..load.script import parse_script
 from ..load.suite import eval_root_of, plugin_at, resolve_plugin
 from ..run.execute import AgentRun, RunPlan, run_agent
 from ..run.stand_ins import MockPlan, first_abort, grader_view, plan_mocks, read_calls, write_configs
 from ..run.workspace import Workspace
+
+
+class NotACaseFolder(FileNotFoundError):
+    """`eval_agent.run_case` was given a path that is not a case folder."""
+
+
+CASE_FOLDER = f"pass a case folder: one holding {PROMPT_FILE} and/or {CASE_FILE} (and graders/), e.g. evals/my-case"
+
+
+def case_dir_problem(folder: Path) -> str | None:
+    """Why `folder` is not a case folder, or None."""
+    if not folder.exists():
+        return f"{folder} does not exist; {CASE_FOLDER}"
+    if not folder.is_dir():
+        return f"{folder} is a file, not a folder; {CASE_FOLDER}"
+    if not is_case_dir(folder):
+        return f"{folder} holds no {PROMPT_FILE} or {CASE_FILE}, so it is not a case; {CASE_FOLDER}"
+    return None
 
 
 class AgentRunner:
@@ -69,9 +87,12 @@ class AgentRunner:
     def run_case(self, case_dir: str | Path, *, arm: str = "with", index: int = 1) -> AgentRun:
         """Run one run of the case in `case_dir` (its scripted.yaml answers under --scripted)."""
         folder = Path(case_dir).absolute()
+        problem = case_dir_problem(folder)
+        if problem:
+            raise NotACaseFolder(f"eval_agent.run_case({str(case_dir)!r}): {problem}")
         eval_root = eval_root_of(folder, self.session.options.eval_dir) or folder.parent
         case = load_case(folder, eval_root, self.session.grader_types())
-        return self._run(case, arm, index, script=self.session.script(case))
+        return self._run(case, arm, index, script=case.script)
 
     def _script(self, data: dict | None):
         if data is None:

@@ -7,12 +7,13 @@ values travel as one plain `EvalOptions` object.
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.tools import disallow_problem, grant_problem
+from ..core.tools import GATED, NEVER, REMOVABLE_TOOLS, disallow_problem, grant_problem, tool_of
 
 ABLATIONS = ("none", "with-without")
 MOCK_MODES = ("record", "off")
@@ -112,7 +113,8 @@ OPTIONS = (
     Option(
         ("--allow-tools",),
         "eval_allow_tools",
-        "Grant gated tools to the agent (Bash, Write, Edit, WebFetch, WebSearch, mcp__*); Tool(pattern) works",
+        "Grant gated tools to the agent (Bash, Write, Edit, WebFetch, WebSearch, mcp__*); Tool(pattern) works. "
+        "Several: --allow-tools=Write,Edit (a space-separated list reads up to the next option)",
         kind="list",
         default=[],
         metavar="TOOL",
@@ -120,7 +122,7 @@ OPTIONS = (
     Option(
         ("--disallow-tools",),
         "eval_disallow_tools",
-        "Built-in tools to remove from the agent in every case (e.g. Agent TaskStop)",
+        "Built-in tools to remove from the agent in every case (e.g. --disallow-tools=Agent,TaskStop)",
         kind="list",
         default=[],
         metavar="TOOL",
@@ -136,7 +138,7 @@ OPTIONS = (
     Option(
         ("--tag",),
         "eval_tag",
-        "Only cases with at least one of these tags (repeatable)",
+        "Only cases with at least one of these tags (repeatable; --tag=a,b)",
         kind="list",
         default=[],
         metavar="TAG",
@@ -239,7 +241,20 @@ OPTIONS = (
         default=False,
     ),
 )
-ACTIONS = {"flag": "store_true", "list": "extend", "append": "append", "value": "store", "optional": "store"}
+
+
+class ListValues(argparse.Action):
+    """`--allow-tools A B` (nargs="+"): extends the list like `extend`, and also keeps each occurrence's values
+    apart (`<dest>_given`), so that a path swallowed after the first value can be told from a value meant."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        values = list(values or [])
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), *values])
+        given = f"{self.dest}_given"
+        setattr(namespace, given, [*(getattr(namespace, given, None) or []), values])
+
+
+ACTIONS = {"flag": "store_true", "list": ListValues, "append": "append", "value": "store", "optional": "store"}
 
 
 def add_options(parser) -> None:
@@ -274,6 +289,58 @@ def _number(text: str | None, message: str) -> float | None:
     if math.isnan(value) or math.isinf(value):
         raise OptionError(message)
     return value
+
+
+def split_entries(value: str) -> list[str]:
+    """`Write,Bash(git commit:*)` → ["Write", "Bash(git commit:*)"]: commas outside parentheses separate
+    entries; blanks around them are dropped, and so are empty entries."""
+    entries, depth, current = [], 0, ""
+    for char in value:
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth <= 0:
+            entries.append(current)
+            current = ""
+        else:
+            current += char
+    return [e.strip() for e in [*entries, current] if e.strip()]
+
+
+def _slash_outside_parentheses(entry: str) -> bool:
+    depth = 0
+    for char in entry:
+        depth += (char == "(") - (char == ")")
+        if char == "/" and depth <= 0:
+            return True
+    return False
+
+
+def _is_tool_name(entry: str) -> bool:
+    tool = tool_of(entry)
+    return tool in GATED or tool in NEVER or tool in REMOVABLE_TOOLS or tool.startswith("mcp__")
+
+
+def list_option(option, dest: str, name: str, tools: bool) -> tuple[str, ...]:
+    """The entries of a list option (`--allow-tools`, `--disallow-tools`, `--tag`), comma-separated values split.
+
+    nargs="+" reads every word up to the next option, so `--allow-tools Write evals/` (say, from addopts) takes
+    the test path as a tool. A value after the first of an occurrence that looks like a path (a `/` outside
+    parentheses, or an existing file or folder that is not a tool's name) is refused, saying how to write it.
+    """
+    given = getattr(option, f"{dest}_given", None)
+    occurrences = given if given is not None else [[v] for v in getattr(option, dest)]
+    entries: list[str] = []
+    for values in occurrences:
+        for i, value in enumerate(values):
+            if i > 0 and (
+                _slash_outside_parentheses(value) or (os.path.exists(value) and not (tools and _is_tool_name(value)))
+            ):
+                meant = ",".join(values[:i])
+                raise OptionError(
+                    f'Error: {name}: "{value}" looks like a path that the option swallowed ({name} takes one or '
+                    f"more values, up to the next option) — write {name}={meant} (or put paths first)"
+                )
+            entries += split_entries(value)
+    return tuple(entries)
 
 
 def parse_options(option) -> EvalOptions:
@@ -314,11 +381,14 @@ def parse_options(option) -> EvalOptions:
             raise OptionError("Error: --eval-dir must stay inside the plugin root (no .. and not absolute)")
         if parts and parts[0] == "skills":
             raise OptionError("Error: --eval-dir must not be inside the plugin's skills/ directory")
-    for entry in option.eval_allow_tools:
+    allow_tools = list_option(option, "eval_allow_tools", "--allow-tools", tools=True)
+    disallow_tools = list_option(option, "eval_disallow_tools", "--disallow-tools", tools=True)
+    tags = list_option(option, "eval_tag", "--tag", tools=False)
+    for entry in allow_tools:
         problem = grant_problem(entry)
         if problem:
             raise OptionError(f"Error: --allow-tools: refused entry: {problem}")
-    for entry in option.eval_disallow_tools:
+    for entry in disallow_tools:
         problem = disallow_problem(entry)
         if problem:
             raise OptionError(f"Error: --disallow-tools: {problem}. No case was run.")
@@ -337,10 +407,10 @@ def parse_options(option) -> EvalOptions:
         model=option.eval_model,
         judge_model=option.eval_judge_model,
         ablation=option.eval_ablation,
-        allow_tools=tuple(option.eval_allow_tools),
-        disallow_tools=tuple(option.eval_disallow_tools),
+        allow_tools=allow_tools,
+        disallow_tools=disallow_tools,
         case_globs=tuple(option.eval_case),
-        tags=tuple(option.eval_tag),
+        tags=tags,
         keep_temp=option.eval_keep_temp,
         output_dir=option.eval_output_dir,
         report=option.eval_report,

@@ -29,7 +29,9 @@ def test_a_python_test_runs_the_agent_and_uses_the_grader_helpers(suite):
             assert_tool_used(run, "Skill", input_match="greeter:greet")
             assert_file_exists(run, "hello.txt")
             assert (run.cwd / "hello.txt").read_text() == "hi"
-            with pytest.raises(AssertionError, match="regex grader failed: pattern not found in last_message"):
+            with pytest.raises(
+                AssertionError, match='regex grader failed: pattern /Goodbye/ not found in last_message: "Hello from'
+            ):
                 assert_regex(run, "Goodbye")
             with pytest.raises(AssertionError, match=r"llm grader failed: judge votes: (PASS FAIL|FAIL PASS) FAIL"):
                 assert_llm(run, "The reply greets the user.")
@@ -43,6 +45,10 @@ def test_a_python_test_runs_the_agent_and_uses_the_grader_helpers(suite):
             run = eval_agent.run_case("evals/greets", index=2)
             assert_regex(run, "^Hello from the plugin")
 
+        def test_a_failing_helper_reports_the_test_line(eval_agent):
+            run = eval_agent.run("Say hello.", script={"all": ["Hi."]})
+            assert_regex(run, "^Goodbye", flags="m")  # fails: the report shows this line
+
         def test_a_bad_definition_is_refused_like_in_markdown(eval_agent):
             from pytest_plugin_eval import SpecError
             run = eval_agent.run("x", script={"all": ["y"]})
@@ -54,7 +60,12 @@ def test_a_python_test_runs_the_agent_and_uses_the_grader_helpers(suite):
     result = suite.pytester.runpytest_subprocess(
         "test_agent.py", "--scripted", "-p", "no:cacheprovider", "--allow-tools", "Write"
     )
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=4, failed=1)
+    # The failing helper is reported at the test's line with the grader's explanation; no frame of the library.
+    failure = result.stdout.str().split("test_a_failing_helper_reports_the_test_line ___")[1].split("short test")[0]
+    assert 'assert_regex(run, "^Goodbye", flags="m")' in failure
+    assert 'AssertionError: regex grader failed: pattern /^Goodbye/m not found in last_message: "Hi."' in failure
+    assert "pytest_plugin_eval/grade" not in failure and "def expect(" not in failure
 
 
 def test_a_python_grader_scores_fails_with_its_message_and_reports_its_own_errors(suite):

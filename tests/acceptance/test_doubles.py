@@ -25,6 +25,8 @@ from pytest_plugin_eval.run.agent import bundled_claude
 PREFIX = "mcp__plugin_mockp_tracker__"
 PRIORITY = {"path": "priority", "kind": "enum", "value": ["low", "medium", "high"]}
 CLAUDE = bundled_claude()
+# Only a guard against a hung test: every wait below ends on the event itself (a line, an exit) long before this.
+HANG_SECONDS = 600
 needs_claude = pytest.mark.skipif(CLAUDE is None, reason="the bundled Claude Code binary is not installed")
 
 
@@ -56,7 +58,7 @@ class StdioServer:
             stderr=subprocess.PIPE,
             env={**os.environ, **(env or {})},
         )
-        self.lines: queue.Queue[bytes] = queue.Queue()
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
         self.next_id = 0
 
@@ -64,6 +66,7 @@ class StdioServer:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             self.lines.put(line)
+        self.lines.put(None)  # end of output: the server exited
 
     def send(self, message: Any) -> None:
         assert self.proc.stdin is not None
@@ -71,8 +74,25 @@ class StdioServer:
         self.proc.stdin.write(raw.encode() + b"\n")
         self.proc.stdin.flush()
 
-    def reply(self, timeout: float = 10) -> dict:
-        return json.loads(self.lines.get(timeout=timeout))
+    def reply(self) -> dict:
+        """The next line the server writes. Waits for the line itself or the end of the server's output, never a
+        fixed few seconds: a loaded machine can take long to start Python and import the model client."""
+        line = self.lines.get(timeout=HANG_SECONDS)
+        if line is None:
+            self.lines.put(None)  # later calls see the end too
+            assert self.proc.stderr is not None
+            raise AssertionError(
+                f"the stand-in exited ({self.proc.wait()}) without answering: {self.proc.stderr.read()!r}"
+            )
+        return json.loads(line)
+
+    def rest(self) -> list[bytes]:
+        """What the server wrote after the last reply read, up to the end of its output."""
+        rest = []
+        while (line := self.lines.get(timeout=HANG_SECONDS)) is not None:
+            rest.append(line)
+        self.lines.put(None)
+        return rest
 
     def request(self, method: str, params: dict | None = None) -> dict:
         self.next_id += 1
@@ -88,7 +108,7 @@ class StdioServer:
         """End stdin as Claude Code does at exit; the exit code and what went to stderr."""
         assert self.proc.stdin is not None and self.proc.stderr is not None
         self.proc.stdin.close()
-        code = self.proc.wait(timeout=10)
+        code = self.proc.wait(timeout=HANG_SECONDS)
         return code, self.proc.stderr.read().decode()
 
 
@@ -191,7 +211,7 @@ def test_the_protocol_over_stdio(tmp_path: Path, mock_dir: Path, start: Any) -> 
 
     code, _ = server.close()
     assert code == 0
-    assert server.lines.empty()  # nothing but replies on stdout
+    assert server.rest() == []  # nothing but replies on stdout
 
     log = call_log(tmp_path)
     assert [(e["tool"], e["verdict"], e["isError"]) for e in log] == [

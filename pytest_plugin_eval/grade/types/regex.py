@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -90,14 +91,42 @@ class RegexGrader(GraderType):
             text = text_of(config.target, run)
         except TargetError as e:
             return Verdict(False, str(e))
+        shown, where = f"/{config.pattern}/{config.flags}", target_label(config.target)
         expected = config.expected_count
         if expected is not None:
             found = ecmaregex.count(config.pattern, config.flags, text)
             noun = "match" if found == 1 else "matches"
-            return Verdict(found == expected, f"found {found} {noun} (expected {expected})")
-        present = ecmaregex.search(config.pattern, config.flags, text)
+            return Verdict(found == expected, f"found {found} {noun} of {shown} in {where} (expected {expected})")
         if config.match == "not_contains":
-            return Verdict(not present, "pattern found (expected absent)" if present else "pattern absent as expected")
-        if present:
+            hit = ecmaregex.find(config.pattern, config.flags, text)
+            if hit is None:
+                return Verdict(True, "pattern absent as expected")
+            return Verdict(False, f"pattern {shown} found in {where} (expected absent): {context(hit)}")
+        if ecmaregex.search(config.pattern, config.flags, text):
             return Verdict(True, f"matched {config.pattern}")
-        return Verdict(False, f"pattern not found in {target_label(config.target)}")
+        return Verdict(False, f"pattern {shown} not found in {where}{excerpt(text)}")
+
+
+EXCERPT_CHARS = 80
+
+
+def one_line(text: str) -> str:
+    """`text` quoted on one line: newlines and quotes escaped, as JSON writes a string (non-ASCII kept)."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def excerpt(text: str) -> str:
+    """': "the start of the searched text…"', so a failure shows what was searched (or that it was empty)."""
+    if not text:
+        return ", which is empty"
+    cut = len(text) > EXCERPT_CHARS
+    return f': "{one_line(text[:EXCERPT_CHARS])}{"…" if cut else ""}"'
+
+
+def context(hit: ecmaregex.Found) -> str:
+    """Where the first match is: the match, its line, and a little text either side, on one line."""
+    if len(hit.match) > EXCERPT_CHARS // 2:  # a long match is context enough
+        return f'"{one_line(hit.match[: EXCERPT_CHARS // 2])}…" on line {hit.line}'
+    before = ("…" if hit.cut_before else "") + one_line(hit.before)
+    match, after = one_line(hit.match), one_line(hit.after) + ("…" if hit.cut_after else "")
+    return f'"{match}" on line {hit.line}, in "{before}{match}{after}"'

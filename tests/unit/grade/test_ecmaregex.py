@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from pytest_plugin_eval.grade import ecmaregex
-from pytest_plugin_eval.grade.ecmaregex import RegexError, check, compact_json, count, flags_error, search
+from pytest_plugin_eval.grade.ecmaregex import Found, RegexError, check, compact_json, count, find, flags_error, search
 
 # 50 code points; the emoji is one code point but two UTF-16 code units.
 TEXT = 'Alpha beta\nGAMMA delta 123\nnaïve café 😀\n"a/b" aaaa'
@@ -17,6 +17,19 @@ TEXT = 'Alpha beta\nGAMMA delta 123\nnaïve café 😀\n"a/b" aaaa'
 def test_text_fixture_has_50_code_points():
     assert len(TEXT) == 50
     assert len(TEXT.encode("utf-16-le")) // 2 == 51
+
+
+# ---- find ------------------------------------------------------------------------------------------------
+
+
+def test_find_gives_the_line_the_match_and_its_surroundings():
+    assert find("delta", "", TEXT, edge=6) == Found(2, "GAMMA ", "delta", " 123\nn", True, True)
+    assert find("^a", "", TEXT) is None
+    assert find("alpha", "i", TEXT, edge=5) == Found(1, "", "Alpha", " beta", False, True)
+    # the edge counts UTF-16 units, as JavaScript slices; half an emoji is shown as U+FFFD, never passed on
+    assert find("café", "", TEXT, edge=2) == Found(3, "e ", "café", " \ufffd", True, True)
+    assert find("café", "", TEXT, edge=3).after == " 😀"
+    assert find("aaaa$", "", TEXT, edge=4) == Found(4, '/b" ', "aaaa", "", True, False)
 
 
 # ---- count -----------------------------------------------------------------------------------------------

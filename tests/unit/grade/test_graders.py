@@ -30,6 +30,7 @@ from pytest_plugin_eval.load.graders import GraderSpec, parse_grader
 from pytest_plugin_eval.run.output import RunOutput
 from pytest_plugin_eval.run.transcript import Transcript
 
+FINAL = "Found 3 files: a.py, b.py and c.py. Done."  # chat_run's last message
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
 
@@ -265,7 +266,7 @@ def test_text_of_mock_calls(tmp_path):
 def test_regex_last_message_is_the_last_text_block_only(chat_run):
     assert grade("regex", {"pattern": "Done\\.$"}, chat_run) == Verdict(True, "matched Done\\.$")
     verdict = grade("regex", {"pattern": "config"}, chat_run)
-    assert verdict == Verdict(False, "pattern not found in last_message")
+    assert verdict == Verdict(False, f'pattern /config/ not found in last_message: "{FINAL}"')
     # The tool call's input is not part of the last message either.
     assert not grade("regex", {"pattern": "\\*\\.py"}, chat_run).passed
 
@@ -274,8 +275,12 @@ def test_regex_last_message_is_empty_without_text(tmp_path):
     run = make_run(tmp_path, init_line(), tool_line("Glob", {"pattern": "*"}), result_line())
     assert run.last_message == ""
     assert grade("regex", {"pattern": "^$"}, run).passed
-    assert grade("regex", {"pattern": "."}, run) == Verdict(False, "pattern not found in last_message")
-    assert grade("regex", {"pattern": "x*", "match": "count:1"}, run) == Verdict(True, "found 1 match (expected 1)")
+    assert grade("regex", {"pattern": "."}, run) == Verdict(
+        False, "pattern /./ not found in last_message, which is empty"
+    )
+    assert grade("regex", {"pattern": "x*", "match": "count:1"}, run) == Verdict(
+        True, "found 1 match of /x*/ in last_message (expected 1)"
+    )
 
 
 def test_regex_last_message_ignores_empty_trace(tmp_path):
@@ -289,12 +294,15 @@ def test_regex_trace_target_is_the_raw_text(chat_run):
     assert not grade("regex", {"pattern": '"name":"Glob"', "target": "trace"}, chat_run).passed
     assert grade(
         "regex", {"pattern": '"type": "(?:system|result)"', "target": "trace", "match": "count:2"}, chat_run
-    ) == Verdict(True, "found 2 matches (expected 2)")
+    ) == Verdict(True, 'found 2 matches of /"type": "(?:system|result)"/ in trace (expected 2)')
     assert grade("regex", {"pattern": "config first", "target": "trace"}, chat_run) == Verdict(
         True, "matched config first"
     )
+    # A failure shows the start of the text searched: 80 characters, on one line, cut with an ellipsis.
+    start = json.dumps(text_of("trace", chat_run)[:80])[1:-1]
+    assert start.startswith('{\\"type\\": \\"system\\"') and "\n" not in start
     assert grade("regex", {"pattern": "nowhere", "target": "trace"}, chat_run) == Verdict(
-        False, "pattern not found in trace"
+        False, f'pattern /nowhere/ not found in trace: "{start}…"'
     )
 
 
@@ -309,10 +317,12 @@ def test_regex_files_target(tmp_path):
     assert grade("regex", {"pattern": "^docs/guide\\.md$", "target": "files", "flags": "m"}, run).passed
     assert not grade("regex", {"pattern": "^docs/guide\\.md$", "target": "files"}, run).passed
     assert grade("regex", {"pattern": "\\.md$", "target": "files", "flags": "m", "match": "count:2"}, run) == Verdict(
-        True, "found 2 matches (expected 2)"
+        True, "found 2 matches of /\\.md$/m in files (expected 2)"
     )
     assert grade("regex", {"pattern": "README\\.md\\ndocs", "target": "files"}, run).passed
-    assert grade("regex", {"pattern": "\\.rs", "target": "files"}, run) == Verdict(False, "pattern not found in files")
+    assert grade("regex", {"pattern": "\\.rs", "target": "files"}, run) == Verdict(
+        False, 'pattern /\\.rs/ not found in files: "README.md\\ndocs/guide.md\\nsrc/app.py"'
+    )
     assert registry()["regex"].reads_created_files(parse("regex", {"pattern": "a", "target": "files"}))
     assert not registry()["regex"].reads_created_files(parse("regex", {"pattern": "a", "target": "trace"}))
 
@@ -324,7 +334,7 @@ def test_regex_file_target(tmp_path):
     target = {"source": "file", "path": "out/report.md"}
     assert grade("regex", {"pattern": "^status: green$", "flags": "m", "target": target}, run).passed
     assert grade("regex", {"pattern": "red", "target": target}, run) == Verdict(
-        False, "pattern not found in file out/report.md"
+        False, 'pattern /red/ not found in file out/report.md: "# Report\\nstatus: green\\n"'
     )
     assert grade("regex", {"pattern": "red", "target": target, "match": "not_contains"}, run).passed
 
@@ -382,7 +392,7 @@ def test_regex_mock_calls_target(tmp_path):
     )
     empty = make_run(tmp_path, text_line("ok"), mock_calls=())
     assert grade("regex", {"pattern": "charge", "target": "mock_calls"}, empty) == Verdict(
-        False, "pattern not found in mock_calls"
+        False, "pattern /charge/ not found in mock_calls, which is empty"
     )
 
 
@@ -391,28 +401,68 @@ def test_regex_mock_calls_target(tmp_path):
 
 def test_regex_match_modes_and_explanations(chat_run):
     assert grade("regex", {"pattern": "a\\.py"}, chat_run) == Verdict(True, "matched a\\.py")
-    assert grade("regex", {"pattern": "z\\.py"}, chat_run) == Verdict(False, "pattern not found in last_message")
+    assert grade("regex", {"pattern": "z\\.py"}, chat_run) == Verdict(
+        False, f'pattern /z\\.py/ not found in last_message: "{FINAL}"'
+    )
     assert grade("regex", {"pattern": "z\\.py", "match": "not_contains"}, chat_run) == Verdict(
         True, "pattern absent as expected"
     )
     assert grade("regex", {"pattern": "a\\.py", "match": "not_contains"}, chat_run) == Verdict(
-        False, "pattern found (expected absent)"
+        False,
+        'pattern /a\\.py/ found in last_message (expected absent): "a.py" on line 1, in "Found 3 files: a.py, b.py and c.py. Done."',
     )
     assert grade("regex", {"pattern": "Done", "match": "count:1"}, chat_run) == Verdict(
-        True, "found 1 match (expected 1)"
+        True, "found 1 match of /Done/ in last_message (expected 1)"
     )
     assert grade("regex", {"pattern": "\\.py", "match": "count:2"}, chat_run) == Verdict(
-        False, "found 3 matches (expected 2)"
+        False, "found 3 matches of /\\.py/ in last_message (expected 2)"
     )
     assert grade("regex", {"pattern": "\\.py", "match": "count:3"}, chat_run) == Verdict(
-        True, "found 3 matches (expected 3)"
+        True, "found 3 matches of /\\.py/ in last_message (expected 3)"
     )
     assert grade("regex", {"pattern": "zzz", "match": "count:0"}, chat_run) == Verdict(
-        True, "found 0 matches (expected 0)"
+        True, "found 0 matches of /zzz/ in last_message (expected 0)"
     )
     assert grade("regex", {"pattern": "Done", "match": "count:0"}, chat_run) == Verdict(
-        False, "found 1 match (expected 0)"
+        False, "found 1 match of /Done/ in last_message (expected 0)"
     )
+
+
+def test_regex_failure_shows_the_pattern_and_the_start_of_the_text(tmp_path):
+    long = "Renamed getUser to fetchUser in src/users.ts and updated the three call sites.\nNothing else changed."
+    run = make_run(tmp_path, text_line(long))
+    verdict = grade("regex", {"pattern": "^refactor", "flags": "m"}, run)
+    # 80 characters, the newline written as \n so the excerpt stays on one line, then an ellipsis
+    assert verdict == Verdict(
+        False,
+        "pattern /^refactor/m not found in last_message: "
+        '"Renamed getUser to fetchUser in src/users.ts and updated the three call sites.\\nN…"',
+    )
+    short = make_run(tmp_path, text_line('Say "hi"'))
+    assert grade("regex", {"pattern": "bye"}, short).explanation == (
+        'pattern /bye/ not found in last_message: "Say \\"hi\\""'
+    )
+
+
+def test_regex_not_contains_failure_shows_where_it_matched(tmp_path):
+    text = "Line one is fine.\nThis line has a TODO: remove the debug print before it ships to production."
+    run = make_run(tmp_path, text_line(text))
+    verdict = grade("regex", {"pattern": "TODO", "match": "not_contains"}, run)
+    assert verdict == Verdict(
+        False,
+        'pattern /TODO/ found in last_message (expected absent): "TODO" on line 2, in '
+        '"… one is fine.\\nThis line has a TODO: remove the debug print befor…"',  # 30 either side
+    )
+    # A long match is shown cut, without the text around it.
+    wide = make_run(tmp_path, text_line("x" * 100))
+    assert grade("regex", {"pattern": "x+", "match": "not_contains"}, wide).explanation == (
+        f'pattern /x+/ found in last_message (expected absent): "{"x" * 40}…" on line 1'
+    )
+
+
+def test_regex_count_shows_the_pattern(chat_run):
+    verdict = grade("regex", {"pattern": "\\.py", "flags": "g", "match": "count:1"}, chat_run)
+    assert verdict == Verdict(False, "found 3 matches of /\\.py/g in last_message (expected 1)")
 
 
 def test_regex_flags_apply(chat_run):
@@ -423,7 +473,7 @@ def test_regex_flags_apply(chat_run):
     assert grade("regex", {"pattern": "\\.py", "flags": "g", "match": "count:3"}, chat_run).passed
     assert grade("regex", {"pattern": "Found", "flags": "y", "match": "count:1"}, chat_run).passed
     assert grade("regex", {"pattern": "files", "flags": "y"}, chat_run) == Verdict(
-        False, "pattern not found in last_message"
+        False, f'pattern /files/y not found in last_message: "{FINAL}"'
     )
 
 

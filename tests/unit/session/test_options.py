@@ -311,3 +311,85 @@ def test_concurrency_is_read_in_every_spelling(args):
 
 def test_concurrency_is_unset_by_default():
     assert options().concurrency is None
+
+
+# ---- list options: comma-separated values, and paths they swallow ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, tools",
+    [
+        (["--allow-tools", "Write,Edit"], ("Write", "Edit")),
+        (["--allow-tools=Write,Edit"], ("Write", "Edit")),
+        (["--allow-tools=Write,Bash(git commit:*)"], ("Write", "Bash(git commit:*)")),
+        (["--allow-tools=Bash(git add:*,git commit:*),Write"], ("Bash(git add:*,git commit:*)", "Write")),
+        (["--allow-tools=Write", "--allow-tools=Edit"], ("Write", "Edit")),
+        (["--allow-tools", "Write, Edit,"], ("Write", "Edit")),
+        (["--allow-tools", "Write", "Edit(src/**)", "mcp__srv__tool"], ("Write", "Edit(src/**)", "mcp__srv__tool")),
+    ],
+)
+def test_allow_tools_takes_comma_separated_values(args, tools):
+    assert options(*args).allow_tools == tools
+
+
+def test_disallow_tools_and_tags_take_comma_separated_values():
+    opts = options("--disallow-tools=Agent,TaskStop", "--tag", "smoke,nightly", "--tag=slow")
+    assert opts.disallow_tools == ("Agent", "TaskStop")
+    assert opts.tags == ("smoke", "nightly", "slow")
+
+
+def test_an_equals_value_leaves_the_path_to_pytest():
+    namespace_ = make_parser().parse(["--allow-tools=Write", "evals/"])
+    assert namespace_.eval_allow_tools == ["Write"]
+    assert parse_options(namespace_).allow_tools == ("Write",)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["--allow-tools", "Write", "evals/"],
+            'Error: --allow-tools: "evals/" looks like a path that the option swallowed (--allow-tools takes one or '
+            "more values, up to the next option) — write --allow-tools=Write (or put paths first)",
+        ),
+        (
+            ["--allow-tools", "Write", "Edit", "evals/my-case/prompt.md::my-case"],
+            'Error: --allow-tools: "evals/my-case/prompt.md::my-case" looks like a path that the option swallowed '
+            "(--allow-tools takes one or more values, up to the next option) — write --allow-tools=Write,Edit (or put "
+            "paths first)",
+        ),
+        (
+            ["--disallow-tools", "Agent", "tests/"],
+            'Error: --disallow-tools: "tests/" looks like a path that the option swallowed (--disallow-tools takes one '
+            "or more values, up to the next option) — write --disallow-tools=Agent (or put paths first)",
+        ),
+        (
+            ["--tag", "smoke", "evals/"],
+            'Error: --tag: "evals/" looks like a path that the option swallowed (--tag takes one or more values, up to '
+            "the next option) — write --tag=smoke (or put paths first)",
+        ),
+    ],
+)
+def test_a_swallowed_path_is_refused_with_how_to_write_it(args, message):
+    assert refused(*args) == message
+
+
+def test_an_existing_folder_without_a_slash_is_a_swallowed_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "Edit").mkdir()  # a tool's name is a tool, whatever the folder holds
+    assert "looks like a path" in refused("--allow-tools", "Write", "evals")
+    assert "looks like a path" in refused("--tag", "smoke", "evals")
+    assert options("--allow-tools", "Write", "Edit").allow_tools == ("Write", "Edit")
+    # a value given on its own is what was meant, even when a folder has its name
+    assert options("--tag", "evals").tags == ("evals",)
+    assert options("--tag=smoke", "--tag=evals").tags == ("smoke", "evals")
+    assert options("--tag", "smoke,evals").tags == ("smoke", "evals")
+
+
+def test_a_refused_entry_in_the_comma_form_keeps_the_reference_message():
+    assert refused("--allow-tools=Write,Monitor") == (
+        "Error: --allow-tools: refused entry: 'Monitor' is never available in an evaluation (EnterWorktree, "
+        "ExitWorktree, Monitor)"
+    )
+    assert refused("--disallow-tools=Agent,Bogus").startswith('Error: --disallow-tools: "Bogus" cannot be disallowed')

@@ -1,0 +1,92 @@
+"""Unit tests for `plugin-eval` (pytest_plugin_eval.cli.main): --version, --help, and how the command line's
+list options reach pytest. In-process; the Claude Code binary is never started."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+
+import pytest
+from _pytest.config.argparsing import Parser
+
+import pytest_plugin_eval.cli.main as cli
+from pytest_plugin_eval.run.agent import ClaudeNotFound
+from pytest_plugin_eval.session.options import OPTIONS, add_options, parse_options
+
+
+@pytest.fixture
+def fake_claude(monkeypatch):
+    asked: list = []
+
+    def find(explicit):
+        asked.append(explicit)
+        return Path(explicit or "/opt/claude/bin/claude")
+
+    monkeypatch.setattr(cli, "find_claude", find)
+    monkeypatch.setattr(cli, "claude_version", lambda path: "2.1.327")
+    return asked
+
+
+def test_version_prints_the_package_and_the_claude_code_it_would_use(fake_claude, capsys):
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"plugin-eval {importlib.metadata.version('pytest-plugin-eval')}",
+        "Claude Code 2.1.327 (/opt/claude/bin/claude)",
+    ]
+    assert fake_claude == [None]
+
+
+@pytest.mark.parametrize("args", [["--version", "--claude", "/x/claude"], ["--version", "--claude=/x/claude"]])
+def test_version_honours_claude(fake_claude, capsys, args):
+    assert cli.main(args) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "Claude Code 2.1.327 (/x/claude)"
+
+
+def test_version_without_package_metadata_or_binary(monkeypatch, capsys):
+    def no_metadata(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    def no_claude(explicit):
+        raise ClaudeNotFound("Error: no Claude Code binary found — install claude-agent-sdk, or pass --claude PATH")
+
+    monkeypatch.setattr(cli.importlib.metadata, "version", no_metadata)
+    monkeypatch.setattr(cli, "find_claude", no_claude)
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "plugin-eval unknown",
+        "Claude Code: none found — install claude-agent-sdk, or pass --claude PATH",
+    ]
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_help_lists_the_subcommands_and_every_option(flag, capsys):
+    assert cli.main([flag]) == 0
+    out = capsys.readouterr().out
+    assert "\n  init " in out and "plugin-eval init --bare NAME" in out and "--version" in out
+    for option in OPTIONS:
+        assert ", ".join(option.names) in out, option.name
+
+
+def pytest_namespace(args: list[str]):
+    parser = Parser(_ispytest=True)
+    add_options(parser)
+    return parser.parse(args)
+
+
+def test_list_values_reach_pytest_one_by_one_so_nothing_after_them_is_swallowed():
+    cmd = cli.parse(["--allow-tools=Write,Bash(git commit:*)", "--tag", "a", "b,c", "--disallow-tools", "Agent"])
+    assert cmd.options == ["--allow-tools=Write,Bash(git commit:*)", "--tag=a", "--tag=b,c", "--disallow-tools=Agent"]
+    # what pytest then reads, with a path after the options (as pytest_args puts passthrough arguments)
+    namespace = pytest_namespace([*cmd.options, "evals/my-case"])
+    assert namespace.file_or_dir == ["evals/my-case"]
+    opts = parse_options(namespace)
+    assert opts.allow_tools == ("Write", "Bash(git commit:*)")
+    assert opts.tags == ("a", "b", "c")
+    assert opts.disallow_tools == ("Agent",)
+
+
+def test_a_list_option_stops_at_the_target(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "plugin").mkdir()
+    cmd = cli.parse(["--allow-tools", "Write,Edit", "plugin", "--trust-plugin"])
+    assert (cmd.target, cmd.options) == ("plugin", ["--allow-tools=Write,Edit", "--trust-plugin"])
