@@ -55,6 +55,11 @@ class GraderType:
         """Graders that only make sense with the plugin loaded (a plugin-fired indicator)."""
         return False
 
+    def reads_mock_calls(self, config: Any) -> bool:
+        """Graders that read the run's mock calls: by default, a config whose `target` or `focus` is mock_calls
+        (regex, llm). Whether they are plugin-fired indicators depends on the case's mocks (grade.engine)."""
+        return "mock_calls" in (getattr(config, "target", None), getattr(config, "focus", None))
+
     def required_tools(self, config: Any) -> tuple[str, ...]:
         """Tools a run must be able to call for this grader to pass (for the start-up lint)."""
         return ()

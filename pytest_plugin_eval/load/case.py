@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,8 @@ from ..core.validate import Check, boolean, mapping, nonempty_string, string, st
 from ..core.yamlio import FrontmatterError, YamlError, load_yaml, split_frontmatter
 from .graders import GRADERS_DIR, GraderKind, GraderSpec, load_grader_files, load_inline_graders
 from .mocks import MockSet, load_mocks
-from .suite import NOT_CASE_DIRS, RESERVED_DIR, resolve_plugin
+from .script import SCRIPT_FILENAME, Script, load_script
+from .suite import NOT_CASE_DIRS, RESERVED_DIR, declared_servers, layout_warnings, resolve_plugin
 
 PROMPT_FILE = "prompt.md"
 CASE_FILE = "case.yaml"
@@ -44,6 +46,13 @@ class CaseLoadError(Exception):
         self.name = name
         self.tags = tags
         super().__init__("\n".join(p.render() for p in problems))
+
+    @property
+    def identity_known(self) -> bool:
+        """The case's name and tags could be read, so --case/--tag can tell whether it was asked for."""
+        return self.name is not None and not any(
+            p.key.split("[")[0].split(".")[-1] in ("name", "tags") for p in self.problems
+        )
 
     @property
     def values_only(self) -> bool:
@@ -84,6 +93,7 @@ class Case:
     context: Context = field(default_factory=Context)
     warnings: tuple[str, ...] = ()
     mocks: MockSet = field(default_factory=MockSet)
+    script: Script | None = None  # scripted.yaml, validated (None: the case has none)
 
     @property
     def runs_per_arm(self) -> int:
@@ -100,6 +110,15 @@ class Case:
         if self.plugins:
             return self.plugins
         return (self.plugin_root,) if self.plugin_root is not None else ()
+
+    @cached_property
+    def mocks_all_shadow(self) -> bool:
+        """Every server mocked for this case shadows a server its plugins declare, and one at least is mocked.
+        Only then is no stand-in served in the without arm, so only then can a `mock_calls` grader pass with the
+        plugin alone (a plugin-fired indicator); a standalone mock is served in both arms (see run.stand_ins)."""
+        mocked = self.mocks.mocked()
+        declared = {server for folder in self.plugin_dirs for server in declared_servers(folder)}
+        return bool(mocked) and all(server in declared for server in mocked)
 
     @property
     def prompt_file(self) -> Path:
@@ -430,11 +449,18 @@ def load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind]) 
         errors.add_error(e)
         mocks = MockSet()
 
+    script = None
+    if (case_dir / SCRIPT_FILENAME).exists():
+        try:
+            script = load_script(case_dir / SCRIPT_FILENAME)
+        except SpecError as e:  # named by file and key, like any other problem of the case
+            errors.add_error(e)
+
     plugin_root = resolve_plugin(case_dir, eval_root)
-    containment = plugin_root or eval_root.parent
     plugins = _plugins(
-        case_dir, settings.get("plugins", ()), containment, prompt_md if "plugins" in meta else yaml_file, errors
+        case_dir, settings.get("plugins", ()), plugin_root, prompt_md if "plugins" in meta else yaml_file, errors
     )
+    warnings += layout_warnings(plugin_root, eval_root)
 
     if errors.items:
         raise CaseLoadError(
@@ -463,6 +489,7 @@ def load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind]) 
         context=context,
         warnings=tuple(warnings),
         mocks=mocks,
+        script=script,
     )
 
 

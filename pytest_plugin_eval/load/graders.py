@@ -21,6 +21,8 @@ from .pyfile import module_settings
 GRADERS_DIR = "graders"
 GRADER_SUFFIXES = (".md", ".py")
 COMMON_KEYS = ("type", "name", "weight", "arm")
+# In case.yaml a judge's rubric is a key (`criteria:`); in graders/*.md it is the file's body.
+INLINE_BODY_KEY = "criteria"
 ARM_POLICIES = ("with-only", "both")  # a grader's `arm:`: which arms it counts in
 _arm_policy = one_of(*ARM_POLICIES)
 GRADER_TEMPLATE = "TODO: describe what a successful response looks like"
@@ -76,9 +78,17 @@ def type_names(kinds: Mapping[str, GraderKind]) -> list[str]:
 
 
 def parse_grader(
-    raw: dict, body: str, name: str, source: str, kinds: Mapping[str, GraderKind], case_dir: Path | None = None
+    raw: dict,
+    body: str,
+    name: str,
+    source: str,
+    kinds: Mapping[str, GraderKind],
+    case_dir: Path | None = None,
+    *,
+    inline: bool = False,
 ) -> GraderSpec:
-    """Validate one grader definition (frontmatter or inline mapping). Raises SpecError."""
+    """Validate one grader definition (frontmatter, or an `inline` case.yaml mapping whose `criteria:` the
+    caller has taken out as `body`). Raises SpecError."""
     names = type_names(kinds)
     kind_name = raw.get("type")
     if kind_name is None:
@@ -86,7 +96,14 @@ def parse_grader(
     if not isinstance(kind_name, str) or kind_name not in kinds:
         raise SpecError("type", f"{kind_name!r} is not a grader type (expected one of: {', '.join(names)})")
     kind = kinds[kind_name]
-    known_keys(raw, COMMON_KEYS + kind.keys, "", f"{kind_name} graders")
+    body_key = (INLINE_BODY_KEY,) if inline and kind.uses_body else ()
+    if kind.uses_body and not inline and INLINE_BODY_KEY in raw:
+        raise SpecError(
+            INLINE_BODY_KEY,
+            f"is not a frontmatter key of {kind_name} graders: the rubric is the file's body, below the "
+            f"frontmatter (`{INLINE_BODY_KEY}:` is how a grader written in case.yaml gives it)",
+        )
+    known_keys(raw, COMMON_KEYS + kind.keys + body_key, "", f"{kind_name} graders")
     weight = positive_number(raw.get("weight", 1), "weight")
     arm = raw.get("arm")
     if arm is not None:
@@ -196,17 +213,22 @@ def load_inline_graders(
         if kind is not None and kind.uses_body:
             # Inline judges give their rubric as `criteria:` (the body of a graders/*.md file).
             try:
-                body = string(fields.pop("criteria", ""), f"{key}.criteria")
+                body = string(fields.pop(INLINE_BODY_KEY, ""), f"{key}.{INLINE_BODY_KEY}")
             except SpecError as e:
                 problems.add_error(e, case_file)
                 continue
         try:
             specs.append(
                 (
-                    parse_grader(fields, body, name, f"{case_file}:{key}", kinds, case_file.parent),
+                    parse_grader(fields, body, name, f"{case_file}:{key}", kinds, case_file.parent, inline=True),
                     (case_file, f"{key}.name"),
                 )
             )
         except SpecError as e:
-            problems.add_error(e, case_file, key)
+            error = e
+            if e.key == INLINE_BODY_KEY and e.message.endswith(" as the file's body"):
+                # The type words its rubric error for a Markdown file; here the rubric is a key.
+                message = e.message.removesuffix(" as the file's body") + f" as `{INLINE_BODY_KEY}:`"
+                error = SpecError(e.key, message, e.structural, e.file)
+            problems.add_error(error, case_file, key)
     return specs

@@ -107,6 +107,10 @@ class ServerMocks:
 class MockSet:
     servers: dict[str, ServerMocks] = field(default_factory=dict)
 
+    def mocked(self) -> tuple[str, ...]:
+        """The servers that get a stand-in: those with at least one responder (an empty folder mocks nothing)."""
+        return tuple(sorted(name for name, server in self.servers.items() if server.responders))
+
 
 # ---- reading one layer ------------------------------------------------------------------------------------
 

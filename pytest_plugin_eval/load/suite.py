@@ -1,4 +1,4 @@
-"""What is under test: the plugin enclosing a suite, and where its eval dirs are."""
+"""What is under test: the plugin enclosing a suite, where its eval dirs are, and what its manifest declares."""
 
 from __future__ import annotations
 
@@ -94,16 +94,113 @@ def eval_root_of(path: Path, override: str | None = None) -> Path | None:
     return None
 
 
-def resolve_plugin(case_dir: Path, eval_root: Path) -> Path | None:
-    """The plugin a case evaluates: the nearest enclosing plugin, else the eval dir's parent when it looks
-    like a plugin without a manifest (it has skills/, commands/ or agents/)."""
-    root = enclosing_plugin(case_dir)
-    if root is not None:
-        return root
-    parent = eval_root.parent
-    if any((parent / sub).is_dir() for sub in ("skills", "commands", "agents")):
-        return parent
-    return None
+def resolve_plugin(case_dir: Path, eval_root: Path) -> Path:
+    """The plugin a case evaluates: the nearest enclosing plugin, else the eval dir's parent. Claude Code loads
+    a folder without `.claude-plugin/plugin.json` as a plugin named after the folder, so such a folder is
+    evaluated like any other (both arms), as the reference tool does."""
+    return enclosing_plugin(case_dir) or eval_root.parent
+
+
+def declared_servers(plugin: Path) -> dict[str, dict]:
+    """The MCP servers a plugin declares: `.mcp.json`, and `mcpServers` in plugin.json (inline or a file)."""
+    out: dict[str, dict] = {}
+    sources = [plugin / ".mcp.json"]
+    inline = read_manifest(plugin).get("mcpServers")
+    if isinstance(inline, str):
+        sources.append(plugin / inline)
+    for source in sources:
+        try:
+            data = json.loads(source.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        servers = data.get("mcpServers", data) if isinstance(data, dict) else {}
+        out.update({k: v for k, v in servers.items() if isinstance(v, dict)})
+    if isinstance(inline, dict):
+        out.update({k: v for k, v in inline.items() if isinstance(v, dict)})
+    return out
+
+
+# ---- what Claude Code loads from a plugin folder, and what it would not -------------------------------------
+
+SKILL_FILE = "SKILL.md"
+SKILLS_DIR = "skills"
+# Manifest keys naming extra folders Claude Code loads components from (each a path or a list of paths).
+COMPONENT_KEYS = ("skills", "commands", "agents")
+LAYOUT_DEPTH = 3  # skills/<group>/<name>/SKILL.md is as deep as a misplaced skill is looked for
+
+
+def component_paths(root: Path) -> dict[str, list[str]]:
+    """Component folders the manifest declares, by kind (as written: `./evals`, `./`)."""
+    manifest = read_manifest(root)
+    out: dict[str, list[str]] = {}
+    for key in COMPONENT_KEYS:
+        value = manifest.get(key)
+        paths = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        out[key] = [p for p in paths if isinstance(p, str) and p.strip()]
+    return out
+
+
+def _under(root: Path, written: str) -> Path:
+    return Path(os.path.normpath(root / written))
+
+
+def _overlaps(a: Path, b: Path) -> bool:
+    return a == b or a in b.parents or b in a.parents
+
+
+def layout_warnings(root: Path, eval_root: Path) -> list[str]:
+    """What a first-time author trips over in a plugin folder, said before anything runs: SKILL.md files Claude
+    Code will not load (only `skills/<name>/SKILL.md`, or one in or directly below a folder the manifest
+    declares as a skills path, is loaded), and an eval dir that overlaps a declared component folder (results
+    written there would be loaded as plugin files). The texts name no case, so each is shown once per session."""
+    root, eval_root = root.absolute(), eval_root.absolute()
+    declared, name = component_paths(root), plugin_at(root).name
+    warnings = []
+    for kind, written in ((k, p) for k, paths in declared.items() for p in paths):
+        folder = _under(root, written)
+        if not _overlaps(eval_root, folder):
+            continue
+        fix = (
+            "narrow that path: it makes the whole plugin folder a component folder"
+            if folder == root
+            else "narrow that path, or keep the cases in another folder (--eval-dir)"
+        )
+        warnings.append(
+            f'⚠ plugin {name}: {MANIFEST.as_posix()} declares "{written}" as a {kind} path, which overlaps '
+            f"the eval dir {os.path.relpath(eval_root, root)}/ — the cases' files and the results written there "
+            f"would be loaded as plugin files; {fix}"
+        )
+    skill_roots = [root / SKILLS_DIR, *(_under(root, p) for p in declared["skills"])]
+    for found in _skill_files(root, eval_root):
+        if any(found.parent == r or found.parent.parent == r for r in skill_roots):
+            continue
+        rel = found.relative_to(root).as_posix()
+        skill = found.parent.name if found.parent != root else "<name>"
+        warnings.append(
+            f"⚠ plugin {name}: {rel} is not loaded by Claude Code — a skill lives in "
+            f"{SKILLS_DIR}/<name>/{SKILL_FILE}; move it to {SKILLS_DIR}/{skill}/{SKILL_FILE}"
+        )
+    return warnings
+
+
+def _skill_files(root: Path, eval_root: Path) -> list[Path]:
+    """SKILL.md files up to LAYOUT_DEPTH folders below `root`, outside dot-folders, eval dirs (a case may hold a
+    SKILL.md as a fixture) and the folders never searched for eval dirs."""
+    found = []
+    for folder, subdirs, names in os.walk(root):
+        here = Path(folder)
+        depth = len(here.relative_to(root).parts)
+        if SKILL_FILE in names:
+            found.append(here / SKILL_FILE)
+        if depth >= LAYOUT_DEPTH:
+            subdirs[:] = []
+            continue
+        subdirs[:] = sorted(
+            d
+            for d in subdirs
+            if not d.startswith(".") and d not in SKIP_WALK and d != eval_root.name and here / d != eval_root
+        )
+    return found
 
 
 # Folders never searched for eval dirs.

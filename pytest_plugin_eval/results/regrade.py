@@ -1,9 +1,11 @@
 """`--regrade RESULTS_DIR`: today's graders over the runs stored in a results folder, without the agent.
 
-A results folder keeps every run's trace, the files it created and the list of them. Regrading rebuilds each
-run's output from those and grades it again with the case's current graders: free graders run locally, judges
-are called, the agent is not. A grader can be fixed or tightened without paying for the agent again. File
-targets see the files the run created (pre-existing scaffold files are not kept).
+A results folder keeps every run's trace, its working tree as it left it (what it created or modified first,
+within a size budget), what it changed, and the list of the files it created (run.artefacts). Regrading rebuilds
+each run's output from those and grades it again with the case's current graders: free graders run locally,
+judges are called, the agent is not. A grader can be fixed or tightened without paying for the agent again, and
+an unchanged one gives the run's verdict — file targets included. Folders kept before the working tree was
+(no changes.json) hold only the created files, and regrade as they did.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ UNGRADED_KINDS = ("api", "auth", "start", "scaffold")
 class StoredRun:
     run: RunResult  # the run as the results document has it
     folder: RunFolder  # its artefacts
+    mocks_served: bool = True  # a run of its case had mock stand-ins (False: --mocks off, or nothing mocked)
 
 
 class StoredResults:
@@ -42,8 +45,10 @@ class StoredResults:
             raise ValueError(f"--regrade {folder}: no readable aggregate-result.json there ({e})") from None
         self.runs: dict[tuple[str, str, int], StoredRun] = {}
         for case in self.document.cases:
+            # The document does not say whether --mocks was off: a case's runs carry `mocks` when stand-ins ran.
+            served = any(run.mocks is not None for run in case.runs())
             for run in case.runs():
-                self.runs[(case.dir, run.arm, run.index)] = StoredRun(run, self._artefacts(run, case.dir))
+                self.runs[(case.dir, run.arm, run.index)] = StoredRun(run, self._artefacts(run, case.dir), served)
 
     def _artefacts(self, run: RunResult, case_dir: str) -> RunFolder:
         if run.trace_path and Path(run.trace_path).parent.is_dir():
@@ -78,7 +83,8 @@ def regrade_run(case: Case, stored: StoredRun, two_arm: bool, judge: Any, artefa
     )
     if old.error_kind in UNGRADED_KINDS or old.aborted or not stored.folder.trace.exists():
         return result  # it was never graded: its score stays as it was
-    graded = grade(graders_for(case.graders, old.arm, two_arm), stored.folder.output(old.arm), judge)
+    with_only = case.mocks_all_shadow and stored.mocks_served  # as the run itself decided (run.execute)
+    graded = grade(graders_for(case.graders, old.arm, two_arm, with_only), stored.folder.output(old.arm), judge)
     graders = grader_results(graded)
     score, cost = run_score(graders), judge_cost(graders)
     return dataclasses.replace(

@@ -1,26 +1,32 @@
 """A run's kept artefacts: the one place that names the files of a run folder.
 
-Every run keeps, under `results/<ts>/runs/<case>/<arm>-<n>/`, its raw trace, Claude Code's stderr, the files it
-created (`files/`, up to a size budget) and their list, and the calls its MCP stand-ins answered. The HTML report
-reads the trace from there; `--regrade` rebuilds what graders read from the whole folder.
+Every run keeps, under `results/<ts>/runs/<case>/<arm>-<n>/`, its raw trace, Claude Code's stderr, its working
+tree as the run left it (`files/`, up to a size budget: the files it created or modified first, then the others,
+such as untouched scaffold files), what it changed (`changes.json`: created, modified, deleted), the list of the
+files it created, and the calls its MCP stand-ins answered. The HTML report reads the trace from there;
+`--regrade` rebuilds what graders read from the whole folder. Folders written before changes.json existed hold
+the created files only, and regrade as they did.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .output import RunOutput
+from ..core.paths import code_units, inside
+from .output import Changes, RunOutput, tree_files
 from .transcript import Transcript
 
 TRACE = "trace.jsonl"
 STDERR = "stderr.txt"
 FILES = "files"
 CREATED_FILES = "created-files.json"
+CHANGES = "changes.json"  # written by the run beside its trace (Workspace.record_changes), kept with it
 MOCK_CALLS = "mock-calls.jsonl"
-MAX_COPIED_BYTES = 20 * 1024 * 1024  # created files kept per run, in total
+MAX_COPIED_BYTES = 20 * 1024 * 1024  # working-tree files kept per run, in total
 
 
 @dataclass(frozen=True)
@@ -42,30 +48,41 @@ class RunFolder:
     def keep(
         self, trace: Path, stderr: Path, cwd: Path, created: tuple[str, ...], mock_calls: tuple[dict, ...] | None
     ) -> None:
-        """Copy what a finished run produced out of its workspace (an earlier attempt's files are replaced)."""
+        """Copy what a finished run produced out of its workspace (an earlier attempt's files are replaced): the
+        trace and stderr, its working tree — what it created or modified first — and the changes it recorded
+        beside its trace."""
         self.path.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(self.files, ignore_errors=True)
         shutil.copyfile(trace, self.trace)
         shutil.copyfile(stderr, self.stderr)
-        _copy_files(cwd, created, self.files)
+        changes = read_changes(trace.parent / CHANGES)
+        _copy_tree(cwd, (*created, *(changes.modified if changes else ())), self.files)
         (self.path / CREATED_FILES).write_text(json.dumps(list(created)))
+        if changes is not None:
+            (self.path / CHANGES).write_text(json.dumps(changes.to_json()))
+        else:
+            (self.path / CHANGES).unlink(missing_ok=True)
         if mock_calls is not None:
             (self.path / MOCK_CALLS).write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in mock_calls))
 
     def copy_to(self, other: RunFolder) -> None:
         """Everything kept here, into `other` (a regraded session keeps its own copy)."""
         other.path.mkdir(parents=True, exist_ok=True)
-        for name in (TRACE, STDERR, CREATED_FILES, MOCK_CALLS):
+        for name in (TRACE, STDERR, CREATED_FILES, CHANGES, MOCK_CALLS):
             if (self.path / name).exists():
                 shutil.copyfile(self.path / name, other.path / name)
         if self.files.is_dir():
-            shutil.copytree(self.files, other.files, dirs_exist_ok=True)
+            shutil.copytree(self.files, other.files, symlinks=True, dirs_exist_ok=True)
 
     def created_files(self) -> tuple[str, ...]:
         try:
             return tuple(json.loads((self.path / CREATED_FILES).read_text(encoding="utf-8")))
         except (OSError, ValueError):
             return ()
+
+    def changes(self) -> Changes | None:
+        """What the run created, modified and deleted; None for a folder kept before changes.json existed."""
+        return read_changes(self.path / CHANGES)
 
     def mock_calls(self) -> tuple[dict, ...] | None:
         """The calls the run's stand-ins answered; None when it had none."""
@@ -75,7 +92,8 @@ class RunFolder:
         return tuple(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
 
     def output(self, arm: str) -> RunOutput:
-        """What graders read, rebuilt from the kept files."""
+        """What graders read, rebuilt from the kept files: the working tree as the run left it (within the size
+        budget; an older folder holds only the created files), and the created files as the `files` target."""
         return RunOutput(
             transcript=Transcript.from_file(self.trace),
             cwd=self.files,
@@ -85,15 +103,31 @@ class RunFolder:
         )
 
 
-def _copy_files(cwd: Path, files: tuple[str, ...], dest: Path) -> None:
+def read_changes(path: Path) -> Changes | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return Changes.from_json(data) if isinstance(data, dict) else None
+
+
+def _copy_tree(cwd: Path, first: tuple[str, ...], dest: Path) -> None:
+    """The working tree into `dest`, within MAX_COPIED_BYTES: `first` (what the run changed), then the rest. A
+    file over what is left of the budget is skipped; symlinks are kept when they point inside the tree."""
     budget = MAX_COPIED_BYTES
-    for rel in files:
-        src = cwd / rel
+    rest = sorted(tree_files(cwd) - set(first), key=code_units)
+    for rel in dict.fromkeys((*first, *rest)):
+        src, target = cwd / rel, dest / rel
         try:
-            size = src.lstat().st_size
-            if src.is_symlink() or size > budget:
+            if src.is_symlink():
+                real = os.path.realpath(src)
+                if inside(real, cwd):
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.symlink_to(os.path.relpath(real, os.path.realpath(src.parent)))
                 continue
-            target = dest / rel
+            size = src.lstat().st_size
+            if not src.is_file() or size > budget:
+                continue
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, target)
             budget -= size

@@ -101,6 +101,12 @@ def stand_ins(plan: RunPlan, ws: Workspace) -> MockPlan | None:
     return mock_plan
 
 
+def mock_calls_with_only(plan: RunPlan) -> bool:
+    """Whether the case's mock_calls graders are plugin-fired indicators in this session: only when stand-ins are
+    served (not --mocks off) and they all shadow plugin servers, i.e. none is served in the without arm."""
+    return plan.settings.mocks == "record" and plan.case.mocks_all_shadow
+
+
 def build_argv(plan: RunPlan, ws: Workspace, mock_plan: MockPlan | None = None) -> list[str]:
     case, settings = plan.case, plan.settings
     argv = [
@@ -200,7 +206,7 @@ def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
     stage(plan, ws)
     mock_plan = stand_ins(plan, ws)
     active = mock_plan is not None and mock_plan.active
-    before = ws.files()
+    before = ws.snapshot()  # after staging: scaffold files are the run's starting point, not its work
     command = AgentCommand(
         tuple(build_argv(plan, ws, mock_plan)), child_env(plan, ws), ws.cwd, case.prompt, case.timeout_seconds
     )
@@ -216,6 +222,7 @@ def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
     except OSError as e:
         raise AgentStartError(f"could not start {plan.claude}: {e}") from None
     transcript = Transcript.from_file(ws.trace)
+    changes = ws.record_changes(before)
     calls = read_calls(ws.out) if active else []
     warnings = mock_warnings(mock_plan)
     summary = run_summary(mock_plan, calls, transcript.tool_calls, warnings) if mock_plan and active else None
@@ -223,7 +230,7 @@ def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
     return AgentRun(
         transcript=transcript,
         cwd=ws.cwd,
-        created_files=tuple(ws.created_files(before)),
+        created_files=changes.created,
         arm=plan.arm,
         mock_calls=grader_view(calls) if active else None,
         error=RunError("interrupted", "interrupted: the session was stopped")

@@ -18,31 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..load.mocks import MockSet, ServerMocks
-from ..load.suite import read_manifest
+from ..load.suite import declared_servers
 from .artefacts import MOCK_CALLS
 
 # A stand-in holds its answer to an aborting call this long: the harness stops the agent meanwhile, so the agent
 # never acts on the answer (the harness polls the call log every 0.2 s).
 ABORT_HOLD_SECONDS = 10
-
-
-def declared_servers(plugin: Path) -> dict[str, dict]:
-    """The MCP servers a plugin declares: `.mcp.json`, and `mcpServers` in plugin.json (inline or a file)."""
-    out: dict[str, dict] = {}
-    sources = [plugin / ".mcp.json"]
-    inline = read_manifest(plugin).get("mcpServers")
-    if isinstance(inline, str):
-        sources.append(plugin / inline)
-    for source in sources:
-        try:
-            data = json.loads(source.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        servers = data.get("mcpServers", data) if isinstance(data, dict) else {}
-        out.update({k: v for k, v in servers.items() if isinstance(v, dict)})
-    if isinstance(inline, dict):
-        out.update({k: v for k, v in inline.items() if isinstance(v, dict)})
-    return out
 
 
 def tool_prefix(registered: str) -> str:

@@ -7,18 +7,22 @@ operator's environment reaches the agent except an allow-list: what it needs to 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.paths import code_units
 from .agent import AgentStartError
-from .artefacts import STDERR, TRACE
+from .artefacts import CHANGES, STDERR, TRACE
+from .output import Changes, tree_files
 
 # Operator variables passed through by exact name.
 PASS_NAMES = frozenset(
@@ -94,6 +98,29 @@ SCAFFOLD_TIMEOUT = 600
 
 class ScaffoldFailed(AgentStartError):
     """The case's scaffold_script failed: the run has nothing to work on."""
+
+
+# Before the run, every file's size and mtime_ns — and, for small files, a hash of its content. File timestamps
+# are coarse (Linux stamps writes with the clock tick, not the nanosecond), so a scaffold file the agent rewrites
+# within the same tick at the same size would look untouched by stat alone; hashing small files decides those by
+# content, and the large ones (rarely edited in place, costly to read twice) keep to size and mtime.
+HASHED_FILE_BYTES = 1024 * 1024
+HASHED_TOTAL_BYTES = 64 * 1024 * 1024  # past this, a huge scaffold is compared by size and mtime only
+
+
+@dataclass(frozen=True)
+class FileState:
+    size: int
+    mtime_ns: int
+    digest: str | None = None  # content hash (small files); a symlink's target for links
+
+
+Snapshot = dict[str, FileState]
+
+
+def _digest(path: str) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
 
 
 GITCONFIG = "[user]\n\tname = Plugin Eval\n\temail = eval@example.invalid\n[init]\n\tdefaultBranch = main\n"
@@ -261,21 +288,65 @@ class Workspace:
 
     def files(self) -> set[str]:
         """Every file under cwd (relative paths, `.git/` excluded)."""
-        out = set()
-        for folder, subdirs, names in os.walk(self.cwd):
-            if folder == str(self.cwd):
-                subdirs[:] = [d for d in subdirs if d != ".git"]
-            rel = os.path.relpath(folder, self.cwd)
-            for name in names:
-                out.add(name if rel == "." else f"{rel}/{name}")
-            for name in subdirs:
-                if os.path.islink(os.path.join(folder, name)):
-                    out.add(name if rel == "." else f"{rel}/{name}")
+        return tree_files(self.cwd)
+
+    def created_files(self, before: Iterable[str]) -> list[str]:
+        """Files present now that were not there before the run, in code-unit order."""
+        return sorted(self.files() - set(before), key=code_units)
+
+    @property
+    def changes_file(self) -> Path:
+        """What the run changed (changes.json), recorded beside its trace and kept with it."""
+        return self.out / CHANGES
+
+    def snapshot(self) -> Snapshot:
+        """Every file under cwd (as `files()`) with what tells a later change apart (see FileState)."""
+        out: Snapshot = {}
+        budget = HASHED_TOTAL_BYTES
+        for rel in sorted(self.files(), key=code_units):
+            path = os.path.join(self.cwd, rel)
+            try:
+                st = os.lstat(path)
+                if os.path.islink(path):
+                    out[rel] = FileState(st.st_size, st.st_mtime_ns, "link:" + os.readlink(path))
+                elif stat.S_ISREG(st.st_mode) and st.st_size <= min(HASHED_FILE_BYTES, budget):  # never a FIFO
+                    out[rel] = FileState(st.st_size, st.st_mtime_ns, _digest(path))
+                    budget -= st.st_size
+                else:
+                    out[rel] = FileState(st.st_size, st.st_mtime_ns)
+            except OSError:
+                continue  # vanished or unreadable: it was not a file the run could build on
         return out
 
-    def created_files(self, before: set[str]) -> list[str]:
-        """Files present now that were not there before the run, in code-unit order."""
-        return sorted(self.files() - before, key=code_units)
+    def changes(self, before: Snapshot) -> Changes:
+        """What the run created, modified and deleted since `before`, each in code-unit order."""
+        now = self.files()
+        modified = [rel for rel in now & before.keys() if self._changed(rel, before[rel])]
+        return Changes(
+            created=tuple(sorted(now - before.keys(), key=code_units)),
+            modified=tuple(sorted(modified, key=code_units)),
+            deleted=tuple(sorted(before.keys() - now, key=code_units)),
+        )
+
+    def _changed(self, rel: str, was: FileState) -> bool:
+        path = os.path.join(self.cwd, rel)
+        try:
+            st = os.lstat(path)
+            if os.path.islink(path) or (was.digest or "").startswith("link:"):
+                return not os.path.islink(path) or was.digest != "link:" + os.readlink(path)
+            if st.st_size != was.size:
+                return True
+            if was.digest is not None:
+                return _digest(path) != was.digest  # same size: the content decides, whatever the clock says
+            return st.st_mtime_ns != was.mtime_ns
+        except OSError:
+            return True
+
+    def record_changes(self, before: Snapshot) -> Changes:
+        """The run's changes, also written to changes.json beside the trace (RunFolder.keep keeps it)."""
+        changes = self.changes(before)
+        self.changes_file.write_text(json.dumps(changes.to_json()))
+        return changes
 
     def remove(self) -> None:
         # The agent may have left read-only files or folders behind.

@@ -172,6 +172,48 @@ def test_a_scaffold_stages_the_workspace_with_scaffold_only(suite):
     assert any("not run without --scaffold" in n for n in unstaged.doc["notices"])
 
 
+def test_a_file_the_agent_edited_regrades_to_the_same_verdict(suite):
+    # The scaffold stages two files; the agent rewrites one (Read, then Write) and leaves the other alone.
+    folder = suite.root / "evals" / "edits"
+    (folder / "graders").mkdir(parents=True)
+    (folder / "setup.sh").write_text("#!/bin/sh\necho 'version = 1' > config.ini\necho 'scaffold readme' > README\n")
+    (folder / "setup.sh").chmod(0o755)
+    (folder / "case.yaml").write_text(
+        textwrap.dedent("""
+        schema_version: "1.0"
+        name: edits
+        runs: 1
+        context: {scaffold_script: setup.sh}
+        execution:
+          prompt: "Bump the version in config.ini."
+          allowed_tools: [Read, Write]
+        graders:
+          - {name: bumped, type: regex, target: {source: file, path: config.ini}, pattern: "^version = 2$", flags: m}
+          - {name: readme-untouched, type: regex, target: {source: file, path: README}, pattern: scaffold readme}
+          - {name: nothing-created, type: regex, target: files, pattern: ".", match: not_contains}
+    """)
+    )
+    (folder / "scripted.yaml").write_text(
+        "all:\n"
+        "  - {tool: Read, input: {file_path: '{cwd}/config.ini'}}\n"
+        "  - {tool: Write, input: {file_path: '{cwd}/config.ini', content: \"version = 2\\n\"}}\n"
+        "  - Bumped.\n"
+    )
+    first = suite.run("--ablation", "none", "--scaffold", "--allow-tools", "Write")
+    [ran] = first.case("edits")["arms"]["with"]
+    assert ran["score"] == 1.0, ran["graders"]
+    stored = Path(ran["tracePath"]).parents[3]
+    kept = Path(ran["tracePath"]).parent
+    assert json.loads((kept / "changes.json").read_text()) == {"created": [], "modified": ["config.ini"], "deleted": []}
+    again = suite.run("--ablation", "none", "--regrade", str(stored))
+    [regraded] = again.case("edits")["arms"]["with"]
+    assert again.doc["suite"]["regradedFrom"] == str(stored)
+    assert [(g["name"], g["passed"], g["explanation"]) for g in regraded["graders"]] == [
+        (g["name"], g["passed"], g["explanation"]) for g in ran["graders"]
+    ]
+    assert regraded["score"] == ran["score"] == 1.0
+
+
 def test_a_failing_scaffold_is_a_run_error_without_a_model_call(suite):
     scaffolded(suite, "#!/bin/sh\necho broken-setup >&2\nexit 3\n")
     run = suite.run("--ablation", "none", "--scaffold")

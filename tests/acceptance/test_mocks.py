@@ -139,13 +139,18 @@ def test_an_expect_violation_aborts_the_run_at_once_and_says_why(suite):
 def test_without_the_plugin_only_standalone_mocks_are_served(suite):
     marker = mock_plugin(suite)
     script = {"all": [call(TRACKER + "create_issue", title="T", priority="low"), call("mcp__ghost__ping"), "done"]}
-    suite.case("arms", frontmatter={"runs": 1}, graders=ANY, script=script)
+    pinged = "---\ntype: regex\ntarget: mock_calls\npattern: mcp__ghost__ping\n---\n"
+    suite.case("arms", frontmatter={"runs": 1}, graders={**ANY, "pinged": pinged}, script=script)
     run = suite.run("--threshold", "0")
     without = run.case("arms")["arms"]["without"][0]
     results = tool_results(without)
     assert "No such tool available" in results[0] and results[1] == "pong"
     assert [s["server"] for s in without["mocks"]["servers"]] == ["ghost"]
     assert not marker.exists()  # the declared wiki server never started: it was withheld
+    # ghost is served in both arms, so a grader of the mock calls counts in both, as the reference tool does.
+    for arm in ("with", "without"):
+        [graded] = [g for g in run.case("arms")["arms"][arm][0]["graders"] if g["name"] == "pinged"]
+        assert (graded["passed"], graded["withOnly"], graded["scored"]) == (True, False, True)
 
 
 def test_real_servers_start_only_when_asked(suite):

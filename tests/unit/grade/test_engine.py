@@ -148,6 +148,45 @@ def test_graders_for():
     assert graders_for(only, "with", two_arm=True) == [(skill, False), (mocks, False)]
 
 
+def test_mock_calls_graders_count_in_both_arms_unless_every_mock_shadows_a_plugin_server():
+    # A standalone stand-in (or none at all) is served in the without arm too: its calls can happen there.
+    mocks, llm = g("mocks", **MOCKS), g("llm-mocks", type="llm", focus="mock_calls", body="Charged once.")
+    assert is_indicator(mocks, mock_calls_with_only=False) is False
+    assert is_indicator(llm, mock_calls_with_only=False) is False
+    assert is_indicator(g("m", **MOCKS, arm="with-only"), mock_calls_with_only=False) is True
+    assert is_indicator(g("skill", **SKILL), mock_calls_with_only=False) is True  # Skill is unaffected
+    text = g("text", **TEXT)
+    graders = (mocks, text)
+    assert graders_for(graders, "without", True, mock_calls_with_only=False) == [(mocks, False), (text, False)]
+    assert graders_for(graders, "with", True, mock_calls_with_only=False) == [(mocks, False), (text, False)]
+    assert graders_for(graders, "without", True, mock_calls_with_only=True) == [(text, False)]
+
+
+class CallsReader(GraderType):
+    """A hook's grader type reading mock calls under its own key: it says so with reads_mock_calls."""
+
+    name = "calls_reader"
+
+    def parse(self, raw, body, case_dir=None):
+        return {}
+
+    def with_only_by_default(self, config):
+        return True
+
+    def reads_mock_calls(self, config):
+        return True
+
+    def grade(self, config, run, ctx=None):
+        return Verdict(True, "ok")
+
+
+def test_a_custom_type_that_reads_mock_calls_follows_the_same_rule():
+    spec = parse_grader({"type": "calls_reader"}, "", "r", "evals/case/graders/r.md", {"calls_reader": CallsReader()})
+    assert is_indicator(spec, mock_calls_with_only=True) is True
+    assert is_indicator(spec, mock_calls_with_only=False) is False
+    assert is_indicator(g("boom", type="boom")) is False  # a type that reads no target
+
+
 def test_graders_for_keeps_case_order():
     graders = (g("b", **TEXT), g("a", **SKILL), g("c", **GLOB))
     assert [s.name for s, _ in graders_for(graders, "without", True)] == ["b", "c"]

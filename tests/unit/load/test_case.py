@@ -1025,7 +1025,7 @@ def test_inline_llm_without_criteria(suite):
     error = suite.fail()
     assert suite.rendered(error) == [
         "evals/c/case.yaml: graders[0].criteria: is empty — write the rubric (what a "
-        "passing run looks like) as the file's body"
+        "passing run looks like) as `criteria:`"
     ]
     assert error.values_only is True
 
@@ -1329,14 +1329,25 @@ def test_prompt_md_symlink_inside_the_suite(suite):
 
 
 def test_case_without_a_plugin_manifest(tmp_path):
+    # Claude Code needs no manifest: the eval dir's parent is the plugin, skills/ or not.
     evals = tmp_path / "evals"
     (evals / "c" / "graders").mkdir(parents=True)
     (evals / "c" / "prompt.md").write_text("Hi\n")
     (evals / "c" / "graders" / "ok.md").write_text(REGEX_OK)
     case = load_case(evals / "c", evals, grader_types())
-    assert case.plugin_root is None and case.plugin_dirs == ()
-    (tmp_path / "skills").mkdir()  # a bare skills folder makes the eval dir's parent the plugin
-    assert load_case(evals / "c", evals, grader_types()).plugin_root == tmp_path
+    assert case.plugin_root == tmp_path and case.plugin_dirs == (tmp_path,)
+    assert case.warnings == ()
+
+
+def test_plugin_layout_problems_are_case_warnings(suite):
+    (suite.plugin / "SKILL.md").write_text("---\nname: top\ndescription: d\n---\nx\n")
+    manifest = suite.plugin / ".claude-plugin" / "plugin.json"
+    manifest.write_text(json.dumps({"name": "p", "skills": "./evals"}))
+    suite.case()
+    warnings = suite.load().warnings
+    assert len(warnings) == 2
+    assert warnings[0].startswith('⚠ plugin p: .claude-plugin/plugin.json declares "./evals" as a skills path')
+    assert warnings[1].startswith("⚠ plugin p: SKILL.md is not loaded by Claude Code")
 
 
 def test_is_case_dir_and_find_case_dirs(suite):
@@ -1379,3 +1390,95 @@ def test_relative_paths_load(suite, monkeypatch):
     suite.case()
     monkeypatch.chdir(suite.plugin)
     assert load_case(Path("evals/c"), Path("evals"), grader_types()).name == "c"
+
+
+# ---- scripted.yaml ---------------------------------------------------------------------------------------------
+
+
+def test_a_valid_script_is_kept_on_the_case(suite):
+    folder = suite.case()
+    (folder / "scripted.yaml").write_text(
+        "with:\n  - tool: Skill\n    input: {skill: p:s}\n  - Hello.\nwithout: [Hi.]\n"
+    )
+    script = suite.load().script
+    assert script is not None and script.path == str(folder / "scripted.yaml")
+    assert [b.name for t in script.turns("with", 1) for b in t.blocks if hasattr(b, "name")] == ["Skill"]
+    assert script.turns("without", 2)[0].blocks[0].text == "Hi."
+
+
+def test_a_case_without_a_script_has_none(suite):
+    suite.case()
+    assert suite.load().script is None
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        (
+            "with:\n  - tool: Write\n    tool_input: {file_path: x}\n",
+            "evals/c/scripted.yaml: with[0].tool_input: is not a key of a tool turn "
+            "(expected: tool, input, delay, usage, drop, stall, repeat)",
+        ),
+        ("wiht: [hi]\n", "evals/c/scripted.yaml: wiht: is not a key of a script (expected: with, without, all, judge)"),
+        ("with: [\n", "evals/c/scripted.yaml: invalid YAML: "),
+        ("", "evals/c/scripted.yaml: the script is empty; add a `with:` and/or `without:` list of turns"),
+    ],
+)
+def test_a_bad_script_is_a_load_error_naming_file_and_key(suite, text, problem):
+    (suite.case() / "scripted.yaml").write_text(text)
+    error = suite.fail()
+    [rendered] = suite.rendered(error)
+    assert rendered.startswith(problem)
+    assert error.values_only  # --case/--tag still know the case: its name and tags were read
+
+
+def test_a_bad_script_is_listed_with_the_cases_other_problems(suite):
+    (suite.case(fm="runs: 0") / "scripted.yaml").write_text("with: [{text: 3}]\n")
+    problems = suite.problems()
+    assert problems[-1] == "evals/c/scripted.yaml: with[0].text: must be a string (got a whole number)"
+    assert problems[0].startswith("evals/c/prompt.md: runs:")
+
+
+# ---- which mocks the case's mock_calls graders see -------------------------------------------------------------
+
+
+def mock(folder: Path, server: str, tool: str = "lookup") -> None:
+    (folder / "mocks" / server).mkdir(parents=True, exist_ok=True)
+    (folder / "mocks" / server / f"{tool}.md").write_text("found\n")
+
+
+@pytest.mark.parametrize(
+    "servers, all_shadow",
+    [
+        ([], False),  # nothing mocked: no stand-in in either arm
+        (["tracker"], True),  # shadows the declared server: served with the plugin only
+        (["tracker", "notes"], False),  # notes is standalone: served in the without arm too
+        (["notes"], False),
+    ],
+)
+def test_mocks_all_shadow(suite, servers, all_shadow):
+    (suite.plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"tracker": {"command": "x"}}}))
+    folder = suite.case()
+    for server in servers:
+        mock(folder, server)
+    assert suite.load().mocks_all_shadow is all_shadow
+
+
+def test_a_mock_folder_without_responders_mocks_nothing(suite):
+    (suite.plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"tracker": {"command": "x"}}}))
+    folder = suite.case()
+    mock(suite.evals, "tracker")
+    (folder / "mocks" / "notes").mkdir(parents=True)  # no <tool>.md: not started, in either arm
+    assert suite.load().mocks_all_shadow is True
+
+
+def test_servers_are_those_the_cases_plugins_declare(suite):
+    (suite.plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"tracker": {"command": "x"}}}))
+    other = suite.plugin / "fixtures" / "other"
+    (other / ".claude-plugin").mkdir(parents=True)
+    (other / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "o", "mcpServers": {"notes": {}}}))
+    folder = suite.case(fm="plugins: [../../fixtures/other]")
+    mock(folder, "notes")
+    assert suite.load().mocks_all_shadow is True
+    mock(folder, "tracker")  # the plugin under test is not loaded: its server is not declared here
+    assert suite.load().mocks_all_shadow is False

@@ -5,7 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pytest_plugin_eval.load.suite import eval_dir_name, eval_root_of, resolve_plugin
+import pytest
+
+from pytest_plugin_eval.load.suite import (
+    Plugin,
+    declared_servers,
+    eval_dir_name,
+    eval_root_of,
+    layout_warnings,
+    plugin_at,
+    resolve_plugin,
+)
 
 
 def plugin(folder: Path, **manifest) -> Path:
@@ -46,8 +56,94 @@ def test_without_a_plugin_any_folder_named_evals_is_an_eval_dir(tmp_path):
     assert eval_root_of(tmp_path / "repo" / "tests" / "test_x.py") is None
 
 
-def test_a_folder_with_skills_is_the_plugin_even_without_a_manifest(tmp_path):
+def test_without_a_manifest_the_eval_dirs_parent_is_the_plugin(tmp_path):
+    # Claude Code loads any folder as a plugin; skills/, commands/ or agents/ are not needed to say so.
     (tmp_path / "bare" / "skills").mkdir(parents=True)
     evals = tmp_path / "bare" / "evals"
     assert resolve_plugin(evals / "c", evals) == tmp_path / "bare"
-    assert resolve_plugin(tmp_path / "loose" / "evals" / "c", tmp_path / "loose" / "evals") is None
+    assert resolve_plugin(tmp_path / "loose" / "evals" / "c", tmp_path / "loose" / "evals") == tmp_path / "loose"
+    assert plugin_at(tmp_path / "loose") == Plugin("loose", None, tmp_path / "loose")
+
+
+def test_an_enclosing_manifest_wins_over_the_eval_dirs_parent(tmp_path):
+    root = plugin(tmp_path / "p", experimental={"evals": "qa/evals"})
+    evals = root / "qa" / "evals"
+    assert resolve_plugin(evals / "c", evals) == root
+
+
+def test_declared_servers_come_from_mcp_json_and_the_manifest(tmp_path):
+    root = plugin(tmp_path / "p", mcpServers={"inline": {"command": "x"}, "not-a-server": 3})
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"tracker": {"command": "y"}}}))
+    assert sorted(declared_servers(root)) == ["inline", "tracker"]
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / ".mcp.json").write_text(json.dumps({"notes": {"command": "z"}}))  # the flat form
+    assert list(declared_servers(bare)) == ["notes"]
+    assert declared_servers(tmp_path / "missing") == {}
+
+
+# ---- layout warnings -----------------------------------------------------------------------------------------
+
+
+def skill(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("---\nname: x\ndescription: d\n---\nDo it.\n")
+
+
+def test_skills_claude_code_loads_give_no_warning(tmp_path):
+    root = tmp_path / "p"
+    skill(root / "skills" / "a" / "SKILL.md")
+    skill(root / "evals" / "c" / "fixtures" / "SKILL.md")  # a case's fixture, not a skill
+    skill(root / "node_modules" / "dep" / "SKILL.md")
+    skill(root / ".git" / "SKILL.md")
+    assert layout_warnings(root, root / "evals") == []
+
+
+def test_a_skill_md_claude_code_would_not_load_is_named_with_where_it_belongs(tmp_path):
+    root = tmp_path / "p"
+    skill(root / "SKILL.md")
+    skill(root / "my-skill" / "SKILL.md")
+    skill(root / "skills" / "group" / "deep" / "SKILL.md")  # one level too deep
+    skill(root / "a" / "b" / "c" / "d" / "SKILL.md")  # deeper than anyone looks
+    assert layout_warnings(root, root / "evals") == [
+        "⚠ plugin p: SKILL.md is not loaded by Claude Code — a skill lives in skills/<name>/SKILL.md; "
+        "move it to skills/<name>/SKILL.md",
+        "⚠ plugin p: my-skill/SKILL.md is not loaded by Claude Code — a skill lives in skills/<name>/SKILL.md; "
+        "move it to skills/my-skill/SKILL.md",
+        "⚠ plugin p: skills/group/deep/SKILL.md is not loaded by Claude Code — a skill lives in "
+        "skills/<name>/SKILL.md; move it to skills/deep/SKILL.md",
+    ]
+
+
+def test_skills_paths_the_manifest_declares_are_loaded(tmp_path):
+    root = plugin(tmp_path / "p", skills=["./custom", "./one-skill"])
+    skill(root / "custom" / "a" / "SKILL.md")
+    skill(root / "one-skill" / "SKILL.md")  # a declared path may be a skill folder itself
+    assert layout_warnings(root, root / "evals") == []
+    whole = plugin(tmp_path / "whole", skills="./")
+    skill(whole / "SKILL.md")
+    assert [w for w in layout_warnings(whole, whole / "evals") if "not loaded" in w] == []
+
+
+@pytest.mark.parametrize("declared", ["./evals", ["./skills", "./evals/c"], "./evals/"])
+def test_an_eval_dir_overlapping_a_declared_skills_path_is_a_warning(tmp_path, declared):
+    root = plugin(tmp_path / "p", skills=declared)
+    written = declared[-1] if isinstance(declared, list) else declared
+    assert layout_warnings(root, root / "evals") == [
+        f'⚠ plugin p: .claude-plugin/plugin.json declares "{written}" as a skills path, which overlaps the eval '
+        f"dir evals/ — the cases' files and the results written there would be loaded as plugin files; narrow "
+        f"that path, or keep the cases in another folder (--eval-dir)"
+    ]
+
+
+def test_declaring_the_whole_plugin_as_a_component_path_is_a_warning(tmp_path):
+    root = plugin(tmp_path / "p", commands="./", experimental={"evals": "qa/evals"})
+    [warning] = layout_warnings(root, root / "qa" / "evals")
+    assert warning.startswith('⚠ plugin p: .claude-plugin/plugin.json declares "./" as a commands path')
+    assert "the eval dir qa/evals/" in warning
+    assert warning.endswith("narrow that path: it makes the whole plugin folder a component folder")
+
+
+def test_declared_paths_apart_from_the_eval_dir_and_other_keys_give_no_warning(tmp_path):
+    root = plugin(tmp_path / "p", skills=["./skills", 3], agents="./agents", hooks="./evals/hooks.json")
+    assert layout_warnings(root, root / "evals") == []

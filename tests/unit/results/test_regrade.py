@@ -9,14 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from pytest_plugin_eval.grade.engine import grade, graders_for
 from pytest_plugin_eval.grade.judge import Ballot
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load.case import Case, load_case
 from pytest_plugin_eval.results import scoring
 from pytest_plugin_eval.results.model import CaseResult, GraderInfo, GraderResult, RunResult, SuiteInfo, SuiteResult
+from pytest_plugin_eval.results.record import grader_results
 from pytest_plugin_eval.results.regrade import UNGRADED_KINDS, StoredResults, regrade_run
 from pytest_plugin_eval.results.store import ResultsFolder, write_json
 from pytest_plugin_eval.run.artefacts import CREATED_FILES, MOCK_CALLS, RunFolder
+from pytest_plugin_eval.run.output import Changes, RunOutput
+from pytest_plugin_eval.run.transcript import Transcript
+from pytest_plugin_eval.run.workspace import Workspace
 
 GRADERS = {
     "says-hello": "---\ntype: regex\npattern: hello\n---\n",
@@ -204,20 +209,57 @@ def test_a_regraded_run_can_fail(stored, tmp_path):
             "no mock stand-ins were active in this run (--mocks off, or no mocks/ directory "
             "applies to this case) — a mock_calls grader has nothing to check",
         ),
-        "file-content": (False, "pattern not found in file out.txt"),
+        "file-content": (False, 'pattern /^content v2$/ not found in file out.txt: "content v1"'),
         "made-file": (True, "out.txt exists as expected"),
-        "says-hello": (False, "pattern not found in last_message"),
+        "says-hello": (False, 'pattern /hello/ not found in last_message: "goodbye"'),
     }
     assert (result.score, result.passed) == (0.25, False)
 
 
+def shadow_mocks(stored: Stored) -> None:
+    """The plugin declares server s, and the suite mocks it: its stand-in is served with the plugin only."""
+    (stored.plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"s": {"command": "s"}}}))
+    (stored.evals / "mocks" / "s").mkdir(parents=True)
+    (stored.evals / "mocks" / "s" / "lookup.md").write_text("found\n")
+
+
+SERVED = {"servers": [{"server": "s", "kind": "shadow", "tools": []}], "warnings": [], "calls": {}}
+
+
 def test_the_without_arm_leaves_out_the_indicators_when_two_arm(stored, tmp_path):
-    stored.add(graded_run("without", 1), calls=[LOOKUP])
+    shadow_mocks(stored)
+    stored.add(graded_run("with", 1, mocks=SERVED), calls=[LOOKUP])
+    stored.add(graded_run("without", 1))
     results = StoredResults(stored.write())
     result = regrade_run(
         stored.case(), results.runs[("evals/c", "without", 1)], True, None, new_folder(tmp_path, "without")
     )
     assert [g.name for g in result.graders] == ["file-content", "made-file", "says-hello"]
+    with_arm = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], True, None, new_folder(tmp_path))
+    assert [(g.name, g.with_only) for g in with_arm.graders if g.name == "called-lookup"] == [("called-lookup", True)]
+
+
+def test_mock_calls_graders_count_in_both_arms_as_they_did_in_the_run(stored, tmp_path):
+    # No mocks apply (or a standalone one does): the run graded mock_calls in the without arm too; so does regrade.
+    stored.add(graded_run("without", 1), calls=[LOOKUP])
+    results = StoredResults(stored.write())
+    result = regrade_run(
+        stored.case(), results.runs[("evals/c", "without", 1)], True, None, new_folder(tmp_path, "without")
+    )
+    assert [(g.name, g.passed, g.with_only) for g in result.graders][0] == ("called-lookup", True, False)
+
+
+def test_a_session_without_stand_ins_regrades_mock_calls_graders_in_both_arms(stored, tmp_path):
+    # Shadowing mocks, but no run carries a mock summary: the session ran with --mocks off.
+    shadow_mocks(stored)
+    stored.add(graded_run("with", 1))
+    stored.add(graded_run("without", 1))
+    results = StoredResults(stored.write())
+    assert results.runs[("evals/c", "without", 1)].mocks_served is False
+    result = regrade_run(
+        stored.case(), results.runs[("evals/c", "without", 1)], True, None, new_folder(tmp_path, "without")
+    )
+    assert "called-lookup" in [g.name for g in result.graders]
 
 
 def test_artefacts_are_copied_into_the_new_folder(stored, tmp_path):
@@ -322,3 +364,48 @@ def test_a_passing_run_without_a_trace_stays_passed(stored, tmp_path):
     results = StoredResults(stored.write())
     result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     assert (result.score, result.passed) == (1.0, True)
+
+
+# ---- what the run changed, regraded ----------------------------------------------------------------------------
+
+
+def test_every_grader_gives_the_runs_verdict_on_a_file_the_run_edited(stored, tmp_path):
+    """The scaffold staged out.txt and README.md; the agent rewrote out.txt and created notes.md."""
+    stored.set_graders(
+        {
+            **GRADERS,
+            "readme": "---\ntype: regex\npattern: scaffold\ntarget: {source: file, path: README.md}\n---\n",
+            "notes": "---\ntype: regex\npattern: notes.md\ntarget: files\n---\n",
+        }
+    )
+    ws = Workspace(tmp_path / "ws")
+    for folder in (ws.home, ws.cwd, ws.config, ws.tmp, ws.out):
+        folder.mkdir(parents=True)
+    ws.trace.write_text(trace("hello"))
+    ws.stderr.write_text("")
+    (ws.cwd / "out.txt").write_text("content v1")
+    (ws.cwd / "README.md").write_text("from the scaffold")
+    before = ws.snapshot()
+    (ws.cwd / "out.txt").write_text("content v2")
+    (ws.cwd / "notes.md").write_text("new")
+    changes = ws.record_changes(before)
+    assert changes == Changes(created=("notes.md",), modified=("out.txt",))
+    case = stored.case()
+    live = grader_results(
+        grade(graders_for(case.graders, "with", False), RunOutput(Transcript(trace("hello")), ws.cwd, changes.created))
+    )
+
+    run = graded_run(score=0.6)
+    kept = stored.results.run_folder("c", "with", 1)
+    kept.keep(ws.trace, ws.stderr, ws.cwd, changes.created, None)
+    run.trace_path = str(kept.trace)
+    stored.runs.append(run)
+    results = StoredResults(stored.write())
+    target = new_folder(tmp_path)
+    result = regrade_run(case, results.runs[("evals/c", "with", 1)], False, None, target)
+    assert [(g.name, g.passed, g.explanation) for g in result.graders] == [
+        (g.name, g.passed, g.explanation) for g in live
+    ]
+    assert {g.name: g.passed for g in result.graders}["file-content"] is True  # the edited file, as edited
+    assert {g.name: g.passed for g in result.graders}["made-file"] is False  # out.txt was not created
+    assert target.changes() == changes  # the regraded session keeps the record too

@@ -13,7 +13,16 @@ from pytest_plugin_eval.load.case import Case, load_case
 from pytest_plugin_eval.run import execute as run_execute
 from pytest_plugin_eval.run import permissions
 from pytest_plugin_eval.run.agent import AgentStartError
-from pytest_plugin_eval.run.execute import CHILD_DEFAULTS, RunPlan, RunSettings, build_argv, child_env, stage, stand_ins
+from pytest_plugin_eval.run.execute import (
+    CHILD_DEFAULTS,
+    RunPlan,
+    RunSettings,
+    build_argv,
+    child_env,
+    mock_calls_with_only,
+    stage,
+    stand_ins,
+)
 from pytest_plugin_eval.run.stand_ins import plan_mocks
 from pytest_plugin_eval.run.workspace import Workspace
 
@@ -363,3 +372,16 @@ def test_a_granted_shell_needs_the_sandbox(suite, ws, monkeypatch):
 def test_without_a_shell_grant_no_sandbox_is_written(suite, ws):
     stage(plan(suite.case(), allow_tools=("Write",)), ws)
     assert not (ws.config / "settings.json").exists()
+
+
+def test_mock_calls_graders_are_indicators_only_when_every_stand_in_shadows(tmp_path):
+    suite = Suite(tmp_path, mcp=True)
+    shadow = suite.case(name="shadow", files={"mocks/srv/lookup.md": "found it"})
+    mixed = suite.case(name="mixed", files={"mocks/srv/lookup.md": "found it", "mocks/notes/add.md": "ok"})
+    assert mock_calls_with_only(plan(shadow)) is True
+    assert mock_calls_with_only(plan(shadow, mocks="record", allow_real_servers=True)) is True
+    assert mock_calls_with_only(plan(mixed)) is False  # notes is served in the without arm too
+    assert mock_calls_with_only(plan(suite.case(name="none"))) is False  # no stand-in in either arm
+    assert mock_calls_with_only(plan(shadow, mocks="off")) is False  # real servers: no stand-in at all
+    # The same split as the stand-ins the without arm gets.
+    assert [s.kind for s in stand_ins(plan(mixed, "without"), workspace(tmp_path)).stand_ins] == ["standalone"]

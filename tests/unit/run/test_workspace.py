@@ -12,6 +12,8 @@ import pytest
 
 from pytest_plugin_eval.core import tools
 from pytest_plugin_eval.core.tools import disallow_problem, grant_problem, is_gated, tool_of
+from pytest_plugin_eval.run import workspace
+from pytest_plugin_eval.run.output import Changes
 from pytest_plugin_eval.run.permissions import DENIED_TOOLS, RunFolders, allowed_tools, disallowed_tools
 from pytest_plugin_eval.run.workspace import GIT_HARDENING, GITCONFIG, Workspace, git_env, operator_env
 
@@ -274,6 +276,94 @@ def test_created_files_in_code_unit_order(ws):
         "\U0001f600.txt",
         "\uff5e.txt",
     ]
+
+
+# ---- snapshot and changes ----------------------------------------------------------------------------------
+
+
+def write_keeping_stat(path: Path, text: str) -> None:
+    """Rewrite `path` at the same size and put its mtime back: a write in the same clock tick as the last one."""
+    st = path.stat()
+    path.write_text(text)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_size == st.st_size
+
+
+def test_changes_are_created_modified_and_deleted_files(ws):
+    (ws.cwd / "kept.txt").write_text("same")
+    (ws.cwd / "edited.txt").write_text("v1")
+    (ws.cwd / "gone.txt").write_text("bye")
+    (ws.cwd / "sub").mkdir()
+    (ws.cwd / "sub" / "gone-too.md").write_text("x")
+    before = ws.snapshot()
+    (ws.cwd / "edited.txt").write_text("version 2")
+    (ws.cwd / "gone.txt").unlink()
+    (ws.cwd / "sub" / "gone-too.md").unlink()
+    (ws.cwd / "new.txt").write_text("new")
+    (ws.cwd / ".git" / "index-ish").write_text("git's own")
+    assert ws.changes(before) == Changes(
+        created=("new.txt",), modified=("edited.txt",), deleted=("gone.txt", "sub/gone-too.md")
+    )
+
+
+def test_a_same_size_rewrite_within_the_same_tick_is_a_modification(ws):
+    (ws.cwd / "staged.txt").write_text("STAGED v1")
+    before = ws.snapshot()
+    write_keeping_stat(ws.cwd / "staged.txt", "EDITED v2")
+    assert ws.changes(before).modified == ("staged.txt",)
+
+
+def test_rewriting_the_same_content_is_no_modification(ws):
+    (ws.cwd / "same.txt").write_text("unchanged")
+    before = ws.snapshot()
+    (ws.cwd / "same.txt").write_text("unchanged")
+    os.utime(ws.cwd / "same.txt", ns=(1, 2))
+    assert ws.changes(before) == Changes()
+
+
+def test_a_large_file_is_compared_by_size_and_mtime(ws, monkeypatch):
+    monkeypatch.setattr(workspace, "HASHED_FILE_BYTES", 4)
+    (ws.cwd / "big.bin").write_text("0123456789")
+    before = ws.snapshot()
+    assert before["big.bin"].digest is None and before["big.bin"].size == 10
+    write_keeping_stat(ws.cwd / "big.bin", "abcdefghij")  # indistinguishable without reading it
+    assert ws.changes(before) == Changes()
+    (ws.cwd / "big.bin").write_text("abcdefghij")
+    os.utime(ws.cwd / "big.bin", ns=(1, before["big.bin"].mtime_ns + 1))
+    assert ws.changes(before).modified == ("big.bin",)
+
+
+def test_hashing_stops_at_a_total_budget(ws, monkeypatch):
+    monkeypatch.setattr(workspace, "HASHED_TOTAL_BYTES", 6)
+    for name in ("a", "b", "c"):
+        (ws.cwd / name).write_text("abc")
+    assert [s.digest is not None for _, s in sorted(ws.snapshot().items())] == [True, True, False]
+
+
+def test_a_fifo_left_by_a_scaffold_is_not_read(ws):
+    os.mkfifo(ws.cwd / "pipe")  # opening it to hash it would wait for a writer forever
+    before = ws.snapshot()
+    assert before["pipe"].digest is None
+    assert ws.changes(before) == Changes()
+
+
+def test_a_retargeted_symlink_is_a_modification(ws):
+    (ws.cwd / "one.txt").write_text("1")
+    (ws.cwd / "two.txt").write_text("2")
+    (ws.cwd / "link").symlink_to("one.txt")
+    before = ws.snapshot()
+    (ws.cwd / "link").unlink()
+    (ws.cwd / "link").symlink_to("two.txt")
+    assert ws.changes(before).modified == ("link",)
+
+
+def test_record_changes_writes_changes_json_beside_the_trace(ws):
+    before = ws.snapshot()
+    (ws.cwd / "new.txt").write_text("n")
+    changes = ws.record_changes(before)
+    assert ws.changes_file == ws.trace.parent / "changes.json"
+    assert json.loads(ws.changes_file.read_text()) == {"created": ["new.txt"], "modified": [], "deleted": []}
+    assert changes.created == ("new.txt",)
 
 
 def test_remove_removes_read_only_folders(ws):
