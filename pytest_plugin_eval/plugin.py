@@ -4,7 +4,10 @@ dir, or eval options were given — it starts the eval session (session/hooks.py
 
 from __future__ import annotations
 
+import sys
+
 import pytest
+from _pytest.config import create_terminal_writer
 
 from .load.suite import find_eval_roots
 from .session import options as _options
@@ -21,12 +24,15 @@ def pytest_addhooks(pluginmanager):
     pluginmanager.add_hookspecs(hookspecs)
 
 
+@pytest.hookimpl(trylast=True)  # after the terminal reporter exists
 def pytest_configure(config):
     config.addinivalue_line("markers", "plugin_eval: one run of a Claude Code plugin eval case")
     try:
         options = _options.parse_options(config.option)
     except _options.OptionError as e:
         pytest.exit(str(e), returncode=1)
+    if options.json_path == "-":
+        terminal_to_stderr(config)
     roots = []
     for path in _options.collection_paths(config):
         roots += [root for root in find_eval_roots(path, options.eval_dir) if root not in roots]
@@ -35,3 +41,11 @@ def pytest_configure(config):
         from .session import hooks
 
         hooks.start(config, options, roots)
+
+
+def terminal_to_stderr(config) -> None:
+    """`--json` without a path prints the document on stdout: pytest's own output goes to stderr, so that stdout
+    is the document alone."""
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    if terminal is not None:
+        terminal._tw = create_terminal_writer(config, sys.stderr)

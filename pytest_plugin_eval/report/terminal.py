@@ -59,9 +59,17 @@ def summary_line(document: SuiteResult) -> str:
     return " · ".join(parts)
 
 
-def write_summary(terminal, document: SuiteResult, results_path: Path | None, report_path: Path | None = None) -> None:
-    terminal.write_sep("=", "plugin eval")
-    for notice in document.notices:
+def write_summary(
+    terminal,
+    document: SuiteResult,
+    results_path: Path | None,
+    report_path: Path | None = None,
+    label: str | None = None,
+    notices: bool = True,
+) -> None:
+    """The summary of one suite; `label` names it when the session had several (their notices are shown once)."""
+    terminal.write_sep("=", f"plugin eval · {label}" if label else "plugin eval")
+    for notice in document.notices if notices else ():
         terminal.write_line(notice)
     for error in document.load_errors:
         terminal.write_line(f"✗ {error.dir}: {error.message}", red=True)

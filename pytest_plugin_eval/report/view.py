@@ -103,8 +103,11 @@ def aborted_text(aborted: dict) -> str:
 
 
 def notes_for(case: CaseResult) -> str:
-    """Why a case is not perfect: a with-arm run's error or mock abort, then a diagnostic hint, then the first
-    failing grader of the with arm (indicators included), else why it ran single-arm."""
+    """Why a case is not perfect: what keeps it from passing as written (a tool not granted), a with-arm run's
+    error or mock abort, then a diagnostic hint, then the first failing grader of the with arm (indicators
+    included), else why it ran single-arm."""
+    if case.warnings:
+        return case.warnings[0]
     runs = case.runs("with")
     for run in runs:
         if run.error:

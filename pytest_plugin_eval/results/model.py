@@ -322,6 +322,9 @@ class CaseResult:
     description: str | None = None
     expected_outcome: str | None = None
     single_arm_reason: str | None = None
+    warnings: list[str] = field(
+        default_factory=list
+    )  # what keeps the case from passing as written (a tool not granted)
     arms: dict[str, list[RunResult]] = field(default_factory=lambda: {"with": []})
     aggregates: CaseAggregates = field(default_factory=lambda: CaseAggregates(None, None))
     hints: list[str] = field(default_factory=list)
@@ -343,6 +346,7 @@ class CaseResult:
         "description",
         "expectedOutcome",
         "singleArmReason",
+        "warnings",
         "arms",
         "aggregates",
         "hints",
@@ -387,6 +391,8 @@ class CaseResult:
             out["expectedOutcome"] = self.expected_outcome
         if self.single_arm_reason is not None:
             out["singleArmReason"] = self.single_arm_reason
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
         out.update(self.extra)
         return out
 
@@ -420,6 +426,7 @@ class CaseResult:
             description=data.get("description"),
             expected_outcome=data.get("expectedOutcome"),
             single_arm_reason=data.get("singleArmReason"),
+            warnings=list(data.get("warnings") or []),
             arms=arms,
             aggregates=CaseAggregates.from_json(data.get("aggregates") or {}),
             hints=list(data.get("hints") or []),

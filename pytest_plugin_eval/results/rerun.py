@@ -19,22 +19,24 @@ CACHE_KEY = "plugin-eval/last-results"
 SAME_CASE_KEYS = ("promptMarkdown", "graders", "maxTurns", "timeoutSeconds", "model")
 
 
-def remember(config, results_path: Path | None) -> None:
-    """Note where this session's document is, for the next `--lf` session."""
+def remember(config, results_paths: list[Path]) -> None:
+    """Note where this session's documents are (one per eval dir), for the next `--lf` session."""
     cache = getattr(config, "cache", None)
-    if cache is not None and results_path is not None:
-        cache.set(CACHE_KEY, str(results_path))
+    if cache is not None and results_paths:
+        cache.set(CACHE_KEY, [str(path) for path in results_paths])
 
 
-def previous_results(config) -> tuple[SuiteResult, str] | None:
+def previous_results(config) -> list[tuple[SuiteResult, str]]:
+    """The last session's documents that can still be read."""
     cache = getattr(config, "cache", None)
-    path = cache.get(CACHE_KEY, None) if cache is not None else None
-    if not path:
-        return None
-    try:
-        return read_results(Path(path)), path
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    paths = cache.get(CACHE_KEY, None) if cache is not None else None
+    found = []
+    for path in [paths] if isinstance(paths, str) else paths or []:
+        try:
+            found.append((read_results(Path(path)), path))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return found
 
 
 def same_case(a: CaseResult, b: CaseResult) -> bool:

@@ -14,7 +14,9 @@ import pytest
 
 from ..core.paths import display_path
 from ..load.case import Case, CaseLoadError
+from ..results import rerun
 from ..results.model import LoadErrorEntry, RunResult, SkippedRun
+from ..results.scoring import passes_threshold
 from . import wire
 from .state import EvalSession, get_session
 
@@ -45,8 +47,8 @@ class CaseFile(pytest.File):
         try:
             case = self.eval_session.load(self.path.parent, self.eval_root)
         except CaseLoadError as e:
-            if e.values_only and not self.eval_session.selected_name(e.name or "", e.tags):
-                return  # --case/--tag left this readable case out; its values are checked when it is selected
+            if e.identity_known and not self.eval_session.selected_name(e.name or "", e.tags):
+                return  # --case/--tag left this case out (as the reference tool does, whatever else is wrong)
             self.load_error = e
             raise CaseLoadFailure(e) from None
         for arm, index in self.eval_session.runs_to_collect(case):
@@ -82,7 +84,7 @@ class CaseFile(pytest.File):
             return None
         suite_root = self.eval_root.parent
         entry = LoadErrorEntry(
-            case=error.case_dir.name,
+            case=error.name or error.case_dir.name,
             dir=os.path.relpath(error.case_dir, suite_root),
             message="; ".join(p.render(suite_root) for p in error.problems),
             problems=[p.to_json(suite_root) for p in error.problems],
@@ -97,8 +99,8 @@ class RunFailed(Exception):
 
 
 class RunItem(pytest.Item):
-    """One run of a case in one arm. Passes or fails on its own graders; the suite verdict (Δ, threshold)
-    is computed over all runs at the end of the session."""
+    """One run of a case in one arm. It fails only when the harness could not run it; its case's verdict (score
+    against the threshold, over all of the case's runs) is reported as a test of its own (verdicts.py)."""
 
     def __init__(self, *, case: Case, arm: str, index: int, **kwargs):
         super().__init__(**kwargs)
@@ -108,6 +110,9 @@ class RunItem(pytest.Item):
         self.result: RunResult | None = None
         self.skipped_run: SkippedRun | None = None  # set when the cost ceiling kept the run from starting
         self.add_marker(pytest.mark.plugin_eval)
+        for tag in case.tags:  # `-m smoke` selects as `--tag smoke` does
+            register_marker(self.config, tag)
+            self.add_marker(getattr(pytest.mark, tag))
 
     def runtest(self) -> None:
         outcome = get_session(self.config).pool.outcome(self)
@@ -121,10 +126,9 @@ class RunItem(pytest.Item):
             raise RunFailed(self.result)
 
     def should_fail(self, result: RunResult) -> bool:
-        """With-arm runs fail on a failing scored grader; every run fails when the harness could not run it."""
-        if result.error_kind in ("start", "api", "auth", "crash"):
-            return True
-        return self.arm == "with" and bool(result.failing)
+        """A run item fails only when the harness could not run it (the session then exits non-zero too);
+        whether its graders passed is part of its case's verdict, reported under the case's own name."""
+        return result.error_kind in ("start", "api", "auth")
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, RunFailed):
@@ -144,8 +148,17 @@ class RunItem(pytest.Item):
             run=self.result,
             suite=session.suite_info(self.case),
             eval_root=str(self.case.eval_root),
+            label=session.suite_label(self.case.eval_root),
             notices=session.case_notices(self.case),
         )
+
+    def skip_report(self) -> wire.SkipReport | None:
+        return wire.SkipReport(self.skipped_run, str(self.case.eval_root)) if self.skipped_run else None
+
+    def junit_names(self) -> list[str]:
+        """[classname, name] of this run in JUnit XML: `<plugin>.<case>`, `with-plugin-2`."""
+        label = get_session(self.config).suite_label(self.case.eval_root)
+        return [f"{label}.{self.case.name}", f"{ARM_LABELS[self.arm]}-{self.index}"]
 
     def html_extras(self) -> list:
         """pytest-html: the run's graders and transcript in its row of the report."""
@@ -158,6 +171,12 @@ class RunItem(pytest.Item):
         return [extras.html(run_html(self.result, self.case.prompt))]
 
 
+def register_marker(config, tag: str) -> None:
+    """A case tag as a registered marker (no unknown-mark warning, allowed with --strict-markers)."""
+    if not any(line.split(":")[0].strip() == tag for line in config.getini("markers")):
+        config.addinivalue_line("markers", f"{tag}: eval cases tagged {tag}")
+
+
 def deselect_unselected(config, items: list) -> None:
     """Leave out the runs of cases --case/--tag do not select."""
     session = get_session(config)
@@ -168,6 +187,41 @@ def deselect_unselected(config, items: list) -> None:
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+def failed_last_time(config, items: list) -> None:
+    """--lf: of the cases whose verdict failed last time (pytest collects only their files), re-run the runs that
+    failed — a with-arm run below a perfect score, or a run the harness could not finish — and, of a case changed
+    since (its prompt or graders), every run, so that both arms are measured again; the controller takes the other
+    runs from the last results."""
+    if not config.getoption("lf", False):
+        return
+    session = get_session(config)
+    runs = [item for item in items if isinstance(item, RunItem)]
+    now = {str(item.case.dir.resolve()): item.case for item in runs}
+    again: set[tuple[str, str, int]] = set()
+    changed: set[str] = set()
+    for document, _ in rerun.previous_results(config):
+        for case in document.cases:
+            if passes_threshold(case, session.options.threshold):
+                continue
+            folder = str((Path(document.suite.root) / case.dir).resolve())
+            if folder in now and not rerun.same_case(session.case_result(now[folder]), case):
+                changed.add(folder)
+            for run in case.runs():
+                harness = run.error_kind in ("start", "api", "auth", "interrupted")
+                if harness or (run.arm == "with" and (run.score is None or run.score < 1)):
+                    again.add((folder, run.arm, run.index))
+    chosen = [
+        item
+        for item in runs
+        if str(item.case.dir.resolve()) in changed or (str(item.case.dir.resolve()), item.arm, item.index) in again
+    ]
+    if not chosen:
+        return  # nothing known to have failed: run what was collected
+    dropped = [item for item in runs if item not in chosen]
+    config.hook.pytest_deselected(items=dropped)
+    items[:] = [item for item in items if item not in dropped]
 
 
 def describe_run(result: RunResult, case: Case) -> str:

@@ -15,7 +15,7 @@ from ..results.record import grader_results
 from ..results.scoring import judge_cost, run_score
 from ..run.agent import AgentStartError
 from ..run.artefacts import RunFolder
-from ..run.execute import RunPlan, run_agent, unpriced_models
+from ..run.execute import RunPlan, mock_calls_with_only, run_agent, unpriced_models
 from ..run.workspace import ScaffoldFailed, Workspace
 
 
@@ -73,9 +73,8 @@ def attempt_run(plan: RunPlan, how: Evaluation) -> RunResult:
         # A run a mock aborted is not graded either: it scores 0, and `aborted` says why.
         ungraded = (run.error is not None and run.error.ungraded) or run.aborted is not None
         within_budget = (lambda: not ledger.over()) if ledger is not None else (lambda: True)
-        graded = (
-            [] if ungraded else grade(graders_for(case.graders, plan.arm, how.two_arm), run, how.judge, within_budget)
-        )
+        graders_run = graders_for(case.graders, plan.arm, how.two_arm, mock_calls_with_only(plan))
+        graded = [] if ungraded else grade(graders_run, run, how.judge, within_budget)
         graders = grader_results(graded)
         score = (0.0 if run.aborted else None) if ungraded else run_score(graders)
         judged = judge_cost(graders)

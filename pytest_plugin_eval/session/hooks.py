@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from .collect import CaseFile, RunItem, deselect_unselected
+from ..results.model import RunResult
+from .collect import CaseFile, RunItem, deselect_unselected, failed_last_time
 from .controller import Controller
 from .options import WORKER_INPUT_KEY, EvalOptions
+from .progress import run_word
 from .state import SESSION_KEY, EvalSession, get_session
+from .verdicts import JUNIT_ATTR, VERDICT_ATTR
 from .wire import LOAD_ERROR_ATTR, RUN_ATTR, SKIP_ATTR
 
 
@@ -50,8 +53,10 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
+@pytest.hookimpl(trylast=True)  # after pytest's own --lf has chosen the files
 def pytest_collection_modifyitems(config, items):
     deselect_unselected(config, items)
+    failed_last_time(config, items)
 
 
 def pytest_collection_finish(session):
@@ -71,14 +76,37 @@ def pytest_make_collect_report(collector):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
+    if isinstance(item, RunItem):
+        setattr(report, JUNIT_ATTR, item.junit_names())
     if isinstance(item, RunItem) and call.when == "call":
         run = item.run_report()
+        skip = item.skip_report()
         if run is not None:
             setattr(report, RUN_ATTR, run.to_json())
+            report.duration = run.run.duration_seconds  # the run's own time, not the wait for it (-j)
             report.extras = [*getattr(report, "extras", []), *item.html_extras()]
-        elif item.skipped_run is not None:
-            setattr(report, SKIP_ATTR, item.skipped_run.to_json())
+        elif skip is not None:
+            setattr(report, SKIP_ATTR, skip.to_json())
     return report
+
+
+def pytest_report_teststatus(report, config):
+    """A run's line says how it went (-v), and without a terminal the controller's line replaces its dot."""
+    headline = getattr(report, VERDICT_ATTR, None)
+    if headline is not None:  # a case's verdict
+        if report.failed:
+            return "failed", "F", ("FAILED", {"red": True})
+        return report.outcome, "." if report.passed else "s", (f"{report.outcome.upper()} {headline}", {})
+    data = getattr(report, RUN_ATTR, None)
+    if data is None or report.when != "call":
+        return None
+    run = RunResult.from_json(data["run"], data["arm"])
+    controller = config.pluginmanager.get_plugin("plugin_eval_controller")
+    progress = getattr(controller, "progress", None)
+    word = progress.word(run) if progress is not None else run_word(run)
+    if report.failed:
+        return "failed", "F", (f"FAILED {word}", {"red": True})
+    return "passed", ".", (f"PASSED {word}", {"green": True})
 
 
 def pytest_unconfigure(config):

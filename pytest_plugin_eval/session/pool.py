@@ -53,6 +53,10 @@ class RunPool:
             return Outcome()
         return self._execute(item)
 
+    def in_flight(self) -> int:
+        """How many runs are running now."""
+        return sum(1 for future in list(self._futures.values()) if future.running())
+
     def outcome(self, item: Any) -> Outcome:
         """The outcome of `item`'s run: waited for when it was queued, else run now."""
         future = self._futures.pop(item.nodeid, None)

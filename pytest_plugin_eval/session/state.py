@@ -20,12 +20,14 @@ from typing import Any
 import pytest
 
 from ..core.clock import now_iso
+from ..core.problems import Problem
 from ..core.tools import NEVER, is_gated, tool_of
 from ..grade.base import GraderType
 from ..grade.judge import Judge, resolve_judge_model
 from ..grade.types import grader_types
-from ..load.case import CASE_FILE, PROMPT_FILE, Case, load_case
+from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, load_case
 from ..load.graders import BUILTIN_ORDER, GraderSpec
+from ..load.script import SCRIPT_FILENAME
 from ..load.suite import (
     NOT_CASE_DIRS,
     RESERVED_DIR,
@@ -47,6 +49,10 @@ from .pool import Outcome, RunPool
 from .trust import confirm_trust
 
 SESSION_KEY = pytest.StashKey["EvalSession"]()
+NO_SCRIPT = (
+    "does not exist: --scripted answers every model call of this case from its scripted.yaml — add one "
+    "(`plugin-eval init --bare NAME` writes an example to copy), or run without --scripted"
+)
 JUDGE_TIMEOUT = 120
 
 
@@ -103,10 +109,26 @@ class EvalSession:
         self.ledger = self.make_ledger(self._shared)
 
     def results_folder(self, eval_root: Path | None) -> ResultsFolder | None:
-        """--output-dir, else <eval dir>/results/<session timestamp>/ (None without an eval dir)."""
+        """--output-dir, else <eval dir>/results/<session timestamp>/ (None without an eval dir). A session over
+        several eval dirs keeps their results apart: --output-dir gets a folder per suite."""
         if self.options.output_dir:
-            return ResultsFolder(Path(self.options.output_dir).absolute())
+            folder = Path(self.options.output_dir).absolute()
+            if eval_root is not None and len(self.eval_roots) > 1:
+                folder = folder / self.suite_label(eval_root)
+            return ResultsFolder(folder)
         return ResultsFolder.for_session(eval_root, self.started_at) if eval_root is not None else None
+
+    def suite_label(self, eval_root: Path) -> str:
+        """The name a suite goes by in JUnit, the terminal and --output-dir: its plugin's name (else its folder's),
+        numbered when two suites of the session share it."""
+
+        def name_of(root: Path) -> str:
+            plugin = resolve_plugin(root, root)
+            return plugin_at(plugin).name if plugin is not None else root.parent.name
+
+        name = name_of(eval_root)
+        same = [root for root in self.eval_roots if name_of(root) == name]
+        return f"{name}-{same.index(eval_root) + 1}" if len(same) > 1 and eval_root in same else name
 
     @property
     def active(self) -> bool:
@@ -171,7 +193,13 @@ class EvalSession:
 
     def load(self, case_dir: Path, eval_root: Path) -> Case:
         if case_dir not in self._cases:
-            self._cases[case_dir] = load_case(case_dir, eval_root, self.grader_types())
+            case = load_case(case_dir, eval_root, self.grader_types())
+            if self.options.scripted and case.script is None and self.stored is None:
+                # Said plainly, rather than running on an empty script and blaming the skill's description.
+                raise CaseLoadError(
+                    case_dir, [Problem(case_dir / SCRIPT_FILENAME, "", NO_SCRIPT)], case.name, case.tags
+                )
+            self._cases[case_dir] = case
         return self._cases[case_dir]
 
     def grader_types(self) -> dict[str, GraderType]:
@@ -260,7 +288,7 @@ class EvalSession:
         folder = self.results_folder(case.eval_root)
         assert folder is not None
         artefacts = folder.run_folder(os.path.relpath(case.dir, case.eval_root), arm, index)
-        script = self.script(case) if self.options.scripted else None
+        script = case.script if self.options.scripted else None
         judge = self.judge_for(case, script, arm, index)
         if self.stored is not None:
             return regrade_run(case, self.stored.runs[(case.rel_dir, arm, index)], self.two_arm(case), judge, artefacts)
@@ -309,12 +337,6 @@ class EvalSession:
 
             self._endpoint = ScriptedEndpoint().start()
         return self._endpoint
-
-    def script(self, case: Case):
-        from ..load.script import SCRIPT_FILENAME, load_script
-
-        path = case.dir / SCRIPT_FILENAME
-        return load_script(path) if path.exists() else None
 
     def scripted_url(self, script, prompt: str, arm: str, index: int):
         """cwd → the scripted endpoint's URL for one run answered from `script` (None without --scripted)."""
@@ -386,7 +408,39 @@ class EvalSession:
             description=case.description,
             expected_outcome=case.expected_outcome,
             single_arm_reason=single_arm,
+            warnings=self.case_warnings(case),
         )
+
+    def case_warnings(self, case: Case) -> list[str]:
+        """What keeps a case from passing as written: a grader that needs a tool the run is not given, or files
+        only a tool that writes, or the scaffold, can make. Said first wherever the case shows up failing."""
+        options, out = self.options, []
+        granted = {tool_of(g) for g in options.allow_tools} | {
+            tool_of(t) for t in case.allowed_tools if not is_gated(t)
+        }
+        removed = set(case.disallowed_tools) | set(options.disallow_tools)
+        writers = {"Write", "Edit", "NotebookEdit", "Bash", "PowerShell"} & (granted - removed)
+        for spec in case.graders:
+            for tool in spec.kind.required_tools(spec.config):
+                if tool in removed:
+                    out.append(
+                        f'grader "{spec.name}" needs the {tool} tool, which this case removes (disallowed_tools)'
+                    )
+                elif is_gated(tool) and tool not in granted:
+                    out.append(
+                        f'grader "{spec.name}" needs the {tool} tool, which only you can grant: pass '
+                        f"--allow-tools {tool}"
+                    )
+            if spec.kind.reads_created_files(spec.config) and not writers:
+                out.append(
+                    f'grader "{spec.name}" checks files the agent writes, but no tool that writes files is '
+                    f"granted: pass --allow-tools Write (or Edit, Bash)"
+                )
+        if case.context.scaffold_script is not None and not options.scaffold:
+            out.append(
+                "the case's scaffold_script is not run without --scaffold: the runs start from an empty workspace"
+            )
+        return list(dict.fromkeys(out))
 
     def suite_info(self, case: Case) -> SuiteInfo:
         """The suite a case belongs to (root, ablation, plugins); the controller adds the session's options."""
@@ -445,7 +499,7 @@ class EvalSession:
             plugin = resolve_plugin(root, root)
             ablation = self.ablation_for(plugin is not None)
             info = plugin_at(plugin) if plugin else None
-            under_test = f"{info.name} {info.version or ''} ({plugin})" if info else "no plugin"
+            under_test = f"{info.name}{' ' + info.version if info.version else ''} ({plugin})" if info else "no plugin"
             lines.append(
                 f"plugin-eval: {under_test} · cases in {root} · ablation {ablation} · judge {self.judge_model}"
             )

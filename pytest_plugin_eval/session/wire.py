@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..results.model import CaseResult, LoadErrorEntry, RunResult, SuiteInfo
+from ..results.model import CaseResult, LoadErrorEntry, RunResult, SkippedRun, SuiteInfo
 
 RUN_ATTR = "plugin_eval"  # on the call report of a run item
 SKIP_ATTR = "plugin_eval_skip"  # on the report of a run the cost ceiling kept from starting
@@ -19,10 +19,12 @@ class RunReport:
     run: RunResult
     suite: SuiteInfo  # root, ablation and plugins of the case's suite
     eval_root: str
+    label: str = ""  # the plugin's name, as JUnit and the terminal name the suite
     notices: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
+            "label": self.label,
             "case": self.case.header_json(),
             "arm": self.run.arm,
             "run": self.run.to_json(),
@@ -41,6 +43,7 @@ class RunReport:
             run=run,
             suite=SuiteInfo.from_json(data["suite"]),
             eval_root=data["evalRoot"],
+            label=data.get("label", ""),
             notices=list(data.get("notices", ())),
         )
 
@@ -56,3 +59,16 @@ class LoadErrorReport:
     @classmethod
     def from_json(cls, data: dict) -> LoadErrorReport:
         return cls(LoadErrorEntry.from_json(data["entry"]), data["evalRoot"])
+
+
+@dataclass
+class SkipReport:
+    run: SkippedRun
+    eval_root: str
+
+    def to_json(self) -> dict:
+        return {"run": self.run.to_json(), "evalRoot": self.eval_root}
+
+    @classmethod
+    def from_json(cls, data: dict) -> SkipReport:
+        return cls(SkippedRun.from_json(data["run"]), data["evalRoot"])

@@ -41,13 +41,13 @@ class EvalRun:
 
 
 class Suite:
-    """A plugin folder (`greeter`, one skill) with `evals/` under a pytester directory."""
+    """A plugin folder (`greeter`, one skill) with `evals/` under a pytester directory (or in `root`)."""
 
-    def __init__(self, pytester: pytest.Pytester):
+    def __init__(self, pytester: pytest.Pytester, root: Path | None = None, name: str = "greeter"):
         self.pytester = pytester
-        self.root = pytester.path
-        (self.root / ".claude-plugin").mkdir()
-        (self.root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "greeter", "version": "1.2.3"}))
+        self.root = root or pytester.path
+        (self.root / ".claude-plugin").mkdir(parents=True)
+        (self.root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": name, "version": "1.2.3"}))
         (self.root / "skills" / "greet").mkdir(parents=True)
         (self.root / "skills" / "greet" / "SKILL.md").write_text(SKILL)
         (self.root / "evals").mkdir()

@@ -161,7 +161,10 @@ def test_regrade_reuses_the_stored_runs_with_todays_graders(suite, tmp_path):
     )  # unchanged graders: the same verdicts
     greets = again.case("greets")["arms"]["with"][0]
     verdicts = {g["name"]: (g["passed"], g["explanation"]) for g in greets["graders"]}
-    assert verdicts["greeting"] == (False, "pattern not found in last_message")
+    assert verdicts["greeting"] == (
+        False,
+        'pattern /friend$/ not found in last_message: "Hello from the plugin, friend."',
+    )
     assert verdicts["polite"] == (True, "matched Hello")
     assert len(again.case("greets")["arms"]["with"]) == 2 and len(again.case("greets")["arms"]["without"]) == 2
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from test_isolation import tool_results
 
 from conftest import GREETING_GRADERS, GREETING_SCRIPT
 from pytest_plugin_eval.core.prices import resolve_model
@@ -55,8 +56,11 @@ def test_case_below_threshold_fails_the_session_until_the_threshold_allows_it(su
     low = suite.run()
     assert low.rc == 1
     assert low.case("half")["aggregates"]["score"] == 0.5
-    assert "FAILED" in low.out and "greeting: pattern not found in last_message" in low.out
-    assert suite.run("--threshold", "0.5").rc == 0
+    # One story: the case is the failed test, under its own name, with the failing grader first; its runs pass.
+    assert "FAILED evals/half/prompt.md::half - greeting: " in low.out
+    assert "1 failed, 4 passed" in low.out
+    passing = suite.run("--threshold", "0.5")
+    assert passing.rc == 0 and "failed" not in passing.out.splitlines()[-1] and "5 passed" in passing.out
 
 
 def test_a_case_that_does_not_load_is_listed_and_the_others_still_run(suite):
@@ -278,7 +282,8 @@ def test_lf_reruns_failed_runs_and_reuses_the_others(suite):
     second = suite.pytester.runpytest_subprocess(
         "evals", "--trust-plugin", "--scripted", "--lf", "--json", "second.json"
     )
-    assert "1 passed" in second.stdout.str() and second.ret == 0
+    # the run that failed, and the case's verdict over all its runs
+    assert "2 passed" in second.stdout.str() and second.ret == 0
     doc = json.loads((suite.root / "second.json").read_text())
     half = next(c for c in doc["cases"] if c["name"] == "half")
     assert [r["index"] for r in half["arms"]["with"]] == [1, 2]
@@ -287,6 +292,24 @@ def test_lf_reruns_failed_runs_and_reuses_the_others(suite):
     assert [c["name"] for c in doc["cases"]] == ["good", "half"]
     assert all(r.get("reused") for r in next(c for c in doc["cases"] if c["name"] == "good")["arms"]["with"])
     assert any("reused" in n for n in doc["notices"])
+
+
+def test_lf_after_a_grader_was_fixed_measures_both_arms_again(suite):
+    script = {"with": ["Hello from the plugin."], "without": ["Nope."]}
+    strict = "---\ntype: regex\npattern: friend\n---\n"
+    folder = suite.case("fixed", frontmatter={"runs": 2}, graders={"greeting": strict}, script=script)
+    first = suite.pytester.runpytest_subprocess("evals", "--trust-plugin", "--scripted", "--json", "first.json")
+    assert first.ret == 1
+    (folder / "graders" / "greeting.md").write_text(GREETING_GRADERS["greeting"].replace("        ", "").lstrip())
+    second = suite.pytester.runpytest_subprocess(
+        "evals", "--trust-plugin", "--scripted", "--lf", "--json", "second.json"
+    )
+    assert second.ret == 0, second.stdout.str()
+    case = json.loads((suite.root / "second.json").read_text())["cases"][0]
+    # The case changed, so none of its old runs stand: both arms ran again, and W/OUT and Δ are there.
+    assert [len(case["arms"][arm]) for arm in ("with", "without")] == [2, 2]
+    assert not any(r.get("reused") for runs in case["arms"].values() for r in runs)
+    assert case["aggregates"]["scoreWithout"] == 0.0 and case["aggregates"]["delta"] == 1.0
 
 
 def test_vote_sequences_garbage_replies_and_judge_costs(suite):
@@ -348,3 +371,47 @@ def test_the_session_header_names_the_plugin_the_eval_dir_the_ablation_and_the_j
     plain = suite.run("--collect-only", "--ablation", "none", scripted=False, json_out=False)
     assert f"· cases in {evals} · ablation none · judge {resolve_model('haiku')}" in plain.out
     assert "scripted endpoint" not in plain.out
+
+
+def test_a_folder_without_a_manifest_is_the_plugin_and_runs_both_arms(suite):
+    # Only skills/greet/SKILL.md and evals/: Claude Code loads the folder as a plugin named after it.
+    (suite.root / ".claude-plugin" / "plugin.json").unlink()
+    (suite.root / ".claude-plugin").rmdir()
+    (suite.root / "stray").mkdir()
+    (suite.root / "stray" / "SKILL.md").write_text("---\nname: stray\ndescription: d\n---\nx\n")
+    name = suite.root.name
+    script = {
+        **GREETING_SCRIPT,
+        "with": [{"tool": "Skill", "input": {"skill": f"{name}:greet"}}, "Hello from the plugin."],
+    }
+    suite.case("greets", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=script)
+    run = suite.run()
+    assert run.rc == 0, run.out
+    assert run.doc["suite"]["ablation"] == "with-without"
+    assert [(p["name"], p["path"]) for p in run.doc["suite"]["plugins"]] == [(name, str(suite.root))]
+    case = run.case("greets")
+    assert sorted(case["arms"]) == ["with", "without"] and case.get("singleArmReason") is None
+    [with_run] = case["arms"]["with"]
+    assert {g["name"]: g["passed"] for g in with_run["graders"]} == {"skill-fired": True, "greeting": True}
+    assert tool_results(with_run) == [f"Launching skill: {name}:greet"]  # the skill was loaded
+    assert case["aggregates"]["delta"] == 1.0
+    assert any("stray/SKILL.md is not loaded by Claude Code" in n for n in run.doc["notices"])
+
+
+def test_a_bad_scripted_yaml_is_a_load_error_naming_file_and_key(suite):
+    suite.case("greets", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    folder = suite.case("typo", frontmatter={"runs": 1}, graders=GREETING_GRADERS)
+    (folder / "scripted.yaml").write_text("with:\n  - tool: Write\n    tool_input: {file_path: x}\n")
+    run = suite.run()
+    assert run.rc == 1
+    [error] = run.doc["loadErrors"]
+    assert error["case"] == "typo"
+    assert error["problems"] == [
+        {
+            "file": "evals/typo/scripted.yaml",
+            "key": "with[0].tool_input",
+            "message": "is not a key of a tool turn (expected: tool, input, delay, usage, drop, stall, repeat)",
+        }
+    ]
+    assert [c["name"] for c in run.doc["cases"]] == ["greets"]
+    assert "Traceback" not in run.out

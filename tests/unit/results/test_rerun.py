@@ -172,30 +172,47 @@ def test_the_last_document_is_remembered_and_read_back(tmp_path):
     document = previous(case("evals/a", [run("with", 1, 1.0)]))
     write_json(path, document.to_json())
     config = Config(Cache())
-    remember(config, path)
-    assert config.cache.values == {CACHE_KEY: str(path)}
-    found, where = previous_results(config)
+    remember(config, [path])
+    assert config.cache.values == {CACHE_KEY: [str(path)]}
+    [(found, where)] = previous_results(config)
     assert where == str(path)
     assert found.to_json() == document.to_json()
 
 
+def test_one_document_per_eval_dir_is_remembered(tmp_path):
+    paths = [tmp_path / name / "aggregate-result.json" for name in ("a", "b")]
+    for path in paths:
+        write_json(path, previous(case("evals/a", [run("with", 1, 1.0)])).to_json())
+    config = Config(Cache())
+    remember(config, paths)
+    assert [where for _, where in previous_results(config)] == [str(p) for p in paths]
+
+
+def test_a_single_path_from_an_older_cache_is_still_read(tmp_path):
+    path = tmp_path / "aggregate-result.json"
+    write_json(path, previous(case("evals/a", [run("with", 1, 1.0)])).to_json())
+    config = Config(Cache())
+    config.cache.set(CACHE_KEY, str(path))
+    assert [where for _, where in previous_results(config)] == [str(path)]
+
+
 def test_nothing_to_remember_or_read(tmp_path):
     config = Config(Cache())
-    remember(config, None)
+    remember(config, [])
     assert config.cache.values == {}
-    assert previous_results(config) is None
-    assert previous_results(Config(None)) is None
-    remember(Config(None), tmp_path / "x.json")  # no cache plugin: nothing happens
+    assert previous_results(config) == []
+    assert previous_results(Config(None)) == []
+    remember(Config(None), [tmp_path / "x.json"])  # no cache plugin: nothing happens
 
 
 def test_an_unreadable_previous_document_is_ignored(tmp_path):
     config = Config(Cache())
     config.cache.set(CACHE_KEY, str(tmp_path / "missing.json"))
-    assert previous_results(config) is None
+    assert previous_results(config) == []
     (tmp_path / "bad.json").write_text("{not json")
     config.cache.set(CACHE_KEY, str(tmp_path / "bad.json"))
-    assert previous_results(config) is None
+    assert previous_results(config) == []
     (tmp_path / "list.json").write_text(json.dumps([1]))
     config.cache.set(CACHE_KEY, str(tmp_path / "list.json"))
-    assert previous_results(config) is None
+    assert previous_results(config) == []
     assert rerun.SAME_CASE_KEYS == ("promptMarkdown", "graders", "maxTurns", "timeoutSeconds", "model")

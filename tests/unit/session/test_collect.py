@@ -76,48 +76,32 @@ def should_fail(arm: str, run: RunResult) -> bool:
 
 
 @pytest.mark.parametrize(
-    "arm, run, fails",
+    "arm, run",
     [
-        ("with", result(), False),
-        ("with", result(passed=False, score=0.0), True),
-        ("without", result("without", passed=False, score=0.0), False),  # the without arm may fail its graders
-        ("with", result(passed=False, scored=False), False),  # an indicator or a skipped paid grader
-        ("with", result(error_kind="timeout", passed=True), False),  # graded: its graders decide
-        ("with", result(error_kind="max_turns", passed=False, score=0.0), True),
-        ("without", result("without", error_kind="agent", passed=False, score=0.0), False),
-        ("with", result(error_kind="scaffold", passed=True), False),
+        ("with", result()),
+        ("with", result(passed=False, score=0.0)),  # failing graders are its case's verdict, not the run's
+        ("without", result("without", passed=False, score=0.0)),
+        ("with", result(passed=False, scored=False)),  # an indicator or a skipped paid grader
+        ("with", result(error_kind="timeout", passed=True)),  # graded: its graders decide
+        ("with", result(error_kind="max_turns", passed=False, score=0.0)),
+        ("without", result("without", error_kind="agent", passed=False, score=0.0)),
+        ("with", result(error_kind="scaffold", passed=True)),
+        ("with", result(error_kind="crash", passed=False, score=0.0)),  # graded on what it produced
     ],
 )
-def test_should_fail_on_graders(arm, run, fails):
-    assert should_fail(arm, run) is fails
+def test_graders_and_agent_errors_never_fail_a_run_item(arm, run):
+    assert should_fail(arm, run) is False
 
 
-@pytest.mark.parametrize("kind", ["start", "api", "auth", "crash"])
+@pytest.mark.parametrize("kind", ["start", "api", "auth"])
 @pytest.mark.parametrize("arm", ["with", "without"])
-def test_a_harness_failure_fails_either_arm(arm, kind):
+def test_a_run_the_harness_could_not_run_fails_either_arm(arm, kind):
+    # The session exits non-zero for these too (1: start; 2: api/auth), so a failed item tells the same story.
     assert should_fail(arm, result(arm, error_kind=kind, passed=True)) is True
 
 
 def test_should_fail_without_graders():
     assert should_fail("with", RunResult("with", 1, score=None, passed=False)) is False
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="should_fail only looks at error kinds start/api/auth/crash and failing graders: "
-    "a with-arm run that scored 0 without being graded (a failed scaffold, or a "
-    "mock that aborted the run on an expect: violation) passes its pytest item",
-)
-@pytest.mark.parametrize(
-    "run",
-    [
-        RunResult("with", 1, score=0.0, passed=False, error="scaffold failed (exit 3)", error_kind="scaffold"),
-        RunResult("with", 1, score=0.0, passed=False, aborted={"server": "s", "tool": "t", "reason": "expect"}),
-    ],
-    ids=["scaffold", "aborted"],
-)
-def test_a_with_arm_run_scored_zero_ungraded_fails_its_item(run):
-    assert should_fail("with", run) is True
 
 
 # ---- describe_run --------------------------------------------------------------------------------------------
@@ -260,16 +244,16 @@ def test_runs_option_and_ablation_none(tmp_path):
     assert eval_session().runs_for(suite.load()) == 2
 
 
-def test_a_case_without_a_plugin_runs_one_arm(tmp_path):
+def test_a_folder_without_a_manifest_is_a_plugin_and_runs_both_arms(tmp_path):
+    # Claude Code loads any folder as a plugin (named after the folder), so there is a plugin to strip.
     suite = Suite(tmp_path, plugin=False)
     suite.case("c")
     case, session = suite.load(), eval_session()
-    assert case.plugin_dirs == ()
-    assert (session.ablation(case), session.two_arm(case)) == ("none", False)
-    assert session.runs_to_collect(case) == [("with", 1), ("with", 2), ("with", 3)]
-    # --ablation with-without cannot strip a plugin that is not there.
-    forced = eval_session(ablation="with-without")
-    assert (forced.two_arm(case), forced.case_result(case).single_arm_reason) == (False, "no plugin to strip")
+    assert case.plugin_dirs == (suite.root,)
+    assert (session.ablation(case), session.two_arm(case)) == ("with-without", True)
+    assert session.runs_to_collect(case)[-1] == ("without", 3)
+    assert session.case_result(case).single_arm_reason is None
+    assert [p.name for p in session.suite_info(case).plugins] == ["plugin"]
 
 
 HISTORY_CASE = (
