@@ -36,6 +36,7 @@ VALUES = {name for o in OPTIONS if o.kind in ("value", "append") for name in o.n
 LISTS = {name for o in OPTIONS if o.kind == "list" for name in o.names}
 USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
        plugin-eval init --bare NAME [--eval-dir DIR]
+       plugin-eval merge DIR... [--output-dir DIR] [--json PATH]
        plugin-eval --version
 
 Evaluate a Claude Code plugin: run its eval cases with and without it, grade the runs, report the difference.
@@ -44,6 +45,7 @@ commands:
   (none)       run the eval suite of TARGET: a plugin folder (default .), or an installed plugin's
                name or name@marketplace
   init         write a new eval case that loads and runs as written: init --bare NAME
+  merge        combine the results folders of --shard K/N jobs into one session's results
 
 options (claude plugin eval's; list options also take comma-separated values, --allow-tools=Write,Edit):
 """
@@ -254,6 +256,10 @@ def main(argv: list[str] | None = None) -> int:
         from .init import init
 
         return init(argv[1:])
+    if argv[:1] == ["merge"]:
+        from .merge import merge_command
+
+        return merge_command(argv[1:])
     return run(argv)
 
 

@@ -88,3 +88,17 @@ def write_summary(
         terminal.write_line(f"Results: {display_path(results_path)}")
     if report_path is not None:
         terminal.write_line(f"Report: {display_path(report_path)}")
+
+
+class StreamTerminal:
+    """The little of pytest's terminal reporter the summary uses, over a plain stream (for `plugin-eval merge`)."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def write_sep(self, sep: str, title: str) -> None:
+        side = max(3, (100 - len(title) - 2) // 2)
+        self.stream.write(f"{sep * side} {title} {sep * side}\n")
+
+    def write_line(self, line: str, **markup) -> None:
+        self.stream.write(line + "\n")

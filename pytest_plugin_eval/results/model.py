@@ -483,11 +483,15 @@ class SuiteInfo:
     scripted: bool = False
     regraded_from: str | None = None
     runs_override: int | None = None
+    shard: str | None = None  # "K/N": this session ran one share of the suite (--shard)
+    merged_from: list[str] | None = None  # the shards' documents `plugin-eval merge` combined
     extra: dict = field(default_factory=dict)
 
     KNOWN = (
         "root",
         "ablation",
+        "shard",
+        "mergedFrom",
         "modelOverride",
         "judgeModel",
         "judgeModelResolved",
@@ -521,6 +525,10 @@ class SuiteInfo:
         out["concurrency"] = self.concurrency
         if self.runs_override:
             out["runsOverride"] = self.runs_override
+        if self.shard is not None:
+            out["shard"] = self.shard
+        if self.merged_from is not None:
+            out["mergedFrom"] = list(self.merged_from)
         out["plugins"] = [p.to_json() for p in self.plugins]
         out.update(self.extra)
         return out
@@ -541,6 +549,8 @@ class SuiteInfo:
             scripted=bool(data.get("scripted", False)),
             regraded_from=data.get("regradedFrom"),
             runs_override=data.get("runsOverride"),
+            shard=data.get("shard"),
+            merged_from=data.get("mergedFrom"),
             extra=_pop_extra(data, cls.KNOWN),
         )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .. import stats
-from .model import CaseAggregates, CaseResult, GraderResult, RunResult, SuiteAggregates
+from .model import CaseAggregates, CaseResult, GraderResult, RunResult, SuiteAggregates, SuiteResult
 
 # |Δ| below this is "flat": neither improved nor regressed (the table, the page, the hints and compare agree).
 FLAT_DELTA = 0.05
@@ -106,6 +106,24 @@ def partial_reason(runs: Iterable[RunResult], interrupted: str | None, runs_skip
     if any(g.errored for r in runs for g in r.graders):
         return "judge_error"
     return None
+
+
+def document_failed(document: SuiteResult) -> bool:
+    """What fails a session's exit status in its document: a case that did not load, no case at all, a case below
+    its threshold, a run that could not start."""
+    threshold = document.suite.threshold
+    return (
+        bool(document.load_errors)
+        or not document.cases
+        or any(not passes_threshold(case, threshold) for case in document.cases)
+        or any(run.error_kind == "start" for case in document.cases for run in case.runs())
+    )
+
+
+def document_exit_status(document: SuiteResult) -> int:
+    """The exit status the session that wrote `document` had (an interruption reads as Ctrl-C)."""
+    interrupted = "SIGINT" if document.partial_reason == "interrupted" else None
+    return exit_status(interrupted=interrupted, partial=document.partial, failed=document_failed(document))
 
 
 # Exit statuses of an eval session.

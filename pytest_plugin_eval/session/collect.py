@@ -189,6 +189,36 @@ def deselect_unselected(config, items: list) -> None:
         items[:] = kept
 
 
+def shares(cases: dict[str, int], shards: int) -> list[list[str]]:
+    """Cases (key → runs) dealt into `shards` balanced shares: the largest first, each to the lightest share so far
+    (ties to the lowest index). The same on every machine, since it depends on nothing else."""
+    loads = [0] * shards
+    out: list[list[str]] = [[] for _ in range(shards)]
+    for key in sorted(cases, key=lambda k: (-cases[k], k)):
+        lightest = loads.index(min(loads))
+        out[lightest].append(key)
+        loads[lightest] += cases[key]
+    return out
+
+
+def this_shard(config, items: list) -> None:
+    """--shard K/N: keep the runs of this job's share of the cases, every run of a case in the same share."""
+    session = get_session(config)
+    if session.options.shard is None:
+        return
+    k, n = session.options.shard
+    runs = [item for item in items if isinstance(item, RunItem)]
+    per_case: dict[str, int] = {}
+    for item in runs:
+        per_case[item.case.rel_dir] = per_case.get(item.case.rel_dir, 0) + 1
+    mine = set(shares(per_case, n)[k - 1])
+    dropped = [item for item in runs if item.case.rel_dir not in mine]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if item not in dropped]
+    session.shard_share = (len(mine), len(per_case), len(runs) - len(dropped), len(runs))
+
+
 def failed_last_time(config, items: list) -> None:
     """--lf: of the cases whose verdict failed last time (pytest collects only their files), re-run the runs that
     failed — a with-arm run below a perfect score, or a run the harness could not finish — and, of a case changed

@@ -130,9 +130,21 @@ class Controller:
             self.collected.notice("--max-cost-usd 0: no run can start")
         if self.session.config.option.eval_publish_report:
             self.collected.notice("--publish-report: reports are not published; the HTML report is local")
+        shard = self.session.options.shard
+        if shard is not None and self.session.options.max_cost_usd is not None:
+            self.collected.notice(
+                f"--max-cost-usd ${self.session.options.max_cost_usd:g} applies to this shard "
+                f"({shard[0]}/{shard[1]}) alone; the whole suite may spend up to {shard[1]}× that"
+            )
 
     def pytest_collection_finish(self, session) -> None:
         self.expect(item.nodeid for item in session.items)
+        share, shard = self.session.shard_share, self.session.options.shard
+        if share is not None and shard is not None:
+            self.collected.notice(
+                f"--shard {shard[0]}/{shard[1]}: {share[0]} of {share[1]} case(s), {share[2]} of "
+                f"{share[3]} run(s); combine the shards' results folders with `plugin-eval merge`"
+            )
         if self.progress is not None and self.progress.plain() and session.config.option.verbose == 0:
             session.config.option.verbose = 1  # CI logs: a line per run, saying how it went
 
@@ -446,6 +458,7 @@ class Controller:
             threshold=options.threshold,
             concurrency=options.concurrency or workers(session.config),
             runs_override=options.runs,
+            shard=f"{options.shard[0]}/{options.shard[1]}" if options.shard else None,
         )
 
     def empty_suite(self, eval_root: str) -> SuiteInfo:

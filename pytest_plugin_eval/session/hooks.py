@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ..results.model import RunResult
-from .collect import CaseFile, RunItem, deselect_unselected, failed_last_time
+from .collect import CaseFile, RunItem, deselect_unselected, failed_last_time, this_shard
 from .controller import Controller
 from .options import WORKER_INPUT_KEY, EvalOptions
 from .progress import run_word
@@ -56,6 +56,7 @@ def pytest_collect_file(file_path, parent):
 @pytest.hookimpl(trylast=True)  # after pytest's own --lf has chosen the files
 def pytest_collection_modifyitems(config, items):
     deselect_unselected(config, items)
+    this_shard(config, items)
     failed_last_time(config, items)
 
 

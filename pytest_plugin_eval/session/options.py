@@ -54,6 +54,7 @@ class EvalOptions:
     concurrency: int | None = None
     api_retries: int = 1
     regrade: str | None = None
+    shard: tuple[int, int] | None = None  # (K, N): run the K-th of N shares of the suite
 
 
 @dataclass(frozen=True)
@@ -240,6 +241,13 @@ OPTIONS = (
         kind="flag",
         default=False,
     ),
+    Option(
+        ("--shard",),
+        "eval_shard",
+        "Run the K-th of N balanced shares of the suite (K/N; both arms of a case stay together) — one CI job "
+        "each; `plugin-eval merge` combines their results folders",
+        metavar="K/N",
+    ),
 )
 
 
@@ -424,7 +432,18 @@ def parse_options(option) -> EvalOptions:
         concurrency=None if concurrency is None else int(concurrency),
         api_retries=int(api_retries),
         regrade=option.eval_regrade,
+        shard=parse_shard(getattr(option, "eval_shard", None)),
     )
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """`--shard 2/4` → (2, 4)."""
+    if text is None:
+        return None
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise OptionError(f"Error: --shard must be K/N with 1 ≤ K ≤ N, such as 1/4 (got '{text}')")
+    return int(k), int(n)
 
 
 def eval_options_given(option) -> bool:

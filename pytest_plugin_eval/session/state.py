@@ -95,6 +95,7 @@ class EvalSession:
         self.pytest_session: Any = None
         self.ledger: CostLedger | None = None
         self.stored = StoredResults(Path(options.regrade)) if options.regrade else None
+        self.shard_share: tuple[int, int, int, int] | None = None  # --shard: (cases, of cases, runs, of runs)
         # -j N: N runs at once in this process (under pytest-xdist each worker runs its items one by one).
         in_process = 1 if self.is_worker or workers(config) > 1 else (options.concurrency or 1)
         self.pool = RunPool(in_process, self.execute)

@@ -381,3 +381,18 @@ def test_load_error_report_names_the_case_relative_to_the_suite(tmp_path):
         ],
     }
     assert folder.name == "broken"
+
+
+# ---- --shard: balanced shares of cases ---------------------------------------------------------------------
+
+
+def test_shares_keep_cases_whole_and_balance_the_runs():
+    from pytest_plugin_eval.session.collect import shares
+
+    cases = {"a": 6, "b": 6, "c": 2, "d": 2, "e": 2, "f": 4}
+    two = shares(cases, 2)
+    assert sorted(sum(two, [])) == sorted(cases)  # every case once
+    loads = sorted(sum(cases[c] for c in share) for share in two)
+    assert loads == [10, 12]  # as even as whole cases allow
+    assert shares(cases, 2) == two  # the same on every machine
+    assert [len(s) for s in shares({"a": 1}, 3)] == [1, 0, 0]

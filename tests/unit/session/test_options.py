@@ -393,3 +393,12 @@ def test_a_refused_entry_in_the_comma_form_keeps_the_reference_message():
         "ExitWorktree, Monitor)"
     )
     assert refused("--disallow-tools=Agent,Bogus").startswith('Error: --disallow-tools: "Bogus" cannot be disallowed')
+
+
+def test_shard_is_k_of_n():
+    from pytest_plugin_eval.session.options import OptionError, parse_shard
+
+    assert parse_shard("2/4") == (2, 4) and parse_shard(None) is None
+    for bad in ("0/2", "3/2", "1", "a/b", "1/0"):
+        with pytest.raises(OptionError, match="--shard must be K/N"):
+            parse_shard(bad)

@@ -1,0 +1,107 @@
+"""Shards' documents into one: results.merge and the exit status a document stands for."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_plugin_eval.results.merge import MergeError, merge
+from pytest_plugin_eval.results.model import (
+    CaseResult,
+    LoadErrorEntry,
+    PluginInfo,
+    RunResult,
+    SkippedRun,
+    SuiteAggregates,
+    SuiteInfo,
+    SuiteResult,
+)
+from pytest_plugin_eval.results.scoring import aggregate, document_exit_status, suite_aggregates
+
+
+def case(name: str, *scores: float) -> CaseResult:
+    runs = [RunResult("with", i, score=s, passed=s == 1.0, cost_usd=0.5) for i, s in enumerate(scores, 1)]
+    return aggregate(
+        CaseResult(
+            name=name,
+            dir=f"evals/{name}",
+            source="prose",
+            prompt="p",
+            runs_per_case=3,
+            timeout_seconds=300,
+            max_turns=10,
+            graders=[],
+            runs_per_arm=len(scores),
+            arms={"with": runs},
+        )
+    )
+
+
+def document(*cases: CaseResult, shard: str = "1/2", threshold: float = 0.5, **more) -> SuiteResult:
+    suite = SuiteInfo(
+        root="/p", ablation="none", threshold=threshold, shard=shard, plugins=[PluginInfo("greeter", "/p")]
+    )
+    return SuiteResult(
+        claude_version="2.1.327",
+        started_at=more.pop("started_at", "2026-11-30T10:00:00.000Z"),
+        duration_seconds=more.pop("duration", 10),
+        suite=suite,
+        cases=list(cases),
+        aggregates=suite_aggregates(cases, threshold),
+        cost_usd=sum(c.cost_usd for c in cases),
+        **more,
+    )
+
+
+def test_the_shares_become_one_suite():
+    one = document(
+        case("b", 1.0, 0.0),
+        started_at="2026-11-30T10:00:05.000Z",
+        duration=30,
+        notices=["--shard 1/2: 1 of 2 case(s)", "a notice"],
+    )
+    two = document(
+        case("a", 1.0, 1.0),
+        shard="2/2",
+        duration=20,
+        notices=["a notice"],
+        skipped_runs=[SkippedRun("a", "evals/a", "with", 3, "cost_ceiling")],
+    )
+    merged = merge([one, two], ["s1", "s2"])
+    assert [c.name for c in merged.cases] == ["a", "b"]
+    assert merged.suite.shard is None and merged.suite.merged_from == ["s1", "s2"]
+    assert merged.started_at == "2026-11-30T10:00:00.000Z" and merged.duration_seconds == 30
+    assert merged.cost_usd == 2.0
+    assert merged.aggregates == SuiteAggregates(
+        cases_total=2, cases_passed=2, overall_score=0.75, overall_pass_rate=0.75
+    )
+    assert merged.notices == ["a notice"] and len(merged.skipped_runs) == 1
+
+
+def test_a_partial_shard_makes_the_whole_partial_and_load_errors_count_once():
+    error = LoadErrorEntry("x", "evals/x", "bad")
+    one = document(case("a", 1.0), load_errors=[error])
+    two = document(case("b", 1.0), shard="2/2", load_errors=[error], partial=True, partial_reason="api_error")
+    merged = merge([one, two])
+    assert merged.partial and merged.partial_reason == "api_error" and merged.load_errors == [error]
+    assert document_exit_status(merged) == 2
+
+
+def test_a_case_in_two_shards_is_refused():
+    with pytest.raises(MergeError, match="is in both s1 and s2"):
+        merge([document(case("a", 1.0)), document(case("a", 1.0))], ["s1", "s2"])
+
+
+def test_other_plugins_are_refused_and_nothing_is_nothing():
+    other = document(case("b", 1.0))
+    other.suite.plugins = [PluginInfo("other", "/o")]
+    with pytest.raises(MergeError, match="different plugins"):
+        merge([document(case("a", 1.0)), other])
+    with pytest.raises(MergeError, match="nothing to merge"):
+        merge([])
+
+
+@pytest.mark.parametrize(("scores", "status"), [((1.0,), 0), ((0.0,), 1)])
+def test_the_exit_status_of_a_document(scores, status):
+    assert document_exit_status(document(case("a", *scores))) == status
+    assert document_exit_status(document()) == 1  # no case at all
+    assert document_exit_status(document(case("a", 1.0), partial=True, partial_reason="interrupted")) == 130
