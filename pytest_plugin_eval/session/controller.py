@@ -139,7 +139,7 @@ class Controller:
 
     def pytest_collection_finish(self, session) -> None:
         self.expect(item.nodeid for item in session.items)
-        share, shard = self.session.shard_share, self.session.options.shard
+        share, shard = getattr(self.session, "shard_share", None), self.session.options.shard
         if share is not None and shard is not None:
             self.collected.notice(
                 f"--shard {shard[0]}/{shard[1]}: {share[0]} of {share[1]} case(s), {share[2]} of "
