@@ -1,4 +1,5 @@
-"""`plugin-eval init --bare NAME`: a new case that loads and runs as written.
+"""`plugin-eval init`: the interview and the draft (interview.py), and `init --bare NAME`: a new case that loads
+and runs as written.
 
 The reference tool's template fails to load until edited (its TODO lines are load errors). This one is a
 working case from the start — a placeholder prompt, a free grader and a plugin-fired indicator, and a
@@ -18,6 +19,8 @@ from pathlib import Path
 from ..core.paths import code_units
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
 from ..load.suite import RESERVED_DIR, eval_dir_name, is_plugin_dir, plugin_at
+from .gitignore import GITIGNORE, ignore
+from .interview import add_arguments, author
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
 RESERVED = {RESERVED_DIR, "results"}
@@ -46,15 +49,23 @@ without:
 """
 PLACEHOLDER_SKILL = "your-skill"
 REGEX_SPECIAL = re.compile(r"[\\^$.*+?()[\]{}|/]")
-GITIGNORE = ".gitignore"
 
 
 def init(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="plugin-eval init", description="Write a new eval case.")
-    parser.add_argument("name", nargs="?")
-    parser.add_argument("--bare", action="store_true", help="write the template without asking anything")
+    parser = argparse.ArgumentParser(
+        prog="plugin-eval init",
+        description="Write eval cases: interview the author at a terminal (init [TARGET]), draft a suite without "
+        "asking (init --draft [TARGET] [--from FILE...]), or write one blank case (init --bare NAME).",
+    )
+    parser.add_argument(
+        "name", nargs="?", metavar="NAME|TARGET", help="--bare: the case's name; else the plugin folder"
+    )
+    parser.add_argument("--bare", action="store_true", help="write one case from the template without asking anything")
     parser.add_argument("--eval-dir", default=None)
+    add_arguments(parser)
     args = parser.parse_args(argv)
+    if not args.bare:
+        return author(args, args.name)
     if not args.name:
         print("A case name is required: plugin-eval init --bare NAME", file=sys.stderr)
         return 1
@@ -133,21 +144,3 @@ def write_case(folder: Path, plugin: str, skill: str | None) -> list[Path]:
     for path, text in files.items():
         path.write_text(text, encoding="utf-8")
     return list(files)
-
-
-def ignore(gitignore: Path, entry: str) -> bool:
-    """Add `entry` to a .gitignore (created if absent) unless a line already ignores it. True if added."""
-    try:
-        text = gitignore.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-
-    def bare(line: str) -> str:
-        return line.strip().removeprefix("**/").strip("/")
-
-    if any(bare(line) == bare(entry) for line in text.splitlines()):
-        return False
-    if text and not text.endswith("\n"):
-        text += "\n"
-    gitignore.write_text(f"{text}{entry}\n", encoding="utf-8")
-    return True

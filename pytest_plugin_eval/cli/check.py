@@ -1,0 +1,437 @@
+"""`plugin-eval check [TARGET]`: lint an eval suite without running it.
+
+The suite is read by the loader a session uses (every case folder, its graders, mocks and scripted.yaml), so a
+case that passes here loads in a session; then the floor that makes a suite's Δ worth reading is checked:
+
+- at least one **should-not-fire** case: a prompt the plugin must leave alone, graded by `tool_used` on `Skill`
+  (or on one of the plugin's `mcp__` tools) with `max: 0`;
+- every case has an **outcome grader**: a grader that reads what the run produced, not only which tools it
+  called (anything but `tool_used` / `tool_order`);
+- every case runs at least **3 times per arm** (`runs`);
+- **two arms**: the folder under test has something for Claude Code to load (a manifest, skills, commands,
+  agents, hooks or MCP servers), so the with arm differs from the without arm; no case is single-arm by
+  construction (a `context.history_file` carries the plugin into both arms); and no pytest configuration of the
+  plugin turns the without arm off (`--ablation none`).
+
+Every problem names its file and key. Exit 0 when the suite loads and meets the floor, 1 otherwise. The same
+check runs in `plugin-eval init` after every file the model writes and before its session may end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.paths import display_path
+from ..core.problems import Problem
+from ..core.tools import is_gated
+from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
+from ..grade.judge import resolve_judge_model
+from ..grade.types import grader_types
+from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, find_case_dirs, is_case_dir, load_case
+from ..load.graders import GRADERS_DIR
+from ..load.script import SCRIPT_FILENAME
+from ..load.suite import (
+    MANIFEST,
+    NOT_CASE_DIRS,
+    RESERVED_DIR,
+    component_paths,
+    declared_servers,
+    eval_dir_name,
+    is_plugin_dir,
+)
+from .estimate import CaseShape, Estimate, Prediction, estimate, predict_from_pilot
+
+MIN_RUNS = 3
+TRAJECTORY_TYPES = frozenset({"tool_used", "tool_order"})
+PILOT_JSON = "pilot.json"
+# Folders and files whose presence gives Claude Code something to load from a plugin folder.
+COMPONENTS = ("skills", "commands", "agents", "hooks", ".mcp.json", "output-styles")
+PYTEST_CONFIGS = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+ABLATION_NONE = re.compile(r"--ablation(?:=|\s+)['\"]?none\b")
+
+
+@dataclass
+class CheckResult:
+    root: Path  # the plugin folder
+    eval_root: Path
+    cases: list[Case] = field(default_factory=list)
+    load_problems: list[Problem] = field(default_factory=list)  # what keeps a case from loading
+    case_floor_problems: list[Problem] = field(default_factory=list)  # loading cases below the floor
+    suite_problems: list[Problem] = field(default_factory=list)  # the floor of the suite as a whole
+    warnings: list[str] = field(default_factory=list)
+    estimate: Estimate | None = None
+    prediction: Prediction | None = None  # from a pilot's results, when there is one
+
+    @property
+    def problems(self) -> list[Problem]:
+        return self.load_problems + self.case_floor_problems + self.suite_problems
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def render_problems(self, limit: int | None = None) -> list[str]:
+        lines = [p.render(self.root) for p in self.problems]
+        if limit is not None and len(lines) > limit:
+            lines = [*lines[:limit], f"… and {len(lines) - limit} more (run the check again once these are fixed)"]
+        return lines
+
+
+# ---- the floor, case by case ----------------------------------------------------------------------------
+
+
+def is_should_not_fire(case: Case) -> bool:
+    """A `tool_used` grader that forbids the plugin's entry point: `Skill` (or an `mcp__` tool) with `max: 0`."""
+    for grader in case.graders:
+        if grader.type != "tool_used":
+            continue
+        config = grader.config
+        tool = config.call.tool
+        if config.max == 0 and (tool == "Skill" or tool.startswith("mcp__")):
+            return True
+    return False
+
+
+def has_outcome_grader(case: Case) -> bool:
+    return any(grader.type not in TRAJECTORY_TYPES for grader in case.graders)
+
+
+def written_in(case: Case, key: str) -> Path:
+    """The file that sets `key` for the case: prompt.md when its frontmatter has it, else case.yaml."""
+    prompt_md, case_yaml = case.dir / PROMPT_FILE, case.dir / CASE_FILE
+    if prompt_md.is_file():
+        try:
+            meta, _ = split_frontmatter(prompt_md.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, FrontmatterError, YamlError):
+            meta = None
+        if (meta and key in meta) or not case_yaml.is_file():
+            return prompt_md
+    return case_yaml
+
+
+def case_problems(case: Case) -> list[Problem]:
+    """What keeps a loading case below the floor."""
+    out = []
+    if not has_outcome_grader(case):
+        out.append(
+            Problem(
+                case.prompt_file,
+                GRADERS_DIR,
+                "the case has no outcome grader — tool_used and tool_order only say which tools ran; add a grader "
+                "on what the run produced (regex, file_exists, llm, baseline, or graders/<name>.py)",
+            )
+        )
+    if case.runs_per_arm < MIN_RUNS:
+        out.append(
+            Problem(
+                written_in(case, "runs"),
+                "runs",
+                f"is {case.runs_per_arm}; a case runs at least {MIN_RUNS} times per arm (one run cannot tell the "
+                f"plugin's effect from luck) — use --runs 1 for a quick pilot instead",
+            )
+        )
+    if case.context.history_file is not None:
+        out.append(
+            Problem(
+                case.dir / CASE_FILE,
+                "context.history_file",
+                "makes the case single-arm (the resumed history carries the plugin into both arms), so it has no Δ — "
+                "put what the history sets up into the prompt or a scaffold instead",
+            )
+        )
+    return out
+
+
+# ---- the floor, suite-wide --------------------------------------------------------------------------------
+
+
+def has_components(root: Path) -> bool:
+    if is_plugin_dir(root) or declared_servers(root):
+        return True
+    if any((root / name).exists() for name in COMPONENTS):
+        return True
+    return any(paths for paths in component_paths(root).values())
+
+
+def ablation_none(root: Path, eval_root: Path) -> list[Problem]:
+    out = []
+    for folder in dict.fromkeys((root, eval_root)):
+        for name in PYTEST_CONFIGS:
+            path = folder / name
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if ABLATION_NONE.search(text):
+                out.append(
+                    Problem(
+                        path,
+                        "--ablation",
+                        "turns the without arm off (--ablation none), so no case has a Δ — remove it: both arms run "
+                        "by default",
+                    )
+                )
+    return out
+
+
+def stray_folders(eval_root: Path) -> list[Problem]:
+    """Folders that hold a case's parts (graders/, scripted.yaml) but neither prompt.md nor case.yaml: the
+    session never sees them."""
+    out = []
+    for folder, subdirs, files in os.walk(eval_root):
+        here = Path(folder)
+        subdirs[:] = sorted(d for d in subdirs if d not in NOT_CASE_DIRS and not d.startswith("."))
+        if here != eval_root and here.name == RESERVED_DIR:
+            subdirs[:] = []
+            continue
+        if is_case_dir(here):
+            subdirs[:] = [d for d in subdirs if d != GRADERS_DIR]
+            continue
+        if GRADERS_DIR in subdirs or SCRIPT_FILENAME in files:
+            out.append(
+                Problem(
+                    here,
+                    "",
+                    f"is not a case (no {PROMPT_FILE} or {CASE_FILE}), so its graders never run — write the prompt "
+                    f"in {PROMPT_FILE}",
+                )
+            )
+            subdirs[:] = [d for d in subdirs if d != GRADERS_DIR]
+    return out
+
+
+def suite_problems(root: Path, eval_root: Path, cases: list[Case]) -> list[Problem]:
+    out = []
+    if not has_components(root):
+        out.append(
+            Problem(
+                root,
+                "",
+                f"has nothing for Claude Code to load ({MANIFEST.as_posix()}, skills/, commands/, agents/, hooks/ or "
+                f".mcp.json), so the with arm would be the without arm",
+            )
+        )
+    if cases and not any(is_should_not_fire(case) for case in cases):
+        out.append(
+            Problem(
+                eval_root,
+                "",
+                "no should-not-fire case — add a case whose prompt the plugin must leave alone, graded by "
+                "`type: tool_used`, `tool: Skill`, `min: 0`, `max: 0` (and an outcome grader); without one, a plugin "
+                "that fires on everything scores as well as one that fires when it should",
+            )
+        )
+    return out + ablation_none(root, eval_root)
+
+
+# ---- the whole check --------------------------------------------------------------------------------------
+
+
+def eval_root_of_plugin(root: Path, eval_dir: str | None = None) -> Path:
+    return root / eval_dir_name(root if is_plugin_dir(root) else None, eval_dir)
+
+
+def two_arm(case: Case) -> bool:
+    return bool(case.plugin_dirs) and case.context.history_file is None
+
+
+def shape(case: Case, model: str | None) -> CaseShape:
+    return CaseShape(
+        name=case.name,
+        runs=case.runs_per_arm,
+        max_turns=case.max_turns,
+        judged_graders=sum(1 for g in case.graders if getattr(g.kind, "paid", False)),
+        arms=2 if two_arm(case) else 1,
+        model=model or case.model or os.environ.get("ANTHROPIC_MODEL") or None,
+    )
+
+
+def check_suite(
+    root: Path,
+    eval_dir: str | None = None,
+    *,
+    in_scope: Callable[[Path], bool] | None = None,
+    model: str | None = None,
+    judge_model: str | None = None,
+) -> CheckResult:
+    """Load every case under the plugin's eval dir and check the floor. `in_scope(case_dir)` limits the
+    problems of individual cases to some of them (those a session wrote); the suite-wide ones always count."""
+    root = root.absolute()
+    eval_root = eval_root_of_plugin(root, eval_dir)
+    result = CheckResult(root, eval_root)
+    if not eval_root.is_dir():
+        result.load_problems.append(
+            Problem(eval_root, "", "does not exist — write cases in <eval dir>/<case>/ (plugin-eval init)")
+        )
+        return result
+    kinds = grader_types()
+    scope = in_scope or (lambda _dir: True)
+    for case_dir in find_case_dirs(eval_root):
+        try:
+            case = load_case(case_dir, eval_root, kinds)
+        except CaseLoadError as e:
+            if scope(case_dir):
+                result.load_problems.extend(e.problems)
+            continue
+        result.cases.append(case)
+        result.warnings.extend(w for w in case.warnings if w not in result.warnings)
+        if scope(case_dir):
+            result.case_floor_problems.extend(case_problems(case))
+    result.load_problems.extend(p for p in stray_folders(eval_root) if p.file is None or scope(p.file))
+    if not result.cases and not result.load_problems:
+        result.suite_problems.append(
+            Problem(eval_root, "", f"holds no eval case — a case is a folder with {PROMPT_FILE} or {CASE_FILE}")
+        )
+    result.suite_problems.extend(suite_problems(root, eval_root, result.cases))
+    result.estimate = estimate((shape(c, model) for c in result.cases), resolve_judge_model(judge_model))
+    pilot = eval_root / "results" / PILOT_JSON
+    try:
+        document = json.loads(pilot.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        document = None
+    if isinstance(document, dict):
+        result.prediction = predict_from_pilot(document, {c.name: c.runs_per_arm for c in result.cases})
+    return result
+
+
+# ---- the commands an author (or the interview) runs next ---------------------------------------------------
+
+
+def plugin_eval_argv(short: bool = True) -> list[str]:
+    """How to start this very plugin-eval from a shell: `plugin-eval` when that is the one on PATH (and `short`),
+    else the script beside this interpreter, else `python -m`."""
+    script = Path(sys.executable).parent / "plugin-eval"
+    if not (script.is_file() and os.access(script, os.X_OK)):
+        return [sys.executable, "-m", "pytest_plugin_eval.cli.main"]
+    on_path = shutil.which("plugin-eval")
+    if short and on_path and os.path.realpath(on_path) == os.path.realpath(script):
+        return ["plugin-eval"]
+    return [str(script)]
+
+
+def requested_grants(cases: list[Case]) -> list[str]:
+    """The gated tools the cases ask for (`allowed_tools`), which only the operator's --allow-tools grants."""
+    return list(dict.fromkeys(t for case in cases for t in case.allowed_tools if is_gated(t)))
+
+
+def pilot_argv(
+    pe: list[str],
+    eval_dir: str,
+    bound: float,
+    grants: list[str],
+    scripted: bool = False,
+    eval_dir_args: list[str] | None = None,
+    model_args: list[str] | None = None,
+) -> list[str]:
+    """The pilot, run from the plugin folder: one run per case and arm, both arms, at most `bound` dollars."""
+    argv = [*pe, ".", "--trust-plugin", *(eval_dir_args or []), "--runs", "1"]
+    argv += ["--json", f"{eval_dir}/results/{PILOT_JSON}", *(model_args or [])]
+    argv += ["--max-cost-usd", f"{bound:.2f}"]
+    if grants:
+        argv.append("--allow-tools=" + ",".join(grants))
+    if scripted:
+        argv.append("--scripted")
+    return argv
+
+
+def shell(argv: list[str]) -> str:
+    return shlex.join(argv)
+
+
+def usd(value: float) -> str:
+    return f"${value:.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"
+
+
+def summary(result: CheckResult) -> list[str]:
+    graders = sum(len(c.graders) for c in result.cases)
+    judged = sum(1 for c in result.cases for g in c.graders if getattr(g.kind, "paid", False))
+    where = display_path(result.eval_root, result.root) + "/"
+    lines = []
+    if result.ok:
+        lines.append(
+            f"✓ {where}: {len(result.cases)} case(s) load and meet the floor ({graders} graders, {judged} judged)"
+        )
+    else:
+        lines.append(f"✗ {where}: {len(result.problems)} problem(s); {len(result.cases)} case(s) load")
+    if result.estimate and result.cases:
+        e = result.estimate
+        lines.append(
+            f"Cost: a pilot ({e.runs_in_pilot} runs, 1 per case and arm, up to {e.judge_calls_in_pilot} judge calls) "
+            f"is bounded at {usd(e.pilot_bound)}; the full suite at {usd(e.full_bound)} (list prices, every turn used)"
+        )
+    if result.prediction:
+        p = result.prediction
+        lines.append(
+            f"From the pilot ({display_path(result.eval_root / 'results' / PILOT_JSON, result.root)}, "
+            f"{usd(p.pilot_cost)}): a full suite costs about {usd(p.total)} (each case's cost per run × its runs)"
+            + (f"; not in the pilot: {', '.join(p.missing)}" if p.missing else "")
+        )
+    return lines
+
+
+def to_json(result: CheckResult) -> dict:
+    out: dict = {
+        "ok": result.ok,
+        "evalDir": str(result.eval_root),
+        "cases": [c.name for c in result.cases],
+        "problems": [p.to_json(result.root) for p in result.problems],
+        "warnings": list(result.warnings),
+    }
+    if result.estimate:
+        out["estimate"] = {"pilotBoundUsd": result.estimate.pilot_bound, "fullBoundUsd": result.estimate.full_bound}
+    if result.prediction:
+        out["prediction"] = {"fullSuiteUsd": result.prediction.total, "pilotCostUsd": result.prediction.pilot_cost}
+    return out
+
+
+def check(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="plugin-eval check",
+        description="Load an eval suite and check its floor (a should-not-fire case, an outcome grader per case, "
+        "runs >= 3, two arms) without running anything. Exit 0 when it passes, 1 otherwise.",
+    )
+    parser.add_argument("target", nargs="?", default=".", help="the plugin folder (default .)")
+    parser.add_argument("--eval-dir", default=None)
+    parser.add_argument("--model", default=None, help="the agent's model, for the cost estimate")
+    parser.add_argument("--judge-model", default=None, help="the judge model, for the cost estimate")
+    parser.add_argument("--scripted", action="store_true", help="print the pilot command for the scripted endpoint")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = parser.parse_args(argv)
+    root = Path(args.target)
+    if not root.is_dir():
+        print(f"✗ {args.target}: not a folder (check takes a plugin folder)", file=sys.stderr)
+        return 1
+    result = check_suite(root, args.eval_dir, model=args.model, judge_model=args.judge_model)
+    if args.json:
+        print(json.dumps(to_json(result), indent=1))
+        return 0 if result.ok else 1
+    for line in result.render_problems():
+        print(f"✗ {line}")
+    for warning in result.warnings:
+        print(warning)
+    for line in summary(result):
+        print(line)
+    if result.ok and result.estimate:
+        models = (["--model", args.model] if args.model else []) + (
+            ["--judge-model", args.judge_model] if args.judge_model else []
+        )
+        pilot = pilot_argv(
+            plugin_eval_argv(),
+            os.path.relpath(result.eval_root, result.root),
+            result.estimate.pilot_bound,
+            requested_grants(result.cases),
+            args.scripted,
+            ["--eval-dir", args.eval_dir] if args.eval_dir else [],
+            models,
+        )
+        print(f"Pilot (from the plugin folder): {shell(pilot)}")
+    return 0 if result.ok else 1

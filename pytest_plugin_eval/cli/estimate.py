@@ -1,0 +1,118 @@
+"""What a suite will cost, before and after a pilot: pure arithmetic on list prices (core/prices.json).
+
+Before the pilot nothing has run, so the bound is built from what the suite says: for every case and arm, one
+run of at most `max_turns` model requests (each resending Claude Code's context, cached after the first) and, per
+judged grader (llm, baseline), up to three judge votes. It is meant as a ceiling the pilot should stay under —
+the pilot command carries it as `--max-cost-usd` — not as a forecast: most runs use far fewer turns.
+
+After the pilot the price of a full suite is measured, not guessed: each case's pilot cost (one run per arm)
+times the runs its file asks for.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..core.prices import Usage, lookup, price
+
+# One agent request: Claude Code's system prompt and tools (≈ 20k tokens, written to the cache by the first
+# request of a run and read from it afterwards), what the run added since (fresh input) and the reply.
+CONTEXT_TOKENS = 20_000
+FRESH_INPUT_TOKENS = 2_000
+OUTPUT_TOKENS = 800
+# One judge vote: the rubric and the evidence in, a short verdict out. Votes stop when two agree; three at most.
+JUDGE_INPUT_TOKENS = 4_000
+JUDGE_OUTPUT_TOKENS = 300
+JUDGE_VOTES = 3
+
+
+@dataclass(frozen=True)
+class CaseShape:
+    """What of a case its cost depends on."""
+
+    name: str
+    runs: int  # per arm, as the case file says
+    max_turns: int
+    judged_graders: int  # llm and baseline graders
+    arms: int = 2  # 1 for a single-arm case
+    model: str | None = None  # the agent's model (None: the default model of the price table)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    pilot_bound: float  # one run per case and arm: the pilot's --max-cost-usd
+    full_bound: float  # every case's runs, per arm: the same ceiling for a full suite
+    runs_in_pilot: int
+    judge_calls_in_pilot: int  # at most
+
+
+def agent_run_cost(model: str | None, max_turns: int) -> float:
+    """A ceiling for one run: `max_turns` requests, the first writing the context to the cache."""
+    turns = max(1, max_turns)
+    first = Usage(
+        input_tokens=FRESH_INPUT_TOKENS, cache_creation_input_tokens=CONTEXT_TOKENS, output_tokens=OUTPUT_TOKENS
+    )
+    later = Usage(input_tokens=FRESH_INPUT_TOKENS, cache_read_input_tokens=CONTEXT_TOKENS, output_tokens=OUTPUT_TOKENS)
+    return price(model, first) + (turns - 1) * price(model, later)
+
+
+def judge_call_cost(judge_model: str | None) -> float:
+    return price(judge_model, Usage(input_tokens=JUDGE_INPUT_TOKENS, output_tokens=JUDGE_OUTPUT_TOKENS))
+
+
+def case_run_cost(case: CaseShape, judge_model: str | None) -> float:
+    """One run of the case in one arm, its judges included."""
+    return agent_run_cost(case.model, case.max_turns) + case.judged_graders * JUDGE_VOTES * judge_call_cost(judge_model)
+
+
+def round_up(usd: float) -> float:
+    """Up to the next cent, never below one cent."""
+    return max(0.01, math.ceil(round(usd * 100, 6)) / 100)
+
+
+def estimate(cases: Iterable[CaseShape], judge_model: str | None) -> Estimate:
+    cases = list(cases)
+    pilot = sum(case.arms * case_run_cost(case, judge_model) for case in cases)
+    full = sum(case.arms * case.runs * case_run_cost(case, judge_model) for case in cases)
+    return Estimate(
+        pilot_bound=round_up(pilot),
+        full_bound=round_up(full),
+        runs_in_pilot=sum(case.arms for case in cases),
+        judge_calls_in_pilot=sum(case.arms * case.judged_graders * JUDGE_VOTES for case in cases),
+    )
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A full suite's price, from a pilot's results document."""
+
+    total: float
+    per_case: dict[str, float]
+    pilot_cost: float
+    missing: tuple[str, ...] = ()  # cases of the suite the pilot did not run
+
+
+def predict_from_pilot(document: dict, runs_by_case: dict[str, int] | None = None) -> Prediction:
+    """Each case's mean cost per run in each arm, times its runs (`runs_by_case`, else the document's
+    `runsPerCase`, what the case file says — the pilot itself ran with --runs 1)."""
+    per_case: dict[str, float] = {}
+    pilot_cost = 0.0
+    for case in document.get("cases") or []:
+        name = case.get("name", "?")
+        runs = (runs_by_case or {}).get(name) or case.get("runsPerCase") or 3
+        total = 0.0
+        for arm_runs in (case.get("arms") or {}).values():
+            costs = [float(run.get("costUsd") or 0.0) for run in arm_runs or []]
+            pilot_cost += sum(costs)
+            if costs:
+                total += sum(costs) / len(costs) * runs
+        per_case[name] = total
+    missing = tuple(sorted(set(runs_by_case or {}) - set(per_case)))
+    return Prediction(sum(per_case.values()), per_case, pilot_cost, missing)
+
+
+def known_price(model: str | None) -> bool:
+    """Whether the price table has `model` (an unknown one is priced as the table's default)."""
+    return model is None or lookup(model).known

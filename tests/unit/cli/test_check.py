@@ -1,0 +1,225 @@
+"""`plugin-eval check` (pytest_plugin_eval.cli.check): the suite loads, and the floor — a should-not-fire case, an
+outcome grader per case, runs >= 3, two arms — with every problem named by file and key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pytest_plugin_eval.cli.check import check, check_suite
+
+FIRES = [
+    {"name": "greets", "type": "regex", "pattern": "Hello"},
+    {"name": "skill-fired", "type": "tool_used", "tool": "Skill"},
+]
+NOT_FIRE = [
+    {"name": "answers", "type": "regex", "pattern": "4"},
+    {"name": "did-not-fire", "type": "tool_used", "tool": "Skill", "min": 0, "max": 0, "arm": "both"},
+]
+
+
+def plugin(root: Path, manifest: bool = True) -> Path:
+    if manifest:
+        (root / ".claude-plugin").mkdir(parents=True)
+        (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "greeter"}))
+    (root / "skills" / "greet").mkdir(parents=True)
+    (root / "skills" / "greet" / "SKILL.md").write_text("---\nname: greet\ndescription: Greets.\n---\nHi.\n")
+    (root / "evals").mkdir()
+    return root
+
+
+def case(root: Path, name: str, graders: list[dict], **top) -> Path:
+    folder = root / "evals" / name
+    folder.mkdir(parents=True)
+    data = {"schema_version": "1.0", "name": name, **top, "execution": {"prompt": f"prompt of {name}"}}
+    data["graders"] = graders
+    (folder / "case.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    return folder
+
+
+@pytest.fixture
+def clean(tmp_path) -> Path:
+    root = plugin(tmp_path / "greeter")
+    case(root, "says-hello", FIRES)
+    case(root, "unrelated", NOT_FIRE)
+    return root
+
+
+def rendered(root: Path, **kwargs) -> list[str]:
+    return check_suite(root, **kwargs).render_problems()
+
+
+def test_a_clean_suite_passes_with_its_cost_bounded(clean, capsys):
+    result = check_suite(clean)
+    assert result.ok and [c.name for c in result.cases] == ["says-hello", "unrelated"]
+    assert result.estimate is not None and 0 < result.estimate.pilot_bound < result.estimate.full_bound
+    assert check([str(clean)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("✓ evals/: 2 case(s) load and meet the floor (4 graders, 0 judged)\nCost: a pilot (4 runs")
+    assert (
+        "Pilot (from the plugin folder): " in out and "--runs 1 --json evals/results/pilot.json --max-cost-usd" in out
+    )
+
+
+def test_a_case_that_does_not_load_is_named_by_file_and_key(clean, capsys):
+    (clean / "evals" / "says-hello" / "case.yaml").write_text(
+        (clean / "evals" / "says-hello" / "case.yaml")
+        .read_text()
+        .replace("name: says-hello", "name: says-hello\nrunz: 3")
+    )
+    assert rendered(clean) == [
+        "evals/says-hello/case.yaml: runz: is not a case.yaml key (top-level keys: schema_version, name, "
+        "description, tags, plugins, runs, expected_outcome, context, execution, graders)"
+    ]
+    assert check([str(clean)]) == 1
+    assert capsys.readouterr().out.startswith("✗ evals/says-hello/case.yaml: runz: is not a case.yaml key")
+
+
+def test_no_should_not_fire_case(tmp_path):
+    root = plugin(tmp_path / "p")
+    case(root, "says-hello", FIRES)
+    case(root, "also-fires", [{"name": "g", "type": "regex", "pattern": "x"}])
+    (problem,) = check_suite(root).problems
+    assert (problem.file, problem.key) == (root / "evals", "")
+    assert problem.message.startswith("no should-not-fire case — add a case whose prompt the plugin must leave alone")
+    assert "`tool: Skill`, `min: 0`, `max: 0`" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("grader", "counts"),
+    [
+        ({"tool": "Skill", "min": 0, "max": 0}, True),
+        ({"tool": "mcp__plugin_greeter_tracker__create_issue", "min": 0, "max": 0}, True),
+        ({"tool": "Skill", "min": 0, "max": 1}, False),  # at most once is not "never"
+        ({"tool": "Read", "min": 0, "max": 0}, False),  # not the plugin's entry point
+    ],
+)
+def test_what_makes_a_case_should_not_fire(tmp_path, grader, counts):
+    root = plugin(tmp_path / "p")
+    case(
+        root, "c", [{"name": "outcome", "type": "regex", "pattern": "x"}, {"name": "t", "type": "tool_used", **grader}]
+    )
+    messages = [p.message for p in check_suite(root).problems]
+    assert any(m.startswith("no should-not-fire case") for m in messages) is not counts
+
+
+def test_every_case_needs_an_outcome_grader(clean):
+    case(
+        clean,
+        "only-trajectory",
+        [
+            {"name": "fired", "type": "tool_used", "tool": "Skill"},
+            {"name": "order", "type": "tool_order", "before": "Skill", "after": "Write"},
+        ],
+    )
+    (problem,) = check_suite(clean).problems
+    assert problem.render(clean) == (
+        "evals/only-trajectory/case.yaml: graders: the case has no outcome grader — tool_used and tool_order only "
+        "say which tools ran; add a grader on what the run produced (regex, file_exists, llm, baseline, or "
+        "graders/<name>.py)"
+    )
+
+
+def test_a_python_or_judged_grader_is_an_outcome_grader(clean):
+    folder = case(clean, "judged", [{"name": "fired", "type": "tool_used", "tool": "Skill"}])
+    (folder / "graders").mkdir()
+    (folder / "graders" / "short.py").write_text('"""Short."""\n\ndef grade(run):\n    return True\n')
+    result = check_suite(clean)
+    assert result.ok, result.render_problems()
+
+
+def test_runs_below_three_are_named_where_they_are_written(clean):
+    case(clean, "few-runs", NOT_FIRE, runs=2)
+    folder = clean / "evals" / "md-runs"
+    (folder / "graders").mkdir(parents=True)
+    (folder / "prompt.md").write_text("---\nruns: 1\n---\nHello?\n")
+    (folder / "graders" / "g.md").write_text("---\ntype: regex\npattern: x\n---\n")
+    assert rendered(clean) == [
+        "evals/few-runs/case.yaml: runs: is 2; a case runs at least 3 times per arm (one run cannot tell the "
+        "plugin's effect from luck) — use --runs 1 for a quick pilot instead",
+        "evals/md-runs/prompt.md: runs: is 1; a case runs at least 3 times per arm (one run cannot tell the "
+        "plugin's effect from luck) — use --runs 1 for a quick pilot instead",
+    ]
+
+
+def test_a_single_arm_case_breaks_the_two_arm_floor(clean):
+    folder = case(clean, "resumed", NOT_FIRE, context={"history_file": "session.jsonl"})
+    (folder / "session.jsonl").write_text("")
+    (problem,) = check_suite(clean).problems
+    assert (problem.file, problem.key) == (folder / "case.yaml", "context.history_file")
+    assert problem.message.startswith("makes the case single-arm")
+
+
+def test_a_folder_with_nothing_to_load_has_no_with_arm(tmp_path):
+    root = tmp_path / "empty"
+    (root / "evals").mkdir(parents=True)
+    case(root, "says-hello", FIRES)
+    case(root, "unrelated", NOT_FIRE)
+    (problem,) = check_suite(root).problems
+    assert problem.file == root and "nothing for Claude Code to load" in problem.message
+    # a folder without a manifest but with a skill is a plugin (Claude Code names it after the folder)
+    (root / "skills" / "greet").mkdir(parents=True)
+    assert check_suite(root).ok
+
+
+def test_ablation_none_in_the_plugins_pytest_configuration(clean):
+    (clean / "pytest.ini").write_text("[pytest]\naddopts = --ablation none --trust-plugin\n")
+    (problem,) = check_suite(clean).problems
+    assert (problem.file, problem.key) == (clean / "pytest.ini", "--ablation")
+    (clean / "pytest.ini").write_text("[pytest]\naddopts = --ablation=with-without\n")
+    assert check_suite(clean).ok
+
+
+def test_graders_without_a_case_file_are_not_a_case(clean):
+    (clean / "evals" / "half-written" / "graders").mkdir(parents=True)
+    (clean / "evals" / "half-written" / "graders" / "g.md").write_text("---\ntype: regex\npattern: x\n---\n")
+    (clean / "evals" / "mocks" / "tracker").mkdir(parents=True)  # mocks are not cases
+    assert rendered(clean) == [
+        "evals/half-written: is not a case (no prompt.md or case.yaml), so its graders never run — write the "
+        "prompt in prompt.md"
+    ]
+
+
+def test_an_empty_or_missing_eval_dir(tmp_path):
+    root = plugin(tmp_path / "p")
+    assert [p.message for p in check_suite(root).problems] == [
+        "holds no eval case — a case is a folder with prompt.md or case.yaml"
+    ]
+    (root / "evals").rmdir()
+    assert check_suite(root).problems[0].message.startswith("does not exist")
+
+
+def test_the_scope_limits_case_problems_but_not_the_suites(clean):
+    case(clean, "few-runs", FIRES, runs=1)
+    assert len(check_suite(clean).problems) == 1
+    assert check_suite(clean, in_scope=lambda d: d.name != "few-runs").ok
+    (clean / "evals" / "unrelated" / "case.yaml").unlink()
+    (clean / "evals" / "unrelated").rmdir()
+    only = check_suite(clean, in_scope=lambda d: False)
+    assert [p.message.split(" —")[0] for p in only.problems] == ["no should-not-fire case"]
+
+
+def test_the_json_form_and_a_pilots_prediction(clean, capsys):
+    results = clean / "evals" / "results"
+    results.mkdir()
+    pilot = {
+        "cases": [
+            {"name": "says-hello", "arms": {"with": [{"costUsd": 0.02}], "without": [{"costUsd": 0.01}]}},
+            {"name": "unrelated", "arms": {"with": [{"costUsd": 0.01}], "without": [{"costUsd": 0.01}]}},
+        ]
+    }
+    (results / "pilot.json").write_text(json.dumps(pilot))
+    assert check([str(clean), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ok"] is True and doc["problems"] == [] and doc["cases"] == ["says-hello", "unrelated"]
+    assert doc["prediction"] == {"fullSuiteUsd": pytest.approx(0.15), "pilotCostUsd": pytest.approx(0.05)}
+    assert check([str(clean)]) == 0
+    assert "From the pilot (evals/results/pilot.json, $0.05): a full suite costs about $0.15" in capsys.readouterr().out
+
+
+def test_a_target_that_is_not_a_folder(tmp_path, capsys):
+    assert check([str(tmp_path / "nope")]) == 1
+    assert "not a folder" in capsys.readouterr().err
