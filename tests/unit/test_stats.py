@@ -1,14 +1,16 @@
 """Unit tests for the statistics of run scores (pytest_plugin_eval.stats): mean, sample standard deviation, the
-t quantiles and Welch's interval for Δ."""
+interval for Δ (Agresti–Caffo generalised to scores, see bench/bench_intervals.py for its coverage), pass@k and
+pass^k."""
 
 from __future__ import annotations
 
 import math
+import random
+from itertools import product
 
 import pytest
 
-from pytest_plugin_eval import stats
-from pytest_plugin_eval.stats import delta_interval, mean, stdev, t95
+from pytest_plugin_eval.stats import delta_interval, mean, pass_at_k, pass_hat_k, stdev, z_quantile
 
 # ---- mean / stdev --------------------------------------------------------------------------------------------
 
@@ -29,52 +31,96 @@ def test_stdev_is_the_sample_standard_deviation():
     assert stdev([0.25, 0.25, 0.25]) == 0.0
 
 
-# ---- t quantiles ---------------------------------------------------------------------------------------------
+# ---- z quantiles ---------------------------------------------------------------------------------------------
 
 
-def test_t_quantiles():
-    assert t95(1) == 12.706 and t95(2) == 4.303 and t95(11) == 2.228 and t95(35) == 2.042 and t95(5000) == 1.96
+def test_z_quantiles():
+    assert z_quantile(0.95) == pytest.approx(1.959963984540054, abs=1e-15)
+    assert z_quantile(0.90) == pytest.approx(1.6448536269514722)
+    assert z_quantile(0.99) == pytest.approx(2.5758293035489004)
+    assert z_quantile(0.5) == pytest.approx(0.6744897501960817)
 
 
-def test_t_quantiles_between_and_below_table_entries():
-    # Degrees of freedom between two entries use the smaller one (a wider, conservative interval).
-    assert t95(13) == t95(12) == 2.179
-    assert t95(119) == t95(60) == 2.000
-    assert t95(120) == t95(999) == 1.980
-    assert t95(1000) == 1.960
-    # Below one degree of freedom the table's first entry stands.
-    assert t95(0.5) == t95(0) == 12.706
-    assert all(stats.T95[a] > stats.T95[b] for a, b in zip(sorted(stats.T95), sorted(stats.T95)[1:], strict=False))
+@pytest.mark.parametrize("level", [0, 1, -0.5, 1.5, 95])
+def test_z_quantile_refuses_levels_outside_0_1(level):
+    with pytest.raises(ValueError, match="level must be between 0 and 1"):
+        z_quantile(level)
 
 
 # ---- delta_interval ------------------------------------------------------------------------------------------
 
-
-def test_delta_interval_welch_two_runs_each():
-    # sd 0.3536 and 0 over 2 runs each: the without arm adds no variance, df = 1 → 0.5 ± 12.706 × 0.25
-    low, high = delta_interval([1, 0.5], [0.25, 0.25])
-    assert (low, high) == pytest.approx((0.5 - 12.706 * 0.25, 0.5 + 12.706 * 0.25))
+Z = 1.959963984540054
 
 
-def test_delta_interval_n2_both_arms_spread():
-    # Equal spread in both arms: va = vb = 0.125/2, df = (2v)² / (2v²) = 2 → t = 4.303, se = sqrt(0.125) = 0.3536
-    low, high = delta_interval([1, 0.5], [0.5, 0])
-    se = math.sqrt(0.125 / 2 + 0.125 / 2)
-    assert (low, high) == pytest.approx((0.5 - 4.303 * se, 0.5 + 4.303 * se))
-    assert low < 0 < high
+def agresti_caffo(c_with: int, n_with: int, c_without: int, n_without: int, z: float = Z) -> tuple[float, float]:
+    """Agresti & Caffo (2000) for pass counts, as published: add one success and one failure to each arm."""
+    pa, pb = (c_with + 1) / (n_with + 2), (c_without + 1) / (n_without + 2)
+    half = z * math.sqrt(pa * (1 - pa) / (n_with + 2) + pb * (1 - pb) / (n_without + 2))
+    return (max(-1.0, pa - pb - half), min(1.0, pa - pb + half))
 
 
-def test_delta_interval_three_runs():
-    # +0.33 on three runs (1, 0, 0 against 0, 0, 0): df = 2, se = sqrt(1/9) = 1/3 → 1/3 ± 4.303/3
+def width(interval: tuple[float, float] | None) -> float:
+    assert interval is not None
+    return interval[1] - interval[0]
+
+
+def test_all_pass_against_all_fail_at_three_runs_is_significant_but_not_zero_width():
+    # 3/3 against 0/3: under "no difference" that split has probability at most 2 × (1/2)^6 ≈ 0.03, so it is
+    # evidence at the 5 % level — but for a Δ anywhere from +0.10 to +1, not for Δ = 1 exactly.
+    # Augmented arms 4/5 and 1/5: 0.6 ± 1.96 × sqrt(2 × 0.16 / 5).
+    low, high = delta_interval([1, 1, 1], [0, 0, 0])
+    assert low == pytest.approx(0.6 - Z * math.sqrt(2 * 0.16 / 5)) == pytest.approx(0.10416397)
+    assert high == 1.0  # 1.096 clipped
+    assert 0 < low < high
+    assert delta_interval([0, 0, 0], [1, 1, 1]) == pytest.approx((-1.0, -low))
+
+
+def test_all_pass_against_all_fail_at_two_runs_is_not_significant():
+    # 2/2 against 0/2 happens by chance with probability up to 2 × (1/2)^4 = 0.125: not a result.
+    low, high = delta_interval([1, 1], [0, 0])
+    assert low == pytest.approx(0.5 - Z * math.sqrt(2 * 0.1875 / 4)) == pytest.approx(-0.10011396)
+    assert high == 1.0 and low < 0
+
+
+def test_arms_that_agree_without_spread_give_an_interval_around_zero():
+    for scores in ([1, 1, 1], [0, 0, 0], [0.5, 0.5], [0.75] * 5):
+        low, high = delta_interval(scores, scores)
+        assert low == pytest.approx(-high) and high > 0.3, scores
+    # 1, 1, 1 against 1, 1, 1: augmented 4/5 each, ± 1.96 × sqrt(2 × 0.16 / 5).
+    assert delta_interval([1, 1, 1], [1, 1, 1]) == pytest.approx((-0.49583603, 0.49583603))
+
+
+def test_zero_spread_never_gives_a_zero_width_interval():
+    for value_with, value_without, n in product([0, 0.25, 0.5, 1], [0, 0.5, 0.75, 1], [2, 3, 5, 10, 50]):
+        assert width(delta_interval([value_with] * n, [value_without] * n)) > 0.05
+
+
+def test_a_third_of_a_point_on_three_runs_is_not_significant():
+    # +0.33 from one lucky run (1, 0, 0 against 0, 0, 0): 0.2 ± 0.554.
     low, high = delta_interval([1, 0, 0], [0, 0, 0])
-    assert (low, high) == pytest.approx((1 / 3 - 4.303 / 3, 1 / 3 + 4.303 / 3))
-    assert low < 0 < high
+    assert (low, high) == pytest.approx((-0.35436153, 0.75436153))
 
 
-def test_delta_interval_zero_spread_is_zero_width():
-    assert delta_interval([1, 1, 1], [0, 0, 0]) == (1.0, 1.0)
-    assert delta_interval([0.5, 0.5], [0.5, 0.5]) == (0.0, 0.0)
-    assert delta_interval([0.25, 0.25], [0.75, 0.75]) == (-0.5, -0.5)
+def test_fractional_scores_two_runs_each():
+    # Augmented with runs 1 and 0: (1, 0.5, 1, 0) mean 0.625, variance 0.171875; (0.25, 0.25, 1, 0) mean 0.375,
+    # variance 0.140625 → 0.25 ± 1.96 × sqrt((0.171875 + 0.140625) / 4).
+    low, high = delta_interval([1, 0.5], [0.25, 0.25])
+    half = Z * math.sqrt((0.171875 + 0.140625) / 4)
+    assert (low, high) == pytest.approx((0.25 - half, 0.25 + half))
+
+
+def test_pass_fail_scores_give_agresti_caffo_exactly():
+    for n_with, n_without in [(2, 2), (3, 3), (3, 5), (10, 4), (10, 10)]:
+        for c_with, c_without in product(range(n_with + 1), range(n_without + 1)):
+            got = delta_interval(
+                [1] * c_with + [0] * (n_with - c_with), [1] * c_without + [0] * (n_without - c_without)
+            )
+            assert got == pytest.approx(agresti_caffo(c_with, n_with, c_without, n_without), abs=1e-12)
+
+
+def test_the_spread_of_fractional_scores_narrows_the_interval():
+    # Same means as 2 passes and 2 failures of 4, but every run scored 0.5: less spread, a narrower interval.
+    assert width(delta_interval([0.5] * 4, [0.25] * 4)) < width(delta_interval([1, 1, 0, 0], [1, 0, 0, 0]))
 
 
 def test_delta_interval_needs_two_scores_in_each_arm():
@@ -86,20 +132,134 @@ def test_delta_interval_needs_two_scores_in_each_arm():
     assert delta_interval([1], [0, 0.5, 1]) is None
 
 
-def test_delta_interval_is_symmetric_about_delta_and_antisymmetric_in_the_arms():
-    with_scores, without_scores = [1, 0.75, 0.5, 1], [0.25, 0.5, 0, 0.5]
-    low, high = delta_interval(with_scores, without_scores)
-    delta = mean(with_scores) - mean(without_scores)
-    assert (low + high) / 2 == pytest.approx(delta)
-    back = delta_interval(without_scores, with_scores)
-    assert back == pytest.approx((-high, -low))
+def random_arms(rng: random.Random):
+    """Arms of 2 to 12 runs: pass/fail, fractions of a few graders, or arbitrary scores, equal or not."""
+    kind = rng.choice(["binary", "graders", "any", "flat"])
+    graders = rng.randint(2, 6)
+    value = rng.random()
+
+    def arm() -> list[float]:
+        n = rng.randint(2, 12)
+        if kind == "binary":
+            return [rng.choice([0.0, 1.0]) for _ in range(n)]
+        if kind == "graders":
+            return [rng.randint(0, graders) / graders for _ in range(n)]
+        if kind == "flat":
+            return [value] * n
+        return [rng.random() for _ in range(n)]
+
+    return arm(), arm()
+
+
+def test_bounds_stay_within_minus_one_and_one_and_hold_the_observed_delta():
+    rng = random.Random(7)
+    for _ in range(3000):
+        with_scores, without_scores = random_arms(rng)
+        low, high = delta_interval(with_scores, without_scores)
+        assert -1.0 <= low < high <= 1.0
+        assert low - 1e-12 <= mean(with_scores) - mean(without_scores) <= high + 1e-12
+    assert delta_interval([1] * 50, [0] * 50)[1] == 1.0 and delta_interval([0] * 50, [1] * 50)[0] == -1.0
+
+
+def test_swapping_the_arms_mirrors_the_interval():
+    rng = random.Random(11)
+    for _ in range(500):
+        with_scores, without_scores = random_arms(rng)
+        low, high = delta_interval(with_scores, without_scores)
+        assert delta_interval(without_scores, with_scores) == pytest.approx((-high, -low), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "pattern_with, pattern_without",
+    [([1], [0]), ([1, 1, 0], [0, 0, 1]), ([1, 0], [1, 0]), ([0.75, 0.5], [0.25, 0.5]), ([1, 0.5, 0.5, 0], [0.25])],
+)
+def test_more_runs_at_the_same_rates_narrow_the_interval(pattern_with, pattern_without):
+    widths = [
+        width(delta_interval(pattern_with * k, pattern_without * k))
+        for k in range(1, 40)
+        if len(pattern_with) * k >= 2 and len(pattern_without) * k >= 2
+    ]
+    assert all(a > b for a, b in zip(widths, widths[1:], strict=False)), widths
+    assert widths[-1] < widths[0] / 2
+
+
+def test_all_pass_against_all_fail_becomes_surer_with_more_runs():
+    lows = [delta_interval([1] * n, [0] * n)[0] for n in range(2, 30)]
+    assert all(a < b for a, b in zip(lows, lows[1:], strict=False))
+    assert lows[0] < 0 < lows[1]  # n = 2 spans 0, n = 3 does not
+
+
+def test_levels():
+    scores_with, scores_without = [1, 1, 0.5, 0], [0.5, 0, 0, 0.25]
+    intervals = [delta_interval(scores_with, scores_without, level) for level in (0.5, 0.8, 0.9, 0.95, 0.99)]
+    assert all(a[0] > b[0] and a[1] < b[1] for a, b in zip(intervals, intervals[1:], strict=False))
+    # Only z changes: the half-width scales with it.
+    low90, high90 = delta_interval(scores_with, scores_without, level=0.9)
+    low95, high95 = delta_interval(scores_with, scores_without)
+    assert (high90 - low90) / (high95 - low95) == pytest.approx(1.6448536269514722 / Z)
+    with pytest.raises(ValueError, match="level"):
+        delta_interval(scores_with, scores_without, level=95)
+    with pytest.raises(ValueError, match="level"):
+        delta_interval([1], [0], level=0)  # a bad level is refused even where there is no interval
 
 
 def test_delta_interval_accepts_any_sequence():
-    assert delta_interval((1.0, 0.5), (0.25, 0.25)) == pytest.approx(delta_interval([1.0, 0.5], [0.25, 0.25]))
+    assert delta_interval((1.0, 0.5), (0.25, 0.25)) == delta_interval([1.0, 0.5], [0.25, 0.25])
 
 
-def test_delta_interval_only_95_percent():
-    assert delta_interval([1, 0], [0, 1], level=0.95) is not None
-    with pytest.raises(ValueError, match="0.95"):
-        delta_interval([1, 0], [0, 1], level=0.9)
+# ---- pass@k and pass^k ---------------------------------------------------------------------------------------
+
+
+def test_pass_at_k_and_pass_hat_k_examples():
+    # 2 of 3 runs passed.
+    assert [pass_at_k(3, 2, k) for k in (1, 2, 3)] == pytest.approx([2 / 3, 1.0, 1.0])
+    assert [pass_hat_k(3, 2, k) for k in (1, 2, 3)] == pytest.approx([2 / 3, 1 / 3, 0.0])
+    # 7 of 10: pass@3 = 1 − C(3, 3)/C(10, 3) = 1 − 1/120; pass^3 = C(7, 3)/C(10, 3) = 35/120.
+    assert pass_at_k(10, 7, 3) == pytest.approx(1 - 1 / 120)
+    assert pass_hat_k(10, 7, 3) == pytest.approx(35 / 120)
+
+
+def test_pass_at_1_and_pass_hat_1_are_the_pass_rate():
+    for n in range(1, 8):
+        for c in range(n + 1):
+            assert pass_at_k(n, c, 1) == pytest.approx(c / n) == pass_hat_k(n, c, 1)
+
+
+def test_all_or_none_passed():
+    for n, k in product(range(1, 8), range(1, 8)):
+        if k <= n:
+            assert (pass_at_k(n, 0, k), pass_hat_k(n, 0, k)) == (0.0, 0.0)
+            assert (pass_at_k(n, n, k), pass_hat_k(n, n, k)) == (1.0, 1.0)
+
+
+def test_k_beyond_the_runs_is_unknown():
+    assert pass_at_k(3, 2, 4) is None and pass_hat_k(3, 2, 4) is None
+    assert pass_at_k(0, 0, 1) is None and pass_hat_k(0, 0, 1) is None
+
+
+def test_pass_k_estimates_are_monotonic_in_k():
+    for n in range(1, 9):
+        for c in range(n + 1):
+            at = [pass_at_k(n, c, k) for k in range(1, n + 1)]
+            hat = [pass_hat_k(n, c, k) for k in range(1, n + 1)]
+            assert all(a <= b + 1e-15 for a, b in zip(at, at[1:], strict=False))
+            assert all(a + 1e-15 >= b for a, b in zip(hat, hat[1:], strict=False))
+            assert all(h <= a + 1e-15 for h, a in zip(hat, at, strict=True))
+
+
+@pytest.mark.parametrize("p", [0.1, 0.5, 0.73, 0.95])
+def test_pass_k_estimates_are_unbiased(p):
+    # Averaged over the binomial distribution of c, they give exactly 1 − (1 − p)^k and p^k.
+    for n in (3, 5, 10):
+        weights = [math.comb(n, c) * p**c * (1 - p) ** (n - c) for c in range(n + 1)]
+        for k in range(1, n + 1):
+            assert sum(w * pass_at_k(n, c, k) for c, w in enumerate(weights)) == pytest.approx(1 - (1 - p) ** k)
+            assert sum(w * pass_hat_k(n, c, k) for c, w in enumerate(weights)) == pytest.approx(p**k)
+
+
+@pytest.mark.parametrize("n, c, k", [(3, 4, 1), (3, -1, 1), (3, 1, 0), (-1, 0, 1)])
+def test_pass_k_refuses_impossible_counts(n, c, k):
+    with pytest.raises(ValueError):
+        pass_at_k(n, c, k)
+    with pytest.raises(ValueError):
+        pass_hat_k(n, c, k)
