@@ -1,0 +1,114 @@
+"""`plugin-eval compare OLD NEW`: did my change help? Two sessions of a suite side by side.
+
+    plugin-eval compare evals/results/<before>/ evals/results/<after>/ [--json [PATH]] [--md PATH]
+                        [--level 0.95] [--fail-on-worse]
+
+OLD and NEW are results folders (holding aggregate-result.json) or results JSON files. Prints the comparison
+(results.compare) as a table; `--json` writes the compare document (alone on stdout without a PATH), `--md` its
+Markdown (`--md "$GITHUB_STEP_SUMMARY"` puts it on a GitHub Actions job's page). Unlike a session, it does not
+append to GITHUB_STEP_SUMMARY by itself: a job that ran the session with `--compare-to` already has the comparison
+there, and a gating step would repeat it. Exit 0, or 1 on a user error — and, with `--fail-on-worse`, when some
+case got a "worse" verdict (of WITH or of Δ): a CI gate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..report.comparison import write_comparison
+from ..report.terminal import StreamTerminal
+from ..results.compare import LEVEL, CompareError, compare, read_document
+from ..results.store import document_text, write_atomic
+
+
+class _Refused(Exception):
+    """A command-line problem argparse found: printed, exit 1 (every user error of plugin-eval is exit 1)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        raise _Refused(f"plugin-eval compare: error: {message} (see plugin-eval compare --help)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="plugin-eval compare",
+        description="Compare two sessions of a suite: per case the change in WITH and in Δ, each with a confidence "
+        "interval and a verdict (better, worse, no detectable change); cases added and removed; graders whose pass "
+        "rate moved; cost and duration; and warnings when the sessions were not measured alike.",
+    )
+    parser.add_argument("old", metavar="OLD", help="the earlier session: a results folder or a results JSON file")
+    parser.add_argument("new", metavar="NEW", help="the later session: a results folder or a results JSON file")
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        default=None,
+        metavar="PATH",
+        help="also write the compare document to PATH (.json); without PATH, print it alone on stdout",
+    )
+    parser.add_argument("--md", default=None, metavar="PATH", help="also write the comparison in Markdown to PATH")
+    parser.add_argument(
+        "--level", default=str(LEVEL), metavar="L", help="confidence level of the intervals (default 0.95)"
+    )
+    parser.add_argument(
+        "--fail-on-worse",
+        action="store_true",
+        help="exit 1 when some case's WITH or Δ got a 'worse' verdict (a CI gate)",
+    )
+    return parser
+
+
+def _level(text: str) -> float:
+    try:
+        level = float(text)
+    except ValueError:
+        level = -1.0
+    if not 0.5 <= level < 1:
+        raise _Refused(f"Error: --level must be a number from 0.5 to below 1, such as 0.95 (got '{text}')")
+    return level
+
+
+def compare_command(argv: list[str]) -> int:
+    try:
+        args = _parser().parse_args(argv)
+        level = _level(args.level)
+        if args.json not in (None, "-") and not args.json.endswith(".json"):
+            raise _Refused(f"Error: --json {args.json}: the path must end in .json — or give --json alone to print")
+        old = read_document(args.old)
+        new = read_document(args.new)
+    except _Refused as e:
+        print(e, file=sys.stderr)
+        return 1
+    except CompareError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return 1
+    except SystemExit as e:  # --help
+        return int(e.code or 0)
+    comparison = compare(old, new, old_source=args.old, new_source=args.new, level=level)
+    status = 1 if args.fail_on_worse and comparison.worse else 0
+    try:
+        if args.json not in (None, "-"):
+            write_atomic(Path(args.json).absolute(), document_text(comparison.to_json()))
+        if args.md:
+            from ..report.markdown import comparison_markdown
+
+            write_atomic(Path(args.md).absolute(), comparison_markdown(comparison))
+    except OSError as e:
+        print(f"Error: cannot write {e.filename or ''}: {e.strerror or e} — name a writable path", file=sys.stderr)
+        return 1
+    if args.json == "-":
+        sys.stdout.write(document_text(comparison.to_json()))  # stdout holds the document alone
+        out = sys.stderr
+    else:
+        out = sys.stdout
+    write_comparison(StreamTerminal(out), comparison)
+    for label, path in (("Wrote", args.json if args.json != "-" else None), ("Wrote", args.md)):
+        if path:
+            print(f"{label} {path}", file=out)
+    if status:
+        names = ", ".join(c.name for c in comparison.worse)
+        print(f"--fail-on-worse: worse in {names}", file=out)
+    return status

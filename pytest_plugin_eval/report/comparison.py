@@ -1,0 +1,217 @@
+"""What the terminal, the Markdown summary and the HTML report show of a comparison (results.compare), defined
+once as text; then the terminal's layout of it. The Markdown (report/markdown.py) and the HTML section
+(templates/comparison.html.j2) lay out the same view."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.paths import display_path
+from ..results.compare import BETTER, NO_CHANGE, WORSE, Change, Comparison, GraderChange, Tally
+from .view import MISSING, partial_label, score, seconds, signed, usd
+
+VERDICT_LABELS = {BETTER: "better", WORSE: "worse", NO_CHANGE: "no detectable change"}
+SHORT_LABELS = {BETTER: "better", WORSE: "worse", NO_CHANGE: "n.s."}  # the terminal's narrow column
+
+
+@dataclass(frozen=True)
+class Cells:
+    """A number before and after, its change, the change's interval and the verdict, as text."""
+
+    old: str
+    new: str
+    change: str
+    interval: str
+    verdict: str | None  # better | worse | no_detectable_change | None (no interval)
+
+    @property
+    def label(self) -> str:
+        return VERDICT_LABELS.get(self.verdict or "", MISSING)
+
+    @property
+    def short(self) -> str:
+        return SHORT_LABELS.get(self.verdict or "", MISSING)
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    with_score: Cells
+    delta: Cells | None  # None: the case did not run both arms in both sessions
+    graders: list[str]  # the graders whose pass rate moved, "greeting 3/3 → 0/3"
+
+
+@dataclass(frozen=True)
+class View:
+    old: str  # which session: its folder or file, and when it started
+    new: str
+    level: str  # "95%"
+    warnings: list[str]
+    rows: list[Row]
+    two_arm: bool  # some row has a Δ
+    added: list[str]
+    removed: list[str]
+    graders: list[str]  # every grader that moved, "case · grader: …"
+    summary: str
+    verdict_counts: list[tuple[str, str]]  # (style, text): "better 1" …
+
+
+def interval(bounds: tuple[float, float] | None) -> str:
+    return MISSING if bounds is None else f"[{signed(bounds[0])}, {signed(bounds[1])}]"
+
+
+def cells(change: Change, signed_values: bool = False) -> Cells:
+    fmt = signed if signed_values else score
+    return Cells(
+        old=fmt(change.old),
+        new=fmt(change.new),
+        change=signed(change.change),
+        interval=interval(change.interval),
+        verdict=change.verdict,
+    )
+
+
+def tally(t: Tally | None) -> str:
+    return MISSING if t is None or not t.runs else f"{t.passed}/{t.runs}"
+
+
+def grader_text(grader: GraderChange) -> str:
+    """`greeting 3/3 → 0/3` (runs passed of runs judged), with what else happened to it."""
+    text = f"{grader.name} {tally(grader.old)} → {tally(grader.new)}"
+    if grader.status == "added":
+        text = f"{grader.name} added ({tally(grader.new)})"
+    elif grader.status == "removed":
+        text = f"{grader.name} removed (was {tally(grader.old)})"
+    if grader.definition_changed:
+        text += " (definition changed)"
+    return text
+
+
+def _side(ref) -> str:
+    when = ref.started_at.replace("T", " ")[:19] if ref.started_at else ""
+    source = display_path(ref.source) if ref.source else ref.source
+    partial = f" · partial ({partial_label(ref.partial_reason)})" if ref.partial_reason else ""
+    return f"{source}{f' ({when})' if when else ''}{partial}"
+
+
+def _money(change: Change) -> str:
+    diff = change.change
+    sign = "+" if (diff or 0) >= 0 else "-"
+    return f"cost {usd(change.old)} → {usd(change.new)} ({sign}{usd(abs(diff or 0))})"
+
+
+def _time(change: Change) -> str:
+    return f"duration {seconds(change.old)} → {seconds(change.new)}"
+
+
+def summary_line(comparison: Comparison) -> str:
+    parts = [f"{len(comparison.compared)} case(s) compared"]
+    if comparison.added:
+        parts.append(f"{len(comparison.added)} added")
+    if comparison.removed:
+        parts.append(f"{len(comparison.removed)} removed")
+    if comparison.mean_with.change is not None:
+        parts.append(f"mean WITH {score(comparison.mean_with.old)} → {score(comparison.mean_with.new)}")
+    if comparison.mean_delta.change is not None:
+        parts.append(f"mean Δ {signed(comparison.mean_delta.old)} → {signed(comparison.mean_delta.new)}")
+    parts += [_money(comparison.cost_usd), _time(comparison.duration_seconds)]
+    return " · ".join(parts)
+
+
+def _counts(comparison: Comparison) -> list[tuple[str, str]]:
+    out = []
+    for of, label in (("with", "WITH"), ("delta", "Δ")):
+        counts = comparison.verdicts(of)
+        if of == "delta" and not any(c.delta for c in comparison.compared):
+            continue
+        out.append(
+            (
+                "regressed" if counts[WORSE] else "improved" if counts[BETTER] else "flat",  # the page's styles
+                f"{label}: {counts[BETTER]} better · {counts[WORSE]} worse · {counts[NO_CHANGE]} no detectable change"
+                + (f" · {counts['unknown']} too few runs to tell" if counts["unknown"] else ""),
+            )
+        )
+    return out
+
+
+def view(comparison: Comparison) -> View:
+    rows = [
+        Row(
+            name=case.name,
+            with_score=cells(case.with_score),
+            delta=cells(case.delta, signed_values=True) if case.delta else None,
+            graders=[grader_text(g) for g in case.changed_graders],
+        )
+        for case in comparison.compared
+    ]
+
+    def brief(case) -> str:
+        side = case.with_score.new if case.status == "added" else case.with_score.old
+        text = f"{case.name} (WITH {score(side)}"
+        if case.delta is not None:
+            text += f", Δ {signed(case.delta.new if case.status == 'added' else case.delta.old)}"
+        return text + ")"
+
+    return View(
+        old=_side(comparison.old),
+        new=_side(comparison.new),
+        level=f"{comparison.level * 100:g}%",
+        warnings=[w.message for w in comparison.warnings],
+        rows=rows,
+        two_arm=any(r.delta for r in rows),
+        added=[brief(c) for c in comparison.added],
+        removed=[brief(c) for c in comparison.removed],
+        graders=[f"{row.name} · {g}" for row in rows for g in row.graders],
+        summary=summary_line(comparison),
+        verdict_counts=_counts(comparison),
+    )
+
+
+# ---- the terminal --------------------------------------------------------------------------------------------
+
+
+def table(v: View) -> list[str]:
+    """One line per case compared: WITH before → after, its change, interval and verdict; the same for Δ."""
+    width = max([len(r.name) for r in v.rows] + [4]) + 2
+    head = f"{'CASE':<{width}}{'WITH':<14}{'CHANGE':<8}{v.level + ' CI':<17}{'VERDICT':<9}"
+    if v.two_arm:
+        head += f"{'Δ':<16}{'CHANGE':<8}{v.level + ' CI':<17}VERDICT"
+    lines = [head.rstrip()]
+    for row in v.rows:
+        w = row.with_score
+        line = f"{row.name:<{width}}{w.old + ' → ' + w.new:<14}{w.change:<8}{w.interval:<17}{w.short:<9}"
+        if v.two_arm:
+            d = row.delta
+            line += (
+                f"{d.old + ' → ' + d.new:<16}{d.change:<8}{d.interval:<17}{d.short}"
+                if d
+                else f"{MISSING:<16}{MISSING:<8}{MISSING:<17}{MISSING}"
+            )
+        lines.append(line.rstrip())
+    return lines
+
+
+def lines(v: View) -> list[str]:
+    """Everything but the title: warnings, the table, added/removed cases, graders that moved, the summary."""
+    out = [f"old: {v.old}", f"new: {v.new}"]
+    out += [f"⚠ not comparable: {w}" for w in v.warnings]
+    if v.rows:
+        out += ["", *table(v)]
+    if v.added or v.removed:
+        out.append("")
+    if v.added:
+        out.append(f"added: {', '.join(v.added)}")
+    if v.removed:
+        out.append(f"removed: {', '.join(v.removed)}")
+    if v.graders:
+        out += ["", "graders whose pass rate moved (with-arm runs passed):", *[f"  {g}" for g in v.graders]]
+    out += ["", *[text for _, text in v.verdict_counts], v.summary]
+    return out
+
+
+def write_comparison(terminal, comparison: Comparison) -> None:
+    v = view(comparison)
+    terminal.write_sep("-", "compared with the earlier session")
+    for line in lines(v):
+        red = line.startswith("⚠")
+        terminal.write_line(line, **({"yellow": True} if red else {}))

@@ -1,0 +1,56 @@
+"""`plugin-eval history` as text: one line per past session (results.history.HistoryRow), newest first, then the
+folders that were passed over and why."""
+
+from __future__ import annotations
+
+from ..core.paths import display_path
+from ..results.history import HistoryRow, Scan, summarize
+from . import view
+from .trend import commit_text, short_time
+
+MISSING = "-"
+HEADINGS = ("TIME (UTC)", "VERSION", "COMMIT", "MODEL", "SCORE", "MEAN Δ", "COST", "RUNS", "PARTIAL", "NOTE")
+
+
+def runs_text(runs: tuple[int, ...]) -> str:
+    if not runs:
+        return MISSING
+    return str(runs[0]) if len(runs) == 1 else f"{runs[0]}-{runs[-1]}"
+
+
+def cells(row: HistoryRow) -> tuple[str, ...]:
+    note = row.note or ""
+    if row.note == "shard" and row.shard:
+        note = f"shard {row.shard}"
+    return (
+        short_time(row.started_at),
+        row.version or MISSING,
+        commit_text(row.git_commit, row.git_dirty) if row.git_commit else MISSING,
+        row.model,
+        view.score(row.overall_score, MISSING),
+        view.signed(row.mean_delta, MISSING),
+        view.usd(row.cost_usd, cents=True),
+        runs_text(row.runs_per_arm),
+        view.partial_label(row.partial_reason) if row.partial else "",
+        note,
+    )
+
+
+def history_lines(found: Scan) -> list[str]:
+    rows = [cells(summarize(session)) for session in found.sessions]
+    lines = []
+    if rows:
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADINGS)]
+        for cols in (HEADINGS, *rows):
+            lines.append("  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)).rstrip())
+        if any(r[2].endswith("*") for r in rows):
+            lines.append("")
+            lines.append("* uncommitted changes under the plugin folder")
+    else:
+        lines.append("No past sessions found.")
+    if found.not_read:
+        lines.append(f"{found.not_read} older results folder(s) not read (--limit)")
+    if found.skipped:
+        lines.append("")
+        lines += [f"skipped {display_path(s.folder)}: {s.reason}" for s in found.skipped]
+    return lines

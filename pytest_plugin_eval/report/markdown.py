@@ -1,0 +1,200 @@
+"""The Markdown summary of a session (`--md PATH`, and a CI job's step summary) and of a comparison: the same rows
+as the terminal table (view.case_rows) and the same comparison view (report.comparison), in GitHub-flavoured
+Markdown — tables, no HTML but what GitHub renders."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.paths import display_path
+from ..results.compare import Comparison
+from ..results.model import SuiteResult
+from ..results.verdict import case_verdict
+from . import comparison as compared
+from .view import MISSING, case_rows, partial_label, percent, score, seconds, signed, spread, usd
+
+NOTE_CHARS = 160
+OUTCOMES = {"passed": "✅ passed", "failed": "❌ failed", "skipped": "⚪ not scored"}
+VERDICT_MARKS = {"better": "🟢 better", "worse": "🔴 worse", "no_detectable_change": "no detectable change"}
+
+
+def cell(text: str) -> str:
+    """Text safe in a table cell: one line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|") or " "
+
+
+def code(text: str) -> str:
+    return f"`{str(text).replace('`', '')}`"
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> list[str]:
+    align = ["---:" if i in right else "---" for i in range(len(head))]
+    lines = ["| " + " | ".join(map(cell, head)) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
+    return lines
+
+
+@dataclass(frozen=True)
+class SessionPart:
+    """One suite of a session, for its summary."""
+
+    document: SuiteResult
+    comparison: Comparison | None = None
+    label: str | None = None  # its name when the session had several suites
+    results_path: Path | None = None
+    report_path: Path | None = None
+
+
+def _title(document: SuiteResult, label: str | None) -> str:
+    plugins = ", ".join(p.name for p in document.suite.plugins) or label or "no plugin"
+    return f"Plugin eval: {plugins}"
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= NOTE_CHARS else text[: NOTE_CHARS - 1] + "…"
+
+
+def cases_table(document: SuiteResult) -> list[str]:
+    """WITH, W/OUT, Δ and its interval per case (SCORE, spread and pass rate with one arm), and each verdict."""
+    threshold = document.suite.threshold
+    outcomes = [OUTCOMES[case_verdict(case, threshold).outcome] for case in document.cases]
+    rows = case_rows(document)
+    if document.two_arm:
+        head = ["Case", "With", "W/out", "Δ", "Δ 95% CI", "Runs", "Cost", "Verdict", "Notes"]
+        body = [
+            [
+                r.name,
+                score(r.score),
+                score(r.score_without),
+                signed(r.delta),
+                (r.interval or MISSING) + (" n.s." if r.significant is False else ""),
+                str(r.runs),
+                usd(r.cost_usd),
+                outcome,
+                _cut(r.notes),
+            ]
+            for r, outcome in zip(rows, outcomes, strict=True)
+        ]
+        return _table(head, body, right=(1, 2, 3, 5, 6))
+    head = ["Case", "Score", "±SD", "Pass %", "Runs", "Cost", "Verdict", "Notes"]
+    body = [
+        [
+            r.name,
+            score(r.score),
+            spread(r.stdev_with),
+            percent(r.pass_rate),
+            str(r.runs),
+            usd(r.cost_usd),
+            outcome,
+            _cut(r.notes),
+        ]
+        for r, outcome in zip(rows, outcomes, strict=True)
+    ]
+    return _table(head, body, right=(1, 2, 3, 4, 5))
+
+
+def summary_line(document: SuiteResult) -> str:
+    agg = document.aggregates
+    parts = [
+        f"**{agg.cases_passed} of {len(document.cases)} case(s) passed** (threshold {document.suite.threshold:.2f})"
+    ]
+    if agg.two_arm:
+        parts.append(f"mean Δ {signed(agg.mean_delta)}")
+    parts += [seconds(document.duration_seconds), usd(document.cost_usd)]
+    if document.suite.scripted:
+        parts.append("scripted endpoint (no real model)")
+    return " · ".join(parts)
+
+
+def failing_cases(document: SuiteResult) -> list[str]:
+    threshold = document.suite.threshold
+    out = []
+    for case in document.cases:
+        verdict = case_verdict(case, threshold)
+        if verdict.outcome == "passed":
+            continue
+        out.append(f"- **{cell(case.name)}** — {cell(verdict.headline)}")
+        out += [f"  - {cell(detail)}" for detail in verdict.details]
+    return out
+
+
+def suite_markdown(part: SessionPart, level: int = 2) -> str:
+    document, h = part.document, "#" * level
+    out = [f"{h} {_title(document, part.label)}", ""]
+    if document.partial:
+        out += [
+            f"> ⚠ **Partial results** ({partial_label(document.partial_reason)}): some runs did not finish or were "
+            f"not graded, so the scores below are incomplete.",
+            "",
+        ]
+    if document.notices:
+        out += [f"- {cell(notice)}" for notice in document.notices] + [""]
+    if document.load_errors:
+        n = len(document.load_errors)
+        out += [f"**✗ {n} case{'s' if n != 1 else ''} did not load** (not run — fix their files):", ""]
+        for error in document.load_errors:
+            out.append(f"- {code(error.dir)}: {cell(error.message)}")
+            for problem in error.problems:
+                where = ": ".join(str(p) for p in (problem.get("file"), problem.get("key")) if p)
+                out.append(f"  - {code(where) if where else ''} {cell(str(problem.get('message', '')))}".rstrip())
+        out.append("")
+    if document.cases:
+        out += [*cases_table(document), "", summary_line(document), ""]
+    else:
+        out += ["No eval cases ran.", ""]
+    failing = failing_cases(document)
+    if failing:
+        out += [f"{h}# Failing cases", "", *failing, ""]
+    if part.comparison is not None:
+        out += [comparison_markdown(part.comparison, level + 1).rstrip("\n"), ""]
+    kept = [
+        f"{label}: {code(display_path(path))}"
+        for label, path in (("Results", part.results_path), ("Report", part.report_path))
+        if path is not None
+    ]
+    if kept:
+        out += [" · ".join(kept), ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def session_markdown(parts: Sequence[SessionPart]) -> str:
+    """A session's summary: a section per suite."""
+    return "\n".join(suite_markdown(part) for part in parts)
+
+
+def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
+    v = compared.view(comparison)
+    h = "#" * level
+    out = [f"{h} Compared with an earlier session", "", f"- old: {v.old}", f"- new: {v.new}", ""]
+    if v.warnings:
+        out += ["> ⚠ **Not comparable** — read the changes with care:"]
+        out += [f"> - {cell(w)}" for w in v.warnings] + [""]
+    if v.rows:
+        head = ["Case", "WITH", "Change", f"{v.level} CI", "Verdict"]
+        if v.two_arm:
+            head += ["Δ", "Change in Δ", f"{v.level} CI", "Verdict"]
+        body = []
+        for row in v.rows:
+            w = row.with_score
+            line = [row.name, f"{w.old} → {w.new}", w.change, w.interval, VERDICT_MARKS.get(w.verdict or "", MISSING)]
+            if v.two_arm:
+                d = row.delta
+                line += (
+                    [f"{d.old} → {d.new}", d.change, d.interval, VERDICT_MARKS.get(d.verdict or "", MISSING)]
+                    if d
+                    else [MISSING] * 4
+                )
+            body.append(line)
+        out += [*_table(head, body), ""]
+    if v.added:
+        out += [f"**Added:** {cell(', '.join(v.added))}", ""]
+    if v.removed:
+        out += [f"**Removed:** {cell(', '.join(v.removed))}", ""]
+    if v.graders:
+        out += ["**Graders whose pass rate moved** (with-arm runs passed, before → after):", ""]
+        out += [f"- {cell(g)}" for g in v.graders] + [""]
+    out += [f"- {text}" for _, text in v.verdict_counts]
+    out += [f"- {v.summary}", ""]
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,350 @@
+"""A suite's past sessions: the results folders under `<eval dir>/results/`, read back and summarised.
+
+`scan` finds the folders, newest first, and reads their documents — at most `limit` of them, so a long history
+never slows a session down; a folder that holds no results document, or one this version cannot read, is a
+`Skipped` entry with the reason, never an error. `summarize` makes a `HistoryRow` of a session (what
+`plugin-eval history` lists), and `trend` picks, for the report of one session, the earlier sessions each of its
+cases can be compared with.
+
+Comparable — what the trend draws as one line — means, for a case: the same eval dir (its results folder), the
+same agent model (the case's effective model; the scripted endpoint is a model of its own), the same resolved
+judge model, the same ablation, and the same case as `--lf` would reuse it (`rerun.same_case`: prompt, graders,
+max turns, timeout, the case file's model). Reading back from the newest session, a session run with other
+settings is passed over (it was another experiment), and so is one without the case; the first session where
+the case itself differs ends its history — the case's history starts over when its graders change. The suite
+line takes the sessions where every case of this session is comparable and no other case ran. Regraded sessions
+(their runs are an earlier session's, counted there) and shards (a part of a session) are never points.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .model import SCHEMA_VERSION, SuiteResult
+from .rerun import same_case
+from .store import RESULTS_FILE
+
+HISTORY_LIMIT = 20  # the past sessions a report's trend reads
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # a larger file is not read for the history
+
+
+@dataclass(frozen=True)
+class PastSession:
+    folder: Path
+    document: SuiteResult
+
+
+@dataclass(frozen=True)
+class Skipped:
+    folder: Path
+    reason: str
+
+
+@dataclass(frozen=True)
+class Scan:
+    sessions: list[PastSession]  # newest first (by startedAt)
+    skipped: list[Skipped]
+    not_read: int = 0  # older results folders left alone past the limit
+
+
+class Unreadable(ValueError):
+    """A file that is not a results document this version reads; the message says why."""
+
+
+def read_document(file: Path) -> SuiteResult:
+    """A results document, checked to be one (schemaVersion 1, a suite and its cases). Raises Unreadable."""
+    try:
+        if file.stat().st_size > MAX_DOCUMENT_BYTES:
+            raise Unreadable(f"larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB: not read")
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise Unreadable(f"cannot be read ({e.strerror or e})") from None
+    except ValueError as e:
+        raise Unreadable(f"not JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise Unreadable("not a results document (not a JSON object)")
+    if "suites" in data and "cases" not in data:
+        raise Unreadable("holds several suites (a --json file), not one session's results")
+    version = data.get("schemaVersion")
+    if version != SCHEMA_VERSION:
+        raise Unreadable(
+            f"schemaVersion {version!r}, which this version does not read"
+            if version is not None
+            else "not a results document (no schemaVersion)"
+        )
+    if not isinstance(data.get("suite"), dict) or not isinstance(data.get("cases"), list):
+        raise Unreadable("not a results document (no suite or no cases)")
+    try:
+        return SuiteResult.from_json(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise Unreadable(f"a results document this version cannot read ({type(e).__name__}: {e})") from None
+
+
+def scan(results_dirs: Iterable[Path], limit: int | None = HISTORY_LIMIT, exclude: Iterable[Path] = ()) -> Scan:
+    """The sessions under each results folder (`<eval dir>/results/`): its sub-folders holding a results
+    document, the `limit` most recently written first (None: all), then sorted newest first by their start.
+    Sub-folders in `exclude` (the session being written) are left out; plain files are not sessions."""
+    left_out = {Path(p).absolute() for p in exclude}
+    candidates: list[tuple[float, str, Path]] = []
+    skipped: list[Skipped] = []
+    for results_dir in results_dirs:
+        try:
+            entries = list(os.scandir(results_dir))
+        except OSError:
+            continue
+        for entry in entries:
+            folder = Path(entry.path).absolute()
+            if folder in left_out or not entry.is_dir():
+                continue
+            try:
+                written = (folder / RESULTS_FILE).stat().st_mtime
+            except FileNotFoundError:
+                skipped.append(Skipped(folder, f"no {RESULTS_FILE} (not a results folder, or its session is running)"))
+                continue
+            except OSError as e:
+                skipped.append(Skipped(folder, f"{RESULTS_FILE} cannot be read ({e.strerror or e})"))
+                continue
+            candidates.append((written, folder.name, folder))
+    candidates.sort(reverse=True)
+    sessions: list[PastSession] = []
+    read = 0
+    for _, _, folder in candidates:
+        if limit is not None and len(sessions) >= limit:
+            break
+        read += 1
+        try:
+            sessions.append(PastSession(folder, read_document(folder / RESULTS_FILE)))
+        except Unreadable as e:
+            skipped.append(Skipped(folder, f"{RESULTS_FILE}: {e}"))
+    sessions.sort(key=lambda s: (str(s.document.started_at or ""), s.folder.name), reverse=True)
+    skipped.sort(key=lambda s: s.folder.name, reverse=True)
+    return Scan(sessions, skipped, len(candidates) - read)
+
+
+# ---- one line per session ----------------------------------------------------------------------------------
+
+
+def model_of(document: SuiteResult) -> str:
+    """The agent model a session ran: `scripted`, the --model override, the cases' effective models, else
+    `default` (Claude Code's own)."""
+    if document.suite.scripted:
+        return "scripted"
+    if document.suite.model_override:
+        return str(document.suite.model_override)
+    models = sorted({str(c.effective_model) for c in document.cases if c.effective_model})
+    return ",".join(models) if models else "default"
+
+
+def note_of(document: SuiteResult) -> str | None:
+    """A word for a session that is not a plain one: regraded, merged (shards combined) or shard (a share)."""
+    suite = document.suite
+    if suite.regraded_from is not None:
+        return "regraded"
+    if suite.merged_from is not None:
+        return "merged"
+    if suite.shard is not None:
+        return "shard"
+    return None
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    folder: str
+    started_at: str
+    plugin: str  # the plugins' names
+    version: str | None
+    git_commit: str | None
+    git_dirty: bool | None
+    model: str
+    judge_model: str | None
+    cases: int
+    overall_score: float | None
+    mean_delta: float | None  # None: no case ran both arms
+    cost_usd: float
+    partial: bool
+    partial_reason: str | None
+    runs_per_arm: tuple[int, ...]  # the distinct runs per arm of its cases, ascending
+    note: str | None
+    shard: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {
+            "folder": self.folder,
+            "startedAt": self.started_at,
+            "plugin": self.plugin,
+            "version": self.version,
+            "gitCommit": self.git_commit,
+            "gitDirty": self.git_dirty,
+            "model": self.model,
+            "judgeModel": self.judge_model,
+            "cases": self.cases,
+            "overallScore": self.overall_score,
+            "meanDelta": self.mean_delta,
+            "costUsd": self.cost_usd,
+            "partial": self.partial,
+            "partialReason": self.partial_reason,
+            "runsPerArm": list(self.runs_per_arm),
+            "note": self.note,
+        }
+        if self.shard is not None:
+            out["shard"] = self.shard
+        return out
+
+
+def summarize(session: PastSession) -> HistoryRow:
+    document = session.document
+    plugins = document.suite.plugins
+    first = plugins[0] if plugins else None
+    agg = document.aggregates
+    return HistoryRow(
+        folder=str(session.folder),
+        started_at=str(document.started_at or ""),
+        plugin=", ".join(str(p.name) for p in plugins) or "no plugin",
+        version=str(first.version) if first and first.version is not None else None,
+        git_commit=first.git_commit if first else None,
+        git_dirty=first.git_dirty if first else None,
+        model=model_of(document),
+        judge_model=document.suite.judge_model_resolved,
+        cases=len(document.cases),
+        overall_score=_number(agg.overall_score) if document.cases else None,
+        mean_delta=_number(agg.mean_delta) if agg.two_arm else None,
+        cost_usd=_number(document.cost_usd) or 0.0,
+        partial=document.partial,
+        partial_reason=document.partial_reason,
+        runs_per_arm=tuple(sorted({c.runs_per_arm for c in document.cases if isinstance(c.runs_per_arm, int)})),
+        note=note_of(document),
+        shard=document.suite.shard,
+    )
+
+
+def history_json(scan_result: Scan) -> dict:
+    """`plugin-eval history --json`: the sessions (newest first) and the folders passed over."""
+    return {
+        "schemaVersion": SCHEMA_VERSION,
+        "sessions": [summarize(s).to_json() for s in scan_result.sessions],
+        "skipped": [{"folder": str(s.folder), "reason": s.reason} for s in scan_result.skipped],
+        "notRead": scan_result.not_read,
+    }
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+# ---- the trend of a session's cases --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrendPoint:
+    started_at: str
+    version: str | None
+    git_commit: str | None
+    git_dirty: bool | None
+    score: float | None  # WITH (the suite line: the overall score)
+    delta: float | None  # Δ (the suite line: the mean Δ)
+    partial: bool = False
+    current: bool = False  # the session the report is about
+
+
+@dataclass(frozen=True)
+class CaseTrend:
+    dir: str
+    name: str
+    points: list[TrendPoint]  # oldest first; the current session last
+
+    @property
+    def earlier(self) -> int:
+        return len(self.points) - 1
+
+
+@dataclass(frozen=True)
+class Trend:
+    suite: list[TrendPoint]  # overall score and mean Δ, oldest first; the current session last
+    cases: list[CaseTrend]  # in the document's order
+
+    @property
+    def has_history(self) -> bool:
+        """Some line has an earlier point than the current session."""
+        return len(self.suite) > 1 or any(c.earlier for c in self.cases)
+
+
+def _settings(document: SuiteResult) -> tuple:
+    suite = document.suite
+    return (suite.scripted, suite.judge_model_resolved, suite.ablation)
+
+
+def _case_model(document: SuiteResult, effective: str | None) -> str | None:
+    return "scripted" if document.suite.scripted else effective
+
+
+def _point(document: SuiteResult, score: Any, delta: Any, current: bool = False) -> TrendPoint:
+    first = document.suite.plugins[0] if document.suite.plugins else None
+    return TrendPoint(
+        started_at=document.started_at,
+        version=first.version if first else None,
+        git_commit=first.git_commit if first else None,
+        git_dirty=first.git_dirty if first else None,
+        score=_number(score),
+        delta=_number(delta),
+        partial=document.partial,
+        current=current,
+    )
+
+
+def _earlier(current: SuiteResult, past: Iterable[SuiteResult]) -> list[SuiteResult]:
+    """The past sessions that may be points, newest first: started before this one, with this one's settings,
+    neither regraded nor a shard."""
+    out = [
+        d
+        for d in past
+        if isinstance(d.started_at, str)
+        and d.started_at
+        and d.started_at < current.started_at
+        and d.suite.regraded_from is None
+        and d.suite.shard is None
+        and _settings(d) == _settings(current)
+    ]
+    return sorted(out, key=lambda d: d.started_at, reverse=True)
+
+
+def trend(current: SuiteResult, past: Iterable[SuiteResult]) -> Trend:
+    """Each case's WITH and Δ, and the suite's overall score and mean Δ, over the earlier sessions comparable
+    with `current` (see the module's docstring), oldest first, `current` last. `past`: documents of the same
+    eval dir, in any order (`scan(...).sessions`)."""
+    earlier = _earlier(current, past)
+    cases = []
+    for case in current.cases:
+        model = _case_model(current, case.effective_model)
+        points = []
+        for document in earlier:
+            old = next((c for c in document.cases if c.dir == case.dir), None)
+            if old is None or _case_model(document, old.effective_model) != model:
+                continue
+            if not same_case(old, case):
+                break  # the case changed: its history starts after this session
+            if _number(old.aggregates.score) is not None:
+                points.append(_point(document, old.aggregates.score, old.aggregates.delta))
+        points.reverse()
+        points.append(_point(current, case.aggregates.score, case.aggregates.delta, current=True))
+        cases.append(CaseTrend(case.dir, case.name, points))
+    suite_points = []
+    if current.cases:
+        mine = {c.dir: c for c in current.cases}
+        for document in earlier:
+            theirs = {c.dir: c for c in document.cases}
+            if any(d in theirs and not same_case(theirs[d], c) for d, c in mine.items()):
+                break
+            if set(theirs) != set(mine) or model_of(document) != model_of(current):
+                continue
+            agg = document.aggregates
+            suite_points.append(_point(document, agg.overall_score, agg.mean_delta if agg.two_arm else None))
+        suite_points.reverse()
+        agg = current.aggregates
+        suite_points.append(_point(current, agg.overall_score, agg.mean_delta if agg.two_arm else None, current=True))
+    return Trend(suite_points, cases)
