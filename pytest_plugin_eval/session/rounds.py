@@ -1,0 +1,91 @@
+"""`--runs auto` while the session runs: a run past a case's first rounds starts only if the case still needs it.
+
+Each case has an item for every run it may take (up to the maximum). Items are queued round by round — every
+case's first runs, then every case's next run in both arms, and so on — so a run waits only for runs queued
+before it, never for one behind it in its own process's queue, and the in-process pool and pytest-xdist workers
+alike cannot deadlock. Finished runs go to a SQLite file in the session's scratch folder, which the session's
+processes on this host share: a case's runs may finish on different workers.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..adaptive import INCOMPLETE, AutoRuns, stop_reason
+
+POLL_SECONDS = 0.2
+
+
+def round_of(index: int, plan: AutoRuns) -> int:
+    """The queue position of run `index`: the first runs together, then one round per extra run."""
+    return 0 if index <= plan.first else index - plan.first
+
+
+class RoundBoard:
+    """The runs of this session's cases that have finished, and the cases that need no more."""
+
+    def __init__(self, path: Path, plan: AutoRuns):
+        self.path = Path(path)
+        self.plan = plan
+        with self._connect() as db:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS runs (case_key TEXT, arm TEXT, idx INTEGER, score REAL, "
+                "PRIMARY KEY (case_key, arm, idx))"
+            )
+            db.execute("CREATE TABLE IF NOT EXISTS stops (case_key TEXT PRIMARY KEY, reason TEXT)")
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=60, isolation_level=None)
+
+    def record(self, case_key: str, arm: str, index: int, score: float | None) -> None:
+        """A run is over (scored, errored, or never started): runs waiting on it may go on."""
+        with self._connect() as db:
+            db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (case_key, arm, index, score))
+
+    def finished(self, case_key: str) -> dict[str, dict[int, float | None]]:
+        with self._connect() as db:
+            rows = db.execute("SELECT arm, idx, score FROM runs WHERE case_key = ?", (case_key,)).fetchall()
+        out: dict[str, dict[int, float | None]] = {}
+        for arm, index, score in rows:
+            out.setdefault(arm, {})[index] = score
+        return out
+
+    def stopped(self, case_key: str) -> str | None:
+        with self._connect() as db:
+            row = db.execute("SELECT reason FROM stops WHERE case_key = ?", (case_key,)).fetchone()
+        return row[0] if row else None
+
+    def need(
+        self,
+        case_key: str,
+        index: int,
+        earlier: set[tuple[str, int]],
+        two_arm: bool,
+        stopping: threading.Event,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> str | None:
+        """None when run `index` of the case is needed; else why not. Waits until the `earlier` runs (the
+        selected runs of the case's earlier rounds, as (arm, index)) are over."""
+        if index <= self.plan.first:
+            return None
+        while True:
+            reason = self.stopped(case_key)
+            if reason is not None:
+                return reason
+            if stopping.is_set():
+                return INCOMPLETE
+            runs = self.finished(case_key)
+            if all(i in runs.get(arm, {}) for arm, i in earlier):
+                break
+            sleep(POLL_SECONDS)
+        scores = {arm: [s for i, s in runs.get(arm, {}).items() if i < index and s is not None] for arm in runs}
+        reason = stop_reason(self.plan, scores.get("with", []), scores.get("without", []), index - 1, two_arm)
+        if reason is None:
+            return None
+        with self._connect() as db:  # the first to decide wins; the other arm's run reads the same decision
+            db.execute("INSERT OR IGNORE INTO stops VALUES (?, ?)", (case_key, reason))
+        return self.stopped(case_key)
