@@ -3,6 +3,7 @@ which are never available in an evaluation, and how a grant is spelled."""
 
 from __future__ import annotations
 
+import difflib
 import re
 
 # Built-in tools a case may remove with disallowed_tools (bare names only).
@@ -36,6 +37,23 @@ GATED = frozenset({"Bash", "Write", "Edit", "NotebookEdit", "WebFetch", "WebSear
 # Tools never available in an evaluation, whoever asks.
 NEVER = frozenset({"Monitor", "EnterWorktree", "ExitWorktree"})
 GRANT_RE = re.compile(r"^(?:[A-Za-z][\w-]*|mcp__[\w-]+__[\w*-]+)(?:\((?P<pattern>[^()]*)\))?$")
+# Tools whose (pattern) is a file path: a pattern is anchored at the run's working directory.
+FILE_TOOLS = frozenset({"Read", "Glob", "Grep", "Edit", "Write", "NotebookEdit"})
+
+
+# Every built-in tool name known here: a grant of a name close to one of these, but not one, is most likely a typo.
+KNOWN_TOOLS = REMOVABLE_TOOLS | GATED | NEVER | {"BashOutput", "KillShell", "AskUserQuestion", "SlashCommand", "LSP"}
+
+
+def misspelling_of(entry: str) -> str | None:
+    """The built-in tool an unknown grant probably meant (`bash` → Bash, `Wirte` → Write), or None: a name close to
+    none of them may be a tool newer than this list, and is left alone."""
+    tool = tool_of(entry)
+    if tool in KNOWN_TOOLS or tool.startswith("mcp__"):
+        return None
+    by_lower = {name.lower(): name for name in KNOWN_TOOLS}
+    close = difflib.get_close_matches(tool.lower(), list(by_lower), n=1, cutoff=0.75)
+    return by_lower[close[0]] if close else None
 
 
 def tool_of(entry: str) -> str:
@@ -47,6 +65,25 @@ def is_gated(entry: str) -> bool:
     return tool_of(entry) in GATED or entry.startswith("mcp__")
 
 
+def pattern_of(entry: str) -> str | None:
+    """`Edit(src/**)` → `src/**`; None for a bare tool."""
+    tool, paren, rest = entry.partition("(")
+    return rest[:-1] if paren and rest.endswith(")") else None
+
+
+def leaves_workspace(entry: str) -> bool:
+    """A file tool's pattern that names a place outside the run's working directory: an absolute or home path
+    (`/etc/**`, `//etc/**`, `~/x`, `C:\\x`) or one with a `..` segment."""
+    pattern = pattern_of(entry)
+    if tool_of(entry) not in FILE_TOOLS or pattern is None:
+        return False
+    return (
+        pattern.startswith(("/", "~", "\\"))
+        or re.match(r"^[A-Za-z]:", pattern) is not None
+        or ".." in re.split(r"[\\/]", pattern)
+    )
+
+
 def grant_problem(entry: str) -> str | None:
     """Why an `--allow-tools` entry is refused, or None."""
     if re.fullmatch(r"mcp__\*+", tool_of(entry)):
@@ -55,6 +92,13 @@ def grant_problem(entry: str) -> str | None:
         return f"{entry!r} is malformed — write a tool name, optionally with a pattern: Bash, Edit(src/**), mcp__server__tool"
     if tool_of(entry) in NEVER:
         return f"{entry!r} is never available in an evaluation ({', '.join(sorted(NEVER))})"
+    if leaves_workspace(entry):
+        tool = tool_of(entry)
+        return (
+            f"{entry!r} reaches outside the run's workspace — the agent's file tools only ever see the run's own "
+            f"folders, the case's fixture folders and the plugin: grant {tool} (scoped to those) or a pattern "
+            f"relative to the working directory, such as {tool}(src/**)"
+        )
     return None
 
 

@@ -202,6 +202,7 @@ class ScriptedEndpoint:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True  # so neither stop() nor interpreter exit waits on open connections
+    request_queue_size = 128  # the default backlog of 5 refuses connections when many runs and judges ask at once
 
     def __init__(self, address: tuple[str, int], endpoint: ScriptedEndpoint) -> None:
         super().__init__(address, _Handler)

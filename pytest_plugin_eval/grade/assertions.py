@@ -13,6 +13,7 @@ from pathlib import Path
 from ..core.problems import SpecError
 from ..load.graders import parse_grader
 from .base import GradeContext, Verdict
+from .ecmaregex import RegexAborted
 from .judge import JudgeUnavailable
 from .types import grader_types
 
@@ -25,7 +26,10 @@ def check(run, type: str, *, body: str = "", judge=None, case_dir: Path | None =
     """Grade `run` with a grader of `type` defined by `keys` (its frontmatter) and `body` (a rubric).
     A definition the Markdown loader would refuse raises SpecError (ValueError-like) naming the key."""
     spec = parse_grader({"type": type, **keys}, body, type, "python", grader_types(), case_dir)
-    return spec.kind.grade(spec.config, run, GradeContext(spec.name, judge or getattr(run, "judge", None)))
+    try:
+        return spec.kind.grade(spec.config, run, GradeContext(spec.name, judge or getattr(run, "judge", None)))
+    except RegexAborted as e:  # an input_match stopped at its limit: the grader could not judge
+        return Verdict(False, f"regular expression {e}", errored=True)
 
 
 def expect(run, type: str, **kwargs) -> Verdict:

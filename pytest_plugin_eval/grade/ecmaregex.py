@@ -3,6 +3,11 @@
 Graders' patterns are JavaScript RegExp source, as in `claude plugin eval`: flags `dgimsuvy`, named groups,
 lookbehind, `u`/`v` semantics, UTF-16 counting. Translating them to Python's `re` would be subtly wrong
 (`$`, `\\p{L}` without `u`, `(?i)`), so they are compiled and run by QuickJS.
+
+A pattern that backtracks catastrophically (`^(a+)+$` over forty characters) would run for minutes: every
+evaluation is stopped by QuickJS itself after TIME_LIMIT_SECONDS of CPU time (or MEMORY_LIMIT_BYTES of memory),
+and raises RegexAborted. QuickJS releases the GIL while it runs, so a caller in another thread (grade.engine runs
+each grader in one) is never held up by it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,9 @@ from dataclasses import dataclass
 import quickjs
 
 FLAG_CHARS = "dgimsuvy"
+# Per evaluation, measured by QuickJS with clock(): the process's CPU time, so busy threads besides count too.
+TIME_LIMIT_SECONDS = 5.0
+MEMORY_LIMIT_BYTES = 1024 * 1024 * 1024
 
 _JS = r"""
 function __compile(p, f) { return new RegExp(p, f); }
@@ -49,6 +57,10 @@ class RegexError(ValueError):
     """A pattern or flag string the JavaScript engine refuses."""
 
 
+class RegexAborted(Exception):
+    """The engine stopped an evaluation at its CPU-time or memory limit (catastrophic backtracking, most likely)."""
+
+
 _local = threading.local()
 
 
@@ -58,6 +70,8 @@ def _fn(name: str):
     if ctx is None:
         ctx = _local.ctx = quickjs.Context()
         ctx.eval(_JS)
+        ctx.set_time_limit(TIME_LIMIT_SECONDS)
+        ctx.set_memory_limit(MEMORY_LIMIT_BYTES)
     return ctx.get(name)
 
 
@@ -87,7 +101,17 @@ def _call(name: str, *args):
     try:
         return _fn(name)(*(_js_string(a) for a in args))
     except quickjs.JSException as e:
-        raise RegexError(str(e).split("\n")[0].removeprefix("SyntaxError: ")) from None
+        first = str(e).split("\n")[0]
+        if first in ("InternalError: interrupted", "InternalError: out of memory"):
+            _local.ctx = None  # a fresh context for the next evaluation
+        if first == "InternalError: interrupted":
+            raise RegexAborted(
+                f"stopped after {TIME_LIMIT_SECONDS:g} s of CPU time (the limit) — the pattern most likely "
+                f"backtracks catastrophically over this text (nested quantifiers such as (a+)+)"
+            ) from None
+        if first == "InternalError: out of memory":
+            raise RegexAborted(f"stopped at {MEMORY_LIMIT_BYTES // 2**20} MiB of memory (the limit)") from None
+        raise RegexError(first.removeprefix("SyntaxError: ")) from None
 
 
 def search(pattern: str, flags: str, text: str) -> bool:

@@ -9,16 +9,29 @@ forces a grader to count in both arms. If every grader of a case would be an ind
 A `mock_calls` grader is an indicator only when no stand-in is served in the without arm: a standalone mock (a
 mock folder named after no server the plugin declares) is served there too, and a case that mocks nothing (or a
 session with `--mocks off`) has no stand-in in either arm — in those cases it counts in both arms.
+
+Every grader has a time limit (a minute for free graders, ten for judges): one that runs past it is *errored*
+("grader timed out after N s") — reported, left out of the score — and the run goes on. The session stopping stops
+grading at once.
 """
 
 from __future__ import annotations
 
+import ctypes
+import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..load.graders import GraderSpec
 from .base import GradeContext, Verdict
+from .ecmaregex import RegexAborted
+
+# How long one grader may take, in seconds of wall time, before the run gives up on it (its verdict: errored).
+FREE_GRADER_SECONDS = 60.0  # regex, tools, files, Python graders: they compute, and a minute is ample
+PAID_GRADER_SECONDS = 600.0  # judges: up to three votes, each retried with back-off and retry-after
+WAIT_SLICE = 0.2  # how often the wait for a grader looks at the session's stop event
 
 
 def reads_mock_calls(spec: GraderSpec) -> bool:
@@ -67,22 +80,90 @@ class Graded:
         return not self.indicator and not self.verdict.errored and not self.verdict.skipped
 
 
+class GradingStopped(Exception):
+    """The session stopped (Ctrl-C, SIGTERM) while a run was being graded: the run is left ungraded."""
+
+
+class GraderTimeout(Exception):
+    """Raised in the thread of a grader the harness gave up on, to stop it at its next Python bytecode."""
+
+
+def time_limit(spec: GraderSpec) -> float:
+    return PAID_GRADER_SECONDS if spec.kind.paid else FREE_GRADER_SECONDS
+
+
 def grade(
     graders: Sequence[tuple[GraderSpec, bool]],
     output: Any,
     judge: Any = None,
     judge_allowed: Callable[[], bool] = lambda: True,
+    *,
+    stop: threading.Event | None = None,
+    limit: Callable[[GraderSpec], float] = time_limit,
 ) -> list[Graded]:
     """Evaluate each grader; a grader that raises is a failed grader with the error as its explanation. Paid
-    graders are skipped once `judge_allowed()` says the cost ceiling is reached."""
+    graders are skipped once `judge_allowed()` says the cost ceiling is reached. A grader that runs past its time
+    limit is errored (see `run_grader`); `stop` set (the session is stopping) raises GradingStopped at once."""
     out = []
     for spec, indicator in graders:
+        if stop is not None and stop.is_set():
+            raise GradingStopped()
         if spec.kind.paid and not judge_allowed():
             verdict = Verdict(False, "skipped: cost ceiling", skipped=True)
         else:
-            try:
-                verdict = spec.kind.grade(spec.config, output, GradeContext(spec.name, judge))
-            except Exception as e:  # a grader bug must not lose the run
-                verdict = Verdict(False, f"grader error: {type(e).__name__}: {e}")
+            verdict = run_grader(spec, output, judge, limit(spec), stop)
         out.append(Graded(spec, verdict, indicator))
     return out
+
+
+def run_grader(spec: GraderSpec, output: Any, judge: Any, seconds: float, stop: threading.Event | None) -> Verdict:
+    """One grader's verdict, computed in a thread of its own so that the caller can give up on it: after `seconds`
+    (the verdict is errored, "grader timed out after N s"), or at once when `stop` is set (GradingStopped). The
+    caller only waits — in short slices, so Ctrl-C and SIGTERM are handled at once even in the main thread.
+
+    A grader given up on is abandoned: GraderTimeout is raised in its thread, which stops a loop in Python code at
+    its next bytecode; a thread blocked in C (a sleep, a socket, a regex — QuickJS stops that at its own CPU
+    limit) ends when that call returns. It is a daemon thread: it never keeps the session from exiting."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+    lock = threading.Lock()  # held while the grader ends, and while it is abandoned: never both
+
+    def target() -> None:
+        try:
+            try:
+                box["verdict"] = spec.kind.grade(spec.config, output, GradeContext(spec.name, judge))
+            except BaseException as e:  # reported below, whatever it is
+                box["error"] = e
+            with lock:
+                box["ended"] = True
+                done.set()
+        except BaseException:  # a GraderTimeout that landed after the grader ended
+            pass
+
+    thread = threading.Thread(target=target, name=f"plugin-eval-grader:{spec.name}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + seconds
+    while not done.wait(max(0.0, min(WAIT_SLICE, deadline - time.monotonic()))):
+        if stop is not None and stop.is_set():
+            _abandon(thread, lock, box)
+            raise GradingStopped()
+        if time.monotonic() >= deadline:
+            _abandon(thread, lock, box)
+            return Verdict(False, f"grader timed out after {seconds:g} s", errored=True)
+    error = box.get("error")
+    if isinstance(error, RegexAborted):  # an input_match (or a grader type's own pattern) stopped at its limit
+        return Verdict(False, f"regular expression {error}", errored=True)
+    if error is not None:  # a grader bug (even a SystemExit it raised) must not lose the run
+        return Verdict(False, f"grader error: {type(error).__name__}: {error}")
+    verdict = box["verdict"]
+    if not isinstance(verdict, Verdict):  # a grader type from a hook that breaks the contract
+        return Verdict(False, f"grader error: grade() returned {type(verdict).__name__}, not a Verdict")
+    return verdict
+
+
+def _abandon(thread: threading.Thread, lock: threading.Lock, box: dict) -> None:
+    """Raise GraderTimeout in the grader's thread, unless it has ended (the lock makes sure its id is still its)."""
+    with lock:
+        if box.get("ended") or thread.ident is None or not thread.is_alive():
+            return
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(GraderTimeout))

@@ -2,9 +2,11 @@
 
 Votes stop as soon as two agree (the first two are asked at once), so a consistent judge costs two calls,
 not three. A reply counts as PASS only when it says PASS and neither says FAIL nor negates the PASS
-("NOT PASS"); anything else — empty, rambling, "PASS or FAIL" — is a FAIL vote. Calls that fail are
-retried a few times, honouring `retry-after`; a judge that still cannot answer leaves the grader *errored*
-(an outage is not the plugin's fault), never failed.
+("NOT PASS"); a reply with a verdict word otherwise — "FAIL", "PASS or FAIL" — is a FAIL vote. A reply with no
+verdict word at all (empty, "lorem ipsum", a proxy's HTML error page) is no vote: like a call that fails, it is
+replaced by another, up to three lost votes. Calls that fail are retried a few times, honouring `retry-after`; a
+judge that still gives no majority leaves the grader *errored* (an outage is not the plugin's fault), never
+failed.
 """
 
 from __future__ import annotations
@@ -42,12 +44,26 @@ _NEGATION = re.compile(
 )
 
 
-def parse_verdict(reply: str) -> bool:
-    """True for a PASS vote. FAIL anywhere, a negated PASS, or no verdict word at all is a FAIL vote."""
+def parse_verdict(reply: str | None) -> bool | None:
+    """True for a PASS vote, False for a FAIL vote (FAIL anywhere, or a negated PASS), None for a reply with no
+    verdict word at all — which is no vote."""
     words = list(_WORD.finditer(reply or ""))
-    if not words or any(m.group(1).lower() == "fail" for m in words):
+    if not words:
+        return None
+    if any(m.group(1).lower() == "fail" for m in words):
         return False
-    return not any(_NEGATION.search(reply[: m.start()]) for m in words)
+    return not any(_NEGATION.search((reply or "")[: m.start()]) for m in words)
+
+
+REPLY_SHOWN = 60  # characters of a reply without a verdict shown in the grader's explanation
+
+
+def no_verdict(reply: str) -> str:
+    """How a reply with no verdict word is reported: what it said, on one line, cut short."""
+    shown = " ".join(reply.split())
+    if not shown:
+        return "an empty reply"
+    return repr(shown if len(shown) <= REPLY_SHOWN else shown[:REPLY_SHOWN] + "…")
 
 
 def resolve_judge_model(option: str | None, environ: Mapping[str, str] | None = None) -> str:
@@ -65,7 +81,12 @@ def resolve_judge_model(option: str | None, environ: Mapping[str, str] | None = 
 
 
 class JudgeUnavailable(Exception):
-    """The judge could not give a verdict (API errors after retries)."""
+    """The judge could not give a verdict (API errors after retries, replies with no verdict word). `cost_usd` is
+    what the calls that were answered cost."""
+
+    def __init__(self, message: str, cost_usd: float = 0.0):
+        super().__init__(message)
+        self.cost_usd = cost_usd
 
 
 @dataclass
@@ -75,6 +96,11 @@ class Ballot:
     votes: list[bool] = field(default_factory=list)
     cost_usd: float = 0.0
     errors: list[str] = field(default_factory=list)  # votes that failed after their retries
+    unreadable: list[str] = field(default_factory=list)  # replies with no verdict word (no_verdict), not votes
+
+    @property
+    def lost(self) -> int:
+        return len(self.errors) + len(self.unreadable)
 
     @property
     def passed(self) -> bool:
@@ -122,8 +148,9 @@ class Judge:
         self.client_for = client_for
         self.sleep = sleep
 
-    def _vote(self, grader: str, content: list[dict]) -> tuple[bool, float]:
-        """One vote, with retries. Returns (verdict, cost) or raises JudgeUnavailable."""
+    def _vote(self, grader: str, content: list[dict]) -> tuple[bool | None, float, str]:
+        """One vote, with retries. Returns (verdict, cost, reply) — verdict None for a reply with no verdict
+        word — or raises JudgeUnavailable."""
         client = self.client_for(grader)
         attempt = 0
         while True:
@@ -150,11 +177,12 @@ class Judge:
                 continue
             text = "".join(getattr(b, "text", "") for b in message.content if getattr(b, "type", "") == "text")
             usage = Usage.of_reply(message.usage)
-            return parse_verdict(text), prices.price(self.model, usage)
+            return parse_verdict(text), prices.price(self.model, usage), text
 
     def ballot(self, grader: str, content: list[dict]) -> Ballot:
-        """Votes until two agree (at most three), the first two in parallel. A vote lost to API errors is
-        replaced by another, up to three lost votes; without a majority the judge is unavailable."""
+        """Votes until two agree (at most three), the first two in parallel. A vote lost to API errors, or to a
+        reply with no verdict word, is replaced by another, up to three lost votes; without a majority the judge
+        is unavailable (JudgeUnavailable, saying why each vote was lost)."""
         ballot = Ballot()
 
         def cast(n: int) -> None:
@@ -162,21 +190,27 @@ class Judge:
                 futures = [pool.submit(self._vote, grader, content) for _ in range(n)]
             for f in futures:
                 try:
-                    verdict, price = f.result()
+                    verdict, price, text = f.result()
                 except JudgeUnavailable as e:
                     ballot.errors.append(str(e))
                     continue
-                ballot.votes.append(verdict)
-                ballot.cost_usd += price
+                ballot.cost_usd += price  # a reply costs what it costs, verdict or not
+                if verdict is None:
+                    ballot.unreadable.append(no_verdict(text))
+                else:
+                    ballot.votes.append(verdict)
 
         cast(2)
-        while not ballot.decided and len(ballot.votes) < VOTES and len(ballot.errors) < VOTES:
+        while not ballot.decided and len(ballot.votes) < VOTES and ballot.lost < VOTES:
             cast(1)
         if not ballot.decided:
-            errors = list(dict.fromkeys(ballot.errors))
-            raise JudgeUnavailable(
-                f"{len(ballot.errors)} vote(s) failed after retries: {'; '.join(errors)}"
-                if errors
-                else "the judge gave no majority"
-            )
+            reasons = []
+            if ballot.errors:
+                errors = list(dict.fromkeys(ballot.errors))
+                reasons.append(f"{len(ballot.errors)} vote(s) failed after retries: {'; '.join(errors)}")
+            if ballot.unreadable:
+                replies = list(dict.fromkeys(ballot.unreadable))
+                n = len(ballot.unreadable)
+                reasons.append(f"{n} repl{'y' if n == 1 else 'ies'} with no PASS or FAIL in it: {'; '.join(replies)}")
+            raise JudgeUnavailable(" · ".join(reasons) or "the judge gave no majority", ballot.cost_usd)
         return ballot

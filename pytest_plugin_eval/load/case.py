@@ -209,7 +209,7 @@ def _read_prompt_md(path: Path, errors: Problems) -> tuple[dict, str] | None:
         errors.add(path, "", str(e), structural=True)
         return None
     except YamlError as e:
-        errors.add(path, "", f"invalid YAML frontmatter: {e}", structural=True)
+        errors.add(path, e.key, f"invalid YAML frontmatter: {e}", structural=True)
         return None
     except (OSError, UnicodeDecodeError) as e:
         errors.add(path, "", f"cannot be read: {e}", structural=True)
@@ -245,7 +245,7 @@ def _read_case_yaml(path: Path, errors: Problems) -> dict | None:
     try:
         data = load_yaml(path.read_text(encoding="utf-8"))
     except YamlError as e:
-        errors.add(path, "", f"invalid YAML: {e}", structural=True)
+        errors.add(path, e.key, f"invalid YAML: {e}", structural=True)
         return None
     except (OSError, UnicodeDecodeError) as e:
         errors.add(path, "", f"cannot be read: {e}", structural=True)
@@ -379,7 +379,18 @@ def _plugins(
 
 def load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind]) -> Case:
     """Read and validate the case in `case_dir`, whose graders are of the types in `kinds`. Raises CaseLoadError
-    listing every problem found."""
+    listing every problem found — and nothing else: whatever the files hold, a case that cannot be read is a load
+    error of its own, never a crash of the collection."""
+    try:
+        return _load_case(case_dir, eval_root, kinds)
+    except CaseLoadError:
+        raise
+    except Exception as e:  # a loader that tripped over a value nobody foresaw: still this case's problem only
+        problem = f"could not be read: {type(e).__name__}: {e}"
+        raise CaseLoadError(case_dir.absolute(), [Problem(case_dir.absolute(), "", problem, structural=True)]) from e
+
+
+def _load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind]) -> Case:
     case_dir, eval_root = case_dir.absolute(), eval_root.absolute()
     errors = Problems()
     warnings: list[str] = []

@@ -114,7 +114,14 @@ def parse_grader(
             f'grader "{name}" is still the blank `init` template — replace the '
             f'"{GRADER_TEMPLATE}" line with concrete pass criteria',
         )
-    config = kind.parse(raw, body, case_dir)
+    try:
+        config = kind.parse(raw, body, case_dir)
+    except SpecError:
+        raise
+    except Exception as e:  # a grader type from a hook that trips over a value it did not expect
+        raise SpecError(
+            "", f"the {kind_name} grader type could not read this grader: {type(e).__name__}: {e}"
+        ) from None
     return GraderSpec(
         name=name,
         type=kind_name,
@@ -170,7 +177,9 @@ def load_grader_files(
 def _read_markdown_grader(path: Path, warnings: list[str]) -> tuple[dict, str] | None:
     try:
         meta, body = split_frontmatter(path.read_text(encoding="utf-8"))
-    except (FrontmatterError, YamlError) as e:
+    except YamlError as e:
+        raise SpecError(e.key, f"invalid frontmatter: {e}", structural=True) from None
+    except FrontmatterError as e:
         raise SpecError("", f"invalid frontmatter: {e}", structural=True) from None
     except (OSError, UnicodeDecodeError) as e:
         raise SpecError("", f"cannot be read: {e}", structural=True) from None

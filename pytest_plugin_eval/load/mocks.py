@@ -174,7 +174,9 @@ def _regex_guard(text: str, key: str) -> dict:
 def _read_md(file: Path) -> tuple[dict, str]:
     try:
         meta, body = split_frontmatter(file.read_text(encoding="utf-8"))
-    except (FrontmatterError, YamlError) as e:
+    except YamlError as e:
+        raise SpecError(f"frontmatter.{e.key}" if e.key else "frontmatter", str(e)) from None
+    except FrontmatterError as e:
         raise SpecError("frontmatter", str(e)) from None
     except (OSError, UnicodeDecodeError) as e:
         raise SpecError("", f"cannot be read: {e}") from None
@@ -229,7 +231,7 @@ def server_responders(file: Path) -> dict[str, Responder]:
 def tools_json(file: Path) -> dict[str, dict]:
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:  # RecursionError: JSON nested too deeply to read
         raise SpecError.at(file, "", f"not valid JSON ({e})") from None
     if isinstance(data, dict) and isinstance(data.get("result"), dict):
         data = data["result"]

@@ -43,6 +43,8 @@ DEFAULT_USAGE = Usage(input_tokens=100, output_tokens=20)
 _run_number = whole_number(1)
 _token_count = whole_number(0)
 _repeat = whole_number(1)
+# Turns one list may hold after its repeats: far more than any run asks for, and a bounded cost to build.
+MAX_TURNS = 10_000
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ def load_script(path: str | Path) -> Script:
     try:
         data = load_yaml(source)
     except YamlError as exc:
-        raise SpecError.at(path, "", f"invalid YAML: {exc}") from None
+        raise SpecError.at(path, exc.key, f"invalid YAML: {exc}") from None
     return parse_script(data, path)
 
 
@@ -175,6 +177,13 @@ def _parse_turns(items: Any, key: str, kinds: tuple[str, ...] = _KINDS) -> tuple
     turns: list[Turn] = []
     for index, item in enumerate(items):
         turn, repeat = _parse_turn(item, f"{key}[{index}]", kinds)
+        if len(turns) + repeat > MAX_TURNS:
+            where = f"{key}[{index}]" + (".repeat" if isinstance(item, dict) and "repeat" in item else "")
+            raise SpecError(
+                where,
+                f"a list of turns may hold at most {MAX_TURNS:,} turns once repeats are counted "
+                f"(this turn would make it {len(turns) + repeat:,})",
+            )
         turns.extend([turn] * repeat)
     return tuple(turns)
 

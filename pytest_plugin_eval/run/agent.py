@@ -80,6 +80,7 @@ class ChildExit:
     duration: float
     stderr: str
     stopped: bool = False  # stopped by the harness (a mock aborted the run)
+    silent: float = 0.0  # seconds the trace had not grown when the child was stopped (timeout or stop)
 
 
 POLL_SECONDS = 0.2
@@ -94,6 +95,7 @@ def run_child(
     The child gets its own process group so that a timeout (or Ctrl-C) stops everything it started."""
     started = time.monotonic()
     timed_out = stopped = False
+    size, grew, silent = 0, started, 0.0  # the trace's size, when it last grew, and for how long it had not
     with open(trace_path, "wb") as out, open(stderr_path, "wb") as err:
         child = subprocess.Popen(
             [*DEATH_SIGNAL, *cmd.argv],
@@ -112,10 +114,13 @@ def run_child(
             except BrokenPipeError:
                 pass
             while child.poll() is None:
+                now_size = os.fstat(out.fileno()).st_size
+                if now_size != size:
+                    size, grew = now_size, time.monotonic()
                 if time.monotonic() - started > cmd.timeout:
-                    timed_out = True
+                    timed_out, silent = True, time.monotonic() - grew
                 elif should_stop is not None and should_stop():
-                    stopped = True
+                    stopped, silent = True, time.monotonic() - grew
                 else:
                     try:
                         child.wait(timeout=POLL_SECONDS)
@@ -128,7 +133,7 @@ def run_child(
             stop_group(child)
             raise
     stderr = stderr_path.read_text(encoding="utf-8", errors="replace")
-    return ChildExit(child.returncode, timed_out, time.monotonic() - started, stderr, stopped)
+    return ChildExit(child.returncode, timed_out, time.monotonic() - started, stderr, stopped, silent)
 
 
 def stop_group(child: subprocess.Popen) -> None:
@@ -148,9 +153,11 @@ def stop_group(child: subprocess.Popen) -> None:
 @dataclass(frozen=True)
 class RunError:
     """Why a run did not end normally. `kind` decides how it counts:
-    api/auth (the model could not be reached: infrastructure, not the plugin), timeout, max_turns,
-    agent (the child reported an error), crash (no result at all), start (could not be started), interrupted
-    (the session stopped it)."""
+    api/auth (the model could not be reached, or its stream stalled until the run's time limit: infrastructure,
+    not the plugin), timeout (the agent was still working at the limit), max_turns, prompt_too_long (the request
+    outgrew the model's context — what the agent was given, plugin included, not an outage), agent (the child
+    reported an error), crash (no result at all), start (could not be started), interrupted (the session stopped
+    it)."""
 
     kind: str
     message: str
@@ -166,10 +173,47 @@ class RunError:
         return self.infrastructure or self.kind == "interrupted"
 
 
+# A model request in flight this long when the run's time limit strikes, with the trace silent all along, is a
+# stalled stream — the model's fault, not the agent's (a run with a short limit: half of it).
+STALL_SECONDS = 60.0
+PROMPT_TOO_LONG = re.compile(r"prompt is too long|context (?:length|window)", re.IGNORECASE)
+
+
+def awaiting_model(transcript: Transcript) -> bool:
+    """Whether the trace ends waiting for the model: after the session started, after tool results, or partway
+    through an assistant message (its last block not a tool call, no result line). After a tool call, the agent's
+    tool is running instead."""
+    if not transcript.events or transcript.result is not None:
+        return False
+    last = transcript.events[-1]
+    kind = last.get("type")
+    if kind in ("system", "user"):  # the session's start (or a status line), or tool results sent back
+        return True
+    if kind == "assistant":
+        message = last.get("message")
+        blocks = message.get("content") if isinstance(message, dict) else None
+        last_block = blocks[-1] if isinstance(blocks, list) and blocks else None
+        return not (isinstance(last_block, dict) and last_block.get("type") == "tool_use")
+    return False
+
+
+def stalled(exit: ChildExit, transcript: Transcript, timeout: float) -> bool:
+    """The time limit struck while a model request had been in flight, the trace silent, for STALL_SECONDS (half
+    the limit, for a shorter one): the model's stream stalled — unlike an agent busy until the limit, whose trace
+    keeps growing, or one whose own tool was running."""
+    return exit.timed_out and exit.silent >= min(STALL_SECONDS, timeout / 2) and awaiting_model(transcript)
+
+
 def classify(exit: ChildExit, transcript: Transcript, timeout: float) -> RunError | None:
     if exit.stopped:
         return None  # the harness stopped it on purpose (a mock aborted the run): reported as `aborted`
     if exit.timed_out:
+        if stalled(exit, transcript, timeout):
+            return RunError(
+                "api",
+                f"the model's stream stalled: no reply for {exit.silent:.0f}s, until the run's time limit "
+                f"({timeout:g}s) stopped it",
+            )
         return RunError("timeout", f"timed out after {timeout:g}s")
     result = transcript.result
     if result is not None:
@@ -181,6 +225,10 @@ def classify(exit: ChildExit, transcript: Transcript, timeout: float) -> RunErro
         )
         message = f"exit {exit.returncode}: {text}"
         status = result.get("api_error_status")
+        if result.get("terminal_reason") == "prompt_too_long" or (status == 400 and PROMPT_TOO_LONG.search(text)):
+            # The request was too long for the model: what the agent was given (a plugin's skills, tools and
+            # files included) outgrew its context. That is the run's doing, not an outage: graded as it stands.
+            return RunError("prompt_too_long", message, status if isinstance(status, int) else None)
         if isinstance(status, int) or result.get("terminal_reason") == "api_error":
             # Not logged in / a rejected key never reach the model: credentials, not the plugin.
             auth = status in (401, 403) or (status is None and AUTH_WORDS.search(text) is not None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,25 +112,47 @@ def read_changes(path: Path) -> Changes | None:
     return Changes.from_json(data) if isinstance(data, dict) else None
 
 
-def _copy_tree(cwd: Path, first: tuple[str, ...], dest: Path) -> None:
-    """The working tree into `dest`, within MAX_COPIED_BYTES: `first` (what the run changed), then the rest. A
-    file over what is left of the budget is skipped; symlinks are kept when they point inside the tree."""
+def kept_files(
+    cwd: Path, first: tuple[str, ...], prepare: Callable[[Path], object] | None = None
+) -> Iterator[tuple[str, bool]]:
+    """Which files of the working tree a run folder keeps, within MAX_COPIED_BYTES, as (relative path, is a link):
+    `first` (what the run changed), then the rest. A file over what is left of the budget is skipped; symlinks are
+    kept when they point inside the tree. `prepare` is called on each regular file that may be kept before its size
+    counts (redaction rewrites it there, so that the choice made afterwards by `keep` is the same)."""
     budget = MAX_COPIED_BYTES
     rest = sorted(tree_files(cwd) - set(first), key=code_units)
     for rel in dict.fromkeys((*first, *rest)):
-        src, target = cwd / rel, dest / rel
+        src = cwd / rel
         try:
             if src.is_symlink():
-                real = os.path.realpath(src)
-                if inside(real, cwd):
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.symlink_to(os.path.relpath(real, os.path.realpath(src.parent)))
+                if inside(os.path.realpath(src), cwd):
+                    yield rel, True
                 continue
+            if not src.is_file():
+                continue
+            if prepare is not None and src.lstat().st_size <= budget + PREPARE_SLACK:
+                prepare(src)
             size = src.lstat().st_size
-            if not src.is_file() or size > budget:
+            if size > budget:
                 continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, target)
+            yield rel, False
             budget -= size
+        except OSError:
+            continue
+
+
+PREPARE_SLACK = 64 * 1024  # a file a little over the budget may shrink into it once prepared
+
+
+def _copy_tree(cwd: Path, first: tuple[str, ...], dest: Path) -> None:
+    """The working tree into `dest`: the files `kept_files` chooses; a link is kept as a relative link."""
+    for rel, link in kept_files(cwd, first):
+        src, target = cwd / rel, dest / rel
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if link:
+                target.symlink_to(os.path.relpath(os.path.realpath(src), os.path.realpath(src.parent)))
+            else:
+                shutil.copyfile(src, target)
         except OSError:
             continue

@@ -6,8 +6,10 @@ is still on disk.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -22,9 +24,10 @@ from ..load.suite import plugin_at
 from . import permissions
 from .agent import AgentCommand, AgentStartError, RunError, classify, run_child
 from .output import RunOutput
+from .redact import Redactor
 from .stand_ins import MockPlan, first_abort, grader_view, plan_mocks, read_calls, run_summary, write_configs
 from .transcript import Transcript
-from .workspace import Workspace
+from .workspace import Workspace, credential_files, credential_names, operator_env
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,8 @@ class RunPlan:
     mock_agent: dict | None = None  # model settings for agent mocks: {model, baseUrl}
     record_dir: Path | None = None  # where agent mocks record their answers
     stop: threading.Event | None = None  # set when the session stops: the child is stopped at once
+    tag: str | None = None  # the session's tag: every process of the run carries it (SESSION_TAG)
+    hidden: tuple[Path, ...] = ()  # folders the agent must not see, such as the session's results folders
     environ: dict = field(default_factory=lambda: dict(os.environ))
 
     @property
@@ -70,7 +75,25 @@ def run_folders(plan: RunPlan, ws: Workspace) -> permissions.RunFolders:
         case_dir=case.dir,
         eval_root=case.eval_root,
         add_dirs=case.context.add_dirs,
+        root=ws.root,
+        plugins=tuple(case.plugin_dirs),
+        results=tuple(Path(p).absolute() for p in plan.hidden),
+        caller_homes=caller_homes(plan.environ),
+        temp_dir=Path(tempfile.gettempdir()).absolute(),
+        credential_files=tuple(credential_files(operator_env(plan.environ))),
     )
+
+
+def caller_homes(environ: dict) -> tuple[Path, ...]:
+    """The operator's home as HOME names it, and the account's own (HOME may have been pointed elsewhere)."""
+    homes = [environ.get("HOME"), os.path.expanduser("~")]
+    try:
+        import pwd
+
+        homes.append(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError, AttributeError):
+        pass
+    return tuple(dict.fromkeys(Path(h).absolute() for h in homes if h and os.path.isabs(h)))
 
 
 def stage(plan: RunPlan, ws: Workspace) -> None:
@@ -86,7 +109,8 @@ def stage(plan: RunPlan, ws: Workspace) -> None:
         if problem:
             raise AgentStartError(problem)
         folders = run_folders(plan, ws)
-        ws.write_settings(sandbox=permissions.sandbox_settings(folders, plan.case.plugin_dirs, Path.home()))
+        secrets = credential_names(operator_env(plan.environ))  # the operator's; not the harness's GIT_CONFIG_KEY_n
+        ws.write_settings(sandbox=permissions.sandbox_settings(folders, plan.case.plugin_dirs, secrets))
 
 
 def stand_ins(plan: RunPlan, ws: Workspace) -> MockPlan | None:
@@ -169,6 +193,9 @@ CHILD_DEFAULTS = {
 }
 
 
+SESSION_TAG = "PLUGIN_EVAL_SESSION"
+
+
 def child_env(plan: RunPlan, ws: Workspace) -> dict[str, str]:
     env = ws.agent_env(plan.environ, dict(plan.case.env))
     for name, value in CHILD_DEFAULTS.items():
@@ -176,6 +203,8 @@ def child_env(plan: RunPlan, ws: Workspace) -> dict[str, str]:
     if plan.base_url:
         env["ANTHROPIC_BASE_URL"] = plan.base_url(ws.cwd)
         env.setdefault("ANTHROPIC_API_KEY", "scripted")
+    if plan.tag:
+        env[SESSION_TAG] = plan.tag  # inherited by everything the child starts, so the session can find it
     return env
 
 
@@ -221,8 +250,14 @@ def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
         exit_ = run_child(command, ws.trace, ws.stderr, watch)
     except OSError as e:
         raise AgentStartError(f"could not start {plan.claude}: {e}") from None
+    # Before anything reads what the run produced, the operator's credentials are taken out of it.
+    redactor = Redactor.of(operator_env(plan.environ))
+    redactor.names(ws.cwd)
+    redactor.run_output(ws.out)
+    exit_ = dataclasses.replace(exit_, stderr=redactor.text(exit_.stderr))
     transcript = Transcript.from_file(ws.trace)
     changes = ws.record_changes(before)
+    redactor.tree(ws.cwd, (*changes.created, *changes.modified))
     calls = read_calls(ws.out) if active else []
     warnings = mock_warnings(mock_plan)
     summary = run_summary(mock_plan, calls, transcript.tool_calls, warnings) if mock_plan and active else None

@@ -18,13 +18,14 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from ..core.paths import code_units
 from .agent import AgentStartError
 from .artefacts import CHANGES, STDERR, TRACE
 from .output import Changes, tree_files
 
-# Operator variables passed through by exact name.
+# Operator variables passed through by exact name: what the child needs to run.
 PASS_NAMES = frozenset(
     {
         "PATH",
@@ -53,7 +54,6 @@ PASS_NAMES = frozenset(
         "REQUESTS_CA_BUNDLE",
         "NODE_EXTRA_CA_CERTS",
         "GIT_SSL_CAINFO",
-        "GOOGLE_APPLICATION_CREDENTIALS",
         "MAX_THINKING_TOKENS",
         "BASH_DEFAULT_TIMEOUT_MS",
         "MCP_TIMEOUT",
@@ -66,13 +66,122 @@ PASS_NAMES = frozenset(
         "CLAUDE_STREAM_IDLE_TIMEOUT_MS",
     }
 )
-# Operator variables passed through by prefix: model access and provider credentials, locale, EVAL_*.
-PASS_PREFIXES = ("ANTHROPIC_", "CLAUDE_CODE_", "DISABLE_", "AWS_", "AZURE_", "CLOUDSDK_", "VERTEX_REGION_", "LC_")
+# What each way of reaching the model needs, named one by one: a provider prefix (`AWS_*`, `AZURE_*`, …) would also
+# hand over whatever else of that provider the operator's shell holds.
+MODEL_ACCESS = {
+    "anthropic": (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_CUSTOM_HEADERS",
+        "ANTHROPIC_BETAS",
+        "ANTHROPIC_MODEL",
+        "ANTHROPIC_DEFAULT_MODEL",
+        "ANTHROPIC_SMALL_FAST_MODEL",
+    ),
+    "bedrock": (
+        "ANTHROPIC_BEDROCK_BASE_URL",
+        "ANTHROPIC_BEDROCK_MANTLE_BASE_URL",
+        "ANTHROPIC_BEDROCK_REGION_PREFIX",
+        "ANTHROPIC_BEDROCK_SERVICE_TIER",
+        "ANTHROPIC_SMALL_FAST_MODEL_AWS_REGION",
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+        "AWS_PROFILE",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_BEARER_TOKEN_BEDROCK",
+        "AWS_ROLE_ARN",
+        "AWS_ROLE_SESSION_NAME",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+        "AWS_EC2_METADATA_DISABLED",
+        "AWS_ENDPOINT_URL",
+        "AWS_ENDPOINT_URL_BEDROCK",
+        "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+        "AWS_ENDPOINT_URL_STS",
+        "AWS_STS_REGIONAL_ENDPOINTS",
+        "AWS_CA_BUNDLE",
+    ),
+    "claude-platform-on-aws": ("ANTHROPIC_AWS_API_KEY", "ANTHROPIC_AWS_BASE_URL", "ANTHROPIC_AWS_WORKSPACE_ID"),
+    "vertex": (
+        "ANTHROPIC_VERTEX_BASE_URL",
+        "ANTHROPIC_VERTEX_PROJECT_ID",
+        "CLOUD_ML_REGION",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "GOOGLE_CLOUD_PROJECT",
+        "GCLOUD_PROJECT",
+        "GOOGLE_CLOUD_QUOTA_PROJECT",
+        "CLOUDSDK_CORE_PROJECT",
+        "CLOUDSDK_AUTH_ACCESS_TOKEN",
+    ),
+    "claude-platform-on-google-cloud": (
+        "ANTHROPIC_GOOGLE_CLOUD_BASE_URL",
+        "ANTHROPIC_GOOGLE_CLOUD_LOCATION",
+        "ANTHROPIC_GOOGLE_CLOUD_PROJECT",
+        "ANTHROPIC_GOOGLE_CLOUD_WORKSPACE_ID",
+    ),
+    "foundry": (
+        "ANTHROPIC_FOUNDRY_API_KEY",
+        "ANTHROPIC_FOUNDRY_AUTH_TOKEN",
+        "ANTHROPIC_FOUNDRY_BASE_URL",
+        "ANTHROPIC_FOUNDRY_RESOURCE",
+        "AZURE_CLIENT_ID",
+        "AZURE_TENANT_ID",
+        "AZURE_CLIENT_SECRET",
+        "AZURE_CLIENT_CERTIFICATE_PATH",
+        "AZURE_CLIENT_CERTIFICATE_PASSWORD",
+        "AZURE_FEDERATED_TOKEN_FILE",
+        "AZURE_AUTHORITY_HOST",
+    ),
+}
+MODEL_NAMES = frozenset(name for names in MODEL_ACCESS.values() for name in names)
+# Credentials: their values are secrets. The child needs them to reach the model; nothing it starts gets them (the
+# sandbox's credentials.envVars), and their values are redacted from everything a run keeps.
+CREDENTIALS = frozenset(
+    {
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "ANTHROPIC_CUSTOM_HEADERS",
+        "ANTHROPIC_AWS_API_KEY",
+        "ANTHROPIC_FOUNDRY_API_KEY",
+        "ANTHROPIC_FOUNDRY_AUTH_TOKEN",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_BEARER_TOKEN_BEDROCK",
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+        "CLOUDSDK_AUTH_ACCESS_TOKEN",
+        "AZURE_CLIENT_SECRET",
+        "AZURE_CLIENT_CERTIFICATE_PASSWORD",
+    }
+)
+# Credentials held in files, named by path: those files are unreadable for the agent's tools.
+CREDENTIAL_FILES = frozenset(
+    {
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+        "AZURE_CLIENT_CERTIFICATE_PATH",
+        "AZURE_FEDERATED_TOKEN_FILE",
+    }
+)
+# Operator variables passed through by prefix: Claude Code's own switches, locale, model aliases, EVAL_*.
+PASS_PREFIXES = ("CLAUDE_CODE_", "DISABLE_", "ANTHROPIC_DEFAULT_", "VERTEX_REGION_", "LC_")
 EVAL_VAR = re.compile(r"^EVAL_[A-Z0-9_]*$")
 # ...except Claude Code variables that describe the operator's own session, or point at its files.
 DROP = re.compile(
     r"^CLAUDE_CODE_(?:SESSION_|HOST_|SDK_|SUBSCRIPTION_TYPE$|EVAL_ALLOW_FLAG_OVERRIDES$|.*_(?:DIR|PATH|FILE)$)"
 )
+# A name that looks like it holds a secret: passed by a prefix only when named above (CLAUDE_CODE_OAUTH_TOKEN).
+SECRET_SHAPED = re.compile(r"(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIALS?|COOKIE|HEADERS)(?:_|$)")
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 # Provider config files live in HOME: point them at the run's home, never at the operator's.
 HOME_FILES = {
     "AWS_CONFIG_FILE": ".aws/config",
@@ -126,14 +235,52 @@ def _digest(path: str) -> str:
 GITCONFIG = "[user]\n\tname = Plugin Eval\n\temail = eval@example.invalid\n[init]\n\tdefaultBranch = main\n"
 
 
+def passed(name: str) -> bool:
+    """Whether an operator variable reaches the child."""
+    if name in PASS_NAMES or name in MODEL_NAMES or EVAL_VAR.match(name):
+        return True
+    return name.startswith(PASS_PREFIXES) and not DROP.match(name) and not SECRET_SHAPED.search(name)
+
+
 def operator_env(environ: dict[str, str]) -> dict[str, str]:
-    """The part of the operator's environment the agent may see."""
-    out = {}
-    for name, value in environ.items():
-        if name in PASS_NAMES or EVAL_VAR.match(name) or (name.startswith(PASS_PREFIXES) and not DROP.match(name)):
-            out[name] = value
-    for name in HOME_FILES:
-        out.pop(name, None)
+    """The part of the operator's environment the child gets (Claude Code itself; what it starts gets less)."""
+    return {name: value for name, value in environ.items() if passed(name) and name not in HOME_FILES}
+
+
+def is_credential(name: str) -> bool:
+    """A variable whose value is a secret (EVAL_* values are the case's, meant for the agent; the credential files'
+    variables hold paths)."""
+    if name in CREDENTIALS:
+        return True
+    return not EVAL_VAR.match(name) and name not in CREDENTIAL_FILES and SECRET_SHAPED.search(name) is not None
+
+
+def credential_names(env: dict[str, str]) -> list[str]:
+    """The variables of `env` that no process the child starts may see: credentials, and the paths of credential
+    files."""
+    return sorted(name for name in env if is_credential(name) or name in CREDENTIAL_FILES)
+
+
+def credential_files(env: dict[str, str]) -> list[Path]:
+    """The credential files `env` names (absolute paths only)."""
+    return [Path(env[name]) for name in sorted(CREDENTIAL_FILES & env.keys()) if os.path.isabs(env[name])]
+
+
+def secret_values(env: dict[str, str]) -> dict[str, str]:
+    """Secret value → the name it is redacted as: every credential of `env`, and the password of a proxy URL."""
+    out: dict[str, str] = {}
+    for name in sorted(env):
+        value = env[name]
+        if is_credential(name):
+            out.setdefault(value, name)
+        elif name in PROXY_VARS:
+            try:
+                password = urlsplit(value).password
+            except ValueError:
+                password = None
+            if password:
+                out.setdefault(unquote(password), f"{name} password")
+                out.setdefault(password, f"{name} password")
     return out
 
 

@@ -10,6 +10,7 @@ a judge call.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,7 +130,7 @@ def judged(ctx: GradeContext, evidence: Evidence, record_evidence: bool) -> Verd
     try:
         ballot = judge.ballot(ctx.grader, evidence.blocks)
     except JudgeUnavailable as e:
-        return Verdict(False, f"judge unavailable: {e}", errored=True, details=details)
+        return Verdict(False, f"judge unavailable: {e}", errored=True, cost_usd=e.cost_usd, details=details)
     details["judgeVotes"] = ballot.votes
     if record_evidence:
         details["evidence"] = evidence.text
@@ -196,7 +197,7 @@ def read_baseline(case_dir: Path, rel: str) -> tuple[str, ...]:
             continue
         try:
             lines.append(ecmaregex.compact_json(json.loads(line)))
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:  # RecursionError: JSON nested too deeply to read
             raise SpecError(
                 "baseline_file",
                 f'"{rel}" line {number} is not JSON ({e}); a baseline is a JSON Lines '
@@ -224,7 +225,9 @@ class BaselineGrader(GraderType):
         return BaselineConfig(criteria, rel, lines)
 
     def config_json(self, config: BaselineConfig) -> dict:
-        return {"criteria": config.criteria, "baseline_file": config.baseline_file}
+        # the reference transcript's digest: an edited baseline makes the case a changed one (--lf, comparisons)
+        digest = hashlib.sha256("\n".join(config.lines).encode()).hexdigest()[:16]
+        return {"criteria": config.criteria, "baseline_file": config.baseline_file, "sha256": digest}
 
     def grade(self, config: BaselineConfig, run, ctx: GradeContext | None = None) -> Verdict:
         baseline = cut_chars(cut_lines("\n".join(config.lines)))

@@ -9,6 +9,7 @@ a syntax error or a missing `grade` is a load error.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ class PythonConfig:
     file: str  # as written, relative to the case folder
     fn: Callable
     doc: str
+    sha256: str = ""  # of the file: an edited grader makes the case a changed one (--lf, comparisons)
 
 
 @register
@@ -54,10 +56,11 @@ class PythonGrader(GraderType):
             raise SpecError("file", f'"{rel}" does not exist in the case folder')
         module = import_grader(path)
         doc = (inspect.getdoc(module) or "").split("\n")[0]
-        return PythonConfig(rel, grade_function(module), doc)
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        return PythonConfig(rel, grade_function(module), doc, digest)
 
     def config_json(self, config: PythonConfig) -> dict:
-        return {"file": config.file}
+        return {"file": config.file, "sha256": config.sha256}
 
     def grade(self, config: PythonConfig, run, ctx=None) -> Verdict:
         try:

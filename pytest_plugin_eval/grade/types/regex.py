@@ -92,6 +92,12 @@ class RegexGrader(GraderType):
         except TargetError as e:
             return Verdict(False, str(e))
         shown, where = f"/{config.pattern}/{config.flags}", target_label(config.target)
+        try:
+            return self._grade(config, text, shown, where)
+        except ecmaregex.RegexAborted as e:  # the pattern's fault or the text's, not the plugin's: not scored
+            return Verdict(False, f"{shown} over {where} ({len(text)} characters) {e}", errored=True)
+
+    def _grade(self, config: RegexConfig, text: str, shown: str, where: str) -> Verdict:
         expected = config.expected_count
         if expected is not None:
             found = ecmaregex.count(config.pattern, config.flags, text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -296,3 +297,15 @@ def test_each_thread_gets_its_own_context():
         t.join()
     assert len(contexts) == 3
     assert len({id(c) for c in contexts}) == 3
+
+
+def test_catastrophic_backtracking_is_stopped_at_the_cpu_limit(monkeypatch):
+    monkeypatch.setattr(ecmaregex, "TIME_LIMIT_SECONDS", 0.2)
+    monkeypatch.setattr(ecmaregex._local, "ctx", None, raising=False)  # made afresh, with the limit
+    started = time.monotonic()
+    for call in (ecmaregex.search, ecmaregex.count, ecmaregex.find):
+        with pytest.raises(ecmaregex.RegexAborted, match=r"^stopped after 0.2 s of CPU time \(the limit\)"):
+            call("^(a+)+$", "", "a" * 41 + "b")
+    assert time.monotonic() - started < 10
+    assert ecmaregex.search("^(a+)+$", "", "aaaa") is True  # the engine is usable afterwards
+    assert issubclass(ecmaregex.RegexAborted, Exception) and not issubclass(ecmaregex.RegexAborted, ValueError)

@@ -4,11 +4,14 @@ which run in which arm, and the verdicts `grade` gives (grader errors, the cost 
 from __future__ import annotations
 
 import json
+import signal
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from pytest_plugin_eval.grade import engine
+from pytest_plugin_eval.grade import ecmaregex, engine
 from pytest_plugin_eval.grade.base import GradeContext, GraderType, Verdict
 from pytest_plugin_eval.grade.engine import Graded, graders_for, indicators, is_indicator
 from pytest_plugin_eval.grade.types import grader_types
@@ -298,3 +301,138 @@ def test_graded_scored_from_a_fixed_verdict(tmp_path):
 
 def test_grade_nothing():
     assert engine.grade([], output=None) == []
+
+
+# ---- time limits and stopping --------------------------------------------------------------------------------
+
+
+class Spin(GraderType):
+    """Loops forever in Python code (a grader bug), or sleeps in C for `sleep` seconds."""
+
+    name = "spin"
+    keys = ("sleep",)
+
+    def parse(self, raw, body, case_dir=None):
+        return raw.get("sleep")
+
+    def grade(self, config, run, ctx=None):
+        if config is not None:
+            time.sleep(config)
+            return Verdict(True, "woke up")
+        while True:
+            pass
+
+
+KINDS["spin"] = Spin()
+CATASTROPHIC = dict(type="regex", pattern="^(a+)+$")
+BACKTRACKS = "a" * 41 + "b"
+
+
+def grader_threads(name: str) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == f"plugin-eval-grader:{name}"]
+
+
+def wait_until(condition, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def test_a_grader_that_loops_forever_is_errored_after_its_limit_and_its_thread_stopped(tmp_path):
+    spin, text = g("spin", type="spin"), g("text", **TEXT)
+    started = time.monotonic()
+    out = engine.grade([(spin, False), (text, False)], output(tmp_path), limit=lambda spec: 0.3)
+    assert time.monotonic() - started < 2
+    assert out[0].verdict == Verdict(False, "grader timed out after 0.3 s", errored=True)
+    assert out[0].scored is False  # left out of the score, like a judge that cannot answer
+    assert out[1].verdict.passed is True  # the run's other graders still run
+    assert wait_until(lambda: not grader_threads("spin"))  # GraderTimeout stopped the loop
+
+
+def test_a_grader_blocked_in_c_is_abandoned_as_a_daemon_thread(tmp_path):
+    (graded,) = engine.grade([(g("nap", type="spin", sleep=1.0), False)], output(tmp_path), limit=lambda spec: 0.2)
+    assert graded.verdict.errored and graded.verdict.explanation == "grader timed out after 0.2 s"
+    [thread] = grader_threads("nap")
+    assert thread.daemon  # it never keeps the session from exiting
+    assert wait_until(lambda: not thread.is_alive())  # and it ends when its call returns
+
+
+def test_the_default_limits():
+    assert engine.time_limit(g("text", **TEXT)) == engine.FREE_GRADER_SECONDS == 60
+    assert engine.time_limit(g("llm", type="llm", body="x")) == engine.PAID_GRADER_SECONDS == 600
+
+
+def test_the_session_stopping_stops_grading_at_once(tmp_path):
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    started = time.monotonic()
+    with pytest.raises(engine.GradingStopped):
+        engine.grade([(g("spin", type="spin"), False)], output(tmp_path), stop=stop)
+    assert time.monotonic() - started < 1.5
+    assert wait_until(lambda: not grader_threads("spin"))
+    with pytest.raises(engine.GradingStopped):  # stopped before: nothing is graded
+        engine.grade([(g("text", **TEXT), False)], output(tmp_path), stop=stop)
+
+
+def test_a_catastrophic_regex_is_errored_by_its_cpu_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(ecmaregex, "TIME_LIMIT_SECONDS", 0.3)  # each grader's thread makes its context afresh
+    started = time.monotonic()
+    regex, used = g("regex", **CATASTROPHIC), g("used", type="tool_used", tool="Read", input_match="(a+)+$")
+    events = [
+        {"type": "assistant", "message": {"id": "m", "content": [{"type": "text", "text": BACKTRACKS}]}},
+        {
+            "type": "assistant",
+            "message": {"id": "m", "content": [{"type": "tool_use", "name": "Read", "input": {"x": BACKTRACKS}}]},
+        },
+    ]
+    run = RunOutput(Transcript("".join(json.dumps(e) + "\n" for e in events)), cwd=tmp_path)
+    out = engine.grade([(regex, False), (used, False)], run)
+    assert time.monotonic() - started < 10
+    assert [x.verdict.errored for x in out] == [True, True]
+    assert out[0].verdict.explanation == (
+        "/^(a+)+$/ over last_message (42 characters) stopped after 0.3 s of CPU time (the limit) — the pattern most "
+        "likely backtracks catastrophically over this text (nested quantifiers such as (a+)+)"
+    )
+    assert out[1].verdict.explanation.startswith("regular expression stopped after 0.3 s of CPU time")
+
+
+def test_a_signal_is_handled_in_the_main_thread_while_a_regex_runs(tmp_path, monkeypatch):
+    # What Ctrl-C and SIGTERM need: the main thread only waits for the grader, so its signal handler runs at once.
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals are delivered to the main thread")
+    monkeypatch.setattr(ecmaregex, "TIME_LIMIT_SECONDS", 2.0)
+
+    class Signalled(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Signalled
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    started = time.monotonic()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(Signalled):
+            engine.grade([(g("regex", **CATASTROPHIC), False)], output(tmp_path, BACKTRACKS))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.monotonic() - started < 1.5
+
+
+def test_a_grader_that_returns_no_verdict_is_a_grader_error(tmp_path):
+    class Sloppy(GraderType):
+        name = "sloppy"
+
+        def parse(self, raw, body, case_dir=None):
+            return None
+
+        def grade(self, config, run, ctx=None):
+            return True
+
+    spec = parse_grader({"type": "sloppy"}, "", "sloppy", "x", {"sloppy": Sloppy()})
+    (graded,) = engine.grade([(spec, False)], output(tmp_path))
+    assert graded.verdict == Verdict(False, "grader error: grade() returned bool, not a Verdict")

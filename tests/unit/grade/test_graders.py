@@ -1039,3 +1039,15 @@ def test_parse_grader_common_errors():
     with pytest.raises(SpecError) as info:
         spec({"type": "regex", "pattern": "x", "arm": "without"})
     assert (info.value.key, info.value.message) == ("arm", "must be one of with-only, both (got 'without')")
+
+
+def test_a_python_graders_config_names_its_file_and_changes_when_the_file_is_edited(tmp_path):
+    kind = registry()["python"]
+    grader = tmp_path / "graders" / "short.py"
+    grader.parent.mkdir()
+    grader.write_text("def grade(run):\n    return True\n")
+    written = kind.config_json(kind.parse({"file": "graders/short.py"}, "", tmp_path))
+    grader.write_text("def grade(run):\n    return len(run.last_message) < 400\n")
+    edited = kind.config_json(kind.parse({"file": "graders/short.py"}, "", tmp_path))
+    assert written["file"] == edited["file"] == "graders/short.py"
+    assert len(written["sha256"]) == 16 and edited["sha256"] != written["sha256"]  # --lf runs the case again whole

@@ -86,6 +86,11 @@ FAIL_REPLIES = [
     "pass, not fail",
     "PASS. Nothing here would FAIL.",
     "FAIL\nPASS",
+    "FAIL…",
+    "does not pass",
+]
+# No PASS or FAIL as a word: no vote at all (the judge is asked again, and errored when it never answers).
+NO_VERDICT_REPLIES = [
     "PASSED",
     "PASSING",
     "PASS_",
@@ -95,15 +100,16 @@ FAIL_REPLIES = [
     "YES",
     "the answer is correct",
     "",
-    "FAIL…",
-    "does not pass",
+    "lorem ipsum dolor sit amet",
+    "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>",
 ]
 
 
-def test_reply_lists_hold_38_replies():
+def test_reply_lists_hold_40_replies():
     assert len(PASS_REPLIES) == 18
-    assert len(FAIL_REPLIES) == 20
-    assert len(set(PASS_REPLIES + FAIL_REPLIES)) == 38
+    assert len(FAIL_REPLIES) == 11
+    assert len(NO_VERDICT_REPLIES) == 11
+    assert len(set(PASS_REPLIES + FAIL_REPLIES + NO_VERDICT_REPLIES)) == 40
 
 
 @pytest.mark.parametrize("reply", PASS_REPLIES)
@@ -116,11 +122,14 @@ def test_parse_verdict_fail(reply):
     assert parse_verdict(reply) is False
 
 
+@pytest.mark.parametrize("reply", [*NO_VERDICT_REPLIES, None, "no"])
+def test_a_reply_without_a_verdict_word_is_no_vote(reply):
+    assert parse_verdict(reply) is None
+
+
 @pytest.mark.parametrize(
     "reply",
     [
-        None,
-        "no",
         "never PASS",
         "cannot pass",
         "don't pass",
@@ -481,6 +490,57 @@ def test_no_majority_lists_each_distinct_error():
     )
 
 
+def test_a_judge_that_never_says_pass_or_fail_is_unavailable_not_a_fail():
+    judge, client, _, _ = make_judge([reply("lorem ipsum", 1000, 10)] * 3)
+    with pytest.raises(JudgeUnavailable) as info:
+        judge.ballot("g", CONTENT)
+    assert str(info.value) == "3 replies with no PASS or FAIL in it: 'lorem ipsum'"
+    assert len(client.calls) == 3  # the vote budget: three lost votes
+    assert info.value.cost_usd == pytest.approx(3 * (1000 * 0.1 + 10 * 0.5) / 1_000_000, rel=1e-12)
+
+
+def test_a_proxy_error_page_and_an_empty_reply_are_no_votes():
+    page = "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>"
+    judge, _, _, _ = make_judge([page, "", page])
+    with pytest.raises(JudgeUnavailable) as info:
+        judge.ballot("g", CONTENT)
+    message = str(info.value)
+    assert message.startswith("3 replies with no PASS or FAIL in it: ")
+    assert "'<html><head><title>502 Bad Gateway</title></head><body><h1>5…'" in message
+    assert "an empty reply" in message
+
+
+def test_a_reply_without_a_verdict_is_replaced_by_another_vote():
+    judge, client, _, _ = make_judge(["lorem ipsum", "PASS", "PASS"])
+    ballot = judge.ballot("g", CONTENT)
+    assert ballot.votes == [True, True] and ballot.passed
+    assert ballot.unreadable == ["'lorem ipsum'"] and ballot.errors == []
+    assert len(client.calls) == 3
+
+
+def test_votes_lost_to_errors_and_to_replies_add_up_to_the_budget():
+    judge, client, _, _ = make_judge([status_error(401, "denied"), "maybe?", status_error(401, "denied")])
+    with pytest.raises(JudgeUnavailable) as info:
+        judge.ballot("g", CONTENT)
+    assert len(client.calls) == 3
+    assert str(info.value) == (
+        "2 vote(s) failed after retries: API error 401: denied · 1 reply with no PASS or FAIL in it: 'maybe?'"
+    )
+
+
+def test_not_pass_and_pass_or_fail_are_still_fail_votes():
+    judge, _, _, _ = make_judge(["NOT PASS", "PASS or FAIL"])
+    assert judge.ballot("g", CONTENT).votes == [False, False]
+
+
+def test_llm_grade_with_a_judge_that_never_answers_is_errored_and_keeps_its_cost(tmp_path):
+    judge, _, _, _ = make_judge([reply("lorem ipsum", 2000, 4)] * 3)
+    verdict = grade("llm", {}, "Says hello.", basic_run(tmp_path), GradeContext(grader="g", judge=judge))
+    assert verdict.errored is True and verdict.passed is False
+    assert verdict.explanation == "judge unavailable: 3 replies with no PASS or FAIL in it: 'lorem ipsum'"
+    assert verdict.cost_usd == pytest.approx(3 * (2000 * 0.1 + 4 * 0.5) / 1_000_000, rel=1e-12)
+
+
 def test_describe_error():
     assert describe_error(status_error(429, "rate limited")) == "API error 429: rate limited"
     response = httpx.Response(400, request=httpx.Request("POST", "http://x"))
@@ -764,7 +824,15 @@ def test_baseline_parse_reserializes_lines_compactly(tmp_path):
         ('{"type":"system","n":1}', '{"text":"naïve/café","z":[1,2.5]}', '"just a string"'),
     )
     kind = registry()["baseline"]
-    assert kind.config_json(config) == {"criteria": "Do it as well.", "baseline_file": "ref/base.jsonl"}
+    written = kind.config_json(config)
+    assert {k: written[k] for k in ("criteria", "baseline_file")} == {
+        "criteria": "Do it as well.",
+        "baseline_file": "ref/base.jsonl",
+    }
+    # the reference's digest: an edited baseline is another case (--lf does not reuse runs graded against the old)
+    (tmp_path / "ref" / "base.jsonl").write_text('{"type": "system", "n": 2}\n', encoding="utf-8")
+    edited = baseline_parse({"baseline_file": "ref/base.jsonl"}, "  Do it as well.  ", case_dir=tmp_path)
+    assert len(written["sha256"]) == 16 and kind.config_json(edited)["sha256"] != written["sha256"]
     assert kind.paid is True and kind.uses_body is True
 
 

@@ -89,3 +89,64 @@ def test_a_timeout_and_a_crash():
 
 def test_a_run_the_harness_stopped_is_not_an_error():
     assert classify(child(None, stopped=True), Transcript(""), 300) is None  # reported as `aborted` instead
+
+
+# ---- a stalled stream against an agent busy until the limit ---------------------------------------------------
+
+INIT = {"type": "system", "subtype": "init"}
+TOOL_USE = {"type": "assistant", "message": {"id": "m1", "content": [{"type": "tool_use", "name": "Bash"}]}}
+TOOL_RESULT = {"type": "user", "message": {"content": [{"type": "tool_result", "content": "ok"}]}}
+TEXT = {"type": "assistant", "message": {"id": "m2", "content": [{"type": "text", "text": "Hel"}]}}
+
+
+def trace(*events) -> Transcript:
+    return Transcript("".join(json.dumps(e) + "\n" for e in events))
+
+
+def killed(silent: float) -> ChildExit:
+    return ChildExit(returncode=-15, timed_out=True, duration=60.0, stderr="", silent=silent)
+
+
+@pytest.mark.parametrize("events", [(INIT,), (INIT, TOOL_USE, TOOL_RESULT), (INIT, TEXT)])
+def test_a_model_request_in_flight_and_silent_until_the_limit_is_a_stalled_stream(events):
+    error = classify(killed(silent=35.0), trace(*events), 60)
+    assert error.kind == "api" and error.infrastructure and error.ungraded
+    assert error.message == "the model's stream stalled: no reply for 35s, until the run's time limit (60s) stopped it"
+
+
+def test_a_long_limit_needs_a_minute_of_silence():
+    assert classify(killed(silent=59.0), trace(INIT), 300).kind == "timeout"
+    assert classify(killed(silent=61.0), trace(INIT), 300).kind == "api"
+
+
+@pytest.mark.parametrize(
+    "events, silent, why",
+    [
+        ((INIT, TOOL_USE, TOOL_RESULT), 1.5, "the agent kept working: its trace grew until just before the limit"),
+        ((INIT, TOOL_USE), 50.0, "its own tool was running, not the model"),
+        ((), 60.0, "it never started: no trace at all"),
+    ],
+)
+def test_an_agent_busy_until_the_limit_is_the_plugins_timeout(events, silent, why):
+    error = classify(killed(silent), trace(*events), 60)
+    assert (error.kind, error.message) == ("timeout", "timed out after 60s"), why
+    assert not error.infrastructure
+
+
+def test_a_prompt_too_long_is_the_runs_own_error_not_an_outage():
+    result = {
+        "subtype": "success",
+        "is_error": True,
+        "api_error_status": 400,
+        "api_error_type": "invalid_request_error",
+        "terminal_reason": "prompt_too_long",
+        "result": "Prompt is too long · the request is ~250000 tokens (limit 200000)",
+    }
+    error = classify(child(1), transcript(**result), 300)
+    assert (error.kind, error.status) == ("prompt_too_long", 400)
+    assert error.message == "exit 1: Prompt is too long · the request is ~250000 tokens (limit 200000)"
+    assert not error.infrastructure and not error.ungraded  # graded on what the run produced
+    older = {**result, "terminal_reason": "api_error", "result": "API Error: 400 prompt is too long: 250000 tokens"}
+    assert classify(child(1), transcript(**older), 300).kind == "prompt_too_long"
+    other = {**older, "result": "API Error: 400 tools.0: invalid schema"}
+    assert classify(child(1), transcript(**other), 300).kind == "api"

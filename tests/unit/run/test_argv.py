@@ -124,6 +124,8 @@ def test_the_argv_of_a_plain_case(suite, ws):
         f"Edit(/{suite.evals})",
         f"Edit(/{suite.evals}/**)",
         "Read(//proc/**)",
+        # The operator's home, other runs' workspaces, credential files (test_confinement.py).
+        *permissions.elsewhere_rules(run_execute.run_folders(plan(case), ws)),
         *permissions.DENIED_TOOLS,
     ]
     assert argv == [
