@@ -24,6 +24,40 @@ def pytest_addhooks(pluginmanager):
     pluginmanager.add_hookspecs(hookspecs)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """pytest is about to import the conftest.py files of the paths it was given — a suite's among them, and
+    running a suite runs the plugin's code: an untrusted plugin is asked about (or refused) before that."""
+    namespace = early_config.known_args_namespace
+    if getattr(namespace, "trust_plugin", False) or hasattr(early_config, "workerinput"):
+        return  # trusted on the command line, or a worker of a session its controller let start
+    base = early_config.invocation_params.dir
+    paths = list(getattr(namespace, "file_or_dir", None) or early_config.getini("testpaths") or ["."])
+    roots = eval_roots_of(
+        [(base / str(p).split("::")[0]).absolute() for p in paths], getattr(namespace, "eval_dir", None)
+    )
+    if roots:
+        from .session.trust import TrustRefused, confirm_trust
+
+        try:
+            _options.parse_options(namespace)  # a mistyped option is said first, not after a trust question
+        except _options.OptionError as e:
+            sys.stderr.write(f"{e}\n")
+            raise SystemExit(1) from None
+        try:
+            confirm_trust([root.parent for root in roots])
+        except TrustRefused as e:
+            sys.stderr.write(f"{e}\n")
+            raise SystemExit(1) from None  # pytest.exit is not handled this early
+
+
+def eval_roots_of(paths, eval_dir: str | None) -> list:
+    roots: list = []
+    for path in paths:
+        roots += [root for root in find_eval_roots(path, eval_dir) if root not in roots]
+    return roots
+
+
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists
 def pytest_configure(config):
     config.addinivalue_line("markers", "plugin_eval: one run of a Claude Code plugin eval case")
@@ -33,9 +67,7 @@ def pytest_configure(config):
         pytest.exit(str(e), returncode=1)
     if options.json_path == "-":
         terminal_to_stderr(config)
-    roots = []
-    for path in _options.collection_paths(config):
-        roots += [root for root in find_eval_roots(path, options.eval_dir) if root not in roots]
+    roots = eval_roots_of(_options.collection_paths(config), options.eval_dir)
     worker_of_eval = _options.WORKER_INPUT_KEY in getattr(config, "workerinput", {})
     if roots or worker_of_eval or _options.eval_options_given(config.option):
         from .session import hooks

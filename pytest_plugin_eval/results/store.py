@@ -1,30 +1,42 @@
-"""The results folder on disk: where a session's document, report, run artefacts and ledger go, and writing
-them so that a kill never leaves half a file.
+"""The results folder on disk: where a session's document, report and run artefacts go, and writing them so that
+a kill never leaves half a file.
 
     evals/results/<timestamp>/
       aggregate-result.json        the results document (SuiteResult)
       report.html                  the HTML report
       runs/<case>/<arm>-<n>/       each run's artefacts (run.artefacts.RunFolder)
       mock-recordings/<server>/    agent-mock answers, to copy into mocks/.replay/
-      cost-ledger.sqlite           the --max-cost-usd ledger
+      .plugin-eval.lock            held by the session writing the folder
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..run.artefacts import RunFolder
 from .model import SuiteResult
 
+RESULTS_DIR = "results"  # in the eval dir: a folder per session
 RESULTS_FILE = "aggregate-result.json"
 REPORT_FILE = "report.html"
 RUNS_DIR = "runs"
 RECORDINGS_DIR = "mock-recordings"
-LEDGER_FILE = "cost-ledger.sqlite"
+LOCK_FILE = ".plugin-eval.lock"
+
+
+class FolderInUse(OSError):
+    """Another session is writing to this results folder."""
+
+    def __init__(self, path: Path):
+        super().__init__(f"{path} is being written by another session that is still running")
+        self.path = path
 
 
 def timestamp_dirname(iso: str) -> str:
@@ -39,7 +51,7 @@ class ResultsFolder:
     @classmethod
     def for_session(cls, eval_root: Path, started_at: str) -> ResultsFolder:
         """<eval dir>/results/<session timestamp>/."""
-        return cls(eval_root / "results" / timestamp_dirname(started_at))
+        return cls(eval_root / RESULTS_DIR / timestamp_dirname(started_at))
 
     @property
     def results_file(self) -> Path:
@@ -53,9 +65,24 @@ class ResultsFolder:
     def recordings(self) -> Path:
         return self.path / RECORDINGS_DIR
 
-    @property
-    def ledger_file(self) -> Path:
-        return self.path / LEDGER_FILE
+    def claim(self) -> Any:
+        """Make the folder this session's: created, writable, and locked against another session writing to it
+        at the same time (held until the returned handle is closed or the process ends). What an earlier
+        session left in a reused folder (its runs and recordings) is cleared, so the folder describes one
+        session. Raises OSError (not writable) or FolderInUse."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path / LOCK_FILE, "a+")  # noqa: SIM115  (held for the session)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise FolderInUse(self.path) from None
+        for name in (RUNS_DIR, RECORDINGS_DIR):
+            shutil.rmtree(self.path / name, ignore_errors=True)
+        probe = self.path / f".probe-{os.getpid()}"
+        probe.write_text("")  # not writable, or a full disk: said now, before any run
+        probe.unlink()
+        return handle
 
     def run_folder(self, case_in_eval_dir: str, arm: str, index: int) -> RunFolder:
         """A run's artefacts; `case_in_eval_dir` is the case folder relative to the eval dir."""

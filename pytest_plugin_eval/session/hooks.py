@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from ..results.model import RunResult
-from .collect import CaseFile, RunItem, deselect_unselected, failed_last_time, this_shard
+from .collect import CaseFile, RunItem, deselect_unselected, failed_last_time, in_rounds, this_shard
 from .controller import Controller
 from .options import WORKER_INPUT_KEY, EvalOptions
 from .progress import run_word
 from .state import SESSION_KEY, EvalSession, get_session
 from .verdicts import JUNIT_ATTR, VERDICT_ATTR
-from .wire import LOAD_ERROR_ATTR, RUN_ATTR, SKIP_ATTR
+from .wire import LOAD_ERROR_ATTR, RUN_ATTR, SKIP_ATTR, UNNEEDED_ATTR
 
 
 def start(config: pytest.Config, options: EvalOptions, eval_roots: list[Path]) -> None:
@@ -58,9 +58,11 @@ def pytest_collection_modifyitems(config, items):
     deselect_unselected(config, items)
     this_shard(config, items)
     failed_last_time(config, items)
+    in_rounds(config, items)
 
 
-def pytest_collection_finish(session):
+@pytest.hookimpl(tryfirst=True)  # before pytest's own loop (which answers the hook); after collection, when the
+def pytest_runtestloop(session):  # controller has made sure the results can be written
     get_session(session.config).pool.start(item for item in session.items if isinstance(item, RunItem))
 
 
@@ -88,6 +90,8 @@ def pytest_runtest_makereport(item, call):
             report.extras = [*getattr(report, "extras", []), *item.html_extras()]
         elif skip is not None:
             setattr(report, SKIP_ATTR, skip.to_json())
+        elif item.unneeded is not None:
+            setattr(report, UNNEEDED_ATTR, item.unneeded)
     return report
 
 
@@ -98,6 +102,8 @@ def pytest_report_teststatus(report, config):
         if report.failed:
             return "failed", "F", ("FAILED", {"red": True})
         return report.outcome, "." if report.passed else "s", (f"{report.outcome.upper()} {headline}", {})
+    if getattr(report, UNNEEDED_ATTR, None) is not None:  # --runs auto: its case had had enough runs
+        return "not needed", "", "NOT NEEDED"
     data = getattr(report, RUN_ATTR, None)
     if data is None or report.when != "call":
         return None

@@ -23,9 +23,9 @@ def install_sigterm() -> None:
 
 def signal_name(exc: BaseException) -> str | None:
     """SIGTERM, SIGINT, or None when the session stopped itself (pytest's or xdist's `Interrupted`: -x,
-    --maxfail, or our own stop after rejected credentials)."""
+    --maxfail, our own stop after rejected credentials; or pytest.exit, with an exit status of its own)."""
     if isinstance(exc, Terminated):
         return "SIGTERM"
-    if type(exc).__name__ == "Interrupted":
+    if type(exc).__name__ in ("Interrupted", "Exit"):
         return None
     return "SIGINT"

@@ -28,25 +28,36 @@ class Outcome:
     result: RunResult | None = None
     skipped: SkippedRun | None = None
     why_skipped: str = ""
+    unneeded: str | None = None  # --runs auto: why the case needed no more runs (this one was not made)
 
 
 class RunPool:
+    """`size` runs at once on threads (in a pytest-xdist worker, size 0: each item runs its own run, in the
+    worker's main thread). Even one at a time, runs go through a thread: the main thread only waits, so that a
+    Ctrl-C or SIGTERM is handled at once and the run in flight is stopped and recorded as interrupted."""
+
     def __init__(self, size: int, execute: Callable[[Any], Outcome]):
         self.size = size
         self._execute = execute
         self._executor: ThreadPoolExecutor | None = None
-        self._futures: dict[str, Future[Outcome]] = {}
+        self._queued: dict[str, tuple[Any, Future[Outcome]]] = {}
         self.stopping = threading.Event()
 
     def start(self, items: Iterable[Any]) -> None:
-        """Queue the runs of `items` (RunItems, in the order they will report)."""
+        """Queue the runs of `items` (RunItems, in the order they will report). One at a time, nothing is queued
+        ahead: each run starts when its item asks, after the previous one was reported (a rejected key stops the
+        session before another run starts)."""
         if self.size < 2:
-            return  # serial: each item runs its own run
+            return
+        for item in items:
+            self._submit(item)
+
+    def _submit(self, item: Any) -> Future[Outcome]:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=self.size, thread_name_prefix="plugin-eval-run")
-        for item in items:
-            if item.nodeid not in self._futures:
-                self._futures[item.nodeid] = self._executor.submit(self._guarded, item)
+        if item.nodeid not in self._queued:
+            self._queued[item.nodeid] = (item, self._executor.submit(self._guarded, item))
+        return self._queued[item.nodeid][1]
 
     def _guarded(self, item: Any) -> Outcome:
         if self.stopping.is_set():
@@ -55,22 +66,34 @@ class RunPool:
 
     def in_flight(self) -> int:
         """How many runs are running now."""
-        return sum(1 for future in list(self._futures.values()) if future.running())
+        return sum(1 for _, future in list(self._queued.values()) if future.running())
 
     def outcome(self, item: Any) -> Outcome:
         """The outcome of `item`'s run: waited for when it was queued, else run now."""
-        future = self._futures.pop(item.nodeid, None)
-        if future is None:
-            return self._execute(item)
+        if item.nodeid not in self._queued:
+            if self.stopping.is_set():
+                return Outcome()  # the session stopped before this run started
+            if self.size < 1:
+                return self._execute(item)
+        future = self._submit(item)
         while True:
             try:
-                return future.result(timeout=WAIT_SLICE)
+                outcome = future.result(timeout=WAIT_SLICE)
             except FutureTimeout:
                 continue
+            del self._queued[item.nodeid]
+            return outcome
 
-    def stop(self) -> None:
-        """Stop the runs in flight (their children are stopped) and drop those not started."""
+    def stop(self) -> list[tuple[Any, Outcome]]:
+        """Stop the runs in flight (their children are stopped) and drop those not started. Returns the items
+        whose runs were in flight, with what they came to (interrupted runs), for the record."""
         self.stopping.set()
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
-        self._futures.clear()
+        ended = [
+            (item, future.result())
+            for item, future in self._queued.values()
+            if future.done() and not future.cancelled() and future.exception() is None
+        ]
+        self._queued.clear()
+        return [(item, outcome) for item, outcome in ended if outcome.result is not None]

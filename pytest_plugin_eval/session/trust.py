@@ -10,8 +10,6 @@ import os
 import sys
 from pathlib import Path
 
-import pytest
-
 from ..results.store import write_json
 
 
@@ -33,20 +31,23 @@ def remember(folders: list[Path]) -> None:
     write_json(trust_file(), {"trusted": sorted(known)})
 
 
+class TrustRefused(Exception):
+    """The plugin is not trusted: nothing of it may run. The message says why and what to do."""
+
+
 def confirm_trust(folders: list[Path]) -> None:
-    """Proceed if every folder is trusted already; ask at an interactive terminal; otherwise stop the session
-    (exit 1) before anything runs."""
+    """Proceed if every folder is trusted already; ask at an interactive terminal; otherwise raise TrustRefused
+    (the session exits 1) before anything of the suite is loaded or run."""
     known = trusted_folders()
     pending = [f for f in dict.fromkeys(folders) if str(f.resolve()) not in known]
     if not pending:
         return
     names = ", ".join(str(f) for f in pending)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        pytest.exit(
+        raise TrustRefused(
             f"Error: {names} is not a trusted plugin directory, and this session cannot stop to ask "
-            f"(no interactive terminal). Evaluating a plugin runs its code as you. "
-            f"Pass --trust-plugin to run it, or run once at a terminal and answer yes.",
-            returncode=1,
+            f"(no interactive terminal). Evaluating a plugin runs its code as you — its conftest.py files "
+            f"included. Pass --trust-plugin to run it, or run once at a terminal and answer yes."
         )
     sys.stderr.write(
         f"\nEvaluating {names} runs the plugin's skills, hooks and servers on this machine, as you.\n"
@@ -56,5 +57,5 @@ def confirm_trust(folders: list[Path]) -> None:
     sys.stderr.flush()
     answer = sys.stdin.readline().strip().lower()
     if answer not in ("y", "yes"):
-        pytest.exit(f"Not trusted - nothing from {names} was loaded or run.", returncode=1)
+        raise TrustRefused(f"Not trusted - nothing from {names} was loaded or run.")
     remember(pending)

@@ -56,7 +56,10 @@ def test_bash_writes_its_workspace_only_and_sees_no_secrets(suite, monkeypatch, 
     script = {
         "all": [
             bash("echo made > ./inside.txt && echo WROTE-CWD; echo x > $TMPDIR/t && echo WROTE-TMP"),
-            bash('python3 -c \'open("/tmp/outside-probe.txt","w")\' 2>&1 | tail -1'),
+            bash(
+                'python3 -c \'open("/tmp/outside-probe.txt","w")\' 2>&1 | tail -1; '
+                f'python3 -c \'open("{suite.root}/outside-probe.txt","w")\' 2>&1 | tail -1'
+            ),
             bash(f"python3 -c 'print(open(\"{operator_home}/secret.txt\").read())' 2>&1 | tail -1"),
             bash(f"python3 -c 'import os; print(sorted(os.listdir(\"{evals}\")))' 2>&1 | tail -1"),
             bash("env | sort"),
@@ -74,7 +77,9 @@ def test_bash_writes_its_workspace_only_and_sees_no_secrets(suite, monkeypatch, 
     [only] = run.case("probe")["arms"]["with"]
     results = tool_results(only)
     assert "WROTE-CWD" in results[0] and "WROTE-TMP" in results[0]
-    assert "Read-only file system" in results[1] and not os.path.exists("/tmp/outside-probe.txt")
+    # The plugin is read-only; the system temp folder is hidden (a write there lands in a throwaway copy).
+    assert "Read-only file system" in results[1]
+    assert not os.path.exists("/tmp/outside-probe.txt") and not (suite.root / "outside-probe.txt").exists()
     assert "OPERATOR-SECRET" not in results[2] and "No such file" in results[2]
     assert results[3].strip() == "[]"  # the suite is invisible from the sandbox
     env = results[4]

@@ -124,7 +124,6 @@ def test_results_folder_layout(tmp_path):
     assert folder.results_file == base / "aggregate-result.json"
     assert folder.report_file == base / "report.html"
     assert folder.recordings == base / "mock-recordings"
-    assert folder.ledger_file == base / "cost-ledger.sqlite"
     assert not base.exists()  # naming the files creates nothing
 
 

@@ -21,9 +21,8 @@ def config_home(tmp_path, monkeypatch):
 
 def test_without_a_terminal_an_unknown_folder_stops_the_session(tmp_path, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
-    with pytest.raises(pytest.exit.Exception) as stopped:
+    with pytest.raises(trust.TrustRefused, match="--trust-plugin"):
         trust.confirm_trust([tmp_path])
-    assert stopped.value.returncode == 1 and "--trust-plugin" in stopped.value.msg
 
 
 def test_a_yes_at_the_terminal_is_remembered_for_later_sessions(tmp_path, monkeypatch):
@@ -38,7 +37,6 @@ def test_a_yes_at_the_terminal_is_remembered_for_later_sessions(tmp_path, monkey
 def test_a_no_is_not_remembered(tmp_path, monkeypatch):
     monkeypatch.setattr("sys.stdin", Terminal("n\n"))
     monkeypatch.setattr("sys.stdout", Terminal())
-    with pytest.raises(pytest.exit.Exception) as stopped:
+    with pytest.raises(trust.TrustRefused, match="Not trusted"):
         trust.confirm_trust([tmp_path])
-    assert stopped.value.returncode == 1 and "Not trusted" in stopped.value.msg
     assert trust.trusted_folders() == set()

@@ -1,0 +1,146 @@
+"""Sessions that lose nothing: outputs checked before any run, one session per results folder and a fresh
+ceiling each, interrupted runs recorded, a dead worker's run recorded, and nothing left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import GREETING_GRADERS, Suite
+
+GOOD = {"all": ["Hello from the plugin."]}
+SLOW = {"all": [{"text": "Hello from the plugin.", "delay": 6}]}
+GREETING = {"greeting": GREETING_GRADERS["greeting"]}
+
+
+def processes() -> dict[int, tuple[int, str]]:
+    """pid → (parent pid, command line) of every process."""
+    out = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            out[int(entry.name)] = (int(stat.rsplit(")", 1)[1].split()[1]), cmdline)
+    return out
+
+
+def descendants(pid: int) -> dict[int, str]:
+    table, found, frontier = processes(), {}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        for child, (ppid, cmdline) in table.items():
+            if ppid == parent and child not in found:
+                found[child] = cmdline
+                frontier.append(child)
+    return found
+
+
+def wait_for(condition, timeout: float = 120.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError("the condition never held")
+
+
+def session(suite: Suite, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "pytest", "evals", "-p", "no:cacheprovider", "--trust-plugin", "--scripted", *args],
+        cwd=suite.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_outputs_that_cannot_be_written_stop_the_session_before_any_run(suite):
+    suite.case("good", frontmatter={"runs": 1}, graders=GREETING, script=GOOD)
+    (suite.root / "a-file").write_text("")
+    (suite.root / "a-folder").mkdir()
+    for args, said in (
+        (["--json", "a-file/out.json"], "a-file is a file"),
+        (["--output-dir", "a-file"], "that is a file, not a folder"),
+        (["--report", "a-folder"], "that is a folder"),
+        (["--output-dir", "/proc/plugin-eval-cannot-write-here"], "nothing was run"),
+    ):
+        run = suite.run(*args, json_out=False)
+        assert run.rc == 1, (args, run.out)
+        assert said in run.out + run.err, (args, run.out + run.err)
+        assert "[with-plugin-1]" not in run.out  # no run started
+    assert not (suite.root / "evals" / "results").exists()
+
+
+def test_a_reused_output_dir_gets_a_fresh_ceiling_and_only_this_sessions_runs(suite):
+    suite.case("good", frontmatter={"runs": 2}, graders=GREETING, script=GOOD)
+    first = suite.run("--output-dir", "out", "--max-cost-usd", "0.0001")
+    assert first.doc["skippedRuns"]  # the tiny ceiling was reached in the first session
+    second = suite.run("--output-dir", "out", "--max-cost-usd", "0.0001")
+    assert second.doc["cases"] and second.doc["cases"][0]["arms"]["with"]  # its own ceiling: a run started
+    runs = sorted(p.name for p in (suite.root / "out" / "runs").rglob("*-*") if p.is_dir())
+    started = [r["index"] for c in second.doc["cases"] for r in c["arms"]["with"]]
+    assert len([r for r in runs if r.startswith("with-")]) == len(started)  # nothing left of the first session
+
+
+def test_two_sessions_never_write_one_output_dir_at_once(suite):
+    suite.case("slow", frontmatter={"runs": 1}, graders=GREETING, script=SLOW)
+    first = session(suite, "--output-dir", "out", "--ablation", "none")
+    wait_for(lambda: (suite.root / "out" / ".plugin-eval.lock").exists())
+    second = suite.run("--output-dir", "out", "--ablation", "none")
+    assert second.rc == 1 and "being written by another session" in second.out + second.err
+    out, err = first.communicate(timeout=300)
+    assert first.returncode == 0, out + err
+    document = json.loads((suite.root / "out" / "aggregate-result.json").read_text())
+    assert document["cases"][0]["arms"]["with"][0]["score"] == 1.0  # the first session's results are whole
+
+
+def test_sigterm_with_runs_in_flight_records_them_interrupted_and_leaves_nothing(suite):
+    suite.case("slow", frontmatter={"runs": 2}, graders=GREETING, script=SLOW)
+    proc = session(suite, "--json", "out.json", "-j", "2")
+    children = wait_for(lambda: {p: c for p, c in descendants(proc.pid).items() if "stream-json" in c})
+    time.sleep(1)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, out + err
+    document = json.loads((suite.root / "out.json").read_text())
+    assert document["partial"] is True and document["partialReason"] == "interrupted"
+    runs = [run for case in document["cases"] for arm in case["arms"].values() for run in arm]
+    assert runs and any(run.get("errorKind") == "interrupted" for run in runs)
+    assert all(run["score"] is None for run in runs if run.get("errorKind") == "interrupted")
+    time.sleep(1)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in children)  # no claude child left
+
+
+def test_a_worker_killed_mid_run_is_recorded_and_the_session_is_partial(suite):
+    suite.case("slow", frontmatter={"runs": 2}, graders=GREETING, script=SLOW)
+    proc = session(suite, "--json", "out.json", "-n", "2")
+
+    def a_worker_in_a_run():
+        for pid, cmdline in descendants(proc.pid).items():
+            if "stream-json" in cmdline:
+                worker = processes().get(pid, (0, ""))[0]
+                while worker and "python" not in processes().get(worker, (0, ""))[1]:
+                    worker = processes().get(worker, (0, ""))[0]
+                return worker, pid
+        return None
+
+    worker, child = wait_for(a_worker_in_a_run)
+    os.kill(worker, signal.SIGKILL)
+    out, err = proc.communicate(timeout=300)
+    assert (suite.root / "out.json").exists(), out + err
+    document = json.loads((suite.root / "out.json").read_text())
+    runs = [run for case in document["cases"] for arm in case["arms"].values() for run in arm]
+    assert any(run.get("errorKind") == "worker_lost" for run in runs), out + err
+    assert document["partial"] is True and document["partialReason"] == "worker_lost"
+    assert proc.returncode == 2
+    time.sleep(1)
+    assert not Path(f"/proc/{child}").exists()  # the dead worker's claude did not outlive it

@@ -1,0 +1,78 @@
+"""The in-process run pool: who runs a run, how far ahead, and what stopping leaves."""
+
+from __future__ import annotations
+
+import threading
+import time
+from types import SimpleNamespace
+
+from pytest_plugin_eval.results.model import RunResult
+from pytest_plugin_eval.session.pool import Outcome, RunPool
+
+
+def items(n: int) -> list:
+    return [SimpleNamespace(nodeid=f"case[{i}]", index=i) for i in range(1, n + 1)]
+
+
+class Recorder:
+    def __init__(self, hold: threading.Event | None = None):
+        self.started: list[int] = []
+        self.threads: set[str] = set()
+        self.hold = hold
+
+    def __call__(self, item) -> Outcome:
+        self.started.append(item.index)
+        self.threads.add(threading.current_thread().name)
+        if self.hold is not None:
+            self.hold.wait(5)
+        return Outcome(result=RunResult("with", item.index, score=1.0, passed=True))
+
+
+def test_size_0_runs_each_item_in_the_calling_thread():
+    runs = Recorder()
+    pool = RunPool(0, runs)
+    batch = items(2)
+    pool.start(batch)
+    assert runs.started == []
+    assert pool.outcome(batch[0]).result.index == 1
+    assert runs.threads == {threading.current_thread().name}
+
+
+def test_size_1_runs_on_a_thread_and_never_ahead_of_its_item():
+    runs = Recorder()
+    pool = RunPool(1, runs)
+    batch = items(3)
+    pool.start(batch)
+    time.sleep(0.05)
+    assert runs.started == []  # nothing starts before its item asks
+    assert pool.outcome(batch[0]).result.index == 1
+    time.sleep(0.05)
+    assert runs.started == [1]
+    assert threading.current_thread().name not in runs.threads
+    pool.stop()
+
+
+def test_size_2_runs_ahead_in_item_order():
+    runs = Recorder()
+    pool = RunPool(2, runs)
+    batch = items(4)
+    pool.start(batch)
+    assert [pool.outcome(item).result.index for item in batch] == [1, 2, 3, 4]
+    assert sorted(runs.started) == [1, 2, 3, 4]
+    pool.stop()
+
+
+def test_stop_returns_the_runs_in_flight_and_drops_the_rest():
+    hold = threading.Event()
+    runs = Recorder(hold)
+    pool = RunPool(2, runs)
+    batch = items(5)
+    pool.start(batch)
+    deadline = time.monotonic() + 5
+    while len(runs.started) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    threading.Timer(0.1, hold.set).start()  # the children end once stopped
+    ended = pool.stop()
+    assert sorted(item.index for item, _ in ended) == [1, 2]
+    assert sorted(runs.started) == [1, 2]
+    assert pool.outcome(batch[4]) == Outcome()  # asked after the stop: never started
