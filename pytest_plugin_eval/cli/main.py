@@ -1,7 +1,9 @@
 """`plugin-eval`: `claude plugin eval`'s command line, unchanged, on top of the pytest machinery.
 
     plugin-eval [target] --trust-plugin --json results.json --threshold 0.8 -j 4 …
-    plugin-eval init --bare NAME [--eval-dir DIR]
+    plugin-eval init [TARGET] | init --draft [TARGET] [--from FILE…] | init --bare NAME [--eval-dir DIR]
+    plugin-eval check [TARGET]
+    plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--fail-on-worse]
     plugin-eval --version
 
 The target is a plugin folder (default `.`), or an installed plugin's `name` / `name@marketplace`. The options
@@ -35,8 +37,13 @@ FLAGS = {name for o in OPTIONS if o.kind == "flag" for name in o.names}
 VALUES = {name for o in OPTIONS if o.kind in ("value", "append") for name in o.names}
 LISTS = {name for o in OPTIONS if o.kind == "list" for name in o.names}
 USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
+       plugin-eval init [TARGET] [--trust-plugin] [--from FILE…]
+       plugin-eval init --draft [TARGET] [--trust-plugin] [--from FILE…]
        plugin-eval init --bare NAME [--eval-dir DIR]
+       plugin-eval check [TARGET] [--eval-dir DIR] [--json]
        plugin-eval merge DIR... [--output-dir DIR] [--json PATH]
+       plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--level L] [--fail-on-worse]
+       plugin-eval history [EVAL_DIR | PLUGIN_DIR] [--json] [--limit N]
        plugin-eval --version
 
 Evaluate a Claude Code plugin: run its eval cases with and without it, grade the runs, report the difference.
@@ -44,8 +51,16 @@ Evaluate a Claude Code plugin: run its eval cases with and without it, grade the
 commands:
   (none)       run the eval suite of TARGET: a plugin folder (default .), or an installed plugin's
                name or name@marketplace
-  init         write a new eval case that loads and runs as written: init --bare NAME
+  init         write the eval suite with Claude Code, interviewing you at a terminal (the plugin stays
+               read-only; every file is checked); --draft: a first draft without questions, from the plugin
+               and real prompts (--from prompts.txt or session .jsonl); --bare NAME: one blank case
+  check        load the suite and check its floor (a should-not-fire case, an outcome grader per case,
+               runs >= 3, two arms) without running it: exit 0 or 1, each problem named
   merge        combine the results folders of --shard K/N jobs into one session's results
+  compare      did a change help? two sessions' results side by side: per case the change in WITH and
+               in Δ with an interval and a verdict, graders whose pass rate moved, cost; --fail-on-worse
+  history      list the past sessions in the suite's results folder, newest first: version, git commit,
+               model, score, mean Δ, cost
 
 options (claude plugin eval's; list options also take comma-separated values, --allow-tools=Write,Edit):
 """
@@ -256,10 +271,22 @@ def main(argv: list[str] | None = None) -> int:
         from .init import init
 
         return init(argv[1:])
+    if argv[:1] == ["check"]:
+        from .check import check
+
+        return check(argv[1:])
     if argv[:1] == ["merge"]:
         from .merge import merge_command
 
         return merge_command(argv[1:])
+    if argv[:1] == ["compare"]:
+        from .compare import compare_command
+
+        return compare_command(argv[1:])
+    if argv[:1] == ["history"]:
+        from .history import history_command
+
+        return history_command(argv[1:])
     return run(argv)
 
 

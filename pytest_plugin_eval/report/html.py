@@ -18,8 +18,11 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from ..results.compare import Comparison
+from ..results.history import Trend
 from ..results.model import RunResult, SuiteResult
 from ..results.store import write_atomic
+from . import comparison as compared
 from . import page, view
 from .conversation import conversation
 
@@ -58,14 +61,19 @@ def _render(template: str, **context) -> str:
     return _environment().get_template(template).render(css=_css(), **context)
 
 
-def render_report(document: SuiteResult) -> str:
-    """The whole page for one results document, reading each run's kept trace from its tracePath."""
-    return _render("page.html.j2", page=page.page(document)) + "\n"
+def render_report(document: SuiteResult, history: Trend | None = None, comparison: Comparison | None = None) -> str:
+    """The whole page for one results document, reading each run's kept trace from its tracePath; `history`:
+    the trend over earlier comparable sessions (results.history.trend); `comparison`: this session against an
+    earlier one (--compare-to), shown after the summary."""
+    shown = compared.view(comparison) if comparison is not None else None
+    return _render("page.html.j2", page=page.page(document, history), comparison=shown) + "\n"
 
 
-def write_report(document: SuiteResult, path: Path) -> None:
+def write_report(
+    document: SuiteResult, path: Path, history: Trend | None = None, comparison: Comparison | None = None
+) -> None:
     """Render, then write atomically (never half a page; an old report stays whole if rendering fails)."""
-    write_atomic(Path(path), render_report(document))
+    write_atomic(Path(path), render_report(document, history, comparison))
 
 
 def summary_html(document: SuiteResult) -> str:

@@ -9,14 +9,30 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ..results.history import Trend
 from ..results.model import CaseResult, GraderInfo, GraderResult, PluginInfo, RunResult, SuiteResult
 from ..results.scoring import trend
 from ..stats import mean
 from .conversation import Conversation, conversation
-from .view import MISSING, CaseRow, aborted_text, case_row, cut, partial_label, score, seconds, signed, usd, yamlish
+from .trend import TrendSection, trend_section
+from .view import (
+    MISSING,
+    CaseRow,
+    aborted_text,
+    auto_runs_text,
+    case_row,
+    cut,
+    partial_label,
+    score,
+    seconds,
+    signed,
+    usd,
+    yamlish,
+)
 
 EVIDENCE_CHARS = 20_000  # the evidence one judged grader read
 NOTE_CHARS = 240  # the NOTES cell of the summary table
+PASS_K_COLUMNS = 10  # k shown in a case's pass@k table: the first nine and the last when there are more
 
 ARM_TITLES = {"with": "With the plugin", "without": "Without the plugin"}
 
@@ -298,6 +314,16 @@ class Arm:
 
 
 @dataclass(frozen=True)
+class PassK:
+    """pass@k and pass^k of the with arm's runs, formatted, for the k shown."""
+
+    runs: int  # scored runs they are estimated from
+    ks: list[int]
+    at: list[str]  # pass@k: at least one of k runs passes
+    hat: list[str]  # pass^k: all k runs pass
+
+
+@dataclass(frozen=True)
 class CaseSection:
     anchor: str
     name: str
@@ -309,6 +335,7 @@ class CaseSection:
     single_arm_reason: str | None
     hints: list[str]
     scores: str
+    pass_k: PassK | None  # None: no scored run, or a document without them
     prompt: str
     graders: list[GraderDef]
     arms: list[Arm]
@@ -415,11 +442,21 @@ def _arms(case: CaseResult) -> list[Arm]:
     return out
 
 
+def pass_k(case: CaseResult) -> PassK | None:
+    at, hat = case.aggregates.pass_at_k, case.aggregates.pass_hat_k
+    if not at:
+        return None
+    ks = sorted(at)
+    if len(ks) > PASS_K_COLUMNS:
+        ks = [*ks[: PASS_K_COLUMNS - 1], ks[-1]]
+    return PassK(runs=max(at), ks=ks, at=[score(at.get(k)) for k in ks], hat=[score((hat or {}).get(k)) for k in ks])
+
+
 def case_section(case: CaseResult, index: int) -> CaseSection:
     agg = case.aggregates
     facts = [
         f"source: {case.source or MISSING}",
-        f"runs per arm: {case.runs_per_arm}",
+        f"runs per arm: {auto_runs_text(case) or case.runs_per_arm}",
         f"timeout: {case.timeout_seconds} s",
         f"max turns: {case.max_turns}",
     ]
@@ -428,6 +465,9 @@ def case_section(case: CaseResult, index: int) -> CaseSection:
     scores = [f"score {score(agg.score)}"]
     if agg.two_arm:
         scores += [f"without {score(agg.score_without)}", f"Δ {signed(agg.delta)}"]
+        if agg.delta_ci is not None:
+            verdict = "significant" if agg.delta_significant else "not significant"
+            scores.append(f"95% CI [{signed(agg.delta_ci[0])}, {signed(agg.delta_ci[1])}] {verdict}")
     return CaseSection(
         anchor=anchor(index, case.name),
         name=case.name,
@@ -439,6 +479,7 @@ def case_section(case: CaseResult, index: int) -> CaseSection:
         single_arm_reason=case.single_arm_reason or None,
         hints=list(case.hints),
         scores=" · ".join(scores),
+        pass_k=pass_k(case),
         prompt=case.prompt,
         graders=[grader_def(g) for g in case.graders],
         arms=_arms(case),
@@ -463,6 +504,7 @@ class Top:
 class Page:
     top: Top
     cases: list[CaseSection]
+    trend: TrendSection | None = None  # None: no earlier comparable session (or none was looked for)
 
 
 def top(document: SuiteResult, linked: bool = True) -> Top:
@@ -476,5 +518,11 @@ def top(document: SuiteResult, linked: bool = True) -> Top:
     )
 
 
-def page(document: SuiteResult) -> Page:
-    return Page(top(document), [case_section(case, i) for i, case in enumerate(document.cases, 1)])
+def page(document: SuiteResult, history: Trend | None = None) -> Page:
+    """`history`: the trend over earlier comparable sessions (results.history.trend), drawn when it has one."""
+    anchors = {case.dir: anchor(i, case.name) for i, case in enumerate(document.cases, 1)}
+    return Page(
+        top(document),
+        [case_section(case, i) for i, case in enumerate(document.cases, 1)],
+        trend_section(history, anchors),
+    )

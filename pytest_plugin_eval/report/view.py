@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from ..adaptive import STOP_REASONS
+from ..results import scoring
 from ..results.model import CaseResult, SuiteResult
 from ..results.scoring import trend
 
@@ -15,6 +17,7 @@ PARTIAL_LABELS = {
     "auth_failed": "credentials rejected",
     "api_error": "API errors",
     "interrupted": "interrupted",
+    "worker_lost": "a worker process died",
     "judge_error": "judge unavailable",
 }
 
@@ -34,9 +37,7 @@ def score(value: float | None, missing: str = MISSING) -> str:
 
 def signed(delta: float | None, missing: str = MISSING) -> str:
     """A Δ with its sign; one that rounds to zero is 0.00."""
-    if delta is None:
-        return missing
-    return "0.00" if abs(delta) < 0.005 else f"{delta:+.2f}"
+    return missing if delta is None else scoring.signed(delta)
 
 
 def spread(stdev: float | None, missing: str = MISSING) -> str:
@@ -122,7 +123,15 @@ def notes_for(case: CaseResult) -> str:
                 return f"{grader.name}: {grader.explanation}"
     if case.single_arm_reason:
         return f"single-arm: {case.single_arm_reason}"
-    return ""
+    return auto_runs_text(case)
+
+
+def auto_runs_text(case: CaseResult) -> str:
+    """With --runs auto: how many runs per arm the case took and why no more ("" otherwise)."""
+    if not case.auto_runs:
+        return ""
+    runs, reason = case.auto_runs.get("runs"), str(case.auto_runs.get("stopped"))
+    return f"{runs} runs/arm: {STOP_REASONS.get(reason, reason)}"
 
 
 # ---- the per-case rows -----------------------------------------------------------------------------------

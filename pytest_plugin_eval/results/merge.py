@@ -40,6 +40,12 @@ def merge(documents: list[SuiteResult], sources: list[str] | None = None) -> Sui
     threshold = first.suite.threshold
     partial = next((d.partial_reason for d in documents if d.partial), None)
     notices = list(dict.fromkeys(n for d in documents for n in d.notices if not n.startswith("--shard ")))
+    states = {tuple((p.version, p.git_commit, p.git_dirty) for p in d.suite.plugins) for d in documents}
+    if len(states) > 1:
+        notices.append(
+            "⚠ the shards evaluated different states of the plugin (version or git commit): the merged document "
+            "records the first shard's"
+        )
     return dataclasses.replace(
         first,
         started_at=min(d.started_at for d in documents),

@@ -96,6 +96,13 @@ class GraderResult:
         )
 
 
+# Run error kinds by what they mean. The harness could not make or read the run: its item fails, and --lf runs it
+# again (also one stopped by the user or a lost worker); of those, a failure of the harness itself fails the session.
+UNFINISHED_KINDS = ("start", "api", "auth", "harness", "missing_artefacts")
+RERUN_KINDS = (*UNFINISHED_KINDS, "interrupted", "worker_lost")
+SESSION_FAILING_KINDS = ("start", "harness")
+
+
 @dataclass
 class RunResult:
     """One run of one case in one arm."""
@@ -110,7 +117,9 @@ class RunResult:
     duration_seconds: float = 0.0
     started_at: str = ""
     error: str | None = None
-    error_kind: str | None = None  # api | auth | start | scaffold | timeout | max_turns | agent | crash
+    # api | auth | start | scaffold | timeout | max_turns | agent | crash | prompt_too_long | interrupted |
+    # harness | missing_artefacts | worker_lost (what each means for the session: the kind groups below)
+    error_kind: str | None = None
     trace_path: str | None = None
     skipped_paid_graders: bool = False
     graders: list[GraderResult] = field(default_factory=list)
@@ -245,7 +254,9 @@ class GraderInfo:
 
 @dataclass
 class CaseAggregates:
-    """A case's numbers over its runs. The without-arm fields exist only when that arm ran (`two_arm`)."""
+    """A case's numbers over its runs. The without-arm fields exist only when that arm ran (`two_arm`).
+    `pass_at_k` / `pass_hat_k`: over the with arm's scored runs, k → the estimated chance that at least one /
+    all of k runs pass (k = 1 … n; None in a document written before they were added)."""
 
     score: float | None
     pass_rate: float | None
@@ -257,6 +268,8 @@ class CaseAggregates:
     stdev_without: float | None = None
     delta_ci: tuple[float, float] | None = None
     delta_significant: bool | None = None
+    pass_at_k: dict[int, float | None] | None = None
+    pass_hat_k: dict[int, float | None] | None = None
     extra: dict = field(default_factory=dict)
 
     KNOWN = (
@@ -269,6 +282,8 @@ class CaseAggregates:
         "stdevWithout",
         "deltaCI",
         "deltaSignificant",
+        "passAtK",
+        "passHatK",
     )
 
     def to_json(self) -> dict:
@@ -282,6 +297,11 @@ class CaseAggregates:
                 deltaCI=list(self.delta_ci) if self.delta_ci is not None else None,
                 deltaSignificant=self.delta_significant,
             )
+        # JSON object keys are strings: {"1": …, "2": …}.
+        if self.pass_at_k is not None:
+            out["passAtK"] = {str(k): v for k, v in self.pass_at_k.items()}
+        if self.pass_hat_k is not None:
+            out["passHatK"] = {str(k): v for k, v in self.pass_hat_k.items()}
         out.update(self.extra)
         return out
 
@@ -299,8 +319,14 @@ class CaseAggregates:
             stdev_without=data.get("stdevWithout"),
             delta_ci=(ci[0], ci[1]) if ci else None,
             delta_significant=data.get("deltaSignificant"),
+            pass_at_k=_by_k(data.get("passAtK")),
+            pass_hat_k=_by_k(data.get("passHatK")),
             extra=_pop_extra(data, cls.KNOWN),
         )
+
+
+def _by_k(data: dict | None) -> dict[int, float | None] | None:
+    return None if data is None else {int(k): v for k, v in data.items()}
 
 
 @dataclass
@@ -322,6 +348,7 @@ class CaseResult:
     description: str | None = None
     expected_outcome: str | None = None
     single_arm_reason: str | None = None
+    auto_runs: dict | None = None  # --runs auto: {runs, stopped}, how many runs per arm it took and why no more
     warnings: list[str] = field(
         default_factory=list
     )  # what keeps the case from passing as written (a tool not granted)
@@ -346,6 +373,7 @@ class CaseResult:
         "description",
         "expectedOutcome",
         "singleArmReason",
+        "autoRuns",
         "warnings",
         "arms",
         "aggregates",
@@ -391,6 +419,8 @@ class CaseResult:
             out["expectedOutcome"] = self.expected_outcome
         if self.single_arm_reason is not None:
             out["singleArmReason"] = self.single_arm_reason
+        if self.auto_runs is not None:
+            out["autoRuns"] = dict(self.auto_runs)
         if self.warnings:
             out["warnings"] = list(self.warnings)
         out.update(self.extra)
@@ -426,6 +456,7 @@ class CaseResult:
             description=data.get("description"),
             expected_outcome=data.get("expectedOutcome"),
             single_arm_reason=data.get("singleArmReason"),
+            auto_runs=data.get("autoRuns"),
             warnings=list(data.get("warnings") or []),
             arms=arms,
             aggregates=CaseAggregates.from_json(data.get("aggregates") or {}),
@@ -441,27 +472,40 @@ class CaseResult:
 
 @dataclass
 class PluginInfo:
+    """The plugin under test: its manifest's name and version, its folder, and — when the folder is in a git
+    repository — the commit checked out (`gitCommit`) and whether the work tree had uncommitted changes under
+    the folder (`gitDirty`; None when that could not be told)."""
+
     name: str
     path: str
     version: str | None = None
+    git_commit: str | None = None
+    git_dirty: bool | None = None
     extra: dict = field(default_factory=dict)
 
-    KNOWN = ("name", "version", "path")
+    KNOWN = ("name", "version", "path", "gitCommit", "gitDirty")
 
     def to_json(self) -> dict:
         out: dict[str, Any] = {"name": self.name}
         if self.version is not None:
             out["version"] = self.version
         out["path"] = self.path
+        if self.git_commit is not None:
+            out["gitCommit"] = self.git_commit
+        if self.git_dirty is not None:
+            out["gitDirty"] = self.git_dirty
         out.update(self.extra)
         return out
 
     @classmethod
     def from_json(cls, data: dict) -> PluginInfo:
+        commit, dirty = data.get("gitCommit"), data.get("gitDirty")
         return cls(
             name=data.get("name", ""),
             path=data.get("path", ""),
             version=data.get("version"),
+            git_commit=commit if isinstance(commit, str) else None,
+            git_dirty=dirty if isinstance(dirty, bool) else None,
             extra=_pop_extra(data, cls.KNOWN),
         )
 
@@ -483,6 +527,7 @@ class SuiteInfo:
     scripted: bool = False
     regraded_from: str | None = None
     runs_override: int | None = None
+    auto_runs: dict | None = None  # --runs auto: {first, max, width, lookLevel}
     shard: str | None = None  # "K/N": this session ran one share of the suite (--shard)
     merged_from: list[str] | None = None  # the shards' documents `plugin-eval merge` combined
     extra: dict = field(default_factory=dict)
@@ -502,6 +547,7 @@ class SuiteInfo:
         "threshold",
         "concurrency",
         "runsOverride",
+        "autoRuns",
         "plugins",
     )
 
@@ -525,6 +571,8 @@ class SuiteInfo:
         out["concurrency"] = self.concurrency
         if self.runs_override:
             out["runsOverride"] = self.runs_override
+        if self.auto_runs is not None:
+            out["autoRuns"] = dict(self.auto_runs)
         if self.shard is not None:
             out["shard"] = self.shard
         if self.merged_from is not None:
@@ -548,6 +596,7 @@ class SuiteInfo:
             tag_filters=data.get("tagFilters"),
             scripted=bool(data.get("scripted", False)),
             regraded_from=data.get("regradedFrom"),
+            auto_runs=data.get("autoRuns"),
             runs_override=data.get("runsOverride"),
             shard=data.get("shard"),
             merged_from=data.get("mergedFrom"),

@@ -45,12 +45,14 @@ def same_case(a: CaseResult, b: CaseResult) -> bool:
 
 
 def merge(
-    fresh: dict[str, CaseResult], previous: SuiteResult, current: dict[str, CaseResult]
+    fresh: dict[str, CaseResult], previous: SuiteResult, current: dict[str, CaseResult], top_up: bool = True
 ) -> tuple[list[CaseResult], int]:
     """This session's cases completed with the previous session's runs.
 
     `fresh`: this session's cases by dir, with their runs; `current`: cases with no run this session, as their
-    files read now (no runs), by dir; `previous`: the last results document. Returns (cases, runs reused)."""
+    files read now (no runs), by dir; `previous`: the last results document. `top_up`: a fresh case's runs that
+    did not run again are taken from the previous session too (not with --runs auto, which runs a case whole).
+    Returns (cases, runs reused)."""
     old = {case.dir: case for case in previous.cases}
     cases, reused = [], 0
     for key in sorted(set(fresh) | set(old), key=lambda k: Path(k).parts):
@@ -59,7 +61,7 @@ def merge(
             continue  # the case is gone, or no longer loads
         case = dataclasses.replace(case, arms={arm: list(runs) for arm, runs in case.arms.items()})
         prev = old.get(key)
-        if prev is not None and same_case(case, prev):
+        if prev is not None and same_case(case, prev) and (top_up or key not in fresh):
             for arm, old_runs in prev.arms.items():
                 done = {run.index for run in case.runs(arm)}
                 kept = [dataclasses.replace(run, reused=True) for run in old_runs if run.index not in done]

@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .. import stats
-from .model import CaseAggregates, CaseResult, GraderResult, RunResult, SuiteAggregates, SuiteResult
+from .model import (
+    SESSION_FAILING_KINDS,
+    CaseAggregates,
+    CaseResult,
+    GraderResult,
+    RunResult,
+    SuiteAggregates,
+    SuiteResult,
+)
 
 # |Δ| below this is "flat": neither improved nor regressed (the table, the page, the hints and compare agree).
 FLAT_DELTA = 0.05
@@ -29,14 +37,18 @@ def _scored(runs: Sequence[RunResult]) -> list[RunResult]:
 
 
 def case_aggregates(with_runs: Sequence[RunResult], without_runs: Sequence[RunResult] = ()) -> CaseAggregates:
-    """score/passRate over the with arm; scoreWithout/passRateWithout/Δ when the without arm ran; the spread of
-    each arm and a confidence interval for Δ."""
+    """score/passRate, pass@k and pass^k over the with arm; scoreWithout/passRateWithout/Δ when the without arm
+    ran; the spread of each arm and a confidence interval for Δ."""
     scored = _scored(with_runs)
     scores = [r.score for r in scored if r.score is not None]
+    n, c = len(scored), sum(1 for r in scored if r.passed)
     out = CaseAggregates(
         score=stats.mean(scores),
         pass_rate=stats.mean([1.0 if r.passed else 0.0 for r in scored]),
         stdev_with=stats.stdev(scores),
+        # k = 1 … n over the scored runs (none when there are none); a run passes when it scores 1.
+        pass_at_k={k: stats.pass_at_k(n, c, k) for k in range(1, n + 1)},
+        pass_hat_k={k: stats.pass_hat_k(n, c, k) for k in range(1, n + 1)},
     )
     if without_runs:
         base = _scored(without_runs)
@@ -91,6 +103,11 @@ def trend(delta: float | None) -> str | None:
     return "improved" if delta > 0 else "regressed"
 
 
+def signed(delta: float) -> str:
+    """A Δ as every output writes it: with its sign, and 0.00 when it rounds to zero (no +0.00 or -0.00)."""
+    return "0.00" if abs(delta) < 0.005 else f"{delta:+.2f}"
+
+
 def partial_reason(runs: Iterable[RunResult], interrupted: str | None, runs_skipped: bool) -> str | None:
     """Why a session's results are incomplete, or None."""
     runs = list(runs)
@@ -99,10 +116,14 @@ def partial_reason(runs: Iterable[RunResult], interrupted: str | None, runs_skip
     if runs_skipped or any(r.skipped_paid_graders for r in runs):
         return "cost_ceiling"
     kinds = {r.error_kind for r in runs}
+    if "worker_lost" in kinds:
+        return "worker_lost"
     if "auth" in kinds:
         return "auth_failed"
     if "api" in kinds:
         return "api_error"
+    if "missing_artefacts" in kinds:
+        return "missing_artefacts"
     if any(g.errored for r in runs for g in r.graders):
         return "judge_error"
     return None
@@ -116,7 +137,7 @@ def document_failed(document: SuiteResult) -> bool:
         bool(document.load_errors)
         or not document.cases
         or any(not passes_threshold(case, threshold) for case in document.cases)
-        or any(run.error_kind == "start" for case in document.cases for run in case.runs())
+        or any(run.error_kind in SESSION_FAILING_KINDS for case in document.cases for run in case.runs())
     )
 
 

@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .model import CaseResult
-from .scoring import passes_threshold
+from .scoring import passes_threshold, signed
 
 ARM_LABELS = {"with": "with-plugin", "without": "no-plugin"}
 
@@ -52,7 +52,7 @@ def case_verdict(case: CaseResult, threshold: float) -> CaseVerdict:
     digits = 2 if f"{score:.2f}" != f"{threshold:.2f}" or score >= threshold else 4  # never "1.00 < 1.00"
     against = f"score {score:.{digits}f} {'≥' if score >= threshold else '<'} threshold {threshold:.{digits}f}"
     if case.two_arm and case.aggregates.delta is not None:
-        against += f" (without the plugin {case.aggregates.score_without:.2f}, Δ {case.aggregates.delta:+.2f})"
+        against += f" (without the plugin {case.aggregates.score_without:.2f}, Δ {signed(case.aggregates.delta)})"
     if passes_threshold(case, threshold):
         return CaseVerdict("passed", against)
     details = []

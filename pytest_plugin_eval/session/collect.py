@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from ..adaptive import STOP_REASONS
 from ..core.paths import display_path
 from ..load.case import Case, CaseLoadError
 from ..results import rerun
-from ..results.model import LoadErrorEntry, RunResult, SkippedRun
+from ..results.model import RERUN_KINDS, UNFINISHED_KINDS, LoadErrorEntry, RunResult, SkippedRun
 from ..results.scoring import passes_threshold
 from . import wire
+from .rounds import round_of
 from .state import EvalSession, get_session
 
 ARM_LABELS = {"with": "with-plugin", "without": "no-plugin"}
@@ -109,6 +111,7 @@ class RunItem(pytest.Item):
         self.index = index
         self.result: RunResult | None = None
         self.skipped_run: SkippedRun | None = None  # set when the cost ceiling kept the run from starting
+        self.unneeded: str | None = None  # --runs auto: why the case needed no more runs
         self.add_marker(pytest.mark.plugin_eval)
         for tag in case.tags:  # `-m smoke` selects as `--tag smoke` does
             register_marker(self.config, tag)
@@ -116,6 +119,9 @@ class RunItem(pytest.Item):
 
     def runtest(self) -> None:
         outcome = get_session(self.config).pool.outcome(self)
+        if outcome.unneeded is not None:
+            self.unneeded = outcome.unneeded
+            pytest.skip(f"not needed: {STOP_REASONS.get(outcome.unneeded, outcome.unneeded)}")
         if outcome.skipped is not None:
             self.skipped_run = outcome.skipped
             pytest.skip(outcome.why_skipped)
@@ -128,7 +134,7 @@ class RunItem(pytest.Item):
     def should_fail(self, result: RunResult) -> bool:
         """A run item fails only when the harness could not run it (the session then exits non-zero too);
         whether its graders passed is part of its case's verdict, reported under the case's own name."""
-        return result.error_kind in ("start", "api", "auth")
+        return result.error_kind in UNFINISHED_KINDS
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, RunFailed):
@@ -219,11 +225,19 @@ def this_shard(config, items: list) -> None:
     session.shard_share = (len(mine), len(per_case), len(runs) - len(dropped), len(runs))
 
 
+def in_rounds(config, items: list) -> None:
+    """--runs auto: every case's first runs, then every case's next run in both arms, and so on (rounds.py)."""
+    plan = get_session(config).options.auto_runs
+    if plan is not None:
+        items.sort(key=lambda item: round_of(item.index, plan) if isinstance(item, RunItem) else 0)
+
+
 def failed_last_time(config, items: list) -> None:
     """--lf: of the cases whose verdict failed last time (pytest collects only their files), re-run the runs that
     failed — a with-arm run below a perfect score, or a run the harness could not finish — and, of a case changed
     since (its prompt or graders), every run, so that both arms are measured again; the controller takes the other
-    runs from the last results."""
+    runs from the last results. With --runs auto a failed case is run again whole: how many runs it needs is
+    decided afresh, on runs of one session."""
     if not config.getoption("lf", False):
         return
     session = get_session(config)
@@ -231,15 +245,16 @@ def failed_last_time(config, items: list) -> None:
     now = {str(item.case.dir.resolve()): item.case for item in runs}
     again: set[tuple[str, str, int]] = set()
     changed: set[str] = set()
+    whole = session.options.auto_runs is not None
     for document, _ in rerun.previous_results(config):
         for case in document.cases:
             if passes_threshold(case, session.options.threshold):
                 continue
             folder = str((Path(document.suite.root) / case.dir).resolve())
-            if folder in now and not rerun.same_case(session.case_result(now[folder]), case):
+            if folder in now and (whole or not rerun.same_case(session.case_result(now[folder]), case)):
                 changed.add(folder)
             for run in case.runs():
-                harness = run.error_kind in ("start", "api", "auth", "interrupted")
+                harness = run.error_kind in RERUN_KINDS
                 if harness or (run.arm == "with" and (run.score is None or run.score < 1)):
                     again.add((folder, run.arm, run.index))
     chosen = [
@@ -252,6 +267,13 @@ def failed_last_time(config, items: list) -> None:
     dropped = [item for item in runs if item not in chosen]
     config.hook.pytest_deselected(items=dropped)
     items[:] = [item for item in items if item not in dropped]
+    cases = {str(item.case.dir.resolve()) for item in chosen}
+    status = f"re-running {len(chosen)} run(s) of {len(cases)} failed case(s)"
+    if whole:
+        status += " whole (--runs auto decides their runs afresh)"
+    elif changed & cases:
+        status += f", {len(changed & cases)} of them changed since (both arms measured again)"
+    session.rerun_status = status + (f"; {len(dropped)} run(s) taken from the last results" if dropped else "")
 
 
 def describe_run(result: RunResult, case: Case) -> str:

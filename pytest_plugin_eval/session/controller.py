@@ -7,20 +7,35 @@ with and without `-n`."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from .. import adaptive
 from ..core import prices
 from ..core.paths import display_path
 from ..load.case import CaseLoadError
-from ..results import hints, rerun, scoring
-from ..results.model import SCHEMA_VERSION, CaseResult, LoadErrorEntry, RunResult, SkippedRun, SuiteInfo, SuiteResult
-from ..results.store import document_text, write_json
+from ..load.provenance import GitState, git_state
+from ..load.suite import plugin_at, resolve_plugin
+from ..results import hints, history, rerun, scoring
+from ..results.model import (
+    SCHEMA_VERSION,
+    SESSION_FAILING_KINDS,
+    CaseResult,
+    LoadErrorEntry,
+    PluginInfo,
+    RunResult,
+    SkippedRun,
+    SuiteInfo,
+    SuiteResult,
+)
+from ..results.store import RESULTS_DIR, document_text, write_atomic, write_json
 from ..results.verdict import case_verdict
 from ..run.agent import ClaudeNotFound, claude_version
 from . import verdicts, wire
@@ -75,6 +90,7 @@ class Written:
     results_path: Path | None
     report_path: Path | None
     label: str
+    comparison: Any = None  # --compare-to: results.compare.Comparison against the earlier session
 
 
 @dataclass
@@ -112,6 +128,10 @@ class Controller:
         self.exit_status: int | None = None
         self.progress: Progress | None = None
         self.verdicts_counted = False
+        self.claimed: dict[Path, object] = {}  # eval root → the lock on its results folder, held to the end
+        self.outputs_failed = False
+        self.exit_requested: int | None = None
+        self.git_states: dict[str, GitState | None] = {}  # plugin folder → its git state, asked once
 
     @property
     def documents(self) -> list[SuiteResult]:
@@ -124,6 +144,9 @@ class Controller:
         if not self.session.active:
             return
         install_sigterm()
+        problem = output_path_problem(self.session.options)
+        if problem:
+            pytest.exit(problem, returncode=1)
         terminal = self.session.config.pluginmanager.get_plugin("terminalreporter")
         self.progress = Progress(terminal, self.session.pool.in_flight, self.session.options.max_cost_usd)
         if self.session.ledger is not None and self.session.options.max_cost_usd == 0:
@@ -137,9 +160,13 @@ class Controller:
                 f"({shard[0]}/{shard[1]}) alone; the whole suite may spend up to {shard[1]}× that"
             )
 
+    @pytest.hookimpl(tryfirst=True)  # before the terminal prints pytest's "run-last-failure" line
     def pytest_collection_finish(self, session) -> None:
         self.expect(item.nodeid for item in session.items)
-        share, shard = getattr(self.session, "shard_share", None), self.session.options.shard
+        lf = self.session.config.pluginmanager.get_plugin("lfplugin")
+        if self.session.rerun_status and hasattr(lf, "_report_status"):
+            lf._report_status = self.session.rerun_status  # pytest counts test ids; --lf here chose runs
+        share, shard = self.session.shard_share, self.session.options.shard
         if share is not None and shard is not None:
             self.collected.notice(
                 f"--shard {shard[0]}/{shard[1]}: {share[0]} of {share[1]} case(s), {share[2]} of "
@@ -167,6 +194,30 @@ class Controller:
         self.items.expect(nodeids)
         if self.progress is not None:
             self.progress.expect(sum(len(ids) for ids in self.items.expected.values()))
+        for case_file in self.items.expected:
+            root = self.session.eval_root(self.session.config.rootpath / case_file)
+            if root is not None and root not in self.claimed:
+                self.claim(root)
+
+    def claim(self, eval_root: Path) -> None:
+        """Before any run: the eval dir's results folder is created, writable, and this session's alone."""
+        folder = self.session.results_folder(eval_root)
+        if folder is None:
+            return
+        plugin = resolve_plugin(eval_root, eval_root)
+        if plugin is not None and self.session.stored is None:
+            self.git_state(str(plugin_at(plugin).path))  # the plugin as it is before the runs, not after
+        try:
+            self.claimed[eval_root] = folder.claim()
+        except OSError as e:
+            problem = (
+                f"Error: results folder {display_path(folder.path)}: {e.strerror or e} — nothing was run. "
+                f"Free the folder (or some disk space), or pass --output-dir to write elsewhere."
+            )
+            if self.session.config.pluginmanager.getplugin("dsession") is None:
+                pytest.exit(problem, returncode=1)
+            self.outputs_failed = True  # under xdist, stop the workers instead
+            self.stop(problem)
 
     @pytest.hookimpl(tryfirst=True)  # pytest writes at the start of an item: the status makes way
     def pytest_runtest_logstart(self, nodeid, location) -> None:
@@ -206,8 +257,51 @@ class Controller:
             if case_file is not None and not self.session.config.getoption("lf", False):
                 self.report_case(case_file)  # --lf: verdicts wait for the runs reused at the end
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem, report, sched) -> None:
+        """A pytest-xdist worker died while running a run: the run is recorded, errored, and the session is
+        partial — never lost, never a pass."""
+        case_file = case_file_of(str(crashitem))
+        if case_file is None:
+            return
+        params = str(crashitem).rsplit("[", 1)[1].rstrip("]")  # with-plugin-2
+        arm, index = ("with" if params.startswith("with-") else "without"), int(params.rsplit("-", 1)[1])
+        case_dir = (self.session.config.rootpath / case_file).parent
+        eval_root = self.session.eval_root(case_dir)
+        try:
+            case = self.session.load(case_dir, eval_root) if eval_root is not None else None
+        except CaseLoadError:
+            case = None
+        if case is None:
+            return
+        run = RunResult(
+            arm,
+            index,
+            score=None,
+            passed=False,
+            error_kind="worker_lost",
+            error="the pytest-xdist worker running it died; its run was lost",
+        )
+        self.record_run(
+            wire.RunReport(
+                case=self.session.case_result(case),
+                run=run,
+                suite=self.session.suite_info(case),
+                eval_root=str(case.eval_root),
+                label=self.session.suite_label(case.eval_root),
+            ),
+            str(crashitem),
+        )
+
     def pytest_keyboard_interrupt(self, excinfo) -> None:
         self.interrupted = signal_name(excinfo.value)
+        self.exit_requested = getattr(excinfo.value, "returncode", None)  # pytest.exit(…, returncode) decides
+        # The runs in flight are stopped and recorded (interrupted), with any that ended and were not reported yet.
+        for item, outcome in self.session.pool.stop():
+            item.result = outcome.result
+            report = item.run_report()
+            if report is not None:
+                self.record_run(report, item.nodeid)
 
     @pytest.hookimpl(tryfirst=True)  # the verdicts must reach the terminal and JUnit XML before they finish
     def pytest_sessionfinish(self, session) -> None:
@@ -226,6 +320,10 @@ class Controller:
             write_summary(
                 terminalreporter, w.document, w.results_path, w.report_path, w.label if many else None, notices=i == 0
             )
+            if w.comparison is not None:
+                from ..report.comparison import write_comparison
+
+                write_comparison(terminalreporter, w.comparison)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_summary(self, prefix, summary, postfix, session) -> None:
@@ -275,7 +373,7 @@ class Controller:
             return
         eval_root, case_dir, label = self.items.where[case_file]
         if case is None:
-            case = scoring.aggregate(self.collected.of(eval_root).cases[case_dir])
+            case = self.aggregated(self.collected.of(eval_root).cases[case_dir])
             case.hints = hints.case_hints(case)
         self.items.reported.add(case_file)
         verdicts.report_case(
@@ -306,18 +404,32 @@ class Controller:
             or not any(document.cases for document in documents)
             or self.non_eval_failures > 0
             or any(not scoring.passes_threshold(c, threshold) for document in documents for c in document.cases)
-            or any(r.error_kind == "start" for r in runs)
+            or any(r.error_kind in SESSION_FAILING_KINDS for r in runs)
         )
         partial = any(document.partial for document in documents)
-        self.exit_status = scoring.exit_status(interrupted=self.interrupted, partial=partial, failed=failed)
         self.write(documents)
+        failed = failed or self.outputs_failed  # the session's record is incomplete: not a success
+        self.exit_status = scoring.exit_status(interrupted=self.interrupted, partial=partial, failed=failed)
+        if self.exit_requested is not None:
+            self.exit_status = self.exit_requested
         rerun.remember(self.session.config, [w.results_path for w in self.written if w.results_path])
         pytest_session.exitstatus = self.exit_status
+
+    def aggregated(self, case: CaseResult) -> CaseResult:
+        """The case with its aggregates; with --runs auto, how many runs it took and why it stopped."""
+        case = scoring.aggregate(case)
+        plan = self.session.options.auto_runs
+        if plan is not None:
+            scores = {arm: {run.index: run.score for run in case.runs(arm)} for arm in ("with", "without")}
+            rounds, reason = adaptive.replay(plan, scores["with"], scores["without"], case.two_arm)
+            case.auto_runs = {"runs": rounds, "stopped": reason}
+            case.runs_per_arm = max([rounds, *(len(case.runs(arm)) for arm in case.arms)])
+        return case
 
     def document(self, suite: SuiteRuns, previous: list[tuple[SuiteResult, str]]) -> SuiteResult:
         """One eval dir's results document."""
         keys = sorted(suite.cases, key=lambda k: Path(k).parts)
-        cases = [scoring.aggregate(suite.cases[k]) for k in keys]
+        cases = [self.aggregated(suite.cases[k]) for k in keys]
         info = self.suite_info(suite)
         for old, path in previous:
             if old.suite.root == info.root:
@@ -358,7 +470,7 @@ class Controller:
                 loaded = None
             if loaded is not None:
                 current[case.dir] = self.session.case_result(loaded)
-        merged, reused = rerun.merge(fresh, previous, current)
+        merged, reused = rerun.merge(fresh, previous, current, top_up=self.session.options.auto_runs is None)
         if reused:
             self.collected.notice(f"--lf: {reused} run(s) of unchanged cases reused from {display_path(Path(path))}")
         return merged
@@ -372,9 +484,10 @@ class Controller:
             # Nothing collected from this eval dir (no cases): no results folder, as the reference tool does.
             folder = self.session.results_folder(root) if suite.cases or suite.load_errors or suite.skipped else None
             label = self.session.suite_label(root) if root else "suite"
+            comparison = self.comparison(document, documents, str(folder.path) if folder else "this session")
             results_path = folder.results_file if folder else None
-            if results_path is not None:
-                write_json(results_path, document.to_json())
+            if results_path is not None and not self.saved(write_json, results_path, document.to_json()):
+                results_path = None
             report = folder.report_file if folder else None
             if options.report:
                 report = Path(options.report).absolute()
@@ -383,8 +496,10 @@ class Controller:
             if report is not None:
                 from ..report.html import write_report
 
-                write_report(document, report)
-            self.written.append(Written(document, results_path, report, label))
+                past = self.trend(document, root, folder)
+                if not self.saved(write_report, document, report, past, comparison):
+                    report = None
+            self.written.append(Written(document, results_path, report, label, comparison))
         if options.json_path:
             output = (
                 documents[0].to_json()
@@ -394,7 +509,75 @@ class Controller:
             if options.json_path == "-":
                 sys.stdout.write(document_text(output))
             else:
-                write_json(Path(options.json_path).absolute(), output)
+                target = Path(options.json_path).absolute()
+                self.saved(write_json, target, output)
+        self.write_markdown()
+
+    def comparison(self, document: SuiteResult, documents: list[SuiteResult], source: str) -> Any:
+        """--compare-to: this suite against the earlier session — the session's only suite, or the one that
+        evaluates the same plugins as the earlier session did."""
+        earlier = self.session.options.compare_to
+        if earlier is None:
+            return None
+        from ..results.compare import CompareError, compare, read_document
+
+        try:
+            old = read_document(earlier)  # checked when the options were; read again: it may have gone since
+        except CompareError as e:
+            sys.stderr.write(f"⚠ --compare-to {e}\n")
+            return None
+        if len(documents) > 1 and [p.name for p in old.suite.plugins] != [p.name for p in document.suite.plugins]:
+            return None
+        return compare(old, document, old_source=earlier, new_source=source)
+
+    def write_markdown(self) -> None:
+        """--md PATH, and a GitHub Actions job's step summary (GITHUB_STEP_SUMMARY, appended to): the session,
+        and its comparison, in Markdown."""
+        path, step_summary = self.session.options.md_path, os.environ.get("GITHUB_STEP_SUMMARY")
+        if not (path or step_summary) or not self.written:
+            return
+        from ..report.markdown import SessionPart, session_markdown
+
+        many = len(self.written) > 1
+        text = session_markdown(
+            [
+                SessionPart(w.document, w.comparison, w.label if many else None, w.results_path, w.report_path)
+                for w in self.written
+            ]
+        )
+        if path:
+            self.saved(write_atomic, Path(path).absolute(), text)
+        if step_summary:
+            try:
+                with open(step_summary, "a", encoding="utf-8") as handle:
+                    handle.write(text + "\n")
+            except OSError as e:
+                sys.stderr.write(f"⚠ could not append to GITHUB_STEP_SUMMARY ({step_summary}): {e.strerror or e}\n")
+
+    def trend(self, document: SuiteResult, eval_root: Path | None, folder) -> history.Trend | None:
+        """The report's trend: this session against the last sessions in its eval dir's results folder."""
+        if eval_root is None:
+            return None
+        exclude = [folder.path] if folder is not None else []
+        past = history.scan([eval_root / RESULTS_DIR], limit=history.HISTORY_LIMIT, exclude=exclude)
+        try:
+            return history.trend(document, [session.document for session in past.sessions])
+        except (TypeError, ValueError, AttributeError):  # a past document of the wrong shape: no trend, still a report
+            return None
+
+    def saved(self, write, *args) -> bool:
+        """Write one output (`write(…, path, …)`); a full disk or a vanished folder loses that file only, and
+        says so."""
+        path = next(a for a in args if isinstance(a, Path))
+        try:
+            write(*args)
+            return True
+        except OSError as e:
+            self.outputs_failed = True
+            message = f"⚠ could not write {display_path(path)}: {e.strerror or e}"
+            self.collected.notice(message)
+            sys.stderr.write(message + "\n")
+            return False
 
     def recording_notice(self, suite: SuiteRuns) -> None:
         folder = self.session.results_folder(Path(suite.eval_root)) if suite.eval_root else None
@@ -448,6 +631,7 @@ class Controller:
             case_filter = options.case_globs[-1] if len(options.case_globs) == 1 else list(options.case_globs)
         return dataclasses.replace(
             base,
+            plugins=[self.provenance(plugin) for plugin in base.plugins],
             model_override=options.model,
             judge_model=options.judge_model,
             judge_model_resolved=session.judge_model,
@@ -458,12 +642,54 @@ class Controller:
             threshold=options.threshold,
             concurrency=options.concurrency or workers(session.config),
             runs_override=options.runs,
+            auto_runs=options.auto_runs.to_json() if options.auto_runs is not None else None,
             shard=f"{options.shard[0]}/{options.shard[1]}" if options.shard else None,
         )
+
+    def provenance(self, plugin: PluginInfo) -> PluginInfo:
+        """The plugin with the git commit its runs were made with: its folder's now, or, when regrading, the
+        stored session's (the runs were made by that plugin, as they were by that Claude Code)."""
+        stored = self.session.stored
+        if stored is not None:
+            old = next((p for p in stored.document.suite.plugins if p.name == plugin.name), None)
+            if old is None:
+                return dataclasses.replace(plugin, git_commit=None, git_dirty=None)
+            return dataclasses.replace(plugin, version=old.version, git_commit=old.git_commit, git_dirty=old.git_dirty)
+        state = self.git_state(plugin.path)
+        if state is None:
+            return plugin
+        return dataclasses.replace(plugin, git_commit=state.commit, git_dirty=state.dirty)
+
+    def git_state(self, plugin_path: str) -> GitState | None:
+        """Asked of git once per plugin folder and session; the results folders never make the tree dirty."""
+        if plugin_path not in self.git_states:
+            roots = self.session.eval_roots
+            ours = [root / RESULTS_DIR for root in roots]
+            ours += [folder.path for folder in map(self.session.results_folder, roots) if folder is not None]
+            self.git_states[plugin_path] = git_state(Path(plugin_path), exclude=ours)
+        return self.git_states[plugin_path]
 
     def empty_suite(self, eval_root: str) -> SuiteInfo:
         root = Path(eval_root).parent if eval_root else Path.cwd()
         return SuiteInfo(root=str(root), ablation=self.session.ablation_for(False))
+
+
+def output_path_problem(options) -> str | None:
+    """What keeps --json PATH or --report PATH from being written, found before any run (money) is spent."""
+    for flag, value in (("--json", options.json_path), ("--report", options.report), ("--md", options.md_path)):
+        if not value or value == "-":
+            continue
+        path = Path(value).absolute()
+        if path.is_dir():
+            return f"Error: {flag} {value}: that is a folder — name a file, such as {path / {'--json': 'results.json', '--md': 'summary.md'}.get(flag, 'report.html')}"
+        parent = next(p for p in path.parents if p.exists())
+        if not parent.is_dir():
+            return f"Error: {flag} {value}: {parent} is a file, so no folder can be made there for it"
+        if not os.access(parent, os.W_OK):
+            return f"Error: {flag} {value}: {parent} is not writable"
+    if options.output_dir and Path(options.output_dir).exists() and not Path(options.output_dir).is_dir():
+        return f"Error: --output-dir {options.output_dir}: that is a file, not a folder"
+    return None
 
 
 def merge_suite(a: SuiteInfo | None, b: SuiteInfo) -> SuiteInfo:

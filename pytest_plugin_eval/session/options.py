@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..adaptive import AutoRuns
 from ..core.tools import GATED, NEVER, REMOVABLE_TOOLS, disallow_problem, grant_problem, tool_of
 
 ABLATIONS = ("none", "with-without")
@@ -34,6 +35,7 @@ class EvalOptions:
     json_path: str | None = None  # "-" = print the document to stdout
     threshold: float = 1.0
     runs: int | None = None
+    auto_runs: AutoRuns | None = None  # --runs auto[:MAX[:WIDTH]]: runs per arm chosen case by case
     model: str | None = None
     judge_model: str | None = None
     ablation: str | None = None  # None = with-without when a plugin resolves, else none
@@ -55,6 +57,8 @@ class EvalOptions:
     api_retries: int = 1
     regrade: str | None = None
     shard: tuple[int, int] | None = None  # (K, N): run the K-th of N shares of the suite
+    compare_to: str | None = None  # an earlier session's results folder or JSON file, checked readable
+    md_path: str | None = None  # --md: where the Markdown summary goes
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,13 @@ OPTIONS = (
         "Minimum with-plugin score (0..1) every case must reach for exit 0 (default 1.0)",
         metavar="SCORE",
     ),
-    Option(("--runs",), "eval_runs", "Override every case's runs per arm", metavar="N"),
+    Option(
+        ("--runs",),
+        "eval_runs",
+        "Override every case's runs per arm; auto[:MAX[:WIDTH]] adds runs to a case, both arms alike, only while "
+        "its Δ interval straddles 0 and is wider than WIDTH (3 runs first, MAX 10, WIDTH 0.3 unless given)",
+        metavar="N|auto",
+    ),
     Option(("--model",), "eval_model", "Model of the agent under test, for every case", metavar="MODEL"),
     Option(
         ("--judge-model",),
@@ -248,6 +258,20 @@ OPTIONS = (
         "each; `plugin-eval merge` combines their results folders",
         metavar="K/N",
     ),
+    Option(
+        ("--compare-to",),
+        "eval_compare_to",
+        "Compare this session with an earlier one (its results folder, or a results JSON file): per case the "
+        "change in WITH and in Δ, with an interval and a verdict, in the terminal, the HTML report and --md",
+        metavar="RESULTS",
+    ),
+    Option(
+        ("--md",),
+        "eval_md",
+        "Also write a Markdown summary of the session to PATH (for CI); with GITHUB_STEP_SUMMARY set, the same "
+        "summary is appended to that file whether or not --md is given",
+        metavar="PATH",
+    ),
 )
 
 
@@ -285,6 +309,11 @@ def add_options(parser) -> None:
             group._addoption(*option.names, **kwargs)
         else:
             group.addoption(*option.names, **kwargs)
+
+
+def _local_worker(spec: str) -> bool:
+    """Whether an xdist --tx spec ("2*popen//python=python3", "ssh=host//…") starts a process on this machine."""
+    return "popen" in (part.split("*")[-1] for part in spec.split("//"))
 
 
 def _number(text: str | None, message: str) -> float | None:
@@ -362,7 +391,22 @@ def parse_options(option) -> EvalOptions:
     threshold = _number(option.eval_threshold, "Error: --threshold must be between 0 and 1")
     if threshold is not None and not 0 <= threshold <= 1:
         raise OptionError("Error: --threshold must be between 0 and 1")
-    runs = _number(option.eval_runs, "Error: --runs must be a whole number above 0")
+    auto_runs = None
+    if isinstance(option.eval_runs, str) and option.eval_runs.startswith("auto"):
+        try:
+            auto_runs = AutoRuns.parse(option.eval_runs)
+        except ValueError as e:
+            raise OptionError(f"Error: --runs: {e}") from None
+        if option.eval_regrade:
+            raise OptionError("Error: --runs auto chooses how many runs to make; --regrade makes none. Drop one.")
+        remote = [spec for spec in getattr(option, "tx", None) or [] if not _local_worker(str(spec))]
+        if remote:
+            # A case's runs may finish on any worker, and the finished runs are shared through a file on this host.
+            raise OptionError(
+                f"Error: --runs auto needs every worker on this machine; --tx {remote[0]} is not. "
+                "Use -n N or -j N, or a fixed --runs N across machines."
+            )
+    runs = None if auto_runs else _number(option.eval_runs, "Error: --runs must be a whole number above 0")
     if runs is not None:
         runs = math.floor(runs)
         if runs < 1:
@@ -400,11 +444,20 @@ def parse_options(option) -> EvalOptions:
         problem = disallow_problem(entry)
         if problem:
             raise OptionError(f"Error: --disallow-tools: {problem}. No case was run.")
-    if option.eval_regrade and not (Path(option.eval_regrade) / "aggregate-result.json").is_file():
-        raise OptionError(
-            f"Error: --regrade {option.eval_regrade}: no aggregate-result.json there — name a results "
-            f"folder such as evals/results/<timestamp>"
-        )
+    if option.eval_regrade:
+        from ..results.regrade import results_folder_problem  # only a regrade session pays for this import
+
+        problem = results_folder_problem(Path(option.eval_regrade))
+        if problem is not None:
+            raise OptionError(f"Error: --regrade {option.eval_regrade}: {problem}")
+    compare_to = getattr(option, "eval_compare_to", None)
+    if compare_to is not None:
+        from ..results.compare import CompareError, read_document  # only a comparing session pays for this import
+
+        try:
+            read_document(compare_to)  # before any run (money): a wrong path is said now
+        except CompareError as e:
+            raise OptionError(f"Error: --compare-to {e}") from None
     if option.eval_claude and not os.access(option.eval_claude, os.X_OK):
         raise OptionError(f"Error: --claude {option.eval_claude}: no executable file there")
     return EvalOptions(
@@ -412,6 +465,7 @@ def parse_options(option) -> EvalOptions:
         json_path=json_path,
         threshold=1.0 if threshold is None else threshold,
         runs=runs,
+        auto_runs=auto_runs,
         model=option.eval_model,
         judge_model=option.eval_judge_model,
         ablation=option.eval_ablation,
@@ -433,6 +487,8 @@ def parse_options(option) -> EvalOptions:
         api_retries=int(api_retries),
         regrade=option.eval_regrade,
         shard=parse_shard(getattr(option, "eval_shard", None)),
+        compare_to=compare_to,
+        md_path=getattr(option, "eval_md", None),
     )
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import fnmatch
 import os
 import socket
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -21,7 +20,7 @@ import pytest
 
 from ..core.clock import now_iso
 from ..core.problems import Problem
-from ..core.tools import NEVER, is_gated, tool_of
+from ..core.tools import NEVER, is_gated, leaves_workspace, misspelling_of, tool_of
 from ..grade.base import GraderType
 from ..grade.judge import Judge, resolve_judge_model
 from ..grade.types import grader_types
@@ -43,10 +42,12 @@ from ..results.regrade import StoredResults, regrade_run
 from ..results.store import ResultsFolder
 from ..run.agent import ClaudeNotFound, find_claude
 from ..run.execute import RunPlan, RunSettings
-from .execute import Evaluation, evaluate
+from .execute import Evaluation, evaluate, harness_result
 from .options import WORKER_INPUT_KEY, EvalOptions, collection_paths, eval_options_given, parse_options
 from .pool import Outcome, RunPool
-from .trust import confirm_trust
+from .rounds import RoundBoard
+from .scratch import Scratch
+from .trust import TrustRefused, confirm_trust
 
 SESSION_KEY = pytest.StashKey["EvalSession"]()
 NO_SCRIPT = (
@@ -86,6 +87,10 @@ class EvalSession:
         self.started_at: str = shared.get("started_at") or now_iso()
         self.started = time.monotonic()
         self._shared = shared
+        self._scratch: Scratch | None = None
+        self._scratch_lock = threading.RLock()  # the round board is made under it, and makes the scratch
+        self._rounds: RoundBoard | None = None
+        self._earlier: dict[str, set[tuple[str, int]]] | None = None  # --runs auto: case → its selected runs
         self._cases: dict[Path, Case] = {}
         self._kinds: dict[str, GraderType] | None = None
         self._endpoint: Any = None
@@ -96,8 +101,9 @@ class EvalSession:
         self.ledger: CostLedger | None = None
         self.stored = StoredResults(Path(options.regrade)) if options.regrade else None
         self.shard_share: tuple[int, int, int, int] | None = None  # --shard: (cases, of cases, runs, of runs)
+        self.rerun_status: str | None = None  # --lf: what was chosen again, for pytest's "run-last-failure" line
         # -j N: N runs at once in this process (under pytest-xdist each worker runs its items one by one).
-        in_process = 1 if self.is_worker or workers(config) > 1 else (options.concurrency or 1)
+        in_process = 0 if self.is_worker or workers(config) > 1 else (options.concurrency or 1)
         self.pool = RunPool(in_process, self.execute)
 
     # ---- start-up ------------------------------------------------------------------------------------
@@ -151,12 +157,40 @@ class EvalSession:
             if not path.exists() and path.name == eval_dir_name(enclosing_plugin(path.parent), self.options.eval_dir):
                 pytest.exit(f"No eval cases found under {path.parent}: there is no {path.name}/ folder.", returncode=1)
         if self.eval_roots and not self.options.trust_plugin:
-            confirm_trust([root.parent for root in self.eval_roots])
+            try:
+                confirm_trust([root.parent for root in self.eval_roots])
+            except TrustRefused as e:
+                pytest.exit(str(e), returncode=1)
 
     # ---- shared with workers -------------------------------------------------------------------------
 
+    @property
+    def scratch(self) -> Scratch:
+        """The session's scratch folder (workspaces, the ledger), made when first needed: a worker on this host
+        uses its controller's (the controller removes it at the end), a worker elsewhere makes its own."""
+        with self._scratch_lock:
+            if self._scratch is None:
+                shared = self._shared
+                if shared.get("scratch") and shared.get("host") == socket.gethostname():
+                    self._scratch = Scratch(Path(shared["scratch"]), shared["tag"], owner=False)
+                else:
+                    self._scratch = Scratch.create()
+            return self._scratch
+
+    @property
+    def rounds(self) -> RoundBoard:
+        """--runs auto: the runs finished so far, shared with the workers on this host."""
+        plan = self.options.auto_runs
+        assert plan is not None
+        with self._scratch_lock:
+            if self._rounds is None:
+                self._rounds = RoundBoard(self.scratch.path / "rounds.sqlite", plan)
+            return self._rounds
+
     def worker_input(self) -> dict:
         return {
+            "scratch": str(self.scratch.path),
+            "tag": self.scratch.tag,
             "started_at": self.started_at,
             "ledger": str(self.ledger.path) if self.ledger else None,
             "host": socket.gethostname(),
@@ -172,14 +206,8 @@ class EvalSession:
         if self.is_worker and shared.get("ledger") and shared.get("host") == socket.gethostname():
             return CostLedger(Path(shared["ledger"]), cap)
         if self.is_worker and shared.get("ledger"):
-            return CostLedger(
-                Path(tempfile.mkdtemp(prefix="plugin-eval-ledger-")) / "ledger.sqlite",
-                cap / max(1, shared.get("workers", 1)),
-            )
-        # Known before collection, from the command line's eval dirs.
-        folder = self.results_folder(self.eval_roots[0] if self.eval_roots else None)
-        path = folder.ledger_file if folder else Path(tempfile.mkdtemp(prefix="plugin-eval-ledger-")) / "ledger.sqlite"
-        return CostLedger(path, cap)
+            return CostLedger(self.scratch.ledger, cap / max(1, shared.get("workers", 1)))
+        return CostLedger(self.scratch.ledger, cap)  # this session's own: a fresh ceiling every session
 
     @property
     def claude(self) -> Path:
@@ -234,6 +262,9 @@ class EvalSession:
         return ("with", "without") if self.two_arm(case) else ("with",)
 
     def runs_for(self, case: Case) -> int:
+        """Runs per arm to collect: --runs, else the case's; with --runs auto, the most it may take."""
+        if self.options.auto_runs is not None:
+            return self.options.auto_runs.most
         return self.options.runs or case.runs_per_arm
 
     def runs_to_collect(self, case: Case) -> list[tuple[str, int]]:
@@ -275,14 +306,43 @@ class EvalSession:
     # ---- running -------------------------------------------------------------------------------------
 
     def execute(self, item) -> Outcome:
-        """One item's run, unless the cost ceiling keeps it from starting (called from the pool's threads)."""
+        """One item's run, unless the cost ceiling keeps it from starting or (--runs auto) its case needs no more
+        runs. Called from the pool's threads."""
         case, ledger = item.case, self.ledger
-        if ledger is not None and not ledger.may_start():
-            why = f"cost ceiling ${self.options.max_cost_usd:g} reached (${ledger.spent():.4f} spent): run not started"
-            return Outcome(
-                skipped=SkippedRun(case.name, case.rel_dir, item.arm, item.index, "cost_ceiling"), why_skipped=why
+        if self.options.auto_runs is not None:
+            reason = self.rounds.need(
+                case_key(case), item.index, self.earlier_runs(item), self.two_arm(case), self.pool.stopping
             )
-        return Outcome(result=self.run_case(case, item.arm, item.index))
+            if reason is not None:
+                return Outcome(unneeded=reason)
+        outcome = Outcome()
+        try:
+            if ledger is not None and not ledger.may_start():
+                why = (
+                    f"cost ceiling ${self.options.max_cost_usd:g} reached (${ledger.spent():.4f} spent): "
+                    f"run not started"
+                )
+                skipped = SkippedRun(case.name, case.rel_dir, item.arm, item.index, "cost_ceiling")
+                outcome = Outcome(skipped=skipped, why_skipped=why)
+            else:
+                outcome = Outcome(result=self.run_case(case, item.arm, item.index))
+        except Exception as e:  # a fault before the run's own guard (planning it, its judge, its folder)
+            outcome = Outcome(result=harness_result(item.arm, item.index, e))
+        finally:
+            if self.options.auto_runs is not None:  # whatever came of it: the case's later runs may decide
+                score = outcome.result.score if outcome.result is not None else None
+                self.rounds.record(case_key(case), item.arm, item.index, score)
+        return outcome
+
+    def earlier_runs(self, item) -> set[tuple[str, int]]:
+        """The selected runs of `item`'s case in earlier rounds: what its need is decided on."""
+        with self._scratch_lock:
+            if self._earlier is None:
+                self._earlier = {}
+                for other in getattr(self.pytest_session, "items", None) or ():
+                    if hasattr(other, "case") and hasattr(other, "arm"):
+                        self._earlier.setdefault(case_key(other.case), set()).add((other.arm, other.index))
+        return {(arm, i) for arm, i in self._earlier.get(case_key(item.case), set()) if i < item.index}
 
     def run_case(self, case: Case, arm: str, index: int) -> RunResult:
         """One run of `case` in `arm` (or, with --regrade, its stored run graded again)."""
@@ -292,7 +352,8 @@ class EvalSession:
         script = case.script if self.options.scripted else None
         judge = self.judge_for(case, script, arm, index)
         if self.stored is not None:
-            return regrade_run(case, self.stored.runs[(case.rel_dir, arm, index)], self.two_arm(case), judge, artefacts)
+            stored = self.stored.runs[(case.rel_dir, arm, index)]
+            return regrade_run(case, stored, self.two_arm(case), judge, artefacts, stop=self.pool.stopping)
         plan = RunPlan(
             case=case,
             arm=arm,
@@ -303,6 +364,9 @@ class EvalSession:
             mock_agent=self.mock_agent(case, script, arm, index),
             record_dir=folder.recordings,
             stop=self.pool.stopping,
+            tag=self.scratch.tag,
+            # the results written elsewhere than the eval dir (whose results/ is hidden with the suite)
+            hidden=(Path(self.options.output_dir).absolute(),) if self.options.output_dir else (),
         )
         return evaluate(
             plan,
@@ -312,6 +376,8 @@ class EvalSession:
                 judge=judge,
                 ledger=self.ledger,
                 attempts=1 + self.options.api_retries,
+                # --keep-temp: where the scratch folder's removal at the end leaves them
+                workspace_base=None if self.options.keep_temp else self.scratch.workspaces,
             ),
         )
 
@@ -453,6 +519,8 @@ class EvalSession:
     def case_notices(self, case: Case) -> list[str]:
         """What the operator should know about how this case runs (nothing about it is silent)."""
         options, notes = self.options, list(case.warnings)
+        if self.stored is not None:
+            return notes  # regrading: nothing runs, so how it would run (tools, scaffold, servers) does not matter
         if case.context.scaffold_script is not None:
             notes.append(
                 "Note: --scaffold runs each case's scaffold_script as you, outside the agent's sandbox"
@@ -461,11 +529,25 @@ class EvalSession:
                 f"against an unstaged workspace"
             )
         granted = {tool_of(g) for g in options.allow_tools}
+        for entry in options.allow_tools:
+            if meant := misspelling_of(entry):
+                notes.append(f"⚠ --allow-tools {entry}: Claude Code has no tool of that name — did you mean {meant}?")
         for entry in case.allowed_tools:
             tool = tool_of(entry)
-            if tool in NEVER:
+            if meant := misspelling_of(entry):
+                notes.append(
+                    f'⚠ case "{case.name}": allowed_tools entry {entry} is no tool of Claude Code\'s — did you mean '
+                    f"{meant}?"
+                )
+            elif tool in NEVER:
                 notes.append(
                     f'⚠ case "{case.name}": allowed_tools asks for {entry}, which is never available in an evaluation'
+                )
+            elif leaves_workspace(entry):
+                notes.append(
+                    f'⚠ case "{case.name}": allowed_tools entry {entry} reaches outside the run\'s workspace and is '
+                    f"left out — grant {tool} (scoped to the run's folders and the plugin) or a pattern relative to "
+                    f"the working directory, such as {tool}(src/**)"
                 )
             elif is_gated(entry) and tool not in granted and not any(fnmatch.fnmatchcase(tool, g) for g in granted):
                 notes.append(
@@ -515,6 +597,12 @@ class EvalSession:
         self.pool.stop()
         if self._endpoint is not None:
             self._endpoint.stop()
+        if self._scratch is not None:
+            self._scratch.close()
+
+
+def case_key(case: Case) -> str:
+    return str(case.dir.resolve())
 
 
 def _glob(name: str, pattern: str) -> bool:

@@ -10,6 +10,7 @@ from ..results.model import CaseResult, LoadErrorEntry, RunResult, SkippedRun, S
 
 RUN_ATTR = "plugin_eval"  # on the call report of a run item
 SKIP_ATTR = "plugin_eval_skip"  # on the report of a run the cost ceiling kept from starting
+UNNEEDED_ATTR = "plugin_eval_unneeded"  # --runs auto: on the report of a run its case did not need (the reason)
 LOAD_ERROR_ATTR = "plugin_eval_load_error"  # on the collection report of a case that did not load
 
 

@@ -356,6 +356,38 @@ def test_case_names_link_to_their_sections(two_arm_doc):
     assert {"case-1-improves", "case-2-regresses"} <= set(page.ids)
 
 
+def test_case_section_shows_the_interval_and_pass_at_k(two_arm_doc):
+    two_arm_doc["cases"][1]["aggregates"].update(passAtK={"1": 0.5, "2": 1.0}, passHatK={"1": 0.5, "2": 0.0})
+    html = render_report(two_arm_doc)
+    regresses = section(html, "case-2-")
+    text = " ".join(re.sub(r"<[^>]+>", " ", regresses).split())
+    assert "score 0.50 · without 1.00 · Δ -0.50 · 95% CI [-0.90, +0.10] not significant" in text
+    assert "Δ +0.40 · 95% CI [+0.20, +0.60] significant" in re.sub(r"<[^>]+>", "", section(html, "case-1-"))
+    assert Page(html).rows("case-2-regresses-passk") == [
+        ["k", "1", "2"],
+        ["pass@k", "0.50", "1.00"],
+        ["pass^k", "0.50", "0.00"],
+    ]
+    assert "estimated from 2 scored runs" in text
+    # A document without them (written before they existed) has no such table.
+    assert "passk" not in section(html, "case-1-")
+
+
+def test_pass_at_k_table_keeps_the_first_k_and_the_last():
+    runs = [run(1.0 if i % 4 else 0.0, None) for i in range(12)]
+    doc = document([scoring_case("many", runs)])
+    rows = Page(render_report(doc)).rows("case-1-many-passk")
+    assert rows[0] == ["k", *[str(k) for k in range(1, 10)], "12"]
+    # 9 of 12 passed: pass@1 = pass^1 = 0.75, pass@12 = 1, pass^12 = 0.
+    assert rows[1][1] == rows[2][1] == "0.75" and rows[1][-1] == "1.00" and rows[2][-1] == "0.00"
+
+
+def scoring_case(name: str, with_runs: list[dict]) -> dict:
+    """A case whose aggregates are computed from its runs, as a session writes them."""
+    result = SuiteResult.from_json(document([case(name, with_runs)]))
+    return scoring.aggregate(result.cases[0]).to_json()
+
+
 def test_header_verdict_and_cards(two_arm_doc):
     two_arm_doc["suite"]["scripted"] = True
     two_arm_doc.update(partial=True, partialReason="judge_error", notices=["3 runs reused a cached plugin"])

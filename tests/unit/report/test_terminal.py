@@ -87,6 +87,14 @@ def test_notes_prefer_errors_then_hints_then_failing_graders():
     assert notes_for(typed(aborted)) == "aborted by mock s/t: r"
 
 
+def test_with_runs_auto_a_clean_case_says_how_many_runs_it_took_and_why():
+    settled = dict(case("s", {"score": 1.0}, [run(1.0)] * 4, [run(0.0)] * 4), autoRuns={"runs": 4, "stopped": "futile"})
+    assert notes_for(typed(settled)) == "4 runs/arm: more runs, going on as so far, would not settle Δ"
+    failing = dict(settled, arms={"with": [run(0.0, ("g", False, "no", False))], "without": [run(0.0)]})
+    assert notes_for(typed(failing)) == "g: no"  # what failed matters more than the run count
+    assert notes_for(typed(case("fixed", {"score": 1.0}, [run(1.0)], [run(1.0)]))) == ""
+
+
 def test_a_flat_delta_with_a_skill_that_never_fired_points_at_the_description():
     flat = case(
         "flat",

@@ -489,6 +489,37 @@ def test_case_aggregates_two_arm_follows_delta():
     assert ci.delta_ci == (0.25, 0.75) and ci.to_json()["deltaCI"] == [0.25, 0.75]
 
 
+def test_case_aggregates_pass_at_k_round_trip():
+    doc = {
+        "score": 0.8333333333333334,
+        "passRate": 0.6666666666666666,
+        "scoreWithout": 0.5,
+        "passRateWithout": 0.3333333333333333,
+        "delta": 0.33333333333333337,
+        "stdevWith": 0.28867513459481287,
+        "stdevWithout": 0.5,
+        "deltaCI": [-0.33, 0.73],
+        "deltaSignificant": False,
+        "passAtK": {"1": 0.6666666666666666, "2": 1.0, "3": 1.0},
+        "passHatK": {"1": 0.6666666666666666, "2": 0.3333333333333333, "3": 0.0},
+        "futureAggregate": [1],
+    }
+    agg = CaseAggregates.from_json(copy.deepcopy(doc))
+    # Keyed by k in the model, by its decimal text in the JSON.
+    assert agg.pass_at_k == {1: 0.6666666666666666, 2: 1.0, 3: 1.0}
+    assert agg.pass_hat_k == {1: 0.6666666666666666, 2: 0.3333333333333333, 3: 0.0}
+    assert agg.extra == {"futureAggregate": [1]}
+    assert same_text(agg.to_json(), doc)
+    assert CaseAggregates.from_json(json.loads(json.dumps(agg.to_json()))) == agg
+    # No scored run: empty objects, kept as such.
+    empty = {"score": None, "passRate": None, "stdevWith": None, "passAtK": {}, "passHatK": {}}
+    assert same_text(CaseAggregates.from_json(copy.deepcopy(empty)).to_json(), empty)
+    # A document written before the fields existed stays without them.
+    old = {"score": 1.0, "passRate": 1.0, "stdevWith": None}
+    read = CaseAggregates.from_json(copy.deepcopy(old))
+    assert (read.pass_at_k, read.pass_hat_k) == (None, None) and same_text(read.to_json(), old)
+
+
 # ---- SuiteResult ---------------------------------------------------------------------------------------------
 
 
@@ -835,6 +866,8 @@ def two_arm_case() -> dict:
             "stdevWithout": None,
             "deltaCI": None,
             "deltaSignificant": None,
+            "passAtK": {"1": 0.5, "2": 1.0},
+            "passHatK": {"1": 0.5, "2": 0.0},
             "futureAggregate": 7,
         },
         "hints": ["Δ is large but noisy: run more runs (--runs 5)"],
@@ -887,7 +920,7 @@ def single_arm_case() -> dict:
                 }
             ]
         },
-        "aggregates": {"score": 1.0, "passRate": 1.0, "stdevWith": None},
+        "aggregates": {"score": 1.0, "passRate": 1.0, "stdevWith": None, "passAtK": {"1": 1.0}, "passHatK": {"1": 1.0}},
     }
 
 

@@ -5,6 +5,8 @@ by StoredResults, and its runs graded again with the case's current graders."""
 from __future__ import annotations
 
 import json
+import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,10 +15,16 @@ from pytest_plugin_eval.grade.engine import grade, graders_for
 from pytest_plugin_eval.grade.judge import Ballot
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load.case import Case, load_case
-from pytest_plugin_eval.results import scoring
+from pytest_plugin_eval.results import regrade, scoring
 from pytest_plugin_eval.results.model import CaseResult, GraderInfo, GraderResult, RunResult, SuiteInfo, SuiteResult
 from pytest_plugin_eval.results.record import grader_results
-from pytest_plugin_eval.results.regrade import UNGRADED_KINDS, StoredResults, regrade_run
+from pytest_plugin_eval.results.regrade import (
+    MISSING,
+    UNGRADED_KINDS,
+    StoredResults,
+    regrade_run,
+    results_folder_problem,
+)
 from pytest_plugin_eval.results.store import ResultsFolder, write_json
 from pytest_plugin_eval.run.artefacts import CREATED_FILES, MOCK_CALLS, RunFolder
 from pytest_plugin_eval.run.output import Changes, RunOutput
@@ -163,7 +171,7 @@ def test_stored_results_index_runs_by_case_arm_and_index(stored, tmp_path):
     ]
     assert results.runs_of("evals/c") == [("with", 1), ("with", 2), ("with", 3), ("without", 1)]
     assert results.runs_of("evals/other") == []
-    # The document's trace path when its folder is still there; else the run's folder in this results folder.
+    # Always the run's folder in this results folder, whatever the document's tracePath says.
     assert results.runs[("evals/c", "with", 2)].folder == kept
     assert results.runs[("evals/c", "with", 1)].folder.path == moved.path
     assert results.runs[("evals/c", "with", 3)].folder.path == stored.results.path / "runs" / "c" / "with-3"
@@ -171,14 +179,60 @@ def test_stored_results_index_runs_by_case_arm_and_index(stored, tmp_path):
 
 
 def test_a_folder_without_a_document_is_refused(tmp_path):
-    with pytest.raises(ValueError, match=r"^--regrade .*: no readable aggregate-result.json there \("):
+    with pytest.raises(ValueError, match=r"^--regrade .*: no aggregate-result.json there — name a results folder"):
         StoredResults(tmp_path)
 
 
 def test_a_document_that_is_not_an_object_is_refused(tmp_path):
     (tmp_path / "aggregate-result.json").write_text("[1, 2]")
-    with pytest.raises(ValueError, match="no readable aggregate-result.json there"):
+    with pytest.raises(ValueError, match="aggregate-result.json is not a results document: the document must be"):
         StoredResults(tmp_path)
+
+
+def document(**case) -> dict:
+    run = {"index": 1, "score": 1.0, "passed": True, "tracePath": None}
+    base = {"name": "c", "dir": "evals/c", "arms": {"with": [run]}}
+    return {"schemaVersion": "1", "suite": {"root": "/x"}, "cases": [{**base, **case}]}
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        (
+            '{"schemaVersion": "1", "cases": [{"name": "c", "arms": {"with": [{"score": 1',
+            "is not valid JSON — truncated",
+        ),
+        ("", "is not valid JSON — truncated or damaged? (Expecting value: line 1 column 1 (char 0))"),
+        ('"just a string"', "is not a results document: the document must be a JSON object (got a string)"),
+        ('{"cases": {"c": 1}}', "is not a results document: cases: must be a list (got an object)"),
+        ('{"cases": [1]}', "is not a results document: cases[0]: must be an object (got a number)"),
+        ('{"cases": [{"dir": "evals/c"}]}', "cases[0].name: must be a non-empty string (got null)"),
+        (json.dumps(document(dir="../../etc")), "cases[0].dir: must be a folder relative to the suite, with no .."),
+        (json.dumps(document(arms=[1])), "cases[0].arms: must be an object (got a list)"),
+        (json.dumps(document(arms={"maybe": []})), "cases[0].arms: 'maybe' is not an arm (with, without)"),
+        (json.dumps(document(arms={"with": {}})), "cases[0].arms.with: must be a list of runs (got an object)"),
+        (json.dumps(document(arms={"with": ["run"]})), "cases[0].arms.with[0]: must be an object (got a string)"),
+        (json.dumps(document(arms={"with": [{"index": "1"}]})), "cases[0].arms.with[0].index: must be a whole number"),
+        (json.dumps(document(arms={"with": [{"score": "high"}]})), "with[0].score: must be a number or null"),
+        (json.dumps(document(arms={"with": [{"costUsd": [1]}]})), "with[0].costUsd: must be a number or null (got a"),
+        (json.dumps(document(arms={"with": [{"tracePath": 3}]})), "with[0].tracePath: must be a string or null"),
+        (json.dumps(document(arms={"with": [{"graders": [{"x": 1}]}]})), "with[0].graders[0]: needs a name"),
+        (json.dumps(document(arms={"with": [{"index": 1}, {"index": 1}]})), "with[1].index: run 1 of the with arm "),
+        (json.dumps({"suites": [document()]}), "it holds several suites"),
+    ],
+)
+def test_a_document_that_is_not_a_results_document_says_what_is_wrong_and_where(tmp_path, text, problem):
+    (tmp_path / "aggregate-result.json").write_text(text)
+    found = results_folder_problem(tmp_path)
+    assert found is not None and found.startswith("aggregate-result.json ") and problem in found
+    with pytest.raises(ValueError) as info:
+        StoredResults(tmp_path)
+    assert str(info.value) == f"--regrade {tmp_path}: {found}"
+
+
+def test_a_results_document_passes_the_check(stored):
+    stored.add(graded_run())
+    assert results_folder_problem(stored.write()) is None
 
 
 # ---- regrade_run ---------------------------------------------------------------------------------------------
@@ -352,18 +406,130 @@ def test_an_aborted_run_stays_at_zero(stored, tmp_path):
     assert (result.score, result.graders, result.aborted) == (0.0, [], aborted)
 
 
-def test_a_run_without_a_trace_stays_as_it_was_and_names_no_trace(stored, tmp_path):
-    stored.add(graded_run(score=0.0), text=None)
+@pytest.mark.parametrize("score", [0.0, 1.0])
+def test_a_run_without_a_trace_is_a_missing_artefacts_error_not_a_score(stored, tmp_path, score):
+    stored.add(graded_run(score=score), text=None)
     results = StoredResults(stored.write())
     result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
-    assert (result.score, result.graders, result.trace_path) == (0.0, [], None)
+    assert (result.score, result.passed, result.graders, result.trace_path) == (None, False, [], None)
+    assert result.error_kind == MISSING == "missing_artefacts"
+    assert result.error == "runs/c/with-1/trace.jsonl is missing — the run cannot be regraded"
+    assert result.to_json()["errorKind"] == "missing_artefacts"
 
 
-def test_a_passing_run_without_a_trace_stays_passed(stored, tmp_path):
-    stored.add(graded_run(score=1.0), text=None)
+def test_a_folder_whose_runs_are_gone_regrades_nothing_as_passed(stored, tmp_path):
+    for index in (1, 2):
+        stored.add(graded_run("with", index, score=1.0))
+    folder = stored.write()
+    shutil.rmtree(folder / "runs")
+    results = StoredResults(folder)
+    regraded = [
+        regrade_run(stored.case(), results.runs[("evals/c", "with", i)], False, None, new_folder(tmp_path, index=i))
+        for i in (1, 2)
+    ]
+    assert [(r.score, r.error_kind) for r in regraded] == [(None, MISSING)] * 2
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        (
+            "\x00\x01garbage that is no trace\n",
+            "runs/c/with-1/trace.jsonl is not a Claude Code trace: line 1 is not a JSON object",
+        ),
+        (
+            '{"type": "system"}\nnot json\n{"type": "result"}\n',
+            "is not a Claude Code trace: line 2 is not a JSON object",
+        ),
+        ("[1, 2]\n", "is not a Claude Code trace: line 1 is not a JSON object"),
+        ("", "runs/c/with-1/trace.jsonl is empty"),
+    ],
+)
+def test_a_corrupt_trace_is_a_missing_artefacts_error_not_the_plugins_failure(stored, tmp_path, text, problem):
+    folder = stored.add(graded_run(score=1.0))
+    folder.trace.write_text(text)
     results = StoredResults(stored.write())
     result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
-    assert (result.score, result.passed) == (1.0, True)
+    assert (result.score, result.error_kind, result.graders) == (None, MISSING, [])
+    assert problem in result.error
+
+
+def test_half_a_last_line_of_a_run_stopped_mid_write_is_still_graded(stored, tmp_path):
+    folder = stored.add(graded_run(score=0.0, error="timed out after 300s", error_kind="timeout"))
+    folder.trace.write_text(trace("hello") + '{"type": "assist')
+    results = StoredResults(stored.write())
+    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    assert result.error_kind == "timeout" and result.score == 0.75  # called-lookup: no stand-ins in this run
+
+
+def test_unreadable_kept_files_are_a_missing_artefacts_error(stored, tmp_path):
+    folder = stored.add(graded_run(), calls=[LOOKUP])
+    (folder.path / MOCK_CALLS).write_text('{"tool": "x"\n')
+    results = StoredResults(stored.write())
+    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    assert result.error_kind == MISSING
+    assert result.error.startswith("its kept files cannot be read (JSONDecodeError: ")
+
+
+def test_a_copied_results_folder_regrades_its_own_runs(stored, tmp_path):
+    stored.add(graded_run(score=1.0), text="hello")
+    original = stored.write()
+    copy = tmp_path / "copy"
+    shutil.copytree(original, copy)
+    (copy / "runs" / "c" / "with-1" / "trace.jsonl").write_text(trace("goodbye"))  # the copy is what counts
+    results = StoredResults(copy)
+    run = results.runs[("evals/c", "with", 1)]
+    assert run.run.trace_path == str(original / "runs" / "c" / "with-1" / "trace.jsonl")  # as the document has it
+    assert run.folder.path == copy / "runs" / "c" / "with-1"
+    result = regrade_run(stored.case(), run, False, None, new_folder(tmp_path))
+    assert {g.name: g.passed for g in result.graders}["says-hello"] is False
+    shutil.rmtree(original)  # and the original may be gone altogether
+    again = regrade_run(
+        stored.case(), StoredResults(copy).runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path)
+    )
+    assert again.error_kind is None and again.score == result.score
+
+
+def test_a_nested_eval_dir_finds_its_runs_under_the_case_folder_below_it(tmp_path):
+    folder = ResultsFolder(tmp_path / "results")
+    kept = folder.run_folder("group/c", "with", 1)
+    kept.path.mkdir(parents=True)
+    kept.trace.write_text(trace("hello"))
+    run = RunResult("with", 1, score=1.0, passed=True, trace_path="/elsewhere/runs/group/c/with-1/trace.jsonl")
+    case = CaseResult("c", "tests/evals/group/c", "prose", "p", 3, 300, 10, [], 1, arms={"with": [run]})
+    write_json(
+        folder.results_file,
+        SuiteResult("2", "", 0, SuiteInfo("/x", "none"), [case], scoring.suite_aggregates([case], 1.0)).to_json(),
+    )
+    assert StoredResults(folder.path).runs[("tests/evals/group/c", "with", 1)].folder == kept
+    run.trace_path = None  # without a trace path: the folder that exists
+    write_json(
+        folder.results_file,
+        SuiteResult("2", "", 0, SuiteInfo("/x", "none"), [case], scoring.suite_aggregates([case], 1.0)).to_json(),
+    )
+    assert StoredResults(folder.path).runs[("tests/evals/group/c", "with", 1)].folder == kept
+
+
+def test_a_harness_fault_while_regrading_is_a_harness_error(stored, tmp_path, monkeypatch):
+    stored.add(graded_run(score=1.0))
+    results = StoredResults(stored.write())
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(regrade, "grade", broken)
+    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    assert (result.score, result.error_kind) == (None, "harness")
+    assert result.error.startswith("harness error: RuntimeError: boom (test_regrade.py:")
+
+
+def test_the_session_stopping_while_regrading_leaves_the_run_interrupted(stored, tmp_path):
+    stored.add(graded_run(score=1.0))
+    results = StoredResults(stored.write())
+    stop = threading.Event()
+    stop.set()
+    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path), stop)
+    assert (result.score, result.error_kind) == (None, "interrupted")
 
 
 # ---- what the run changed, regraded ----------------------------------------------------------------------------

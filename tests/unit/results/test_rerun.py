@@ -79,6 +79,18 @@ def test_a_rerun_in_the_without_arm_replaces_that_run_only():
     assert runs_of(merged, "evals/a") == {"with": [(1, 1.0, True)], "without": [(1, 1.0, True), (2, 0.5, False)]}
 
 
+def test_without_top_up_a_rerun_case_keeps_its_new_runs_and_the_others_are_reused_whole():
+    old = previous(
+        case("evals/a", [run("with", 1, 0.0), run("with", 2, 1.0), run("without", 1, 0.0)]),
+        case("evals/b", [run("with", 1, 1.0)]),
+    )
+    fresh = {"evals/a": case("evals/a", [run("with", 1, 1.0), run("without", 1, 1.0)])}
+    merged, reused = merge(fresh, old, {"evals/b": case("evals/b")}, top_up=False)
+    assert reused == 1
+    assert runs_of(merged, "evals/a") == {"with": [(1, 1.0, False)], "without": [(1, 1.0, False)]}
+    assert runs_of(merged, "evals/b") == {"with": [(1, 1.0, True)]}
+
+
 def test_a_changed_case_keeps_only_its_new_runs():
     old = previous(case("evals/a", [run("with", 1, 0.0), run("with", 2, 1.0)]))
     for changed in (

@@ -22,7 +22,7 @@ from pytest_plugin_eval.results.scoring import (
     trend,
 )
 
-SINGLE_ARM_KEYS = ["score", "passRate", "stdevWith"]
+SINGLE_ARM_KEYS = ["score", "passRate", "stdevWith", "passAtK", "passHatK"]
 TWO_ARM_KEYS = [
     "score",
     "passRate",
@@ -33,7 +33,10 @@ TWO_ARM_KEYS = [
     "stdevWithout",
     "deltaCI",
     "deltaSignificant",
+    "passAtK",
+    "passHatK",
 ]
+NO_RUNS = {"score": None, "passRate": None, "stdevWith": None, "passAtK": {}, "passHatK": {}}
 
 
 def gr(weight: float, passed: bool, scored: bool = True, name: str = "g", cost: float = 0.0) -> GraderResult:
@@ -85,22 +88,35 @@ def run(score, passed, arm: str = "with", index: int = 1, cost: float = 0.0) -> 
 def test_case_aggregates_with_arm_only():
     agg = case_aggregates([run(1, True), run(0.5, False), run(0, False)])
     out = agg.to_json()
-    assert out == {"score": 0.5, "passRate": pytest.approx(1 / 3), "stdevWith": pytest.approx(0.5)}
+    assert out == {
+        "score": 0.5,
+        "passRate": pytest.approx(1 / 3),
+        "stdevWith": pytest.approx(0.5),
+        # 1 of 3 runs passed: pass@2 = 1 − C(2,2)/C(3,2), pass^2 = C(1,2)/C(3,2).
+        "passAtK": {"1": pytest.approx(1 / 3), "2": pytest.approx(2 / 3), "3": 1.0},
+        "passHatK": {"1": pytest.approx(1 / 3), "2": 0.0, "3": 0.0},
+    }
     assert list(out) == SINGLE_ARM_KEYS
     assert agg.two_arm is False
 
 
 def test_case_aggregates_ignore_runs_without_score():
     out = case_aggregates([run(1, True), run(None, False), run(0.5, True), run(None, True)]).to_json()
-    assert out == {"score": 0.75, "passRate": 1.0, "stdevWith": pytest.approx(0.3535533905932738)}
+    assert out == {
+        "score": 0.75,
+        "passRate": 1.0,
+        "stdevWith": pytest.approx(0.3535533905932738),
+        "passAtK": {"1": 1.0, "2": 1.0},
+        "passHatK": {"1": 1.0, "2": 1.0},
+    }
 
 
 def test_case_aggregates_no_runs():
-    assert case_aggregates([]).to_json() == {"score": None, "passRate": None, "stdevWith": None}
-    assert case_aggregates([run(None, False)]).to_json() == {"score": None, "passRate": None, "stdevWith": None}
+    assert case_aggregates([]).to_json() == NO_RUNS
+    assert case_aggregates([run(None, False)]).to_json() == NO_RUNS
     # An empty without arm adds nothing.
     out = case_aggregates([run(1, True)], []).to_json()
-    assert out == {"score": 1.0, "passRate": 1.0, "stdevWith": None}
+    assert out == {"score": 1.0, "passRate": 1.0, "stdevWith": None, "passAtK": {"1": 1.0}, "passHatK": {"1": 1.0}}
     assert list(out) == SINGLE_ARM_KEYS
 
 
@@ -117,10 +133,12 @@ def test_case_aggregates_two_arm_delta():
     assert list(out) == TWO_ARM_KEYS
     assert agg.two_arm is True
     assert out["stdevWith"] == pytest.approx(0.3535533905932738) and out["stdevWithout"] == 0.0
-    # Welch: sd 0.3536 and 0 over 2 runs each, df 1 → 0.5 ± 12.706 × 0.25
-    assert out["deltaCI"] == pytest.approx([0.5 - 12.706 * 0.25, 0.5 + 12.706 * 0.25])
+    # stats.delta_interval: each arm gets runs scoring 1 and 0 → (1, 0.5, 1, 0) against (0.25, 0.25, 1, 0)
+    assert out["deltaCI"] == pytest.approx([-0.2978265878603635, 0.7978265878603635])
     assert isinstance(out["deltaCI"], list)
     assert out["deltaSignificant"] is False
+    # pass@k and pass^k are over the with arm (1 of 2 runs passed).
+    assert (out["passAtK"], out["passHatK"]) == ({"1": 0.5, "2": 1.0}, {"1": 0.5, "2": 0.0})
 
 
 def test_case_aggregates_delta_none_when_an_arm_has_no_score():
@@ -159,15 +177,35 @@ def test_arm_statistics():
     assert (empty.score, empty.pass_rate, empty.stdev_with) == (None, None, None)
 
 
+def test_pass_at_k_and_pass_hat_k_over_the_with_arm():
+    # 7 of 10 scored runs passed (a run without a score does not count, whatever its flag says).
+    runs = [run(1, True)] * 7 + [run(0.5, False)] * 3 + [run(None, True), run(None, False)]
+    agg = case_aggregates(runs, [run(0, False, "without")] * 4)
+    assert list(agg.pass_at_k or {}) == list(range(1, 11)) and list(agg.pass_hat_k or {}) == list(range(1, 11))
+    assert agg.pass_at_k[1] == agg.pass_hat_k[1] == agg.pass_rate == 0.7
+    assert agg.pass_at_k[3] == pytest.approx(1 - 1 / 120) and agg.pass_hat_k[3] == pytest.approx(35 / 120)
+    assert agg.pass_at_k[10] == 1.0 and agg.pass_hat_k[10] == 0.0
+    out = agg.to_json()
+    assert list(out["passAtK"]) == [str(k) for k in range(1, 11)]
+    assert out["passHatK"]["3"] == pytest.approx(35 / 120)
+
+
 def test_delta_interval_is_significant_only_when_it_excludes_zero():
     # +0.33 on three runs (1, 0, 0 against 0, 0, 0) is not a result: the interval spans 0.
     noisy = case_aggregates([run(1, True), run(0, False), run(0, False)], [run(0, False, "without")] * 3).to_json()
     assert noisy["delta"] == pytest.approx(1 / 3)
     assert noisy["deltaCI"][0] < 0 < noisy["deltaCI"][1] and noisy["deltaSignificant"] is False
+    # Three passes against three failures is a result, but not a zero-width one.
     steady = case_aggregates([run(1, True)] * 3, [run(0, False, "without")] * 3).to_json()
-    assert steady["deltaCI"] == [1.0, 1.0] and steady["deltaSignificant"] is True
+    assert steady["deltaCI"] == pytest.approx([0.10416397415635087, 1.0]) and steady["deltaSignificant"] is True
     worse = case_aggregates([run(0, False)] * 3, [run(1, True, "without")] * 3).to_json()
-    assert worse["deltaCI"] == [-1.0, -1.0] and worse["deltaSignificant"] is True
+    assert worse["deltaCI"] == pytest.approx([-1.0, -0.10416397415635087]) and worse["deltaSignificant"] is True
+    # Two against two is not.
+    two = case_aggregates([run(1, True)] * 2, [run(0, False, "without")] * 2).to_json()
+    assert two["deltaCI"][0] < 0 < two["deltaCI"][1] and two["deltaSignificant"] is False
+    same = case_aggregates([run(1, True)] * 3, [run(1, True, "without")] * 3).to_json()
+    assert same["deltaCI"] == pytest.approx([-0.4958360258436491, 0.4958360258436491])
+    assert same["deltaSignificant"] is False
     one_run = case_aggregates([run(1, True)], [run(0, False, "without")]).to_json()
     assert one_run["deltaCI"] is None and one_run["deltaSignificant"] is None
 
@@ -218,7 +256,7 @@ def test_aggregate():
 def test_aggregate_always_has_a_with_arm():
     doc = aggregate(case_with_runs(arms=())).to_json()
     assert doc["arms"] == {"with": []}
-    assert doc["aggregates"] == {"score": None, "passRate": None, "stdevWith": None}
+    assert doc["aggregates"] == NO_RUNS
     doc = aggregate(case_with_runs(run(1.0, True, "without"))).to_json()
     assert list(doc["arms"]) == ["with", "without"]
     assert doc["arms"]["with"] == []

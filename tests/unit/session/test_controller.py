@@ -110,6 +110,7 @@ class FakeConfig:
     def __init__(self, numprocesses=None, lf=False, plugins=None, cache=None, publish=False):
         self.option = SimpleNamespace(eval_publish_report=publish, numprocesses=numprocesses)
         self.options = {"lf": lf}
+        self.rootpath = Path("/nonexistent-rootdir")
         self.plugins = dict(plugins or {})
         self.pluginmanager = SimpleNamespace(getplugin=self.plugins.get, get_plugin=self.plugins.get)
         self.cache = cache
@@ -133,8 +134,10 @@ class FakeSession:
         self.judge_model = "claude-haiku-5-5"
         self.stored = None
         self.ledger = None
+        self.rerun_status = None
+        self.shard_share = None
         self.pytest_session = SimpleNamespace(shouldstop=False, testscollected=0)
-        self.pool = SimpleNamespace(in_flight=lambda: 0)
+        self.pool = SimpleNamespace(in_flight=lambda: 0, stop=lambda: [])
         self.tmp_path = tmp_path
         self.folder = ResultsFolder(tmp_path / "results" / "now")  # the eval dir /suite/evals's
         self.folders: dict[Path, ResultsFolder] = {Path(EVALS): self.folder}
@@ -198,7 +201,7 @@ class FakeLogXML:
 def html_reports(monkeypatch) -> list[tuple]:
     """The HTML page is the report package's business: here only where the controller asks for it is checked."""
     written: list[tuple] = []
-    monkeypatch.setattr(report_html, "write_report", lambda document, path: written.append((document, path)))
+    monkeypatch.setattr(report_html, "write_report", lambda document, path, *more: written.append((document, path)))
     return written
 
 
@@ -412,12 +415,15 @@ def test_claude_version_is_unknown_without_a_binary(session):
 
 
 def test_a_regraded_session_names_the_stored_sessions_claude_and_folder(session):
+    made_by = PluginInfo("p", "/suite/p", "0.9.0", git_commit="a" * 40, git_dirty=True)
     session.stored = SimpleNamespace(
-        document=SimpleNamespace(claude_version="2.0.9"), folder=SimpleNamespace(path=Path("/old/results/x"))
+        document=SimpleNamespace(claude_version="2.0.9", suite=SimpleNamespace(plugins=[made_by])),
+        folder=SimpleNamespace(path=Path("/old/results/x")),
     )
     controller, _ = finished(session, run_report())
     assert only(controller).claude_version == "2.0.9"
     assert only(controller).suite.regraded_from == "/old/results/x"
+    assert only(controller).suite.plugins == [made_by]  # the plugin the stored runs were made with
 
 
 def test_suite_info_holds_the_options(tmp_path):

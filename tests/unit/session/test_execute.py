@@ -7,7 +7,9 @@ real `Workspace` objects whose folders are made by hand (no `git init`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -523,3 +525,88 @@ def test_a_retried_run_keeps_only_the_last_attempts_files(tmp_path, case, worksp
     assert result.attempts == 2
     assert json.loads((how.artefacts.path / CREATED_FILES).read_text()) == ["out.txt"]
     assert sorted(p.name for p in how.artefacts.files.iterdir()) == ["out.txt"]
+
+
+# ---- the harness failing -------------------------------------------------------------------------------------
+
+
+def test_an_exception_while_grading_is_a_harness_error_not_a_lost_run(tmp_path, case, workspaces, pauses, monkeypatch):
+    use_agent(monkeypatch, outcome(cost=0.25))
+
+    def broken_grade(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(execute, "grade", broken_grade)
+    result = evaluate(plan_for(case), evaluation(tmp_path, attempts=3))
+    assert (result.error_kind, result.score, result.passed, result.attempts) == ("harness", None, False, 1)
+    assert result.error.startswith("harness error: RuntimeError: boom (test_execute.py:")
+    assert result.error.endswith(", in broken_grade)")
+    assert result.cost_usd == 0.25 and result.graders == []  # what the agent cost is still counted
+    assert result.to_json()["errorKind"] == "harness"
+    assert pauses == []  # not retried: the harness, not the API
+    assert not workspaces.made[0].root.exists()  # and the workspace is still removed
+
+
+def test_an_exception_while_keeping_the_artefacts_is_a_harness_error(tmp_path, case, workspaces, pauses, monkeypatch):
+    use_agent(monkeypatch, outcome())
+
+    def full_disk(self, *args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(RunFolder, "keep", full_disk)
+    result = evaluate(plan_for(case), evaluation(tmp_path))
+    assert result.error_kind == "harness" and result.score is None
+    assert result.error == (
+        "harness error: OSError: [Errno 28] No space left on device (test_execute.py:"
+        f"{full_disk.__code__.co_firstlineno + 1}, in full_disk)"
+    )
+    assert result.trace_path is None  # never kept
+
+
+def test_a_workspace_that_cannot_be_made_is_a_harness_error(tmp_path, case, pauses, monkeypatch):
+    def no_workspace(base=None):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(execute, "Workspace", SimpleNamespace(create=no_workspace))
+    result = attempt_run(plan_for(case), evaluation(tmp_path))
+    assert result.error_kind == "harness" and result.error.startswith("harness error: PermissionError: ")
+
+
+def test_the_session_stopping_while_a_run_is_graded_leaves_it_interrupted(
+    tmp_path, case, workspaces, pauses, monkeypatch
+):
+    use_agent(monkeypatch, outcome(cost=0.25))
+    stop = threading.Event()
+    real_grade = execute.grade
+
+    def stop_then_grade(*args, **kwargs):
+        stop.set()  # Ctrl-C or SIGTERM arrives as grading starts
+        return real_grade(*args, **kwargs)
+
+    monkeypatch.setattr(execute, "grade", stop_then_grade)
+    plan = dataclasses.replace(plan_for(case), stop=stop)
+    result = evaluate(plan, evaluation(tmp_path))
+    assert (result.error_kind, result.score, result.graders) == ("interrupted", None, [])
+    assert result.error == "interrupted: the session was stopped while the run was graded"
+    assert result.cost_usd == 0.25
+
+
+def test_a_keyboard_interrupt_still_goes_up(tmp_path, case, workspaces, pauses, monkeypatch):
+    use_agent(monkeypatch, KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(plan_for(case), evaluation(tmp_path))
+
+
+def test_a_harness_result_for_the_sessions_own_callers():
+    try:
+        raise ValueError("no judge")
+    except ValueError as e:
+        result = execute.harness_result("without", 2, e)
+    assert (result.arm, result.index, result.score, result.passed, result.error_kind) == (
+        "without",
+        2,
+        None,
+        False,
+        "harness",
+    )
+    assert result.error.startswith("harness error: ValueError: no judge (test_execute.py:")

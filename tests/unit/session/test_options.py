@@ -141,6 +141,16 @@ def test_runs_refused(written):
     assert refused("--runs", written) == "Error: --runs must be a whole number above 0"
 
 
+def test_runs_auto_is_carried_and_spares_the_fixed_count():
+    parsed = options("--runs", "auto:12", "-n", "2", "--tx", "popen//python=python3")
+    assert parsed.auto_runs is not None and parsed.auto_runs.most == 12 and parsed.runs is None
+
+
+def test_runs_auto_refuses_a_worker_on_another_machine():
+    message = refused("--runs", "auto", "--tx", "ssh=build@host//python=python3")
+    assert "--tx ssh=build@host//python=python3 is not" in message and "fixed --runs N" in message
+
+
 @pytest.mark.parametrize("flag", ["-j", "--concurrency"])
 @pytest.mark.parametrize("written,value", [("1", 1), ("4", 4), ("8", 8), ("4.0", 4)])
 def test_concurrency_accepted(flag, written, value):
