@@ -466,6 +466,16 @@ def _load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind])
             script = load_script(case_dir / SCRIPT_FILENAME)
         except SpecError as e:  # named by file and key, like any other problem of the case
             errors.add_error(e)
+    if script is not None:
+        judged = sorted(spec.name for spec, _ in graders if spec.type in ("llm", "baseline"))
+        for key in script.judge:
+            if key != "default" and key not in judged:
+                errors.add(
+                    case_dir / SCRIPT_FILENAME,
+                    f"judge.{key}",
+                    f"names no judged grader of this case (its llm and baseline graders: {', '.join(judged) or 'none'})"
+                    " — use one of their names, or `default` for all of them",
+                )
 
     plugin_root = resolve_plugin(case_dir, eval_root)
     plugins = _plugins(

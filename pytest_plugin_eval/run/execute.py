@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -183,6 +184,19 @@ def unpriced_models(transcript: Transcript) -> list[str]:
     """Models Claude Code had no list price for (it prices them as its default model)."""
     usage = (transcript.result or {}).get("modelUsage") or {}
     return [model for model, data in usage.items() if isinstance(data, dict) and data.get("costBasis") == "unknown"]
+
+
+def skill_failures(transcript: Transcript) -> list[str]:
+    """The agent picked a skill that Claude Code could not give it (an unknown name, a skill that did not load):
+    the indicator still counts the call, so say it."""
+    out = []
+    for call, error in transcript.failed_calls("Skill"):
+        text = re.sub(r"</?tool_use_error>", "", error).strip()
+        out.append(
+            f'the agent called Skill "{call.get("skill") or call.get("command") or "?"}" and Claude Code answered '
+            f'"{text[:160]}" — check that the skill\'s folder and the name in its SKILL.md match what Claude calls'
+        )
+    return out
 
 
 # Bounded retries (the child's own, then a whole run again) instead of Claude Code's ten retries over

@@ -80,6 +80,21 @@ class Transcript:
                 )
         return calls
 
+    def failed_calls(self, tool: str) -> list[tuple[dict, str]]:
+        """The calls of `tool` that Claude Code answered with an error: (their input, the error's text)."""
+        calls = {
+            block.get("id"): block.get("input") if isinstance(block.get("input"), dict) else {}
+            for _, block in self._content_blocks()
+            if block.get("type") == "tool_use" and block.get("name") == tool
+        }
+        failed = []
+        for event in self.events:
+            content = (event.get("message") or {}).get("content") if event.get("type") == "user" else None
+            for block in content if isinstance(content, list) else ():
+                if isinstance(block, dict) and block.get("is_error") and block.get("tool_use_id") in calls:
+                    failed.append((calls[block["tool_use_id"]], _text_of(block.get("content"))))
+        return failed
+
     @cached_property
     def result(self) -> dict | None:
         """The final `result` line, if the child lived long enough to write it."""
@@ -128,3 +143,12 @@ class Transcript:
         for model, usage in last.values():
             out[model] = out.get(model, Usage()) + usage
         return out
+
+
+def _text_of(content) -> str:
+    """A tool result's content as text: a string, or the text of its blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return ""

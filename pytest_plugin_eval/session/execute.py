@@ -22,7 +22,7 @@ from ..results.record import grader_results
 from ..results.scoring import judge_cost, run_score
 from ..run.agent import AgentStartError
 from ..run.artefacts import RunFolder
-from ..run.execute import RunPlan, mock_calls_with_only, run_agent, unpriced_models
+from ..run.execute import RunPlan, mock_calls_with_only, run_agent, skill_failures, unpriced_models
 from ..run.workspace import ScaffoldFailed, Workspace
 
 
@@ -151,6 +151,8 @@ def _attempt(plan: RunPlan, how: Evaluation, progress: Progress) -> RunResult:
             f"model {m} has no list price in Claude Code; its cost is estimated at the default model's price"
             for m in unpriced_models(run.transcript)
         ] + [f"{case.name}: {n}" for n in run.notes]
+        if plan.arm == "with":
+            notes += [f"{case.name}: {n}" for n in skill_failures(run.transcript)]
         error = run.error
         result = RunResult(
             plan.arm,

@@ -433,3 +433,12 @@ def test_a_bad_scripted_yaml_is_a_load_error_naming_file_and_key(suite):
     ]
     assert [c["name"] for c in run.doc["cases"]] == ["greets"]
     assert "Traceback" not in run.out
+
+
+def test_a_skill_claude_code_does_not_know_is_named_in_a_notice(suite):
+    script = {"with": [{"tool": "Skill", "input": {"skill": "greeter:gret"}}, {"text": "Hello."}], "without": ["Hi."]}
+    suite.case("typo", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=script)
+    run = suite.run("--threshold", "0")
+    notice = next(n for n in run.doc["notices"] if "Skill" in n)
+    assert notice.startswith('typo: the agent called Skill "greeter:gret" and Claude Code answered "'), notice
+    assert "check that the skill's folder" in notice

@@ -1432,6 +1432,19 @@ def test_a_bad_script_is_a_load_error_naming_file_and_key(suite, text, problem):
     assert error.values_only  # --case/--tag still know the case: its name and tags were read
 
 
+def test_a_script_judge_key_must_name_a_judged_grader_or_default(suite):
+    rubric = "---\ntype: llm\n---\nGreets.\n"
+    folder = suite.case(graders={"ok": REGEX_OK, "warmth": rubric})
+    (folder / "scripted.yaml").write_text("with: [Hi.]\njudge: {warmth: [PASS], default: [FAIL]}\n")
+    assert set(suite.load().script.judge) == {"warmth", "default"}
+    (folder / "scripted.yaml").write_text("with: [Hi.]\njudge: {warm: [PASS], ok: [PASS]}\n")
+    assert suite.rendered(suite.fail()) == [
+        f"evals/c/scripted.yaml: judge.{key}: names no judged grader of this case (its llm and baseline graders: "
+        "warmth) — use one of their names, or `default` for all of them"
+        for key in ("warm", "ok")
+    ]
+
+
 def test_a_bad_script_is_listed_with_the_cases_other_problems(suite):
     (suite.case(fm="runs: 0") / "scripted.yaml").write_text("with: [{text: 3}]\n")
     problems = suite.problems()

@@ -1,0 +1,43 @@
+"""Reading a trace: which tool calls Claude Code answered with an error, and the note a failed Skill call gets."""
+
+from __future__ import annotations
+
+import json
+
+from pytest_plugin_eval.run.execute import skill_failures
+from pytest_plugin_eval.run.transcript import Transcript
+
+
+def trace(*events: dict) -> Transcript:
+    return Transcript("\n".join(json.dumps(e) for e in events))
+
+
+def call(tool_id: str, name: str, **data) -> dict:
+    block = {"type": "tool_use", "id": tool_id, "name": name, "input": data}
+    return {"type": "assistant", "message": {"content": [block]}}
+
+
+def answer(tool_id: str, content, is_error: bool = True) -> dict:
+    block = {"type": "tool_result", "tool_use_id": tool_id, "is_error": is_error, "content": content}
+    return {"type": "user", "message": {"content": [block]}}
+
+
+def test_failed_calls_pairs_each_error_with_its_call_of_that_tool():
+    t = trace(
+        call("a", "Skill", skill="x:gret"),
+        answer("a", "<tool_use_error>Unknown skill: x:gret</tool_use_error>"),
+        call("b", "Skill", skill="x:greet"),
+        answer("b", "Launching skill", is_error=False),
+        call("c", "Read", file_path="/nope"),
+        answer("c", [{"type": "text", "text": "File does not exist."}]),
+    )
+    assert t.failed_calls("Skill") == [({"skill": "x:gret"}, "<tool_use_error>Unknown skill: x:gret</tool_use_error>")]
+    assert t.failed_calls("Read") == [({"file_path": "/nope"}, "File does not exist.")]
+    assert t.failed_calls("Write") == []
+
+
+def test_a_failed_skill_call_is_named_with_claude_codes_answer():
+    t = trace(call("a", "Skill", skill="x:gret"), answer("a", "<tool_use_error>Unknown skill: x:gret</tool_use_error>"))
+    [note] = skill_failures(t)
+    assert note.startswith('the agent called Skill "x:gret" and Claude Code answered "Unknown skill: x:gret" — ')
+    assert skill_failures(trace(call("a", "Skill", skill="x:greet"), answer("a", "ok", is_error=False))) == []
