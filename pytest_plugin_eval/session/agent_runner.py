@@ -111,7 +111,8 @@ class AgentRunner:
             mock_agent=session.mock_agent(case, script, arm, index),
             record_dir=self._scratch / "mock-recordings",
         )
-        ws = Workspace.create()
+        # In this fixture's scratch folder, which goes at the end, unless --keep-temp keeps the workspace.
+        ws = Workspace.create(None if session.options.keep_temp else self._scratch)
         self._workspaces.append(ws)
         run = run_agent(plan, ws)
         if session.ledger is not None:

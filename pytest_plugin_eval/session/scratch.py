@@ -3,7 +3,9 @@
 Every run's workspace lives under one folder of the session (and the --max-cost-usd ledger beside them), so a
 fresh session never inherits another's ledger, and the end of the session removes them all — also the workspaces
 of a worker that was killed. Every process a run starts carries the session's tag in its environment; what is
-still running with it at the end (a sandbox helper left by a killed `claude`, say) is killed.
+still running with it at the end (a sandbox helper left by a killed `claude`, say) is killed. A session killed
+outright (kill -9) cannot clean up after itself: the next session does, for every scratch folder whose owner
+process is gone.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..run.execute import SESSION_TAG
+from ..run.permissions import SESSION_PREFIX as PREFIX
+
+OWNER_FILE = "owner"  # "<pid> <tag>" of the session process that made the folder
 
 
 @dataclass(frozen=True)
@@ -27,9 +32,12 @@ class Scratch:
 
     @classmethod
     def create(cls) -> Scratch:
-        path = Path(tempfile.mkdtemp(prefix="plugin-eval-session-"))
+        sweep_abandoned()
+        path = Path(tempfile.mkdtemp(prefix=PREFIX))
         (path / "workspaces").mkdir()
-        return cls(path, secrets.token_hex(6), owner=True)
+        scratch = cls(path, secrets.token_hex(6), owner=True)
+        (path / OWNER_FILE).write_text(f"{os.getpid()} {scratch.tag}\n")
+        return scratch
 
     @property
     def workspaces(self) -> Path:
@@ -50,6 +58,24 @@ class Scratch:
                 except OSError:
                     pass
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def sweep_abandoned() -> list[Path]:
+    """Remove the scratch folders of sessions that died without cleaning up (their owner process is gone), and
+    kill what their runs left running. Returns the folders removed."""
+    swept = []
+    for folder in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
+        try:
+            pid, tag = (folder / OWNER_FILE).read_text().split()
+            os.kill(int(pid), 0)  # raises when no such process
+            continue  # its session is still running
+        except ProcessLookupError:
+            pass
+        except (OSError, ValueError):
+            continue  # not ours to judge: unreadable, another user's, or older than the owner file
+        Scratch(folder, tag, owner=True).close()
+        swept.append(folder)
+    return swept
 
 
 def kill_tagged(tag: str) -> list[int]:

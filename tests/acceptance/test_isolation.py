@@ -246,6 +246,8 @@ def test_a_history_case_resumes_the_transcript_and_runs_single_arm(suite):
     folder = suite.root / "evals" / "history"
     (folder / "graders").mkdir(parents=True)
     shutil.copyfile(transcripts[0], folder / "hist.jsonl")
+    recorded = transcripts[0].read_bytes()
+    shutil.rmtree(workspace)  # kept for this test alone: leave nothing in the system temp folder
     (folder / "case.yaml").write_text(
         textwrap.dedent("""
         schema_version: "1.0"
@@ -263,7 +265,7 @@ def test_a_history_case_resumes_the_transcript_and_runs_single_arm(suite):
     assert list(case["arms"]) == ["with"] and case["arms"]["with"][0]["score"] == 1.0
     assert case["singleArmReason"].startswith("a resumed history_file")
     assert any("runs single-arm" in n for n in run.doc["notices"])
-    assert (folder / "hist.jsonl").read_bytes() == transcripts[0].read_bytes()  # the case's file is untouched
+    assert (folder / "hist.jsonl").read_bytes() == recorded  # the case's file is untouched
 
 
 def test_fixture_folders_are_readable_and_the_rest_of_the_suite_is_not(suite):
