@@ -72,3 +72,13 @@ def test_lf_runs_a_failed_case_again_whole_and_reuses_the_passed_ones(suite):
     assert auto_runs(second, "half") == ({"runs": 3, "stopped": "decided"}, [1, 2, 3], [1, 2, 3])
     assert not any(r.get("reused") for runs in second.case("half")["arms"].values() for r in runs)
     assert all(r.get("reused") for runs in second.case("helps")["arms"].values() for r in runs)
+
+
+def test_the_maximum_and_runs_that_never_happened_stop_a_case_too(suite):
+    suite.case("same", graders=GREETING, script=SAME)
+    capped = suite.run("--runs", "auto:4", "--threshold", "0")
+    # No interval at 4 runs against 4 that both always pass excludes 0 or is narrower than 0.3: the cap stops it.
+    assert auto_runs(capped, "same") == ({"runs": 4, "stopped": "max_runs"}, [1, 2, 3, 4], [1, 2, 3, 4])
+    partial = suite.run("--runs", "auto:6", "--threshold", "0", "-k", "not with-plugin-4")
+    stopped = auto_runs(partial, "same")[0]
+    assert stopped == {"runs": 3, "stopped": "incomplete"}, partial.out  # its fourth round was deselected
