@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..core.paths import inside
+from ..core.paths import inside, within_suite
 from ..core.problems import Problem, Problems, SpecError
 from ..core.tools import disallow_problem
 from ..core.validate import Check, boolean, mapping, nonempty_string, string, string_list, type_name, whole_number
@@ -409,8 +409,15 @@ def _load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind])
         )
     has_md, has_yaml = prompt_md.is_file(), case_yaml.is_file()
     for path in (prompt_md, case_yaml):
-        if path.is_symlink() and not inside(path, eval_root.parent):
-            errors.add(path, "", "is a symlink out of the suite; case files must live inside it", structural=True)
+        # The file, or a folder above it (the case folder itself), may be the link: the agent must not be able to
+        # read the suite through it, so wherever it points must be inside the eval dir.
+        if (path.exists() or path.is_symlink()) and not within_suite(path, eval_root):
+            errors.add(
+                path,
+                "",
+                "is reached through a symlink out of the suite; case files must live inside it",
+                structural=True,
+            )
             raise CaseLoadError(case_dir, errors.items)
 
     yaml_data = _read_case_yaml(case_yaml, errors) if has_yaml else {}
@@ -435,7 +442,7 @@ def _load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind])
 
     before = len(errors)
     graders = load_inline_graders(case_yaml, yaml_data.get("graders"), kinds, errors) if has_yaml else []
-    graders += load_grader_files(case_dir, kinds, errors, warnings, eval_root.parent)
+    graders += load_grader_files(case_dir, kinds, errors, warnings, eval_root)
     grader_problems = len(errors) > before
     seen: set[str] = set()
     for spec, (file, key) in graders:

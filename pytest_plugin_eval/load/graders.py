@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..core.paths import code_units, display_path, inside
+from ..core.paths import code_units, display_path, within_suite
 from ..core.problems import Problems, SpecError
 from ..core.validate import known_keys, nonempty_string, one_of, positive_number, string, type_name
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
@@ -143,7 +143,7 @@ def load_grader_files(
     kinds: Mapping[str, GraderKind],
     problems: Problems,
     warnings: list[str],
-    suite_root: Path | None = None,
+    eval_root: Path | None = None,
 ) -> list[Located]:
     """graders/*.md and graders/*.py in code-unit order."""
     folder = case_dir / GRADERS_DIR
@@ -152,15 +152,20 @@ def load_grader_files(
     if not folder.is_dir():
         problems.add(folder, "", "is not a folder — graders go in graders/<name>.md", structural=True)
         return []
-    suite_root = suite_root or case_dir
+    eval_root = eval_root or case_dir
     specs = []
     files = sorted(
         (p for p in folder.iterdir() if p.name.endswith(GRADER_SUFFIXES) and p.is_file()),
         key=lambda p: code_units(p.name),
     )
     for path in files:
-        if path.is_symlink() and not inside(path, suite_root):
-            problems.add(path, "", "is a symlink out of the suite; grader files must live inside it", structural=True)
+        if not within_suite(path, eval_root):  # the file or its graders/ folder links out of the suite
+            problems.add(
+                path,
+                "",
+                "is reached through a symlink out of the suite; grader files must live inside it",
+                structural=True,
+            )
             continue
         try:
             read = _read_python_grader(path) if path.suffix == ".py" else _read_markdown_grader(path, warnings)

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.paths import inside
+from ..core.paths import within_suite
 from ..core.problems import SpecError, located
 from ..core.validate import boolean, known_keys, one_of, string, type_name
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
@@ -250,11 +250,13 @@ def tools_json(file: Path) -> dict[str, dict]:
     }
 
 
-def read_server_dir(folder: Path, suite_root: Path | None = None) -> tuple[dict[str, Responder], dict[str, dict]]:
-    if suite_root is not None:
+def read_server_dir(folder: Path, eval_root: Path | None = None) -> tuple[dict[str, Responder], dict[str, dict]]:
+    if eval_root is not None:
         for file in folder.iterdir():
-            if file.is_symlink() and not inside(file, suite_root):
-                raise SpecError.at(file, "", "is a symlink out of the suite; mock files must live inside it")
+            if not within_suite(file, eval_root):  # the file or a folder above it links out of the suite
+                raise SpecError.at(
+                    file, "", "is reached through a symlink out of the suite; mock files must live inside it"
+                )
     if not NAME_RE.match(folder.name) or "__" in folder.name:
         raise SpecError.at(
             folder,
@@ -301,7 +303,7 @@ def load_mocks(case_dir: Path, eval_root: Path) -> MockSet:
     replay: dict[str, Path] = {}
     for layer in layers(case_dir, eval_root):
         for folder in sorted(p for p in layer.iterdir() if p.is_dir() and p.name != REPLAY_DIR):
-            found, tools = read_server_dir(folder, eval_root.parent)
+            found, tools = read_server_dir(folder, eval_root)
             responders.setdefault(folder.name, {}).update(found)
             recorded.setdefault(folder.name, {}).update(tools)
         for folder in sorted((layer / REPLAY_DIR).iterdir()) if (layer / REPLAY_DIR).is_dir() else ():

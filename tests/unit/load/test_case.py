@@ -1316,8 +1316,37 @@ def test_prompt_md_symlink_out_of_the_suite(suite, tmp_path):
     (folder / "prompt.md").unlink()
     (folder / "prompt.md").symlink_to(tmp_path / "outside.md")
     error = suite.fail()
-    assert suite.rendered(error) == ["evals/c/prompt.md: is a symlink out of the suite; case files must live inside it"]
+    assert suite.rendered(error) == [
+        "evals/c/prompt.md: is reached through a symlink out of the suite; case files must live inside it"
+    ]
     assert error.name is None
+
+
+def test_a_case_folder_or_graders_folder_linked_out_of_the_suite_is_refused(suite, tmp_path):
+    outside = tmp_path / "outside"
+    (outside / "graders").mkdir(parents=True)
+    (outside / "prompt.md").write_text("Say hello.\n")
+    (outside / "graders" / "ok.md").write_text(REGEX_OK)
+    (suite.evals / "linked").symlink_to(outside)
+    assert suite.rendered(suite.fail("linked")) == [
+        "evals/linked/prompt.md: is reached through a symlink out of the suite; case files must live inside it"
+    ]
+    folder = suite.case("c", graders=None)
+    (folder / "graders").symlink_to(outside / "graders")
+    assert suite.problems() == [
+        "evals/c/graders/ok.md: is reached through a symlink out of the suite; grader files must live inside it"
+    ]
+
+
+def test_an_eval_dir_that_is_itself_a_link_still_loads(tmp_path):
+    real = tmp_path / "elsewhere" / "evals"
+    (real / "c" / "graders").mkdir(parents=True)
+    (real / "c" / "prompt.md").write_text("Hi\n")
+    (real / "c" / "graders" / "ok.md").write_text(REGEX_OK)
+    (tmp_path / "plugin").mkdir()
+    (tmp_path / "plugin" / "evals").symlink_to(real)
+    evals = tmp_path / "plugin" / "evals"
+    assert load_case(evals / "c", evals, grader_types()).prompt == "Hi"
 
 
 def test_prompt_md_symlink_inside_the_suite(suite):
@@ -1383,7 +1412,9 @@ def test_case_yaml_symlink_out_of_the_suite(suite, tmp_path):
     folder = suite.evals / "c"
     folder.mkdir()
     (folder / "case.yaml").symlink_to(tmp_path / "outside.yaml")
-    assert suite.problems() == ["evals/c/case.yaml: is a symlink out of the suite; case files must live inside it"]
+    assert suite.problems() == [
+        "evals/c/case.yaml: is reached through a symlink out of the suite; case files must live inside it"
+    ]
 
 
 def test_relative_paths_load(suite, monkeypatch):
