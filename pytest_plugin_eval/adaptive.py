@@ -30,7 +30,7 @@ INCOMPLETE = "incomplete"  # runs it needed did not happen (cost ceiling, interr
 STOP_REASONS = {
     DECIDED: "the Δ interval excludes 0",
     PRECISE: "the Δ interval is narrower than the width",
-    MAX_RUNS: "the maximum number of runs was reached",
+    MAX_RUNS: "the maximum number of runs was reached with Δ still undecided at the per-look level",
     FUTILE: "more runs, going on as so far, would not settle Δ",
     SINGLE_ARM: "a single-arm case has no Δ to settle",
     INCOMPLETE: "runs it needed did not happen",

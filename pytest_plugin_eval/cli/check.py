@@ -48,6 +48,8 @@ from ..load.suite import (
     eval_dir_name,
     is_plugin_dir,
 )
+from ..session.options import EvalOptions
+from ..session.state import grant_warnings
 from .estimate import CaseShape, Estimate, Prediction, estimate, predict_from_pilot
 
 MIN_RUNS = 3
@@ -209,7 +211,8 @@ def stray_folders(eval_root: Path) -> list[Problem]:
     return out
 
 
-def suite_problems(root: Path, eval_root: Path, cases: list[Case]) -> list[Problem]:
+def suite_problems(root: Path, eval_root: Path, cases: list[Case], unloaded: bool = False) -> list[Problem]:
+    """The suite's floor. `unloaded`: some case does not load — it may be the missing kind, so say so."""
     out = []
     if not has_components(root):
         out.append(
@@ -225,7 +228,13 @@ def suite_problems(root: Path, eval_root: Path, cases: list[Case]) -> list[Probl
             Problem(
                 eval_root,
                 "",
-                "no should-not-fire case — add a case whose prompt the plugin must leave alone, graded by "
+                (
+                    "no should-not-fire case among the cases that load — if one of those that do not load is meant to "
+                    "be it, fix it first; otherwise add"
+                    if unloaded
+                    else "no should-not-fire case — add"
+                )
+                + " a case whose prompt the plugin must leave alone, graded by "
                 "`type: tool_used`, `tool: Skill`, `min: 0`, `max: 0` (and an outcome grader); without one, a plugin "
                 "that fires on everything scores as well as one that fires when it should",
             )
@@ -286,12 +295,16 @@ def check_suite(
         result.warnings.extend(w for w in case.warnings if w not in result.warnings)
         if scope(case_dir):
             result.case_floor_problems.extend(case_problems(case))
+            # As written, with nothing granted on the command line: what a session would say first.
+            result.warnings.extend(
+                f'case "{case.name}": {w}, or it cannot pass as written' for w in grant_warnings(case, EvalOptions())
+            )
     result.load_problems.extend(p for p in stray_folders(eval_root) if p.file is None or scope(p.file))
     if not result.cases and not result.load_problems:
         result.suite_problems.append(
             Problem(eval_root, "", f"holds no eval case — a case is a folder with {PROMPT_FILE} or {CASE_FILE}")
         )
-    result.suite_problems.extend(suite_problems(root, eval_root, result.cases))
+    result.suite_problems.extend(suite_problems(root, eval_root, result.cases, unloaded=bool(result.load_problems)))
     result.estimate = estimate((shape(c, model) for c in result.cases), resolve_judge_model(judge_model))
     pilot = eval_root / "results" / PILOT_JSON
     try:

@@ -71,9 +71,22 @@ def _level(text: str) -> float:
     return level
 
 
+def _json_alone(argv: list[str]) -> list[str]:
+    """`--json OLD NEW`: when taking the word after --json as its path would leave fewer than the two sessions,
+    --json is alone (print), so that it does not swallow OLD."""
+    out = list(argv)
+    words = [
+        i for i, arg in enumerate(out) if not arg.startswith("-") and (i == 0 or out[i - 1] not in ("--md", "--level"))
+    ]
+    for i, arg in enumerate(out[:-1]):
+        if arg == "--json" and i + 1 in words and len(words) <= 2:
+            out[i] = "--json=-"
+    return out
+
+
 def compare_command(argv: list[str]) -> int:
     try:
-        args = _parser().parse_args(argv)
+        args = _parser().parse_args(_json_alone(argv))
         level = _level(args.level)
         if args.json not in (None, "-") and not args.json.endswith(".json"):
             raise _Refused(f"Error: --json {args.json}: the path must end in .json — or give --json alone to print")

@@ -257,7 +257,15 @@ def version_text(explicit_claude: str | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return _main(sys.argv[1:] if argv is None else argv)
+    except BrokenPipeError:  # `plugin-eval check | head -1`: the reader left; say nothing more
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that Python's own flush at exit does not fail again
+        return 1
+
+
+def _main(argv: list[str]) -> int:
     if argv[:1] in (["-h"], ["--help"]):
         print(help_text())
         return 0

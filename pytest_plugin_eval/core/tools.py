@@ -92,6 +92,8 @@ def grant_problem(entry: str) -> str | None:
         return f"{entry!r} is malformed — write a tool name, optionally with a pattern: Bash, Edit(src/**), mcp__server__tool"
     if tool_of(entry) in NEVER:
         return f"{entry!r} is never available in an evaluation ({', '.join(sorted(NEVER))})"
+    if meant := misspelling_of(entry):  # a typo would run the whole suite without the tool
+        return f"{entry!r} is no tool of Claude Code's — did you mean {meant}?"
     if leaves_workspace(entry):
         tool = tool_of(entry)
         return (

@@ -26,7 +26,6 @@ from ..load.suite import plugin_at, resolve_plugin
 from ..results import hints, history, rerun, scoring
 from ..results.model import (
     SCHEMA_VERSION,
-    SESSION_FAILING_KINDS,
     CaseResult,
     LoadErrorEntry,
     PluginInfo,
@@ -398,13 +397,11 @@ class Controller:
                     self.report_case(case_file, by_dir[case_dir])
         runs = [run for document in documents for case in document.cases for run in case.runs()]
         self.cost_notices(runs, [skip for suite in collected.suites.values() for skip in suite.skipped])
-        threshold = self.session.options.threshold
-        failed = (
-            any(document.load_errors for document in documents)
-            or not any(document.cases for document in documents)
+        failed = (  # the documents' own rule, so the exit status is the one merge and compare read back
+            not any(document.cases for document in documents)
+            or any(document.load_errors for document in documents)
+            or any(scoring.document_failed(document) for document in documents if document.cases)
             or self.non_eval_failures > 0
-            or any(not scoring.passes_threshold(c, threshold) for document in documents for c in document.cases)
-            or any(r.error_kind in SESSION_FAILING_KINDS for r in runs)
         )
         partial = any(document.partial for document in documents)
         self.write(documents)

@@ -447,7 +447,7 @@ def parse_options(option) -> EvalOptions:
     if option.eval_regrade:
         from ..results.regrade import results_folder_problem  # only a regrade session pays for this import
 
-        problem = results_folder_problem(Path(option.eval_regrade))
+        problem = results_folder_problem(Path(option.eval_regrade), scripted=bool(option.eval_scripted))
         if problem is not None:
             raise OptionError(f"Error: --regrade {option.eval_regrade}: {problem}")
     compare_to = getattr(option, "eval_compare_to", None)

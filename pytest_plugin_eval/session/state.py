@@ -479,35 +479,11 @@ class EvalSession:
         )
 
     def case_warnings(self, case: Case) -> list[str]:
-        """What keeps a case from passing as written: a grader that needs a tool the run is not given, or files
-        only a tool that writes, or the scaffold, can make. Said first wherever the case shows up failing."""
-        options, out = self.options, []
-        granted = {tool_of(g) for g in options.allow_tools} | {
-            tool_of(t) for t in case.allowed_tools if not is_gated(t)
-        }
-        removed = set(case.disallowed_tools) | set(options.disallow_tools)
-        writers = {"Write", "Edit", "NotebookEdit", "Bash", "PowerShell"} & (granted - removed)
-        for spec in case.graders:
-            for tool in spec.kind.required_tools(spec.config):
-                if tool in removed:
-                    out.append(
-                        f'grader "{spec.name}" needs the {tool} tool, which this case removes (disallowed_tools)'
-                    )
-                elif is_gated(tool) and tool not in granted:
-                    out.append(
-                        f'grader "{spec.name}" needs the {tool} tool, which only you can grant: pass '
-                        f"--allow-tools {tool}"
-                    )
-            if spec.kind.reads_created_files(spec.config) and not writers:
-                out.append(
-                    f'grader "{spec.name}" checks files the agent writes, but no tool that writes files is '
-                    f"granted: pass --allow-tools Write (or Edit, Bash)"
-                )
-        if case.context.scaffold_script is not None and not options.scaffold:
-            out.append(
-                "the case's scaffold_script is not run without --scaffold: the runs start from an empty workspace"
-            )
-        return list(dict.fromkeys(out))
+        """What keeps a case from passing as written (see grant_warnings). Said first wherever the case shows up
+        failing."""
+        if self.stored is not None:
+            return []  # regrading stored runs: what they did is done, whatever this session grants
+        return grant_warnings(case, self.options)
 
     def suite_info(self, case: Case) -> SuiteInfo:
         """The suite a case belongs to (root, ablation, plugins); the controller adds the session's options."""
@@ -529,9 +505,6 @@ class EvalSession:
                 f"against an unstaged workspace"
             )
         granted = {tool_of(g) for g in options.allow_tools}
-        for entry in options.allow_tools:
-            if meant := misspelling_of(entry):
-                notes.append(f"⚠ --allow-tools {entry}: Claude Code has no tool of that name — did you mean {meant}?")
         for entry in case.allowed_tools:
             tool = tool_of(entry)
             if meant := misspelling_of(entry):
@@ -617,3 +590,28 @@ def grader_info(spec: GraderSpec) -> GraderInfo:
 def plugin_info(folder: Path) -> PluginInfo:
     plugin = plugin_at(folder)
     return PluginInfo(name=plugin.name, path=str(plugin.path), version=plugin.version)
+
+
+def grant_warnings(case: Case, options: EvalOptions) -> list[str]:
+    """What keeps a case from passing as written with these options: a grader that needs a tool the run is not
+    given, or files only a tool that writes, or the scaffold, can make. (`plugin-eval check` asks with no options.)"""
+    out: list[str] = []
+    granted = {tool_of(g) for g in options.allow_tools} | {tool_of(t) for t in case.allowed_tools if not is_gated(t)}
+    removed = set(case.disallowed_tools) | set(options.disallow_tools)
+    writers = {"Write", "Edit", "NotebookEdit", "Bash", "PowerShell"} & (granted - removed)
+    for spec in case.graders:
+        for tool in spec.kind.required_tools(spec.config):
+            if tool in removed:
+                out.append(f'grader "{spec.name}" needs the {tool} tool, which this case removes (disallowed_tools)')
+            elif is_gated(tool) and tool not in granted:
+                out.append(
+                    f'grader "{spec.name}" needs the {tool} tool, which only you can grant: pass --allow-tools {tool}'
+                )
+        if spec.kind.reads_created_files(spec.config) and not writers:
+            out.append(
+                f'grader "{spec.name}" checks files the agent writes, but no tool that writes files is '
+                f"granted: pass --allow-tools Write (or Edit, Bash)"
+            )
+    if case.context.scaffold_script is not None and not options.scaffold:
+        out.append("the case's scaffold_script is not run without --scaffold: the runs start from an empty workspace")
+    return list(dict.fromkeys(out))

@@ -182,3 +182,11 @@ def test_the_pytest_html_report_under_two_workers(suite):
     assert page.count('<div class="plugin-eval">') == 1 and '<table id="summary">' in page
     own = next((suite.root / "evals" / "results").glob("*/report.html")).read_text()
     assert "improved 2" in own
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(suite):
+    greeting_suite(suite)
+    child = subprocess.Popen([*PLUGIN_EVAL, "check"], cwd=suite.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()  # `plugin-eval check | head -0`
+    _, err = child.communicate(timeout=120)
+    assert b"Traceback" not in err and b"BrokenPipe" not in err, err

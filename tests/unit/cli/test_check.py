@@ -88,6 +88,24 @@ def test_no_should_not_fire_case(tmp_path):
     assert "`tool: Skill`, `min: 0`, `max: 0`" in problem.message
 
 
+def test_a_should_not_fire_case_that_does_not_load_is_not_called_missing(clean):
+    broken = clean / "evals" / "unrelated" / "case.yaml"
+    broken.write_text(broken.read_text().replace("name: unrelated", "name: unrelated\nrunz: 3"))
+    missing = next(p for p in check_suite(clean).problems if p.file == clean / "evals")
+    assert missing.message.startswith("no should-not-fire case among the cases that load — if one of those that do")
+
+
+def test_a_case_that_cannot_pass_as_written_is_warned_about(clean, capsys):
+    writes = [{"name": "wrote-it", "type": "file_exists", "path": "out.txt"}, *FIRES]
+    case(clean, "writes", writes)
+    result = check_suite(clean)
+    assert result.ok  # a CI job may grant Write on its command line: a warning, not a failure
+    assert result.warnings == [
+        'case "writes": grader "wrote-it" checks files the agent writes, but no tool that writes files is granted: '
+        "pass --allow-tools Write (or Edit, Bash), or it cannot pass as written"
+    ]
+
+
 @pytest.mark.parametrize(
     ("grader", "counts"),
     [

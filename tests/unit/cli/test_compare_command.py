@@ -89,6 +89,11 @@ def test_json_alone_prints_only_the_document(pair, capsys):
     assert "compared with the earlier session" in captured.err
 
 
+def test_json_before_the_two_sessions_does_not_swallow_the_first(pair, capsys):
+    assert cli.main(["compare", "--json", "old", "new"]) == 0
+    assert json.loads(capsys.readouterr().out)["old"]["source"] == "old"
+
+
 def test_json_and_md_files(pair, capsys):
     assert cli.main(["compare", "old", "new", "--json", "cmp.json", "--md", "cmp.md"]) == 0
     assert json.loads((pair / "cmp.json").read_text())["summary"]["worse"] == ["greet"]

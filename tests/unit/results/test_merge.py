@@ -105,3 +105,12 @@ def test_the_exit_status_of_a_document(scores, status):
     assert document_exit_status(document(case("a", *scores))) == status
     assert document_exit_status(document()) == 1  # no case at all
     assert document_exit_status(document(case("a", 1.0), partial=True, partial_reason="interrupted")) == 130
+
+
+def test_a_case_with_no_with_plugin_run_selected_fails_nothing():
+    baseline_only = case("a")  # `-k no-plugin`: the case ran its without arm only
+    baseline_only.arms = {"with": [], "without": [RunResult("without", 1, score=0.0, passed=False)]}
+    assert document_exit_status(document(aggregate(baseline_only))) == 0
+    errored = case("b")
+    errored.arms = {"with": [RunResult("with", 1, score=None, passed=False, error_kind="start")]}
+    assert document_exit_status(document(aggregate(errored))) == 1  # a with-plugin run that could not start

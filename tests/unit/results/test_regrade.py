@@ -235,6 +235,16 @@ def test_a_results_document_passes_the_check(stored):
     assert results_folder_problem(stored.write()) is None
 
 
+def test_scripted_runs_are_regraded_with_scripted_judges_only(stored):
+    stored.add(graded_run())
+    folder = stored.write()
+    data = json.loads((folder / "aggregate-result.json").read_text())
+    data["suite"]["scripted"] = True
+    (folder / "aggregate-result.json").write_text(json.dumps(data))
+    assert "regrade them with --scripted too" in (results_folder_problem(folder) or "")
+    assert results_folder_problem(folder, scripted=True) is None
+
+
 # ---- regrade_run ---------------------------------------------------------------------------------------------
 
 

@@ -141,6 +141,18 @@ def test_runs_refused(written):
     assert refused("--runs", written) == "Error: --runs must be a whole number above 0"
 
 
+@pytest.mark.parametrize("entry, meant", [("bash", "Bash"), ("Wrte", "Write"), ("Reed(src/**)", "Read")])
+def test_a_misspelled_tool_grant_is_refused_with_a_did_you_mean(entry, meant):
+    message = refused(f"--allow-tools={entry}")
+    assert (
+        message == f"Error: --allow-tools: refused entry: {entry!r} is no tool of Claude Code's — did you mean {meant}?"
+    )
+
+
+def test_a_grant_of_a_tool_newer_than_the_harness_is_accepted():
+    assert options("--allow-tools=Frobnicate,mcp__srv__tool").allow_tools == ("Frobnicate", "mcp__srv__tool")
+
+
 def test_runs_auto_is_carried_and_spares_the_fixed_count():
     parsed = options("--runs", "auto:12", "-n", "2", "--tx", "popen//python=python3")
     assert parsed.auto_runs is not None and parsed.auto_runs.most == 12 and parsed.runs is None
