@@ -8,6 +8,7 @@ show the value, since its type alone does not say what is wrong.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable
 from typing import Any, overload
 
@@ -132,12 +133,21 @@ def one_of(*choices: str) -> Check:
     return check
 
 
+def did_you_mean(name: object, allowed: Iterable[str]) -> str:
+    """` — did you mean pattern?` for a key close to one of `allowed` (a typo such as `patern`), else ""."""
+    close = difflib.get_close_matches(str(name), list(allowed), n=1, cutoff=0.75)
+    return f" — did you mean {close[0]}?" if close else ""
+
+
 def known_keys(data: dict, allowed: Iterable[str], key: str, what: str) -> None:
     """Refuse the first key of `data` not in `allowed`; `what` names the thing the keys belong to."""
     allowed = tuple(allowed)
     for name in data:
         if name not in allowed:
-            raise SpecError(subkey(key, name), f"is not a key of {what} (expected: {', '.join(allowed)})")
+            raise SpecError(
+                subkey(key, name),
+                f"is not a key of {what}{did_you_mean(name, allowed)} (expected: {', '.join(allowed)})",
+            )
 
 
 # ---- optional keys of a mapping ---------------------------------------------------------------------------

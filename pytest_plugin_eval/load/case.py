@@ -18,7 +18,17 @@ from typing import Any
 from ..core.paths import inside, within_suite
 from ..core.problems import Problem, Problems, SpecError
 from ..core.tools import disallow_problem
-from ..core.validate import Check, boolean, mapping, nonempty_string, string, string_list, type_name, whole_number
+from ..core.validate import (
+    Check,
+    boolean,
+    did_you_mean,
+    mapping,
+    nonempty_string,
+    string,
+    string_list,
+    type_name,
+    whole_number,
+)
 from ..core.yamlio import FrontmatterError, YamlError, load_yaml, split_frontmatter
 from .graders import GRADERS_DIR, GraderKind, GraderSpec, load_grader_files, load_inline_graders
 from .mocks import MockSet, load_mocks
@@ -220,7 +230,8 @@ def _read_prompt_md(path: Path, errors: Problems) -> tuple[dict, str] | None:
             errors.add(
                 path,
                 str(key),
-                f"is not a frontmatter key (expected one of: {', '.join(FRONTMATTER_KEYS)})",
+                f"is not a frontmatter key{did_you_mean(key, FRONTMATTER_KEYS)} (expected one of: "
+                f"{', '.join(FRONTMATTER_KEYS)})",
                 structural=True,
             )
     return meta, body.strip()
@@ -259,7 +270,8 @@ def _read_case_yaml(path: Path, errors: Problems) -> dict | None:
             errors.add(
                 path,
                 str(key),
-                f"is not a case.yaml key{_misplaced_hint(key, 'top')} (top-level keys: {', '.join(allowed_top)})",
+                f"is not a case.yaml key{_misplaced_hint(key, 'top') or did_you_mean(key, allowed_top)} "
+                f"(top-level keys: {', '.join(allowed_top)})",
                 structural=True,
             )
     for section, keys in (("execution", tuple(EXECUTION_FIELDS) + ("prompt",)), ("context", CONTEXT_KEYS)):
@@ -275,7 +287,8 @@ def _read_case_yaml(path: Path, errors: Problems) -> dict | None:
                 errors.add(
                     path,
                     f"{section}.{key}",
-                    f"is not a key of `{section}:`{_misplaced_hint(key, section)} (expected: {', '.join(keys)})",
+                    f"is not a key of `{section}:`{_misplaced_hint(key, section) or did_you_mean(key, keys)} "
+                    f"(expected: {', '.join(keys)})",
                     structural=True,
                 )
     if "schema_version" not in data:

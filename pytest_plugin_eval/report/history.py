@@ -29,7 +29,7 @@ def cells(row: HistoryRow) -> tuple[str, ...]:
         row.model,
         view.score(row.overall_score, MISSING),
         view.signed(row.mean_delta, MISSING),
-        view.usd(row.cost_usd, cents=True),
+        view.usd(row.cost_usd),
         runs_text(row.runs_per_arm),
         view.partial_label(row.partial_reason) if row.partial else "",
         note,

@@ -25,9 +25,9 @@ def table(document: SuiteResult) -> list[str]:
     two_arm = document.two_arm
     width = max([len(r.name) for r in rows] + [4]) + 2
     if two_arm:
-        lines = [f"{'CASE':<{width}}{'WITH':<6}{'W/OUT':<6}{'Δ':<7}{'Δ 95% CI':<21}{'RUNS':<5}{'COST':<8}NOTES"]
+        lines = [f"{'CASE':<{width}}{'WITH':<6}{'W/OUT':<6}{'Δ':<7}{'Δ 95% CI':<21}{'RUNS':<5}{'COST':<9}NOTES"]
     else:
-        lines = [f"{'CASE':<{width}}{'SCORE':<6}{'±SD':<6}{'PASS%':<6}{'RUNS':<5}{'COST':<8}NOTES"]
+        lines = [f"{'CASE':<{width}}{'SCORE':<6}{'±SD':<6}{'PASS%':<6}{'RUNS':<5}{'COST':<9}NOTES"]
     for row in rows:
         lines.append(_line(row, width, two_arm))
     return lines
@@ -44,8 +44,7 @@ def _line(row: view.CaseRow, width: int, two_arm: bool) -> str:
             f"{view.score(row.score, NUMBER_MISSING):<6}{view.spread(row.stdev_with, TEXT_MISSING):<6}"
             f"{view.percent(row.pass_rate, TEXT_MISSING):<6}"
         )
-    cost = view.usd(row.cost_usd, cents=True)
-    return f"{row.name:<{width}}{cells}{row.runs:<5}{cost:<8}{row.notes}".rstrip()
+    return f"{row.name:<{width}}{cells}{row.runs:<5}{view.usd(row.cost_usd):<9}{row.notes}".rstrip()
 
 
 def summary_line(document: SuiteResult) -> str:
@@ -53,7 +52,7 @@ def summary_line(document: SuiteResult) -> str:
     if document.aggregates.two_arm:
         parts.append(f"mean Δ {view.signed(document.aggregates.mean_delta, NUMBER_MISSING)}")
     parts.append(view.seconds(document.duration_seconds, whole=True))
-    parts.append(view.usd(document.cost_usd, cents=True))
+    parts.append(view.usd(document.cost_usd))
     if document.partial:
         parts.append(f"⚠ partial ({view.partial_label(document.partial_reason)})")
     return " · ".join(parts)

@@ -48,12 +48,10 @@ def percent(rate: float | None, missing: str = MISSING) -> str:
     return missing if rate is None else f"{round(rate * 100)}%"
 
 
-def usd(value: float | None, cents: bool = False) -> str:
-    """Money. `cents`: always two decimals (the terminal's fixed-width columns); otherwise an amount under a
-    cent keeps four, so a cheap run does not read as free."""
+def usd(value: float | None) -> str:
+    """Money, written alike everywhere: two decimals, but an amount under a cent keeps four, so a cheap run does
+    not read as free (at most 8 characters)."""
     value = value or 0.0
-    if cents:
-        return f"${value:.2f}"
     if 0 < value < 0.00005:
         return "<$0.0001"
     return f"${value:.4f}" if 0 < value < 0.01 else f"${value:.2f}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from ..report.view import usd
 from ..results.model import RunResult
 
 
@@ -51,7 +52,7 @@ class Progress:
         running = self.in_flight()
         if running:
             parts.append(f"{running} running")
-        parts.append(f"${self.spent:.2f}" + (f" of ${self.cap:g}" if self.cap is not None else ""))
+        parts.append(usd(self.spent) + (f" of ${self.cap:g}" if self.cap is not None else ""))
         if self.done and self.total > self.done:
             left = (self.clock() - self.started) / self.done * (self.total - self.done)
             parts.append(f"~{duration(left)} left")

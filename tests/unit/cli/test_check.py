@@ -71,7 +71,7 @@ def test_a_case_that_does_not_load_is_named_by_file_and_key(clean, capsys):
         .replace("name: says-hello", "name: says-hello\nrunz: 3")
     )
     assert rendered(clean) == [
-        "evals/says-hello/case.yaml: runz: is not a case.yaml key (top-level keys: schema_version, name, "
+        "evals/says-hello/case.yaml: runz: is not a case.yaml key — did you mean runs? (top-level keys: schema_version, name, "
         "description, tags, plugins, runs, expected_outcome, context, execution, graders)"
     ]
     assert check([str(clean)]) == 1

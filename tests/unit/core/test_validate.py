@@ -171,7 +171,10 @@ def test_known_keys_names_the_first_unknown_key_under_its_parent():
     assert str(info.value) == "with[0].colour: is not a key of a text turn (expected: text, delay)"
     with pytest.raises(SpecError) as info:
         known_keys({"withh": []}, ("with", "without"), "", "a script")
-    assert (info.value.key, info.value.message) == ("withh", "is not a key of a script (expected: with, without)")
+    assert (info.value.key, info.value.message) == (
+        "withh",
+        "is not a key of a script — did you mean with? (expected: with, without)",
+    )
 
 
 # ---- optional keys of a mapping ---------------------------------------------------------------------------

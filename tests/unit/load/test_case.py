@@ -1450,7 +1450,10 @@ def test_a_case_without_a_script_has_none(suite):
             "evals/c/scripted.yaml: with[0].tool_input: is not a key of a tool turn "
             "(expected: tool, input, delay, usage, drop, stall, repeat)",
         ),
-        ("wiht: [hi]\n", "evals/c/scripted.yaml: wiht: is not a key of a script (expected: with, without, all, judge)"),
+        (
+            "wiht: [hi]\n",
+            "evals/c/scripted.yaml: wiht: is not a key of a script — did you mean with? (expected: with, without, all, judge)",
+        ),
         ("with: [\n", "evals/c/scripted.yaml: invalid YAML: "),
         ("", "evals/c/scripted.yaml: the script is empty; add a `with:` and/or `without:` list of turns"),
     ],
