@@ -29,8 +29,15 @@ def pytest_load_initial_conftests(early_config, parser, args):
     """pytest is about to import the conftest.py files of the paths it was given — a suite's among them, and
     running a suite runs the plugin's code: an untrusted plugin is asked about (or refused) before that."""
     namespace = early_config.known_args_namespace
-    if getattr(namespace, "trust_plugin", False) or hasattr(early_config, "workerinput"):
-        return  # trusted on the command line, or a worker of a session its controller let start
+    if hasattr(early_config, "workerinput"):
+        return  # a worker of a session its controller let start
+    try:
+        _options.parse_options(namespace)  # a bad option value is said first, once, before any question or import
+    except _options.OptionError as e:
+        sys.stderr.write(f"{e}\n")
+        raise SystemExit(1) from None  # pytest.exit is not handled this early
+    if getattr(namespace, "trust_plugin", False):
+        return  # trusted on the command line
     base = early_config.invocation_params.dir
     paths = list(getattr(namespace, "file_or_dir", None) or early_config.getini("testpaths") or ["."])
     roots = eval_roots_of(
@@ -39,11 +46,6 @@ def pytest_load_initial_conftests(early_config, parser, args):
     if roots:
         from .session.trust import TrustRefused, confirm_trust
 
-        try:
-            _options.parse_options(namespace)  # a mistyped option is said first, not after a trust question
-        except _options.OptionError as e:
-            sys.stderr.write(f"{e}\n")
-            raise SystemExit(1) from None
         try:
             confirm_trust([root.parent for root in roots])
         except TrustRefused as e:
