@@ -489,12 +489,12 @@ def _load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind])
     if script is not None:
         judged = sorted(spec.name for spec, _ in graders if spec.type in ("llm", "baseline"))
         for key in script.judge:
-            if key != "default" and key not in judged:
+            if key not in ("default", "mock") and key not in judged:
                 errors.add(
                     case_dir / SCRIPT_FILENAME,
                     f"judge.{key}",
                     f"names no judged grader of this case (its llm and baseline graders: {', '.join(judged) or 'none'})"
-                    " — use one of their names, or `default` for all of them",
+                    " — use one of their names, `default` for all of them, or `mock` for agent mocks",
                 )
 
     plugin_root = resolve_plugin(case_dir, eval_root)

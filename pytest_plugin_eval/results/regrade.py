@@ -92,10 +92,10 @@ class StoredResults:
 # ---- the document --------------------------------------------------------------------------------------------
 
 
-def results_folder_problem(folder: Path, scripted: bool = False) -> str | None:
+def results_folder_problem(folder: Path, scripted: bool | None = None) -> str | None:
     """What keeps `folder` from being regraded — no document, one that is not JSON, or not a results document
     (the first wrong value, named by its path in the document), or runs made with --scripted regraded without it
-    (their judges would ask a real model) — or None."""
+    (their judges would ask a real model; checked when `scripted` says whether this session is) — or None."""
     path = Path(folder) / RESULTS_FILE
     if not path.is_file():
         return f"no {RESULTS_FILE} there — name a results folder such as evals/results/<timestamp>"
@@ -114,7 +114,7 @@ def results_folder_problem(folder: Path, scripted: bool = False) -> str | None:
         SuiteResult.from_json(data)
     except Exception as e:  # whatever the shape checks above did not foresee
         return f"{RESULTS_FILE} is not a results document: {type(e).__name__}: {e}"
-    if (data.get("suite") or {}).get("scripted") and not scripted:
+    if scripted is False and (data.get("suite") or {}).get("scripted"):
         return (
             "its runs were made with --scripted; regrade them with --scripted too, so that the judges answer from "
             "each case's scripted.yaml rather than a real model"

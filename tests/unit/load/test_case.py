@@ -1469,12 +1469,12 @@ def test_a_bad_script_is_a_load_error_naming_file_and_key(suite, text, problem):
 def test_a_script_judge_key_must_name_a_judged_grader_or_default(suite):
     rubric = "---\ntype: llm\n---\nGreets.\n"
     folder = suite.case(graders={"ok": REGEX_OK, "warmth": rubric})
-    (folder / "scripted.yaml").write_text("with: [Hi.]\njudge: {warmth: [PASS], default: [FAIL]}\n")
-    assert set(suite.load().script.judge) == {"warmth", "default"}
+    (folder / "scripted.yaml").write_text("with: [Hi.]\njudge: {warmth: [PASS], default: [FAIL], mock: [Found.]}\n")
+    assert set(suite.load().script.judge) == {"warmth", "default", "mock"}
     (folder / "scripted.yaml").write_text("with: [Hi.]\njudge: {warm: [PASS], ok: [PASS]}\n")
     assert suite.rendered(suite.fail()) == [
         f"evals/c/scripted.yaml: judge.{key}: names no judged grader of this case (its llm and baseline graders: "
-        "warmth) — use one of their names, or `default` for all of them"
+        "warmth) — use one of their names, `default` for all of them, or `mock` for agent mocks"
         for key in ("warm", "ok")
     ]
 

@@ -241,8 +241,9 @@ def test_scripted_runs_are_regraded_with_scripted_judges_only(stored):
     data = json.loads((folder / "aggregate-result.json").read_text())
     data["suite"]["scripted"] = True
     (folder / "aggregate-result.json").write_text(json.dumps(data))
-    assert "regrade them with --scripted too" in (results_folder_problem(folder) or "")
+    assert "regrade them with --scripted too" in (results_folder_problem(folder, scripted=False) or "")
     assert results_folder_problem(folder, scripted=True) is None
+    assert results_folder_problem(folder) is None  # the document itself is fine
 
 
 # ---- regrade_run ---------------------------------------------------------------------------------------------
