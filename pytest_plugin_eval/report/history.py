@@ -23,7 +23,7 @@ def cells(row: HistoryRow) -> tuple[str, ...]:
     if row.note == "shard" and row.shard:
         note = f"shard {row.shard}"
     return (
-        short_time(row.started_at),
+        short_time(row.started_at, seconds=True),
         row.version or MISSING,
         commit_text(row.git_commit, row.git_dirty) if row.git_commit else MISSING,
         row.model,

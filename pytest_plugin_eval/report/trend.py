@@ -55,12 +55,15 @@ class TrendSection:
     rows: list[TrendRow]
 
 
-def short_time(iso: str | None) -> str:
-    """`2026-11-29T19:14:00.123Z` → `2026-11-29 19:14` (UTC, as the document has it)."""
+def short_time(iso: str | None, seconds: bool = False) -> str:
+    """`2026-11-29T19:14:00.123Z` → `2026-11-29 19:14` (UTC, as the document has it); `seconds`: `19:14:00`, so
+    that two sessions of one minute are told apart in a list."""
     if not iso:
         return "–"
     try:
-        return datetime.fromisoformat(iso.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M")
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).strftime(
+            "%Y-%m-%d %H:%M" + (":%S" if seconds else "")
+        )
     except ValueError:
         return iso
 

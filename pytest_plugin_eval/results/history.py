@@ -141,7 +141,8 @@ def model_of(document: SuiteResult) -> str:
 
 
 def note_of(document: SuiteResult) -> str | None:
-    """A word for a session that is not a plain one: regraded, merged (shards combined) or shard (a share)."""
+    """A word for a session that is not a plain one: regraded, merged (shards combined), shard (a share) or lf
+    (`--lf`: some runs taken from the session before)."""
     suite = document.suite
     if suite.regraded_from is not None:
         return "regraded"
@@ -149,6 +150,8 @@ def note_of(document: SuiteResult) -> str | None:
         return "merged"
     if suite.shard is not None:
         return "shard"
+    if any(run.reused for case in document.cases for run in case.runs()):
+        return "lf"
     return None
 
 

@@ -70,9 +70,9 @@ def test_the_table_lists_the_sessions_newest_first_and_what_was_skipped(plugin, 
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("TIME (UTC)")
     assert [line.split()[:4] for line in lines[1:4]] == [
-        ["2026-03-03", "10:00", "1.2.3", "0123456*"],
-        ["2026-03-02", "10:00", "1.2.3", "0123456"],
-        ["2026-03-01", "10:00", "1.2.3", "0123456"],
+        ["2026-03-03", "10:00:00", "1.2.3", "0123456*"],
+        ["2026-03-02", "10:00:00", "1.2.3", "0123456"],
+        ["2026-03-01", "10:00:00", "1.2.3", "0123456"],
     ]
     assert lines[1].split()[-1] == "merged" and lines[2].split()[-1] == "regraded"
     assert lines[1].split()[4:9] == ["default", "1.00", "+0.50", "$0.25", "3"]

@@ -174,8 +174,8 @@ def test_history_lines(tmp_path):
         "PARTIAL",
         "NOTE",
     ]
-    assert lines[1].split() == ["2026-03-02", "10:00", "1.2.3", "abcdef0*", "default", "1.00", "+1.00", "$0.00", "1"]
-    assert lines[2].split() == ["2026-03-01", "10:00", "1.2.3", "abcdef0", "default", "0.50", "-", "$0.00", "1"]
+    assert lines[1].split() == ["2026-03-02", "10:00:00", "1.2.3", "abcdef0*", "default", "1.00", "+1.00", "$0.00", "1"]
+    assert lines[2].split() == ["2026-03-01", "10:00:00", "1.2.3", "abcdef0", "default", "0.50", "-", "$0.00", "1"]
     assert "* uncommitted changes under the plugin folder" in lines
     assert "3 older results folder(s) not read (--limit)" in lines
     assert lines[-1].startswith("skipped ") and lines[-1].endswith("init: no aggregate-result.json")
@@ -184,6 +184,7 @@ def test_history_lines(tmp_path):
 
 def test_formats():
     assert short_time("2026-11-29T19:14:00.123Z") == "2026-11-29 19:14"
+    assert short_time("2026-11-29T19:14:07.123Z", seconds=True) == "2026-11-29 19:14:07"
     assert short_time("") == "–" and short_time("yesterday") == "yesterday"
     assert (
         commit_text(SHA, True) == "abcdef0*" and commit_text(SHA, None) == "abcdef0" and commit_text(None, True) == "–"

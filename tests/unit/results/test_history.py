@@ -192,6 +192,12 @@ def test_the_note_and_model_of_a_row(tmp_path, suite, note, model):
     assert (row.note, row.model) == (note, model)
 
 
+def test_a_session_that_reused_runs_is_noted_lf(tmp_path):
+    rerun = case("a")
+    rerun.arms["with"][0] = dataclasses.replace(rerun.arms["with"][0], reused=True)
+    assert summarize(history.PastSession(tmp_path, document(T(1), rerun))).note == "lf"
+
+
 def test_a_single_arm_session_has_no_mean_delta_and_no_git(tmp_path):
     doc = document(T(1), case("a", without_scores=()), commit=None, dirty=None)
     row = summarize(history.PastSession(tmp_path, doc))
