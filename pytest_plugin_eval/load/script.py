@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core.prices import Usage
 from ..core.problems import SpecError, located
+from ..core.tools import misspelling_of
 from ..core.validate import boolean, known_keys, nonempty_string, seconds, string, subkey, type_name, whole_number
 from ..core.yamlio import YamlError, load_yaml
 
@@ -253,6 +254,8 @@ def _text_block(item: dict, key: str) -> TextBlock:
 
 def _tool_block(item: dict, key: str) -> ToolBlock:
     name = nonempty_string(item["tool"], f"{key}.tool")
+    if meant := misspelling_of(name):  # Claude Code would refuse the call: the run would test a typo
+        raise SpecError(f"{key}.tool", f"{name!r} is no tool of Claude Code's — did you mean {meant}?")
     tool_input = item.get("input", {})
     if not isinstance(tool_input, dict):
         raise SpecError(f"{key}.input", f"input must be a mapping of tool arguments (got {type_name(tool_input)})")

@@ -1454,6 +1454,10 @@ def test_a_case_without_a_script_has_none(suite):
             "wiht: [hi]\n",
             "evals/c/scripted.yaml: wiht: is not a key of a script — did you mean with? (expected: with, without, all, judge)",
         ),
+        (
+            "with: [{tool: write, input: {}}]\n",
+            "evals/c/scripted.yaml: with[0].tool: 'write' is no tool of Claude Code's — did you mean Write?",
+        ),
         ("with: [\n", "evals/c/scripted.yaml: invalid YAML: "),
         ("", "evals/c/scripted.yaml: the script is empty; add a `with:` and/or `without:` list of turns"),
     ],
