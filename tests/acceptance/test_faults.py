@@ -187,9 +187,11 @@ def test_an_interrupted_session_writes_partial_results(suite, sig, code):
     runs_recorded = [r for c in doc["cases"] for r in c["arms"]["with"]]
     finished = [r for r in runs_recorded if r.get("errorKind") != "interrupted"]
     interrupted = [r for r in runs_recorded if r.get("errorKind") == "interrupted"]
-    assert 1 <= len(finished) < 6 and len(interrupted) == 1  # the run in flight is recorded, not lost
+    # A run in flight, if the signal came during one (not between two), is recorded, not lost — see
+    # test_robustness for a signal that is sure to land mid-run.
+    assert 1 <= len(finished) < 6 and len(interrupted) <= 1
     assert all(r["score"] == 1.0 for r in finished)
-    assert interrupted[0]["score"] is None  # left out of the score, not counted as 0
+    assert all(r["score"] is None for r in interrupted)  # left out of the score, not counted as 0
     assert all(c["aggregates"]["score"] == 1.0 for c in doc["cases"] if any(r in finished for r in c["arms"]["with"]))
     assert list(runs.glob("*/report.html"))
     assert not list(suite.root.glob("evals/results/*/.tmp-*"))
