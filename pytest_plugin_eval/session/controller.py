@@ -571,7 +571,13 @@ class Controller:
             return True
         except OSError as e:
             self.outputs_failed = True
-            message = f"⚠ could not write {display_path(path)}: {e.strerror or e}"
+            # mkdir of a parent that is a file says "File exists": name the real trouble
+            reason = (
+                "a file is where its folder should be"
+                if isinstance(e, (FileExistsError, NotADirectoryError))
+                else e.strerror or e
+            )
+            message = f"⚠ could not write {display_path(path)}: {reason} — it is lost; the other outputs are written"
             self.collected.notice(message)
             sys.stderr.write(message + "\n")
             return False

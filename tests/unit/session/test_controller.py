@@ -1402,3 +1402,14 @@ def test_an_inactive_session_shows_no_progress(session):
     controller = make(session)
     controller.pytest_sessionstart(None)
     assert controller.progress is None
+
+
+def test_an_output_that_cannot_be_written_at_the_end_is_lost_alone(tmp_path, capsys):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")  # a file where --json's folder should be: as good as a full disk for this file
+    session = FakeSession(tmp_path, EvalOptions(json_path=str(blocker / "out.json")))
+    status, controller = exit_of(session, run_report("evals/a"))
+    assert status == 1  # the session's record is incomplete: not a success, although the case passed
+    err = capsys.readouterr().err
+    assert "⚠ could not write " in err and "out.json: a file is where its folder should be — it is lost" in err
+    assert session.folder.results_file.is_file()  # the other outputs are written
