@@ -13,6 +13,10 @@ from .load.suite import find_eval_roots
 from .session import options as _options
 from .session.fixtures import eval_agent, eval_mocks  # noqa: F401  (fixtures are found on the plugin module)
 
+# The options as validated before the conftest files are imported, so that they are read (a --regrade or
+# --compare-to document included) once.
+OPTIONS_KEY = pytest.StashKey["_options.EvalOptions"]()
+
 
 def pytest_addoption(parser):
     _options.add_options(parser)
@@ -31,8 +35,8 @@ def pytest_load_initial_conftests(early_config, parser, args):
     namespace = early_config.known_args_namespace
     if hasattr(early_config, "workerinput"):
         return  # a worker of a session its controller let start
-    try:
-        _options.parse_options(namespace)  # a bad option value is said first, once, before any question or import
+    try:  # a bad option value is said first, once, before any question or import; pytest_configure reuses it
+        early_config.stash[OPTIONS_KEY] = _options.parse_options(namespace)
     except _options.OptionError as e:
         sys.stderr.write(f"{e}\n")
         raise SystemExit(1) from None  # pytest.exit is not handled this early
@@ -63,10 +67,12 @@ def eval_roots_of(paths, eval_dir: str | None) -> list:
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists
 def pytest_configure(config):
     config.addinivalue_line("markers", "plugin_eval: one run of a Claude Code plugin eval case")
-    try:
-        options = _options.parse_options(config.option)
-    except _options.OptionError as e:
-        pytest.exit(str(e), returncode=1)
+    options = config.stash.get(OPTIONS_KEY, None)
+    if options is None:  # an xdist worker, which skips the early check
+        try:
+            options = _options.parse_options(config.option)
+        except _options.OptionError as e:
+            pytest.exit(str(e), returncode=1)
     if options.json_path == "-":
         terminal_to_stderr(config)
     roots = eval_roots_of(_options.collection_paths(config), options.eval_dir)

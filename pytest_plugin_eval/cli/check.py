@@ -284,10 +284,12 @@ def check_suite(
         return result
     kinds = grader_types()
     scope = in_scope or (lambda _dir: True)
+    unloaded = False  # some case does not load (a stray graders folder is no case)
     for case_dir in find_case_dirs(eval_root):
         try:
             case = load_case(case_dir, eval_root, kinds)
         except CaseLoadError as e:
+            unloaded = True
             if scope(case_dir):
                 result.load_problems.extend(e.problems)
             continue
@@ -304,7 +306,7 @@ def check_suite(
         result.suite_problems.append(
             Problem(eval_root, "", f"holds no eval case — a case is a folder with {PROMPT_FILE} or {CASE_FILE}")
         )
-    result.suite_problems.extend(suite_problems(root, eval_root, result.cases, unloaded=bool(result.load_problems)))
+    result.suite_problems.extend(suite_problems(root, eval_root, result.cases, unloaded=unloaded))
     result.estimate = estimate((shape(c, model) for c in result.cases), resolve_judge_model(judge_model))
     pilot = eval_root / "results" / PILOT_JSON
     try:
