@@ -476,16 +476,21 @@ def section_overhead(args, tmp: Path, ours_binary: Path | None) -> None:
             f" ours per run median {o * 1000:6.0f} ms   ratio {o / b:.2f}"
         )
     all_bare, all_ours = bare["with"] + bare["without"], ours_runs["with"] + ours_runs["without"]
+    bare_mean = statistics.mean(all_bare)
+    runs_wall = median([wall - startup for wall, startup in zip(walls, startups, strict=False)]) / n
     conclude(
-        f"overhead per run: ours {median(all_ours) * 1000:.0f} ms / bare claude -p "
-        f"{median(all_bare) * 1000:.0f} ms = {median(all_ours) / median(all_bare):.2f}   (goal ≤ 1.05; "
-        f"ours = each run's durationSeconds)"
+        f"overhead per run: ours {runs_wall * 1000:.0f} ms (session wall after start-up ÷ runs) / bare claude -p "
+        f"{bare_mean * 1000:.0f} ms (mean) = {runs_wall / bare_mean:.2f}   (goal ≤ 1.05)"
+    )
+    conclude(
+        f"   each run from its prompt: ours {median(all_ours) * 1000:.0f} ms (durationSeconds, median) / bare "
+        f"{median(all_bare) * 1000:.0f} ms (median) = {median(all_ours) / median(all_bare):.2f}   (a run whose "
+        f"agent was started ahead does not wait for Claude Code's start-up)"
     )
     per_run = median(walls) / n
     conclude(
         f"overhead per run incl. session start-up: ours {per_run * 1000:.0f} ms (wall ÷ runs; start-up "
-        f"{median(startups):.2f} s) / bare {statistics.mean(all_bare) * 1000:.0f} ms (mean) = "
-        f"{per_run / statistics.mean(all_bare):.2f}"
+        f"{median(startups):.2f} s) / bare {bare_mean * 1000:.0f} ms (mean) = {per_run / bare_mean:.2f}"
     )
 
 
@@ -729,7 +734,7 @@ class Stages:
 
         self.patch("pytest_plugin_eval.run.workspace", "Workspace.create", workspace, "workspace creation")
         self.patch("pytest_plugin_eval.session.execute", "run_agent", lambda f: self.timed("run_agent", f), "run_agent")
-        self.patch("pytest_plugin_eval.run.execute", "run_child", self.child_wrapper, "the child")
+        self.patch("pytest_plugin_eval.run.agent", "Child.run", self.child_wrapper, "the child")
         self.patch("pytest_plugin_eval.session.execute", "grade", lambda f: self.timed("grading", f), "grading")
         self.patch(
             "pytest_plugin_eval.run.artefacts", "RunFolder.keep", lambda f: self.timed("keep", f), "keeping artefacts"
@@ -746,7 +751,8 @@ class Stages:
             self._undo.pop()()
 
     def child_wrapper(self, original):
-        def run_child(cmd, trace_path, *a, **k):
+        def run(child, *a, **k):
+            trace_path = child.trace_path
             first: list[float] = []
             done = threading.Event()
 
@@ -764,7 +770,7 @@ class Stages:
             started = time.perf_counter()
             watcher.start()
             try:
-                return original(cmd, trace_path, *a, **k)
+                return original(child, *a, **k)
             finally:
                 ended = time.perf_counter()
                 done.set()
@@ -780,7 +786,7 @@ class Stages:
                 if answers:
                     self.add("first request", answers[0].started - started)
 
-        return run_child
+        return run
 
 
 def profile_in_process(suite: Path, runs_per_arm: int, stages: Stages, env: dict) -> str:

@@ -86,38 +86,50 @@ class ChildExit:
 POLL_SECONDS = 0.2
 
 
-def run_child(
-    cmd: AgentCommand, trace_path: Path, stderr_path: Path, should_stop: Callable[[], object] | None = None
-) -> ChildExit:
-    """Run the child to completion, timeout, or until `should_stop()` is truthy. Its stdout *is* the trace:
-    written verbatim to `trace_path`.
+class Child:
+    """A `claude -p` child, started before its prompt is given: Claude Code spends about half a run starting up
+    (loading itself, reading settings and plugins) before it reads the prompt from stdin, so a run started ahead
+    (`Child(...)` while an earlier run works) only has the rest to do when `run()` gives it its prompt.
 
-    The child gets its own process group so that a timeout (or Ctrl-C) stops everything it started."""
-    started = time.monotonic()
-    timed_out = stopped = False
-    size, grew, silent = 0, started, 0.0  # the trace's size, when it last grew, and for how long it had not
-    with open(trace_path, "wb") as out, open(stderr_path, "wb") as err:
-        child = subprocess.Popen(
-            [*DEATH_SIGNAL, *cmd.argv],
-            cwd=cmd.cwd,
-            env=cmd.env,
-            stdin=subprocess.PIPE,
-            stdout=out,
-            stderr=err,
-            start_new_session=True,
-        )
+    Its stdout *is* the trace: written verbatim to `trace_path`. The child gets its own process group so that a
+    timeout (or Ctrl-C) stops everything it started."""
+
+    def __init__(self, cmd: AgentCommand, trace_path: Path, stderr_path: Path):
+        self.cmd = cmd
+        self.trace_path, self.stderr_path = trace_path, stderr_path
+        with open(trace_path, "wb") as out, open(stderr_path, "wb") as err:  # the child writes to its own copies
+            self.process = subprocess.Popen(
+                [*DEATH_SIGNAL, *cmd.argv],
+                cwd=cmd.cwd,
+                env=cmd.env,
+                stdin=subprocess.PIPE,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+
+    def run(self, should_stop: Callable[[], object] | None = None) -> ChildExit:
+        """Give the child its prompt and supervise it to completion, its time limit (counted from now), or until
+        `should_stop()` is truthy."""
+        child = self.process
+        started = time.monotonic()
+        timed_out = stopped = False
+        size, grew, silent = 0, started, 0.0  # the trace's size, when it last grew, and for how long it had not
         try:
             try:
                 assert child.stdin is not None  # stdin=PIPE
-                child.stdin.write(cmd.prompt.encode("utf-8"))
+                child.stdin.write(self.cmd.prompt.encode("utf-8"))
                 child.stdin.close()
             except BrokenPipeError:
                 pass
             while child.poll() is None:
-                now_size = os.fstat(out.fileno()).st_size
+                try:
+                    now_size = self.trace_path.stat().st_size
+                except OSError:
+                    now_size = size
                 if now_size != size:
                     size, grew = now_size, time.monotonic()
-                if time.monotonic() - started > cmd.timeout:
+                if time.monotonic() - started > self.cmd.timeout:
                     timed_out, silent = True, time.monotonic() - grew
                 elif should_stop is not None and should_stop():
                     stopped, silent = True, time.monotonic() - grew
@@ -132,13 +144,29 @@ def run_child(
         except BaseException:
             stop_group(child)
             raise
-    stderr = stderr_path.read_text(encoding="utf-8", errors="replace")
-    return ChildExit(child.returncode, timed_out, time.monotonic() - started, stderr, stopped, silent)
+        stderr = self.stderr_path.read_text(encoding="utf-8", errors="replace")
+        return ChildExit(child.returncode, timed_out, time.monotonic() - started, stderr, stopped, silent)
+
+    def kill(self) -> None:
+        """Stop a child that will not be run (its run was not needed, or the session stopped)."""
+        stop_group(self.process, grace=0)
+        if self.process.stdin is not None:
+            try:
+                self.process.stdin.close()
+            except OSError:
+                pass
 
 
-def stop_group(child: subprocess.Popen) -> None:
+def run_child(
+    cmd: AgentCommand, trace_path: Path, stderr_path: Path, should_stop: Callable[[], object] | None = None
+) -> ChildExit:
+    """Start the child and run it at once."""
+    return Child(cmd, trace_path, stderr_path).run(should_stop)
+
+
+def stop_group(child: subprocess.Popen, grace: float = KILL_GRACE_SECONDS) -> None:
     """SIGTERM the child's process group, then SIGKILL what is left after a grace period."""
-    for sig, wait in ((signal.SIGTERM, KILL_GRACE_SECONDS), (signal.SIGKILL, 5)):
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5)):
         try:
             os.killpg(child.pid, sig)
         except (ProcessLookupError, PermissionError):

@@ -23,12 +23,12 @@ from ..core.clock import now_iso
 from ..load.case import Case
 from ..load.suite import plugin_at
 from . import permissions
-from .agent import AgentCommand, AgentStartError, RunError, classify, run_child
+from .agent import AgentCommand, AgentStartError, Child, RunError, classify
 from .output import RunOutput
 from .redact import Redactor
 from .stand_ins import MockPlan, first_abort, grader_view, plan_mocks, read_calls, run_summary, write_configs
 from .transcript import Transcript
-from .workspace import Workspace, credential_files, credential_names, operator_env
+from .workspace import Snapshot, Workspace, credential_files, credential_names, operator_env
 
 
 @dataclass(frozen=True)
@@ -244,55 +244,83 @@ class AgentRun(RunOutput):
 
 def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
     """Run the child in `ws` and read what it produced. Raises AgentStartError when it cannot start."""
+    return start_agent(plan, ws).finish()
+
+
+def start_agent(plan: RunPlan, ws: Workspace) -> StartedAgent:
+    """Stage the workspace and start the child, which loads itself and then waits for its prompt (given by
+    `finish`). Raises AgentStartError when it cannot start."""
     case = plan.case
-    started_at, started = now_iso(), time.monotonic()
     stage(plan, ws)
     mock_plan = stand_ins(plan, ws)
-    active = mock_plan is not None and mock_plan.active
     before = ws.snapshot()  # after staging: scaffold files are the run's starting point, not its work
     command = AgentCommand(
         tuple(build_argv(plan, ws, mock_plan)), child_env(plan, ws), ws.cwd, case.prompt, case.timeout_seconds
     )
-
-    def watch() -> bool:
-        # The session stopping, or a mock's expect: violation (or an agent mock's ABORT:), stops the run at once.
-        return (plan.stop is not None and plan.stop.is_set()) or (
-            active and first_abort(read_calls(ws.out)) is not None
-        )
-
     try:
-        exit_ = run_child(command, ws.trace, ws.stderr, watch)
+        child = Child(command, ws.trace, ws.stderr)
     except OSError as e:
         raise AgentStartError(f"could not start {plan.claude}: {e}") from None
-    # Before anything reads what the run produced, the operator's credentials are taken out of it.
-    redactor = Redactor.of(operator_env(plan.environ))
-    redactor.names(ws.cwd)
-    redactor.run_output(ws.out)
-    exit_ = dataclasses.replace(exit_, stderr=redactor.text(exit_.stderr))
-    transcript = Transcript.from_file(ws.trace)
-    changes = ws.record_changes(before)
-    redactor.tree(ws.cwd, (*changes.created, *changes.modified))
-    calls = read_calls(ws.out) if active else []
-    warnings = mock_warnings(mock_plan)
-    summary = run_summary(mock_plan, calls, transcript.tool_calls, warnings) if mock_plan and active else None
-    mock_cost = summary["calls"]["costUsd"] if summary else 0.0
-    return AgentRun(
-        transcript=transcript,
-        cwd=ws.cwd,
-        created_files=changes.created,
-        arm=plan.arm,
-        mock_calls=grader_view(calls) if active else None,
-        error=RunError("interrupted", "interrupted: the session was stopped")
-        if plan.stop is not None and plan.stop.is_set()
-        else classify(exit_, transcript, case.timeout_seconds),
-        cost_usd=agent_cost(transcript, plan.model) + mock_cost,
-        workspace=ws,
-        started_at=started_at,
-        duration_seconds=time.monotonic() - started,
-        aborted=first_abort(calls),
-        mocks=summary,
-        notes=tuple(warnings),
-    )
+    return StartedAgent(plan, ws, mock_plan, before, child)
+
+
+@dataclass
+class StartedAgent:
+    """A run whose child has been started and waits for its prompt."""
+
+    plan: RunPlan
+    workspace: Workspace
+    mock_plan: MockPlan | None
+    before: Snapshot
+    child: Child
+
+    def finish(self) -> AgentRun:
+        """Give the child its prompt, supervise it to the end, and read what it produced."""
+        plan, ws, mock_plan, case = self.plan, self.workspace, self.mock_plan, self.plan.case
+        active = mock_plan is not None and mock_plan.active
+        started_at, started = now_iso(), time.monotonic()
+
+        def watch() -> bool:
+            # The session stopping, or a mock's expect: violation (or an agent mock's ABORT:), stops the run at once.
+            return (plan.stop is not None and plan.stop.is_set()) or (
+                active and first_abort(read_calls(ws.out)) is not None
+            )
+
+        exit_ = self.child.run(watch)
+        # Before anything reads what the run produced, the operator's credentials are taken out of it.
+        redactor = Redactor.of(operator_env(plan.environ))
+        redactor.names(ws.cwd)
+        redactor.run_output(ws.out)
+        exit_ = dataclasses.replace(exit_, stderr=redactor.text(exit_.stderr))
+        transcript = Transcript.from_file(ws.trace)
+        changes = ws.record_changes(self.before)
+        redactor.tree(ws.cwd, (*changes.created, *changes.modified))
+        calls = read_calls(ws.out) if active else []
+        warnings = mock_warnings(mock_plan)
+        summary = run_summary(mock_plan, calls, transcript.tool_calls, warnings) if mock_plan and active else None
+        mock_cost = summary["calls"]["costUsd"] if summary else 0.0
+        return AgentRun(
+            transcript=transcript,
+            cwd=ws.cwd,
+            created_files=changes.created,
+            arm=plan.arm,
+            mock_calls=grader_view(calls) if active else None,
+            error=RunError("interrupted", "interrupted: the session was stopped")
+            if plan.stop is not None and plan.stop.is_set()
+            else classify(exit_, transcript, case.timeout_seconds),
+            cost_usd=agent_cost(transcript, plan.model) + mock_cost,
+            workspace=ws,
+            started_at=started_at,
+            duration_seconds=time.monotonic() - started,
+            aborted=first_abort(calls),
+            mocks=summary,
+            notes=tuple(warnings),
+        )
+
+    def discard(self) -> None:
+        """The run will not be made: stop the child and remove its workspace."""
+        self.child.kill()
+        self.workspace.remove()
 
 
 def mock_warnings(mock_plan: MockPlan | None) -> list[str]:

@@ -296,7 +296,7 @@ class Controller:
         self.interrupted = signal_name(excinfo.value)
         self.exit_requested = getattr(excinfo.value, "returncode", None)  # pytest.exit(…, returncode) decides
         # The runs in flight are stopped and recorded (interrupted), with any that ended and were not reported yet.
-        for item, outcome in self.session.pool.stop():
+        for item, outcome in self.session.stop_runs():
             item.result = outcome.result
             report = item.run_report()
             if report is not None:

@@ -22,7 +22,14 @@ from ..results.record import grader_results
 from ..results.scoring import judge_cost, run_score
 from ..run.agent import AgentStartError
 from ..run.artefacts import RunFolder
-from ..run.execute import RunPlan, mock_calls_with_only, run_agent, skill_failures, unpriced_models
+from ..run.execute import (
+    RunPlan,
+    StartedAgent,
+    mock_calls_with_only,
+    run_agent,
+    skill_failures,
+    unpriced_models,
+)
 from ..run.workspace import ScaffoldFailed, Workspace
 
 
@@ -39,12 +46,12 @@ class Evaluation:
     retry_pause: float = 5.0  # seconds before the second attempt (×2 before the third…)
 
 
-def evaluate(plan: RunPlan, how: Evaluation) -> RunResult:
+def evaluate(plan: RunPlan, how: Evaluation, ready: StartedAgent | None = None) -> RunResult:
     """Run, and run again (fresh) after an API error, up to `how.attempts` times with a growing pause. The run
-    costs what all its attempts cost."""
+    costs what all its attempts cost. `ready`: the first attempt's agent, started ahead (session/prestart.py)."""
     spent = 0.0
     for attempt in range(1, how.attempts + 1):
-        result = attempt_run(plan, how)
+        result = attempt_run(plan, how, ready if attempt == 1 else None)
         result.attempts = attempt
         result.cost_usd += spent
         if result.error_kind != "api" or attempt == how.attempts:
@@ -65,12 +72,12 @@ class Progress:
     trace_path: str | None = None
 
 
-def attempt_run(plan: RunPlan, how: Evaluation) -> RunResult:
+def attempt_run(plan: RunPlan, how: Evaluation, ready: StartedAgent | None = None) -> RunResult:
     """One attempt: a RunResult whatever happens in the harness (a BaseException — Ctrl-C in the main thread —
-    still goes up)."""
+    still goes up). `ready`: its agent, already started and waiting for the prompt."""
     progress = Progress(now_iso(), time.monotonic())
     try:
-        return _attempt(plan, how, progress)
+        return _attempt(plan, how, progress, ready)
     except GradingStopped:
         return ended_early(
             plan, progress, "interrupted", "interrupted: the session was stopped while the run was graded"
@@ -109,14 +116,14 @@ def ended_early(plan: RunPlan, progress: Progress, kind: str, message: str) -> R
     )
 
 
-def _attempt(plan: RunPlan, how: Evaluation, progress: Progress) -> RunResult:
+def _attempt(plan: RunPlan, how: Evaluation, progress: Progress, ready: StartedAgent | None) -> RunResult:
     case, ledger = plan.case, how.ledger
     started_at, started = progress.started_at, progress.started
-    ws = Workspace.create(how.workspace_base)
-    how.artefacts.path.mkdir(parents=True, exist_ok=True)
+    ws = ready.workspace if ready is not None else Workspace.create(how.workspace_base)
     try:
+        how.artefacts.path.mkdir(parents=True, exist_ok=True)
         try:
-            run = run_agent(plan, ws)
+            run = ready.finish() if ready is not None else run_agent(plan, ws)
         except AgentStartError as e:
             # A failed scaffold is a failed run (score 0); a harness that cannot start the agent scores nothing.
             scaffold = isinstance(e, ScaffoldFailed)

@@ -66,6 +66,12 @@ def pytest_runtestloop(session):  # controller has made sure the results can be 
     get_session(session.config).pool.start(item for item in session.items if isinstance(item, RunItem))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):  # one at a time, the next run's agent is started ahead
+    if isinstance(item, RunItem):
+        get_session(item.config).pool.upcoming(item, nextitem)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector):
     report = yield

@@ -5,6 +5,10 @@ no extra Python processes, no second collection of the suite. Once the items are
 item order and up to N are in flight, ahead of the item that reports them; items still report one by one, in
 order, so a session's results are those of a serial session. `stop()` ends what is in flight (the children are
 stopped) and drops what has not started.
+
+One at a time, each run is told the item pytest runs after it (`upcoming`), so that it can start that run's agent
+ahead (session/prestart.py). N at a time, the N runs in flight already overlap one's start-up with another's wait
+for the model; on a busy machine a run started ahead only crowds them.
 """
 
 from __future__ import annotations
@@ -36,11 +40,12 @@ class RunPool:
     worker's main thread). Even one at a time, runs go through a thread: the main thread only waits, so that a
     Ctrl-C or SIGTERM is handled at once and the run in flight is stopped and recorded as interrupted."""
 
-    def __init__(self, size: int, execute: Callable[[Any], Outcome]):
+    def __init__(self, size: int, execute: Callable[[Any, Any], Outcome]):
         self.size = size
         self._execute = execute
         self._executor: ThreadPoolExecutor | None = None
         self._queued: dict[str, tuple[Any, Future[Outcome]]] = {}
+        self._next: dict[str, Any] = {}  # item → the item pytest runs after it (one at a time)
         self.stopping = threading.Event()
 
     def start(self, items: Iterable[Any]) -> None:
@@ -52,6 +57,11 @@ class RunPool:
         for item in items:
             self._submit(item)
 
+    def upcoming(self, item: Any, nextitem: Any) -> None:
+        """pytest will run `nextitem` after `item`."""
+        if nextitem is not None and self.size < 2:
+            self._next[item.nodeid] = nextitem
+
     def _submit(self, item: Any) -> Future[Outcome]:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=self.size, thread_name_prefix="plugin-eval-run")
@@ -62,7 +72,7 @@ class RunPool:
     def _guarded(self, item: Any) -> Outcome:
         if self.stopping.is_set():
             return Outcome()
-        return self._execute(item)
+        return self._execute(item, self._next.pop(item.nodeid, None))
 
     def in_flight(self) -> int:
         """How many runs are running now."""
@@ -74,7 +84,7 @@ class RunPool:
             if self.stopping.is_set():
                 return Outcome()  # the session stopped before this run started
             if self.size < 1:
-                return self._execute(item)
+                return self._execute(item, self._next.pop(item.nodeid, None))
         future = self._submit(item)
         while True:
             try:

@@ -45,6 +45,7 @@ from ..run.execute import RunPlan, RunSettings
 from .execute import Evaluation, evaluate, harness_result
 from .options import WORKER_INPUT_KEY, EvalOptions, collection_paths, eval_options_given, parse_options
 from .pool import Outcome, RunPool
+from .prestart import Prestarts, RunKey
 from .rounds import RoundBoard
 from .scratch import Scratch
 from .trust import TrustRefused, confirm_trust
@@ -77,6 +78,19 @@ def workers(config) -> int:
     return n if isinstance(n, int) and n > 0 else 1
 
 
+def worker_count(workerinput: dict) -> int:
+    """How many pytest-xdist workers there are, seen from one of them."""
+    count = workerinput.get("workercount")
+    return count if isinstance(count, int) and count > 0 else 1
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 class EvalSession:
     def __init__(self, config, options: EvalOptions):
         self.config = config
@@ -105,6 +119,11 @@ class EvalSession:
         # -j N: N runs at once in this process (under pytest-xdist each worker runs its items one by one).
         in_process = 0 if self.is_worker or workers(config) > 1 else (options.concurrency or 1)
         self.pool = RunPool(in_process, self.execute)
+        self.prestarts = Prestarts()
+        # One run at a time, the next run's agent starts while this one works — on a core that would otherwise
+        # idle. With as many runs at once as cores, it only crowds them (each worker of -n runs one at a time).
+        at_once = worker_count(worker) if worker else max(in_process, 1)
+        self.starts_ahead = in_process <= 1 and at_once < usable_cpus()
 
     # ---- start-up ------------------------------------------------------------------------------------
 
@@ -305,15 +324,16 @@ class EvalSession:
 
     # ---- running -------------------------------------------------------------------------------------
 
-    def execute(self, item) -> Outcome:
+    def execute(self, item, upcoming=None) -> Outcome:
         """One item's run, unless the cost ceiling keeps it from starting or (--runs auto) its case needs no more
-        runs. Called from the pool's threads."""
+        runs. Called from the pool's threads. `upcoming`: the item whose run starts next, started ahead."""
         case, ledger = item.case, self.ledger
         if self.options.auto_runs is not None:
             reason = self.rounds.need(
                 case_key(case), item.index, self.earlier_runs(item), self.two_arm(case), self.pool.stopping
             )
             if reason is not None:
+                self.prestarts.discard(run_key(item))
                 return Outcome(unneeded=reason)
         outcome = Outcome()
         try:
@@ -324,8 +344,9 @@ class EvalSession:
                 )
                 skipped = SkippedRun(case.name, case.rel_dir, item.arm, item.index, "cost_ceiling")
                 outcome = Outcome(skipped=skipped, why_skipped=why)
+                self.prestarts.discard(run_key(item))
             else:
-                outcome = Outcome(result=self.run_case(case, item.arm, item.index))
+                outcome = Outcome(result=self.run_case(case, item.arm, item.index, upcoming))
         except Exception as e:  # a fault before the run's own guard (planning it, its judge, its folder)
             outcome = Outcome(result=harness_result(item.arm, item.index, e))
         finally:
@@ -344,8 +365,9 @@ class EvalSession:
                         self._earlier.setdefault(case_key(other.case), set()).add((other.arm, other.index))
         return {(arm, i) for arm, i in self._earlier.get(case_key(item.case), set()) if i < item.index}
 
-    def run_case(self, case: Case, arm: str, index: int) -> RunResult:
-        """One run of `case` in `arm` (or, with --regrade, its stored run graded again)."""
+    def run_case(self, case: Case, arm: str, index: int, upcoming=None) -> RunResult:
+        """One run of `case` in `arm` (or, with --regrade, its stored run graded again). `upcoming`: the item
+        whose run comes next, whose agent this run starts ahead."""
         folder = self.results_folder(case.eval_root)
         assert folder is not None
         artefacts = folder.run_folder(os.path.relpath(case.dir, case.eval_root), arm, index)
@@ -354,7 +376,41 @@ class EvalSession:
         if self.stored is not None:
             stored = self.stored.runs[(case.rel_dir, arm, index)]
             return regrade_run(case, stored, self.two_arm(case), judge, artefacts, stop=self.pool.stopping)
-        plan = RunPlan(
+        plan = self.run_plan(case, arm, index)
+        how = Evaluation(
+            two_arm=self.two_arm(case),
+            artefacts=artefacts,
+            judge=judge,
+            ledger=self.ledger,
+            attempts=1 + self.options.api_retries,
+            workspace_base=self.workspace_base,
+        )
+        ready = self.prestarts.take((case_key(case), arm, index))  # from here on, evaluate owns it
+        self.start_ahead(upcoming)
+        return evaluate(plan, how, ready)
+
+    @property
+    def workspace_base(self) -> Path | None:
+        """Where runs' workspaces are made: the session's scratch folder (--keep-temp: outside it, where the
+        scratch folder's removal at the end leaves them)."""
+        return None if self.options.keep_temp else self.scratch.workspaces
+
+    def start_ahead(self, item) -> None:
+        """Start `item`'s agent now, so that its run finds it ready (session/prestart.py): a run of a case, not a
+        stored run graded again, and under --runs auto one of the first runs every case makes."""
+        if not self.starts_ahead or self.stored is not None or not isinstance(getattr(item, "case", None), Case):
+            return
+        auto = self.options.auto_runs
+        if auto is not None and item.index > auto.first:
+            return
+        case, arm, index = item.case, item.arm, item.index
+        self.prestarts.start(run_key(item), lambda: (self.run_plan(case, arm, index), self.workspace_base))
+
+    def run_plan(self, case: Case, arm: str, index: int) -> RunPlan:
+        folder = self.results_folder(case.eval_root)
+        assert folder is not None
+        script = case.script if self.options.scripted else None
+        return RunPlan(
             case=case,
             arm=arm,
             index=index,
@@ -367,18 +423,6 @@ class EvalSession:
             tag=self.scratch.tag,
             # the results written elsewhere than the eval dir (whose results/ is hidden with the suite)
             hidden=(Path(self.options.output_dir).absolute(),) if self.options.output_dir else (),
-        )
-        return evaluate(
-            plan,
-            Evaluation(
-                two_arm=self.two_arm(case),
-                artefacts=artefacts,
-                judge=judge,
-                ledger=self.ledger,
-                attempts=1 + self.options.api_retries,
-                # --keep-temp: where the scratch folder's removal at the end leaves them
-                workspace_base=None if self.options.keep_temp else self.scratch.workspaces,
-            ),
         )
 
     def run_settings(self) -> RunSettings:
@@ -566,8 +610,15 @@ class EvalSession:
             )
         return lines
 
+    def stop_runs(self) -> list:
+        """Stop the runs in flight and those started ahead; returns the items whose runs were in flight, with
+        what they came to (RunPool.stop)."""
+        ended = self.pool.stop()
+        self.prestarts.close()
+        return ended
+
     def close(self) -> None:
-        self.pool.stop()
+        self.stop_runs()
         if self._endpoint is not None:
             self._endpoint.stop()
         if self._scratch is not None:
@@ -576,6 +627,10 @@ class EvalSession:
 
 def case_key(case: Case) -> str:
     return str(case.dir.resolve())
+
+
+def run_key(item) -> RunKey:
+    return (case_key(item.case), item.arm, item.index)
 
 
 def _glob(name: str, pattern: str) -> bool:

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import GREETING_GRADERS, Suite
 
 GOOD = {"all": ["Hello from the plugin."]}
@@ -118,6 +120,28 @@ def test_sigterm_with_runs_in_flight_records_them_interrupted_and_leaves_nothing
     assert all(run["score"] is None for run in runs if run.get("errorKind") == "interrupted")
     time.sleep(1)
     assert not any(Path(f"/proc/{pid}").exists() for pid in children)  # no claude child left
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="runs are started ahead only with a core to spare")
+def test_one_at_a_time_the_next_runs_agent_waits_ready_and_never_outlives_the_session(suite):
+    suite.case("slow", frontmatter={"runs": 3}, graders=GREETING, script=SLOW)
+    proc = session(suite, "--json", "out.json")  # one run at a time
+    # While the first run waits for its (slow) model, the next run's claude is already started and waiting.
+    children = wait_for(
+        lambda: (
+            (found := {p: c for p, c in descendants(proc.pid).items() if "stream-json" in c})
+            and len(found) == 2
+            and found
+        )
+    )
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, out + err
+    document = json.loads((suite.root / "out.json").read_text())
+    runs = [run for case in document["cases"] for arm in case["arms"].values() for run in arm]
+    assert [run["errorKind"] for run in runs] == ["interrupted"]  # the run started ahead had not begun
+    time.sleep(1)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in children)
 
 
 def test_a_worker_killed_mid_run_is_recorded_and_the_session_is_partial(suite):

@@ -1,12 +1,16 @@
-"""How a finished child is classified: the run's error kind decides whether it counts against the plugin."""
+"""How a finished child is classified: the run's error kind decides whether it counts against the plugin; and the
+child process itself, started ahead of its prompt."""
 
 from __future__ import annotations
 
 import json
+import os
+import time
+from pathlib import Path
 
 import pytest
 
-from pytest_plugin_eval.run.agent import ChildExit, classify
+from pytest_plugin_eval.run.agent import AgentCommand, Child, ChildExit, classify
 from pytest_plugin_eval.run.transcript import Transcript
 
 
@@ -150,3 +154,46 @@ def test_a_prompt_too_long_is_the_runs_own_error_not_an_outage():
     assert classify(child(1), transcript(**older), 300).kind == "prompt_too_long"
     other = {**older, "result": "API Error: 400 tools.0: invalid schema"}
     assert classify(child(1), transcript(**other), 300).kind == "api"
+
+
+# ---- the child process: started ahead of its prompt ----------------------------------------------------------
+
+
+def shell_child(tmp_path: Path, script: str, timeout: float = 30) -> Child:
+    """A stand-in child: a shell that reads its prompt from stdin as `claude -p` does."""
+    cmd = AgentCommand(("sh", "-c", script), dict(os.environ), tmp_path, "the prompt", timeout)
+    return Child(cmd, tmp_path / "trace.jsonl", tmp_path / "stderr.txt")
+
+
+def test_a_child_started_ahead_gets_its_prompt_only_when_it_runs(tmp_path):
+    child = shell_child(tmp_path, 'echo started > started; cat > got; echo "{\\"type\\": \\"result\\"}"')
+    deadline = time.monotonic() + 10
+    while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.1)
+    assert not (tmp_path / "got").exists() or (tmp_path / "got").read_text() == ""  # waiting for its prompt
+    exit_ = child.run()
+    assert exit_.returncode == 0 and not exit_.timed_out
+    assert (tmp_path / "got").read_text() == "the prompt"
+    assert (tmp_path / "trace.jsonl").read_text() == '{"type": "result"}\n'
+
+
+def test_the_time_limit_counts_from_the_prompt(tmp_path):
+    child = shell_child(tmp_path, "cat > /dev/null; sleep 0.3", timeout=1)
+    time.sleep(1.5)  # longer than the limit, waiting for the prompt
+    assert child.run().timed_out is False
+
+
+def test_a_child_that_will_not_run_is_stopped_with_what_it_started(tmp_path):
+    child = shell_child(tmp_path, "sleep 60 & echo $! > grandchild; cat > /dev/null; wait")
+    deadline = time.monotonic() + 10
+    while not (tmp_path / "grandchild").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.1)
+    grandchild = int((tmp_path / "grandchild").read_text())
+    child.kill()
+    assert child.process.poll() is not None
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{grandchild}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{grandchild}").exists()

@@ -117,21 +117,25 @@ def case(tmp_path):
 def test_run_agent_redacts_the_trace_stderr_and_the_working_tree_before_anything_reads_them(
     case, tmp_path, monkeypatch
 ):
-    def fake_child(command, trace, stderr, should_stop=None):
-        # What a child that somehow saw the key would leave behind (its env holds it: the model client needs it).
-        assert command.env["ANTHROPIC_API_KEY"] == KEY
-        cwd = command.cwd
-        (cwd / "leak.txt").write_text(f"KEY={KEY}\n")
-        (cwd / f"{KEY}.log").write_text("named after it")
-        lines = [
-            {"type": "assistant", "message": {"content": [{"type": "text", "text": f"the key is {KEY}"}]}},
-            {"type": "result", "subtype": "success", "is_error": False, "num_turns": 1, "result": f"done {AWS}"},
-        ]
-        trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
-        stderr.write_text(f"debug: using {AWS}\n")
-        return ChildExit(0, False, 0.1, stderr.read_text())
+    class FakeChild:
+        def __init__(self, command, trace, stderr):
+            self.command, self.trace, self.stderr = command, trace, stderr
 
-    monkeypatch.setattr(run_execute, "run_child", fake_child)
+        def run(self, should_stop=None):
+            # What a child that somehow saw the key would leave behind (its env holds it: the model client needs it).
+            assert self.command.env["ANTHROPIC_API_KEY"] == KEY
+            cwd = self.command.cwd
+            (cwd / "leak.txt").write_text(f"KEY={KEY}\n")
+            (cwd / f"{KEY}.log").write_text("named after it")
+            lines = [
+                {"type": "assistant", "message": {"content": [{"type": "text", "text": f"the key is {KEY}"}]}},
+                {"type": "result", "subtype": "success", "is_error": False, "num_turns": 1, "result": f"done {AWS}"},
+            ]
+            self.trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+            self.stderr.write_text(f"debug: using {AWS}\n")
+            return ChildExit(0, False, 0.1, self.stderr.read_text())
+
+    monkeypatch.setattr(run_execute, "Child", FakeChild)
     ws = Workspace.create(tmp_path)
     plan = RunPlan(case=case, arm="with", index=1, settings=RunSettings(), claude=Path("/opt/claude"), environ=ENV)
     run = run_agent(plan, ws)

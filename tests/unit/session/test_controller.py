@@ -138,6 +138,7 @@ class FakeSession:
         self.shard_share = None
         self.pytest_session = SimpleNamespace(shouldstop=False, testscollected=0)
         self.pool = SimpleNamespace(in_flight=lambda: 0, stop=lambda: [])
+        self.stop_runs = self.pool.stop
         self.tmp_path = tmp_path
         self.folder = ResultsFolder(tmp_path / "results" / "now")  # the eval dir /suite/evals's
         self.folders: dict[Path, ResultsFolder] = {Path(EVALS): self.folder}

@@ -17,11 +17,13 @@ def items(n: int) -> list:
 class Recorder:
     def __init__(self, hold: threading.Event | None = None):
         self.started: list[int] = []
+        self.upcoming: dict[int, int | None] = {}  # run → the run it was told comes next
         self.threads: set[str] = set()
         self.hold = hold
 
-    def __call__(self, item) -> Outcome:
+    def __call__(self, item, upcoming) -> Outcome:
         self.started.append(item.index)
+        self.upcoming[item.index] = upcoming.index if upcoming is not None else None
         self.threads.add(threading.current_thread().name)
         if self.hold is not None:
             self.hold.wait(5)
@@ -76,3 +78,28 @@ def test_stop_returns_the_runs_in_flight_and_drops_the_rest():
     assert sorted(item.index for item, _ in ended) == [1, 2]
     assert sorted(runs.started) == [1, 2]
     assert pool.outcome(batch[4]) == Outcome()  # asked after the stop: never started
+
+
+def test_one_at_a_time_each_run_is_told_the_item_pytest_runs_next():
+    for size in (0, 1):
+        runs = Recorder()
+        pool = RunPool(size, runs)
+        batch = items(3)
+        pool.start(batch)
+        for item, nextitem in zip(batch, [*batch[1:], None], strict=True):
+            pool.upcoming(item, nextitem)
+            pool.outcome(item)
+        assert runs.upcoming == {1: 2, 2: 3, 3: None}
+        pool.stop()
+
+
+def test_runs_ahead_are_told_of_no_next_run():
+    runs = Recorder()
+    pool = RunPool(2, runs)
+    batch = items(3)
+    pool.start(batch)
+    for item, nextitem in zip(batch, [*batch[1:], None], strict=True):
+        pool.upcoming(item, nextitem)
+        pool.outcome(item)
+    assert runs.upcoming == {1: None, 2: None, 3: None}
+    pool.stop()

@@ -1,0 +1,88 @@
+"""Runs started ahead: one at a time, taken once, and never left running (pytest_plugin_eval.session.prestart).
+No child process: `start_agent` is replaced by a fake that records what became of each start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_plugin_eval.session import prestart
+from pytest_plugin_eval.session.prestart import Prestarts
+
+
+class FakeStarted:
+    def __init__(self, plan, ws):
+        self.plan, self.workspace = plan, ws
+        self.discarded = False
+
+    def discard(self) -> None:
+        self.discarded = True
+        self.workspace.remove()
+
+
+@pytest.fixture
+def started(monkeypatch) -> list[FakeStarted]:
+    made: list[FakeStarted] = []
+
+    def start_agent(plan, ws):
+        if plan == "cannot start":
+            raise RuntimeError("no sandbox")
+        made.append(FakeStarted(plan, ws))
+        return made[-1]
+
+    monkeypatch.setattr(prestart, "start_agent", start_agent)
+    return made
+
+
+def key(index: int, arm: str = "with") -> tuple[str, str, int]:
+    return ("/suite/evals/case", arm, index)
+
+
+def test_a_run_started_ahead_is_taken_once(started, tmp_path):
+    ahead = Prestarts()
+    ahead.start(key(2), lambda: ("plan 2", tmp_path))
+    taken = ahead.take(key(2))
+    assert taken is started[0] and taken.plan == "plan 2" and taken.workspace.root.parent == tmp_path
+    assert ahead.take(key(2)) is None
+    assert not taken.discarded  # the caller runs it
+
+
+def test_only_one_run_is_ahead_at_a_time(started, tmp_path):
+    ahead = Prestarts()
+    ahead.start(key(2), lambda: ("plan 2", tmp_path))
+    ahead.start(key(2), lambda: ("plan 2 again", tmp_path))  # already ahead: not started twice
+    ahead.start(key(3), lambda: ("plan 3", tmp_path))  # run 2 was not taken: it is not wanted
+    assert [s.plan for s in started] == ["plan 2", "plan 3"]
+    assert started[0].discarded and not started[0].workspace.root.exists()
+    assert ahead.take(key(2)) is None and ahead.take(key(3)) is started[1]
+
+
+def test_a_run_that_cannot_be_started_ahead_is_left_for_its_turn(started, tmp_path):
+    ahead = Prestarts()
+
+    def broken_plan():
+        raise OSError("results folder gone")
+
+    ahead.start(key(2), broken_plan)
+    ahead.start(key(3), lambda: ("cannot start", tmp_path))
+    assert ahead.take(key(2)) is None and ahead.take(key(3)) is None
+    assert list(tmp_path.iterdir()) == []  # the workspace made for run 3 is gone again
+
+
+def test_a_run_not_made_is_stopped(started, tmp_path):
+    ahead = Prestarts()
+    ahead.start(key(2), lambda: ("plan 2", tmp_path))
+    ahead.discard(key(2))
+    ahead.discard(key(4))  # never started: nothing to do
+    assert started[0].discarded and ahead.take(key(2)) is None
+
+
+def test_closing_stops_what_is_ahead_and_starts_nothing_more(started, tmp_path):
+    ahead = Prestarts()
+    ahead.start(key(2), lambda: ("plan 2", tmp_path))
+    ahead.close()
+    ahead.start(key(3), lambda: ("plan 3", tmp_path))
+    assert started[0].discarded and [s.plan for s in started] == ["plan 2"]
+    assert ahead.take(key(3)) is None
+    assert not any(Path(tmp_path).iterdir())
