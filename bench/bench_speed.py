@@ -7,7 +7,8 @@ Sections (default: all of them; pick some with the flags):
                     ours, …; --repeat K, median), with a check that both produced the same per-case aggregates.
   --overhead        ours, serial, per run, against a bare `claude -p --output-format stream-json --verbose` child
                     answering the same prompt against the same model at zero latency (the floor).
-  --scaling         ours at -j 1, 2, 4 with 1 s per model answer, against the ideal (serial ÷ N).
+  --scaling         ours at -j 1, 2, 4 with 1 s per model answer, against the ideal (serial ÷ N), and against the
+                    reference tool at the same -j and latency (when it is installed).
   --profile         where one run's time goes: the package's own stages, timed in this process.
   --memory          peak RSS of the harness's process tree during a -j 4 session, and per running claude child.
   --installed-cost  what having the plugin installed costs a pytest session that evaluates nothing.
@@ -515,6 +516,8 @@ def section_scaling(args, tmp: Path, scaling: bool, memory: bool) -> None:
     cases, runs = args.scaling_cases, args.scaling_runs
     suite = make_suite(tmp / "scaling-suite", cases, runs)
     sessions: dict[int, Session] = {}
+    reference: dict[int, Session] = {}  # the reference tool at the same latency, for comparison
+    ref = find_reference(args.reference) if scaling else None
     with PolicyModel(latency=args.latency) as model:
         env = session_env(model.url, tmp / "scaling-home")
         say(
@@ -539,6 +542,14 @@ def section_scaling(args, tmp: Path, scaling: bool, memory: bool) -> None:
                 f"   -j {jobs}: {s.wall:6.2f} s   start-up to first run {fmt_s(startup)}   load {load()}"
                 f"   model requests {fmt_counts(s.requests)}{'' if s.ok else f'   FAILED: {s.describe_failure()}'}"
             )
+            if ref is not None:
+                out = tmp / f"scaling-ref-j{jobs}.json"
+                r = run_session("reference", reference_command(ref, suite, out, jobs), env, tmp, out, jobs, model)
+                reference[jobs] = r
+                say(
+                    f"   -j {jobs} reference: {r.wall:6.2f} s   load {load()}"
+                    f"{'' if r.ok else f'   FAILED: {r.describe_failure()}'}"
+                )
     if scaling:
         serial = sessions.get(1)
         if serial is None or not serial.ok:
@@ -560,6 +571,13 @@ def section_scaling(args, tmp: Path, scaling: bool, memory: bool) -> None:
                         f"     without the start-up (launch → first run: {here:.1f} s here, {there:.1f} s serial): "
                         f"{phase:.1f} s / {serial_phase / jobs:.1f} s = {phase / (serial_phase / jobs):.2f}"
                     )
+        for jobs, r in reference.items():
+            s = sessions[jobs]
+            if r.ok and s.ok:
+                conclude(
+                    f"at {args.latency:g} s per answer, -j {jobs}: ours {s.wall:.1f} s / reference {r.wall:.1f} s = "
+                    f"{s.wall / r.wall:.2f}"
+                )
     if memory:
         sampled = sessions.get(4)
         if sampled is None or sampled.memory is None or not sampled.memory.samples:

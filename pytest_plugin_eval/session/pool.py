@@ -6,9 +6,8 @@ item order and up to N are in flight, ahead of the item that reports them; items
 order, so a session's results are those of a serial session. `stop()` ends what is in flight (the children are
 stopped) and drops what has not started.
 
-One at a time, each run is told the item pytest runs after it (`upcoming`), so that it can start that run's agent
-ahead (session/prestart.py). N at a time, the N runs in flight already overlap one's start-up with another's wait
-for the model; on a busy machine a run started ahead only crowds them.
+Each run is told which run begins after it (`upcoming`: the next in the queue, or, one at a time, the item pytest
+runs next), so that it can start that run's agent ahead (session/prestart.py).
 """
 
 from __future__ import annotations
@@ -45,7 +44,7 @@ class RunPool:
         self._execute = execute
         self._executor: ThreadPoolExecutor | None = None
         self._queued: dict[str, tuple[Any, Future[Outcome]]] = {}
-        self._next: dict[str, Any] = {}  # item → the item pytest runs after it (one at a time)
+        self._next: dict[str, Any] = {}  # item → the item whose run begins after its run
         self.stopping = threading.Event()
 
     def start(self, items: Iterable[Any]) -> None:
@@ -54,11 +53,14 @@ class RunPool:
         session before another run starts)."""
         if self.size < 2:
             return
-        for item in items:
+        queue = list(items)
+        for item, after in zip(queue, queue[1:], strict=False):  # runs begin in queue order
+            self._next[item.nodeid] = after
+        for item in queue:
             self._submit(item)
 
     def upcoming(self, item: Any, nextitem: Any) -> None:
-        """pytest will run `nextitem` after `item`."""
+        """pytest will run `nextitem` after `item` (what comes next, one at a time)."""
         if nextitem is not None and self.size < 2:
             self._next[item.nodeid] = nextitem
 

@@ -1,18 +1,20 @@
 """Runs started ahead: while one run works, the next one's agent is already starting.
 
-Claude Code spends about half of a short run loading itself before it reads its prompt. The session starts the
-next run's child (its workspace staged, exactly as it would be at its turn) while the current run works, and the
-child waits on stdin: when its item's turn comes, it only has the rest of the run to do. Nothing reaches the model
-before the prompt, so a child that is never used (the session stopped, the run was not needed, the cost ceiling
-kept it from starting) costs nothing but the start-up: it is stopped and its workspace removed.
+Claude Code spends about half of a short run loading itself before it reads its prompt. When a run begins, the
+session starts the next run's child (its workspace staged, exactly as it would be at its turn), which waits on
+stdin: when that run's turn comes, it only has the rest of the run to do. Nothing reaches the model before the
+prompt, so a child that is never used (the session stopped, the run was not needed, the cost ceiling kept it from
+starting) costs nothing but its start-up: it is stopped and its workspace removed.
 
-One run is started ahead at a time: it uses a core that would otherwise wait on the model, without crowding the
-runs in flight.
+One run is ahead at a time, and only while the machine has a core to spare: on a busy machine (four runs at once
+on two cores with a fast model, or other work) a child started ahead only crowds the runs in flight.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,35 +28,48 @@ class Prestarts:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._ready: dict[RunKey, StartedAgent] = {}
+        self._starting: dict[RunKey, threading.Event] = {}
+        self._begun: set[RunKey] = set()  # runs already taken (or made without): never started ahead again
         self._closed = False
 
     def start(self, key: RunKey, plan: Callable[[], tuple[RunPlan, Path | None]]) -> None:
-        """Start the run `key` ahead, unless it already is. `plan()` gives its plan and where its workspace goes;
-        whatever goes wrong here is left for the run itself to meet (and report) at its turn."""
+        """Start the run `key` ahead, unless it is (or has begun) already. `plan()` gives its plan and where its
+        workspace goes; whatever goes wrong here is left for the run itself to meet (and report) at its turn."""
         with self._lock:
-            if self._closed or key in self._ready:
+            if self._closed or key in self._ready or key in self._starting or key in self._begun:
                 return
-            for other in list(self._ready):  # one ahead at a time: an earlier one not taken was not wanted
-                self._ready.pop(other).discard()
+            stale = [self._ready.pop(other) for other in list(self._ready)]  # not taken: not wanted
+            started_event = self._starting[key] = threading.Event()
+        for agent in stale:
+            agent.discard()
+        started = None
         try:
             run_plan, base = plan()
             ws = Workspace.create(base)
+            try:
+                started = start_agent(run_plan, ws)
+            except Exception:
+                ws.remove()
         except Exception:
-            return
-        try:
-            started = start_agent(run_plan, ws)
-        except Exception:
-            ws.remove()
-            return
+            pass
         with self._lock:
-            if self._closed or key in self._ready:
-                started.discard()
-            else:
+            del self._starting[key]
+            keep = started is not None and not self._closed and key not in self._begun
+            if keep and started is not None:
                 self._ready[key] = started
+        started_event.set()
+        if started is not None and not keep:
+            started.discard()
 
     def take(self, key: RunKey) -> StartedAgent | None:
-        """The run `key`'s agent if it was started ahead (it is the caller's from now on)."""
+        """The run `key` begins: its agent if it was started ahead (the caller's from now on). A start still in
+        progress is waited for (it takes milliseconds: the child then loads on its own)."""
         with self._lock:
+            pending = self._starting.get(key)
+        if pending is not None:
+            pending.wait()
+        with self._lock:
+            self._begun.add(key)
             return self._ready.pop(key, None)
 
     def discard(self, key: RunKey) -> None:
@@ -70,3 +85,63 @@ class Prestarts:
             left, self._ready = list(self._ready.values()), {}
         for started in left:
             started.discard()
+
+
+Sample = tuple[float, float]  # (idle, total) CPU time since boot, in clock ticks
+
+
+def cpu_times() -> Sample | None:
+    """The machine's idle and total CPU time (Linux); None where /proc/stat cannot be read."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [float(v) for v in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    if len(fields) < 4:
+        return None
+    return fields[3] + (fields[4] if len(fields) > 4 else 0.0), sum(fields[:8])
+
+
+def cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+class SpareCores:
+    """How many of the machine's cores have gone unused lately: the idle cores since the last look, averaged with
+    the looks before (half weight each time), so that one busy moment does not decide. Where that cannot be
+    measured, the guess `fallback` stands."""
+
+    MIN_WINDOW = 0.2  # seconds: a shorter window says little; the last answer stands
+
+    def __init__(
+        self,
+        fallback: float,
+        read: Callable[[], Sample | None] = cpu_times,
+        cores: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.fallback = fallback
+        self._read, self._clock = read, clock
+        self._cores = cores if cores is not None else cpu_count()
+        self._last, self._last_at = read(), clock()
+        self._answer = fallback
+        self._looks = 0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        with self._lock:
+            now = self._read()
+            if now is None or self._last is None:
+                return self.fallback
+            if self._clock() - self._last_at < self.MIN_WINDOW:
+                return self._answer
+            idle, total = now[0] - self._last[0], now[1] - self._last[1]
+            self._last, self._last_at = now, self._clock()
+            if total > 0:
+                spare = self._cores * idle / total
+                self._answer = spare if self._looks == 0 else (self._answer + spare) / 2
+                self._looks += 1
+            return self._answer

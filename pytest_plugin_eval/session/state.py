@@ -45,7 +45,7 @@ from ..run.execute import RunPlan, RunSettings
 from .execute import Evaluation, evaluate, harness_result
 from .options import WORKER_INPUT_KEY, EvalOptions, collection_paths, eval_options_given, parse_options
 from .pool import Outcome, RunPool
-from .prestart import Prestarts, RunKey
+from .prestart import Prestarts, RunKey, SpareCores, cpu_count
 from .rounds import RoundBoard
 from .scratch import Scratch
 from .trust import TrustRefused, confirm_trust
@@ -78,17 +78,15 @@ def workers(config) -> int:
     return n if isinstance(n, int) and n > 0 else 1
 
 
+SPARE_CORE = 0.2  # idle cores lately below which no run is started ahead (measured on 2 cores, a look per run:
+# one run at a time with one started ahead leaves 0.1–0.8 idle, 0.45 on average; -j 4 or -n 2 with a fast model
+# 0–0.15; with a model taking a second per answer, -j 4 leaves more than one core idle)
+
+
 def worker_count(workerinput: dict) -> int:
     """How many pytest-xdist workers there are, seen from one of them."""
     count = workerinput.get("workercount")
     return count if isinstance(count, int) and count > 0 else 1
-
-
-def usable_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 class EvalSession:
@@ -120,10 +118,10 @@ class EvalSession:
         in_process = 0 if self.is_worker or workers(config) > 1 else (options.concurrency or 1)
         self.pool = RunPool(in_process, self.execute)
         self.prestarts = Prestarts()
-        # One run at a time, the next run's agent starts while this one works — on a core that would otherwise
-        # idle. With as many runs at once as cores, it only crowds them (each worker of -n runs one at a time).
+        # The next run's agent starts while runs work, on a core that would otherwise idle. Where idle cores cannot
+        # be measured, only while fewer runs go at once than there are cores (each worker of -n runs one at a time).
         at_once = worker_count(worker) if worker else max(in_process, 1)
-        self.starts_ahead = in_process <= 1 and at_once < usable_cpus()
+        self.spare_cores = SpareCores(fallback=1.0 if at_once < cpu_count() else 0.0)
 
     # ---- start-up ------------------------------------------------------------------------------------
 
@@ -397,8 +395,11 @@ class EvalSession:
 
     def start_ahead(self, item) -> None:
         """Start `item`'s agent now, so that its run finds it ready (session/prestart.py): a run of a case, not a
-        stored run graded again, and under --runs auto one of the first runs every case makes."""
-        if not self.starts_ahead or self.stored is not None or not isinstance(getattr(item, "case", None), Case):
+        stored run graded again, under --runs auto one of the first runs every case makes, and only while the
+        machine has a core to spare."""
+        if self.stored is not None or not isinstance(getattr(item, "case", None), Case):
+            return
+        if self.spare_cores() < SPARE_CORE:
             return
         auto = self.options.auto_runs
         if auto is not None and item.index > auto.first:

@@ -3,12 +3,13 @@ No child process: `start_agent` is replaced by a fake that records what became o
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
 
 from pytest_plugin_eval.session import prestart
-from pytest_plugin_eval.session.prestart import Prestarts
+from pytest_plugin_eval.session.prestart import Prestarts, SpareCores
 
 
 class FakeStarted:
@@ -86,3 +87,66 @@ def test_closing_stops_what_is_ahead_and_starts_nothing_more(started, tmp_path):
     assert started[0].discarded and [s.plan for s in started] == ["plan 2"]
     assert ahead.take(key(3)) is None
     assert not any(Path(tmp_path).iterdir())
+
+
+def test_a_run_that_has_begun_is_never_started_ahead_after(started, tmp_path):
+    ahead = Prestarts()
+    assert ahead.take(key(2)) is None  # run 2 began without a child started ahead (another thread got there first)
+    ahead.start(key(2), lambda: ("plan 2", tmp_path))
+    assert started == []
+
+
+def test_a_start_in_progress_is_waited_for(monkeypatch, tmp_path):
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_start(plan, ws):
+        entered.set()
+        release.wait(5)
+        return FakeStarted(plan, ws)
+
+    monkeypatch.setattr(prestart, "start_agent", slow_start)
+    ahead = Prestarts()
+    starter = threading.Thread(target=ahead.start, args=(key(2), lambda: ("plan 2", tmp_path)))
+    starter.start()
+    assert entered.wait(5)
+    threading.Timer(0.1, release.set).start()
+    taken = ahead.take(key(2))  # its run begins while the child is being started: it gets that child
+    starter.join(5)
+    assert taken is not None and taken.plan == "plan 2"
+
+
+# ---- spare cores ------------------------------------------------------------------------------------------
+
+
+class Stat:
+    """A machine whose CPU time moves as the test says."""
+
+    def __init__(self) -> None:
+        self.idle, self.total, self.now = 0.0, 0.0, 0.0
+
+    def spend(self, seconds: float, idle_fraction: float) -> None:
+        self.now += seconds
+        self.total += seconds * 100
+        self.idle += seconds * 100 * idle_fraction
+
+    def read(self):
+        return (self.idle, self.total)
+
+
+def test_spare_cores_are_the_idle_share_of_the_cores_since_the_last_look():
+    stat = Stat()
+    spare = SpareCores(fallback=0.0, read=stat.read, cores=2, clock=lambda: stat.now)
+    stat.spend(1.0, 0.5)
+    assert spare() == pytest.approx(1.0)
+    stat.spend(1.0, 0.05)  # four fast runs on two cores: averaged with what came before
+    assert spare() == pytest.approx((1.0 + 0.1) / 2)
+    stat.spend(1.0, 0.05)
+    assert spare() == pytest.approx(((1.0 + 0.1) / 2 + 0.1) / 2)
+    answer = spare()  # no time has passed: too short a window to say, the last answer stands
+    stat.spend(0.05, 1.0)
+    assert spare() == answer
+
+
+def test_where_cpu_time_cannot_be_read_the_fallback_stands():
+    assert SpareCores(fallback=1.0, read=lambda: None, cores=2)() == 1.0
+    assert SpareCores(fallback=0.0, read=lambda: None, cores=2)() == 0.0
