@@ -1,5 +1,8 @@
 """One run of the agent: stage the workspace, start `claude -p` as the child, read what it produced.
 
+Starting and running are two steps (`start_agent`, then `StartedAgent.finish`), so that a child can load itself
+before its prompt is given; `run_agent` does both at once.
+
 Grading and recording the run are the next stages' business; this module ends with an AgentRun whose workspace
 is still on disk.
 """

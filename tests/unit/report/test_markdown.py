@@ -7,6 +7,8 @@ import io
 import re
 from pathlib import Path
 
+from documents import GREETING, case_result, suite_result
+
 from pytest_plugin_eval.report import comparison as compared
 from pytest_plugin_eval.report.html import render_report
 from pytest_plugin_eval.report.markdown import (
@@ -22,14 +24,9 @@ from pytest_plugin_eval.results.model import (
     GraderInfo,
     GraderResult,
     LoadErrorEntry,
-    PluginInfo,
     RunResult,
-    SuiteInfo,
     SuiteResult,
 )
-from pytest_plugin_eval.results.scoring import aggregate, suite_aggregates
-
-GREETING = GraderInfo("greeting", "regex", 1, {"pattern": "^Hello"})
 
 
 def runs(arm: str, passes) -> list[RunResult]:
@@ -47,37 +44,11 @@ def runs(arm: str, passes) -> list[RunResult]:
 
 
 def case(name, with_, without=None, graders=(GREETING,)) -> CaseResult:
-    arms = {"with": runs("with", with_)}
-    if without is not None:
-        arms["without"] = runs("without", without)
-    return aggregate(
-        CaseResult(
-            name=name,
-            dir=f"evals/{name}",
-            source="prose",
-            prompt="Say hello.",
-            runs_per_case=3,
-            timeout_seconds=300,
-            max_turns=10,
-            graders=list(graders),
-            runs_per_arm=len(with_),
-            arms=arms,
-        )
-    )
+    return case_result(name, runs("with", with_), None if without is None else runs("without", without), graders)
 
 
 def document(*cases, **more) -> SuiteResult:
-    ablation = "with-without" if any(c.two_arm for c in cases) else "none"
-    return SuiteResult(
-        claude_version="2.1.327",
-        started_at="2026-11-30T10:00:00.000Z",
-        duration_seconds=12,
-        suite=SuiteInfo(root="/p", ablation=ablation, plugins=[PluginInfo("greeter", "/p")], threshold=1.0),
-        cases=list(cases),
-        aggregates=suite_aggregates(cases, 1.0),
-        cost_usd=sum(c.cost_usd for c in cases),
-        **more,
-    )
+    return suite_result(*cases, duration_seconds=12, judge_model_resolved=None, **more)
 
 
 def table_rows(markdown: str) -> list[list[str]]:
@@ -112,8 +83,7 @@ def test_a_two_arm_session_as_markdown():
 def test_a_single_arm_session_partial_with_notices_and_load_errors():
     doc = document(
         case("solo", [1, 1]),
-        partial=True,
-        partial_reason="cost_ceiling",
+        partial="cost_ceiling",
         notices=["⚠ cost ceiling $1 reached"],
         load_errors=[
             LoadErrorEntry(

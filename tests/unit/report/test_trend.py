@@ -6,56 +6,33 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from documents import case_result, suite_result
+
 from pytest_plugin_eval.report import html
 from pytest_plugin_eval.report.history import history_lines
 from pytest_plugin_eval.report.trend import CASE_SIZE, PAD, chart, commit_text, short_time, trend_section
 from pytest_plugin_eval.results.history import PastSession, Scan, Skipped, TrendPoint, trend
 from pytest_plugin_eval.results.model import (
     CaseResult,
-    GraderInfo,
     PluginInfo,
-    RunResult,
-    SuiteInfo,
     SuiteResult,
 )
-from pytest_plugin_eval.results.scoring import aggregate, suite_aggregates
 
 SHA = "abcdef0123456789abcdef0123456789abcdef01"
 
 
 def case(name: str, score: float, without: float | None = 0.0) -> CaseResult:
-    arms = {"with": [RunResult("with", 1, score=score, passed=score == 1.0)]}
-    if without is not None:
-        arms["without"] = [RunResult("without", 1, score=without, passed=without == 1.0)]
-    return aggregate(
-        CaseResult(
-            name=name,
-            dir=f"evals/{name}",
-            source="prose",
-            prompt="Say hello.",
-            runs_per_case=1,
-            timeout_seconds=300,
-            max_turns=10,
-            graders=[GraderInfo("greeting", "regex", 1, {"pattern": "^Hello"})],
-            runs_per_arm=1,
-            arms=arms,
-        )
-    )
+    return case_result(name, [score], None if without is None else [without], runs_per_case=1)
 
 
 def document(day: int, *cases: CaseResult, commit: str = SHA, dirty: bool = False) -> SuiteResult:
-    return SuiteResult(
-        claude_version="2.1.327",
+    plugin = PluginInfo("greeter", "/p", version="1.2.3", git_commit=commit, git_dirty=dirty)
+    return suite_result(
+        *cases,
         started_at=f"2026-03-{day:02d}T10:00:00.000Z",
         duration_seconds=5,
-        suite=SuiteInfo(
-            root="/p",
-            ablation="with-without",
-            judge_model_resolved="claude-haiku-4-5",
-            plugins=[PluginInfo("greeter", "/p", version="1.2.3", git_commit=commit, git_dirty=dirty)],
-        ),
-        cases=list(cases),
-        aggregates=suite_aggregates(cases, 1.0),
+        plugin=plugin,
+        ablation="with-without",
     )
 
 
@@ -174,8 +151,8 @@ def test_history_lines(tmp_path):
         "PARTIAL",
         "NOTE",
     ]
-    assert lines[1].split() == ["2026-03-02", "10:00:00", "1.2.3", "abcdef0*", "default", "1.00", "+1.00", "$0.00", "1"]
-    assert lines[2].split() == ["2026-03-01", "10:00:00", "1.2.3", "abcdef0", "default", "0.50", "-", "$0.00", "1"]
+    assert lines[1].split() == ["2026-03-02", "10:00:00", "1.2.3", "abcdef0*", "default", "1.00", "+1.00", "$0.01", "1"]
+    assert lines[2].split() == ["2026-03-01", "10:00:00", "1.2.3", "abcdef0", "default", "0.50", "-", "$0.01", "1"]
     assert "* uncommitted changes under the plugin folder" in lines
     assert "3 older results folder(s) not read (--limit)" in lines
     assert lines[-1].startswith("skipped ") and lines[-1].endswith("init: no aggregate-result.json")

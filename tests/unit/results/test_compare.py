@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from documents import GREETING, case_result, suite_result
 
 from pytest_plugin_eval import stats
 from pytest_plugin_eval.results.compare import (
@@ -28,12 +29,9 @@ from pytest_plugin_eval.results.model import (
     GraderResult,
     PluginInfo,
     RunResult,
-    SuiteInfo,
     SuiteResult,
 )
-from pytest_plugin_eval.results.scoring import aggregate, suite_aggregates
 
-GREETING = GraderInfo("greeting", "regex", 1, {"pattern": "^Hello"})
 SKILL = GraderInfo("skill-fired", "tool_used", 1, {"tool": "Skill"})
 
 
@@ -55,45 +53,15 @@ def runs(arm: str, passes, cost: float = 0.01) -> list[RunResult]:
 
 
 def case(name: str, with_, without=None, graders=(GREETING, SKILL), **fields) -> CaseResult:
-    arms = {"with": runs("with", with_)}
-    if without is not None:
-        arms["without"] = runs("without", without)
-    return aggregate(
-        CaseResult(
-            name=name,
-            dir=f"evals/{name}",
-            source="prose",
-            prompt=fields.pop("prompt", "Say hello."),
-            runs_per_case=3,
-            timeout_seconds=fields.pop("timeout_seconds", 300),
-            max_turns=fields.pop("max_turns", 10),
-            graders=list(graders),
-            runs_per_arm=fields.pop("runs_per_arm", len(with_)),
-            arms=arms,
-            **fields,
-        )
+    return case_result(
+        name, runs("with", with_), None if without is None else runs("without", without), graders, **fields
     )
 
 
 def document(*cases: CaseResult, partial: str | None = None, **suite) -> SuiteResult:
-    info = SuiteInfo(
-        root="/p",
-        ablation=suite.pop("ablation", "with-without"),
-        judge_model_resolved=suite.pop("judge", "claude-haiku-4-5"),
-        plugins=[PluginInfo(suite.pop("plugin", "greeter"), "/p")],
-        **suite,
-    )
-    return SuiteResult(
-        claude_version="2.1.327",
-        started_at="2026-11-30T10:00:00.000Z",
-        duration_seconds=10,
-        suite=info,
-        cases=list(cases),
-        aggregates=suite_aggregates(cases, 1.0),
-        cost_usd=sum(c.cost_usd for c in cases),
-        partial=partial is not None,
-        partial_reason=partial,
-    )
+    suite.setdefault("ablation", "with-without")
+    suite["judge_model_resolved"] = suite.pop("judge", "claude-haiku-4-5")
+    return suite_result(*cases, partial=partial, plugin=PluginInfo(suite.pop("plugin", "greeter"), "/p"), **suite)
 
 
 ALL, NONE = [1, 1, 1], [0, 0, 0]

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from documents import case_result, suite_result
 
 from pytest_plugin_eval.results import history
 from pytest_plugin_eval.results.history import Scan, scan, summarize, trend
@@ -19,10 +20,8 @@ from pytest_plugin_eval.results.model import (
     GraderInfo,
     PluginInfo,
     RunResult,
-    SuiteInfo,
     SuiteResult,
 )
-from pytest_plugin_eval.results.scoring import aggregate, suite_aggregates
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 REGEX = GraderInfo("greeting", "regex", 1, {"pattern": "^Hello"})
@@ -31,48 +30,16 @@ REGEX = GraderInfo("greeting", "regex", 1, {"pattern": "^Hello"})
 def case(
     name: str, with_scores=(1.0,), without_scores=(0.0,), graders=(REGEX,), model: str | None = None
 ) -> CaseResult:
-    arms = {
-        "with": [RunResult("with", i, score=s, passed=s == 1.0, cost_usd=0.01) for i, s in enumerate(with_scores, 1)]
-    }
-    if without_scores:
-        arms["without"] = [RunResult("without", i, score=s, passed=s == 1.0) for i, s in enumerate(without_scores, 1)]
-    return aggregate(
-        CaseResult(
-            name=name,
-            dir=f"evals/{name}",
-            source="prose",
-            prompt="Say hello.",
-            runs_per_case=3,
-            timeout_seconds=300,
-            max_turns=10,
-            graders=list(graders),
-            runs_per_arm=len(with_scores),
-            effective_model=model,
-            arms=arms,
-        )
-    )
+    return case_result(name, with_scores, without_scores or None, graders, effective_model=model)
 
 
 def document(
     started_at: str, *cases: CaseResult, commit: str | None = SHA, dirty: bool | None = False, **suite
 ) -> SuiteResult:
-    cases = cases or (case("greet"),)
-    info = SuiteInfo(
-        root="/p",
-        ablation=suite.pop("ablation", "with-without"),
-        judge_model_resolved=suite.pop("judge", "claude-haiku-4-5"),
-        plugins=[PluginInfo("greeter", "/p", version="1.2.3", git_commit=commit, git_dirty=dirty)],
-        **suite,
-    )
-    return SuiteResult(
-        claude_version="2.1.327",
-        started_at=started_at,
-        duration_seconds=10,
-        suite=info,
-        cases=list(cases),
-        aggregates=suite_aggregates(cases, 1.0),
-        cost_usd=sum(c.cost_usd for c in cases),
-    )
+    suite.setdefault("ablation", "with-without")
+    suite["judge_model_resolved"] = suite.pop("judge", "claude-haiku-4-5")
+    plugin = PluginInfo("greeter", "/p", version="1.2.3", git_commit=commit, git_dirty=dirty)
+    return suite_result(*(cases or (case("greet"),)), started_at=started_at, plugin=plugin, **suite)
 
 
 def write(results: Path, name: str, content: SuiteResult | str | dict, mtime: float | None = None) -> Path:
@@ -285,9 +252,7 @@ def test_only_earlier_sessions_count_and_no_history_is_said():
 
 
 def test_a_case_without_a_score_is_no_point():
-    errored = case("greet", ())
-    errored.arms["with"] = [RunResult("with", 1, score=None, passed=False, error="api")]
-    errored = aggregate(errored)
+    errored = case_result("greet", [RunResult("with", 1, score=None, passed=False, error="api")], [0.0])
     t = trend(document(T(3), case("greet")), [document(T(1), errored), document(T(2), case("greet", (0.5,)))])
     assert [p.started_at for p in t.cases[0].points] == [T(2), T(3)]
 
