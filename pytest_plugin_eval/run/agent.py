@@ -96,6 +96,7 @@ class Child:
 
     def __init__(self, cmd: AgentCommand, trace_path: Path, stderr_path: Path):
         self.cmd = cmd
+        self.started = time.monotonic()
         self.trace_path, self.stderr_path = trace_path, stderr_path
         with open(trace_path, "wb") as out, open(stderr_path, "wb") as err:  # the child writes to its own copies
             self.process = subprocess.Popen(
@@ -107,6 +108,11 @@ class Child:
                 stderr=err,
                 start_new_session=True,
             )
+
+    @property
+    def age(self) -> float:
+        """Seconds since the child was started."""
+        return time.monotonic() - self.started
 
     def run(self, should_stop: Callable[[], object] | None = None) -> ChildExit:
         """Give the child its prompt and supervise it to completion, its time limit (counted from now), or until

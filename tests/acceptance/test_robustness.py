@@ -144,6 +144,17 @@ def test_one_at_a_time_the_next_runs_agent_waits_ready_and_never_outlives_the_se
     assert not any(Path(f"/proc/{pid}").exists() for pid in children)
 
 
+def test_a_run_started_ahead_longer_ago_than_claude_code_waits_for_a_prompt_starts_afresh(suite):
+    # Claude Code gives up on a piped prompt after 3 s; the first run keeps the second waiting for 6.
+    suite.case("slow", frontmatter={"runs": 2}, graders=GREETING, script=SLOW)
+    proc = session(suite, "--json", "out.json", "-k", "with-plugin")
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, out + err
+    document = json.loads((suite.root / "out.json").read_text())
+    runs = document["cases"][0]["arms"]["with"]
+    assert [(run["score"], run.get("error")) for run in runs] == [(1.0, None), (1.0, None)]
+
+
 def test_a_worker_killed_mid_run_is_recorded_and_the_session_is_partial(suite):
     suite.case("slow", frontmatter={"runs": 2}, graders=GREETING, script=SLOW)
     proc = session(suite, "--json", "out.json", "-n", "2")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -15,6 +16,7 @@ from pytest_plugin_eval.session.prestart import Prestarts, SpareCores
 class FakeStarted:
     def __init__(self, plan, ws):
         self.plan, self.workspace = plan, ws
+        self.child = SimpleNamespace(age=0.1)  # seconds since its child started
         self.discarded = False
 
     def discard(self) -> None:
@@ -113,6 +115,16 @@ def test_a_start_in_progress_is_waited_for(monkeypatch, tmp_path):
     taken = ahead.take(key(2))  # its run begins while the child is being started: it gets that child
     starter.join(5)
     assert taken is not None and taken.plan == "plan 2"
+
+
+def test_a_child_that_waited_too_long_for_its_prompt_is_not_used_and_none_is_started_ahead_again(started, tmp_path):
+    ahead = Prestarts()
+    ahead.start(key(2), lambda: ("plan 2", tmp_path))
+    started[0].child.age = prestart.PROMPT_PATIENCE + 0.5  # Claude Code stops waiting for stdin after 3 s
+    assert ahead.take(key(2)) is None  # the run starts afresh
+    assert started[0].discarded
+    ahead.start(key(3), lambda: ("plan 3", tmp_path))
+    assert [s.plan for s in started] == ["plan 2"] and ahead.take(key(3)) is None
 
 
 # ---- spare cores ------------------------------------------------------------------------------------------
