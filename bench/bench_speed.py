@@ -933,7 +933,7 @@ def section_profile(args, tmp: Path) -> None:
         values = {
             "workspace creation (Workspace.create)": r.get("workspace", 0.0),
             "staging, mocks, reading the trace (run_agent − child)": r.get("run_agent", 0.0) - child,
-            "child: Claude Code itself (run_child − model wait)": child - wait,
+            "child: Claude Code itself (Child.run − model wait)": child - wait,
             "child: model wait (time the server spent answering)": wait,
             "grading (grade.engine.grade)": r.get("grading", 0.0),
             "keeping artefacts (RunFolder.keep)": r.get("keep", 0.0),
@@ -987,7 +987,7 @@ def section_profile(args, tmp: Path) -> None:
             total = m["total (session.execute.evaluate)"]
             harness = (
                 total
-                - m["child: Claude Code itself (run_child − model wait)"]
+                - m["child: Claude Code itself (Child.run − model wait)"]
                 - m["child: model wait (time the server spent answering)"]
             )
             conclude(
@@ -997,7 +997,7 @@ def section_profile(args, tmp: Path) -> None:
             floor = m.get(list(info_rows)[2])
             if floor:
                 child = (
-                    m["child: Claude Code itself (run_child − model wait)"]
+                    m["child: Claude Code itself (Child.run − model wait)"]
                     + m["child: model wait (time the server spent answering)"]
                 )
                 conclude(

@@ -163,13 +163,6 @@ class Child:
                 pass
 
 
-def run_child(
-    cmd: AgentCommand, trace_path: Path, stderr_path: Path, should_stop: Callable[[], object] | None = None
-) -> ChildExit:
-    """Start the child and run it at once."""
-    return Child(cmd, trace_path, stderr_path).run(should_stop)
-
-
 def stop_group(child: subprocess.Popen, grace: float = KILL_GRACE_SECONDS) -> None:
     """SIGTERM the child's process group, then SIGKILL what is left after a grace period."""
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5)):

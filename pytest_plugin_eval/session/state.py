@@ -331,7 +331,7 @@ class EvalSession:
                 case_key(case), item.index, self.earlier_runs(item), self.two_arm(case), self.pool.stopping
             )
             if reason is not None:
-                self.prestarts.discard(run_key(item))
+                self.prestarts.discard(run_key(case, item.arm, item.index))
                 return Outcome(unneeded=reason)
         outcome = Outcome()
         try:
@@ -342,7 +342,7 @@ class EvalSession:
                 )
                 skipped = SkippedRun(case.name, case.rel_dir, item.arm, item.index, "cost_ceiling")
                 outcome = Outcome(skipped=skipped, why_skipped=why)
-                self.prestarts.discard(run_key(item))
+                self.prestarts.discard(run_key(case, item.arm, item.index))
             else:
                 outcome = Outcome(result=self.run_case(case, item.arm, item.index, upcoming))
         except Exception as e:  # a fault before the run's own guard (planning it, its judge, its folder)
@@ -383,7 +383,7 @@ class EvalSession:
             attempts=1 + self.options.api_retries,
             workspace_base=self.workspace_base,
         )
-        ready = self.prestarts.take((case_key(case), arm, index))  # from here on, evaluate owns it
+        ready = self.prestarts.take(run_key(case, arm, index))  # from here on, evaluate owns it
         self.start_ahead(upcoming)
         return evaluate(plan, how, ready)
 
@@ -405,7 +405,7 @@ class EvalSession:
         if auto is not None and item.index > auto.first:
             return
         case, arm, index = item.case, item.arm, item.index
-        self.prestarts.start(run_key(item), lambda: (self.run_plan(case, arm, index), self.workspace_base))
+        self.prestarts.start(run_key(case, arm, index), lambda: (self.run_plan(case, arm, index), self.workspace_base))
 
     def run_plan(self, case: Case, arm: str, index: int) -> RunPlan:
         folder = self.results_folder(case.eval_root)
@@ -630,8 +630,8 @@ def case_key(case: Case) -> str:
     return str(case.dir.resolve())
 
 
-def run_key(item) -> RunKey:
-    return (case_key(item.case), item.arm, item.index)
+def run_key(case: Case, arm: str, index: int) -> RunKey:
+    return (case_key(case), arm, index)
 
 
 def _glob(name: str, pattern: str) -> bool:

@@ -165,11 +165,16 @@ def shell_child(tmp_path: Path, script: str, timeout: float = 30) -> Child:
     return Child(cmd, tmp_path / "trace.jsonl", tmp_path / "stderr.txt")
 
 
+def eventually(condition, timeout: float = 10) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
+
+
 def test_a_child_started_ahead_gets_its_prompt_only_when_it_runs(tmp_path):
     child = shell_child(tmp_path, 'echo started > started; cat > got; echo "{\\"type\\": \\"result\\"}"')
-    deadline = time.monotonic() + 10
-    while not (tmp_path / "started").exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert eventually((tmp_path / "started").exists)
     time.sleep(0.1)
     assert not (tmp_path / "got").exists() or (tmp_path / "got").read_text() == ""  # waiting for its prompt
     exit_ = child.run()
@@ -186,14 +191,9 @@ def test_the_time_limit_counts_from_the_prompt(tmp_path):
 
 def test_a_child_that_will_not_run_is_stopped_with_what_it_started(tmp_path):
     child = shell_child(tmp_path, "sleep 60 & echo $! > grandchild; cat > /dev/null; wait")
-    deadline = time.monotonic() + 10
-    while not (tmp_path / "grandchild").exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert eventually((tmp_path / "grandchild").exists)
     time.sleep(0.1)
     grandchild = int((tmp_path / "grandchild").read_text())
     child.kill()
     assert child.process.poll() is not None
-    deadline = time.monotonic() + 10
-    while Path(f"/proc/{grandchild}").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not Path(f"/proc/{grandchild}").exists()
+    assert eventually(lambda: not Path(f"/proc/{grandchild}").exists())
