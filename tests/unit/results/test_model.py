@@ -620,7 +620,7 @@ def test_suite_info_to_json_order_and_omissions():
         judge_model_resolved="claude-haiku-5-5",
         threshold=0.7,
         concurrency=4,
-        plugins=[PluginInfo("greeter", "/p", "1.2.3"), PluginInfo("other", "/o")],
+        plugins=[PluginInfo("greeter", "/p", version="1.2.3"), PluginInfo("other", "/o")],
         model_override="opus",
         judge_model="haiku",
         case_filter=["a", "b"],

@@ -229,7 +229,9 @@ def header(case_dir: str = "evals/a", *, name: str | None = None, prompt: str = 
 
 
 def suite_of(root: str = "/suite", *plugins: str, ablation: str = "with-without") -> SuiteInfo:
-    return SuiteInfo(root=root, ablation=ablation, plugins=[PluginInfo(p, f"/suite/{p}", "1.0.0") for p in plugins])
+    return SuiteInfo(
+        root=root, ablation=ablation, plugins=[PluginInfo(p, f"/suite/{p}", version="1.0.0") for p in plugins]
+    )
 
 
 def run(arm: str = "with", index: int = 1, score: float | None = 1.0, **kw) -> RunResult:
@@ -416,7 +418,7 @@ def test_claude_version_is_unknown_without_a_binary(session):
 
 
 def test_a_regraded_session_names_the_stored_sessions_claude_and_folder(session):
-    made_by = PluginInfo("p", "/suite/p", "0.9.0", git_commit="a" * 40, git_dirty=True)
+    made_by = PluginInfo("p", "/suite/p", version="0.9.0", git_commit="a" * 40, git_dirty=True)
     session.stored = SimpleNamespace(
         document=SimpleNamespace(claude_version="2.0.9", suite=SimpleNamespace(plugins=[made_by])),
         folder=SimpleNamespace(path=Path("/old/results/x")),

@@ -1,0 +1,280 @@
+"""JSON objects declared once, on the fields of their dataclasses.
+
+A field is in the document when its metadata says so, and the document's keys come in the order of the fields:
+
+    @dataclass
+    class TriggerResult(Document):
+        query: str = field(metadata=key("query"))
+        _: KW_ONLY
+        fired: bool | None = field(default=None, metadata=key("fired", omit="none"))
+        extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
+
+The rest follows from the field's type: a nested `Document`, or a list or dict of them, is written and read as one;
+a list, tuple or dict that is absent or null reads as empty; a `bool` reads as `bool(value)`; the keys of a
+`dict[int, …]` are written as strings. The `EXTRA` field keeps the keys this version does not know, and writes
+them back where it stands. Annotations must resolve at run time (no names imported for type checking only).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+
+Convert = Callable[[Any], Any]
+D = TypeVar("D", bound="Document")
+_UNSET: Any = object()
+
+
+class Key:
+    """How a field is written and read (made by `key`). `omit`: leave the key out when the value is None ("none"),
+    falsy ("falsy"), or when this says so. `when`: write the key only when this attribute of the object is true.
+    `missing`: what an absent key reads as (by default the field's default; a field with neither is required).
+    `read` / `write`: convert the value instead of the type's rule (`write` sees every value written, None
+    included)."""
+
+    __slots__ = ("name", "omit", "when", "missing", "read", "write")
+
+    def __init__(
+        self,
+        name: str,
+        omit: Literal["none", "falsy"] | Callable[[Any], bool] | None,
+        when: str | None,
+        missing: Any,
+        read: Convert | None,
+        write: Convert | None,
+    ) -> None:
+        self.name, self.omit, self.when, self.missing, self.read, self.write = name, omit, when, missing, read, write
+
+
+class SameAs:
+    """`missing=SameAs("name")`: an absent key reads as the value of the earlier field `name`."""
+
+    __slots__ = ("attr",)
+
+    def __init__(self, attr: str) -> None:
+        self.attr = attr
+
+
+class Present:
+    """A bool that is not written: whether the document has the key `name` (made by `present`)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class Extra:
+    """The keys of the document this version does not know: kept, and written back in this field's place."""
+
+
+_META = "json"
+EXTRA: Mapping[str, Extra] = {_META: Extra()}
+
+
+def key(
+    name: str,
+    *,
+    omit: Literal["none", "falsy"] | Callable[[Any], bool] | None = None,
+    when: str | None = None,
+    missing: Any = _UNSET,
+    read: Convert | None = None,
+    write: Convert | None = None,
+) -> dict[str, Key]:
+    """A field's metadata: it is the document's key `name` (see `Key`)."""
+    return {_META: Key(name, omit, when, missing, read, write)}
+
+
+def present(name: str) -> dict[str, Present]:
+    """A field's metadata: see `Present`."""
+    return {_META: Present(name)}
+
+
+class Document:
+    """A dataclass that is a JSON object."""
+
+    def to_json(self) -> dict[str, Any]:
+        return write(self)
+
+    @classmethod
+    def from_json(cls: type[D], data: Mapping[str, Any]) -> D:
+        return read(cls, data)
+
+
+def write(obj: Document, stop: str | None = None) -> dict[str, Any]:
+    """The object as JSON, up to (not including) the key `stop`."""
+    out: dict[str, Any] = {}
+    for slot in _plan(type(obj)).written:
+        value = getattr(obj, slot.attr)
+        if slot.name is None:  # the EXTRA field
+            out.update(value)
+        elif slot.name == stop:
+            break
+        elif (slot.when is None or getattr(obj, slot.when)) and not (slot.omit and slot.omit(value)):
+            out[slot.name] = value if slot.convert is None else slot.convert(value)
+    return out
+
+
+def read(cls: type[D], data: Mapping[str, Any], **given: Any) -> D:
+    """An object from its JSON; the `given` fields are not read from it."""
+    plan = _plan(cls)
+    values: dict[str, Any] = {}
+    for slot in plan.read:
+        if slot.attr in given:
+            continue
+        if slot.name is None:  # the EXTRA field
+            values[slot.attr] = {k: v for k, v in data.items() if k not in plan.keys}
+        elif slot.present:
+            values[slot.attr] = slot.name in data
+        elif slot.name in data:
+            values[slot.attr] = slot.load(data[slot.name])
+        else:
+            values[slot.attr] = slot.absent(values)
+    return cls(**given, **values)
+
+
+class _Written:
+    """A field as the writer sees it (`name` None: the EXTRA field)."""
+
+    __slots__ = ("attr", "name", "when", "omit", "convert")
+
+    def __init__(self, attr: str, spec: Key | Extra, hint: Any) -> None:
+        self.attr = attr
+        self.name = spec.name if isinstance(spec, Key) else None
+        self.when = spec.when if isinstance(spec, Key) else None
+        omit = spec.omit if isinstance(spec, Key) else None
+        self.omit = _is_none if omit == "none" else _falsy if omit == "falsy" else omit
+        dump = _dumper(hint)
+        self.convert: Convert | None = None if dump is None else lambda value: None if value is None else dump(value)
+        if isinstance(spec, Key) and spec.write is not None:
+            self.convert = spec.write
+
+
+class _Read:
+    """A field as the reader sees it: `load` converts the key's value, `absent` makes it when the key is not
+    there (from the values read so far)."""
+
+    __slots__ = ("attr", "name", "present", "load", "absent")
+
+    def __init__(self, f: dataclasses.Field[Any], spec: Key | Present | Extra, hint: Any) -> None:
+        self.attr = f.name
+        self.name = None if isinstance(spec, Extra) else spec.name
+        self.present = isinstance(spec, Present)
+        load, empty = _loader(hint)
+        self.load: Convert = spec.read if isinstance(spec, Key) and spec.read is not None else load
+        self.absent = _absent(f, spec, load, empty) if isinstance(spec, Key) else _required(f.name)
+
+
+def _absent(f: dataclasses.Field[Any], spec: Key, load: Convert, empty: bool) -> Callable[[dict[str, Any]], Any]:
+    """What an absent key reads as: `missing`, else the field's default, else the type's empty value, else it is
+    required."""
+    missing = spec.missing
+    if isinstance(missing, SameAs):
+        return lambda values: values[missing.attr]
+    if missing is not _UNSET:
+        return lambda values: missing
+    default, factory = f.default, f.default_factory
+    if default is not dataclasses.MISSING:
+        return lambda values: default
+    if factory is not dataclasses.MISSING:
+        return lambda values: factory()
+    if empty:
+        return lambda values: load(None)
+    return _required(spec.name)
+
+
+def _required(name: str) -> Callable[[dict[str, Any]], Any]:
+    def absent(values: dict[str, Any]) -> Any:
+        raise KeyError(name)
+
+    return absent
+
+
+class _Plan:
+    """How a class is written and read: worked out once, when it is first written or read."""
+
+    __slots__ = ("written", "read", "keys")
+
+    def __init__(self, cls: type) -> None:
+        hints = get_type_hints(cls)
+        fields = [(f, f.metadata[_META], hints[f.name]) for f in dataclasses.fields(cls) if _META in f.metadata]
+        self.written = tuple(_Written(f.name, spec, hint) for f, spec, hint in fields if not isinstance(spec, Present))
+        self.read = tuple(_Read(f, spec, hint) for f, spec, hint in fields)
+        self.keys = frozenset(spec.name for _, spec, _ in fields if isinstance(spec, Key))
+
+
+_PLANS: dict[type, _Plan] = {}
+
+
+def _plan(cls: type) -> _Plan:
+    if cls not in _PLANS:
+        _PLANS[cls] = _Plan(cls)
+    return _PLANS[cls]
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+def _falsy(value: Any) -> bool:
+    return not value
+
+
+def _is_document(hint: Any) -> bool:
+    return isinstance(hint, type) and issubclass(hint, Document)
+
+
+def _optional(hint: Any) -> Any:
+    """X for `X | None`, else None."""
+    if get_origin(hint) in (Union, types.UnionType):
+        rest = [a for a in get_args(hint) if a is not type(None)]
+        return rest[0] if len(rest) == 1 else None
+    return None
+
+
+def _dumper(hint: Any) -> Convert | None:
+    """How a value of this type becomes JSON (None: as it is)."""
+    origin, args = get_origin(hint), get_args(hint)
+    if _is_document(hint):
+        return lambda doc: doc.to_json()
+    if _optional(hint) is not None:
+        return _dumper(_optional(hint))
+    if origin in (list, tuple):
+        item = _dumper(args[0]) if args else None
+        return list if item is None else lambda items: [item(x) for x in items]
+    if hint is dict or origin is dict:
+        name = str if args and args[0] is int else _same
+        value = (_dumper(args[1]) if args else None) or _same
+        return dict if name is _same and value is _same else lambda d: {name(k): value(v) for k, v in d.items()}
+    return None
+
+
+def _loader(hint: Any) -> tuple[Convert, bool]:
+    """How JSON becomes a value of this type, and whether the type has an empty value (for an absent key)."""
+    origin, args = get_origin(hint), get_args(hint)
+    if _is_document(hint):
+        return (lambda data: hint.from_json(data or {})), True
+    inner = _optional(hint)
+    if inner is not None:
+        # An optional value is read as it is, unless it must be converted to be of its type at all.
+        load, _ = _loader(inner)
+        convert = _is_document(inner) or (get_origin(inner) is dict and get_args(inner)[:1] == (int,))
+        return (lambda data: None if data is None else load(data)) if convert else _same, False
+    if origin is list:
+        item = _loader(args[0])[0] if args and _is_document(args[0]) else None
+        return (lambda data: list(data or []) if item is None else [item(x) for x in data or []]), True
+    if origin is tuple:
+        return (lambda data: tuple(data or ())), True
+    if hint is dict or origin is dict:
+        if args and args[0] is int:
+            return (lambda data: {int(k): v for k, v in (data or {}).items()}), True
+        return (lambda data: data or {}), True
+    if hint is bool:
+        return bool, False
+    return _same, False
+
+
+def _same(value: Any) -> Any:
+    return value
