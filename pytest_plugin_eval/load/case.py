@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from ..core.kinds import Source
 from ..core.paths import inside, within_suite
 from ..core.problems import Problem, Problems, SpecError
 from ..core.tools import disallow_problem
@@ -85,7 +86,7 @@ class Case:
     dir: Path
     eval_root: Path
     plugin_root: Path | None
-    source: str  # "prose" (prompt.md), "case_yaml", or "mixed"
+    source: Source  # "prose" (prompt.md), "case_yaml", or "mixed"
     prompt: str
     graders: tuple[GraderSpec, ...]
     runs: int | None = None  # as written (None: the default, 3)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import stats
+from ..core.kinds import Arm
 from .model import SCHEMA_VERSION, CaseResult, GraderInfo, SuiteResult
 from .store import RESULTS_FILE
 
@@ -328,7 +329,7 @@ class Comparison:
 # ---- computing it --------------------------------------------------------------------------------------------
 
 
-def _scores(case: CaseResult, arm: str) -> list[float]:
+def _scores(case: CaseResult, arm: Arm) -> list[float]:
     return [r.score for r in case.runs(arm) if r.score is not None]
 
 

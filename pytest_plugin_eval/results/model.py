@@ -12,18 +12,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from ..core.kinds import Ablation, Arm, ErrorKind, Source
 from .jsonmap import EXTRA, Document, SameAs, key, present, read, write
 
 SCHEMA_VERSION = 1
-ARMS = ("with", "without")
+
+# Why a session's document is partial (the first that applies: `scoring.partial_reason`).
+PartialReason = Literal[
+    "interrupted", "cost_ceiling", "worker_lost", "auth_failed", "api_error", "missing_artefacts", "judge_error"
+]
+SkipReason = Literal["cost_ceiling"]
 
 # Run error kinds by what they mean. The harness could not make or read the run: its item fails, and --lf runs it
 # again (also one stopped by the user or a lost worker); of those, a failure of the harness itself fails the session.
-UNFINISHED_KINDS = ("start", "api", "auth", "harness", "missing_artefacts")
-RERUN_KINDS = (*UNFINISHED_KINDS, "interrupted", "worker_lost")
-SESSION_FAILING_KINDS = ("start", "harness")
+UNFINISHED_KINDS: tuple[ErrorKind, ...] = ("start", "api", "auth", "harness", "missing_artefacts")
+RERUN_KINDS: tuple[ErrorKind, ...] = (*UNFINISHED_KINDS, "interrupted", "worker_lost")
+SESSION_FAILING_KINDS: tuple[ErrorKind, ...] = ("start", "harness")
 
 
 def _or_zero(value: Any) -> Any:
@@ -57,7 +63,7 @@ class GraderResult(Document):
 class RunResult(Document):
     """One run of one case in one arm."""
 
-    arm: str  # the key of the case's `arms` it is under, not written in the run
+    arm: Arm  # the key of the case's `arms` it is under, not written in the run
     _: KW_ONLY
     score: float | None = field(metadata=key("score", missing=None))
     passed: bool = field(metadata=key("passed", missing=False))
@@ -72,7 +78,7 @@ class RunResult(Document):
     trace_path: str | None = field(default=None, metadata=key("tracePath"))
     skipped_paid_graders: bool = field(default=False, metadata=key("skippedPaidGraders"))
     graders: list[GraderResult] = field(default_factory=list, metadata=key("graders"))
-    error_kind: str | None = field(default=None, metadata=key("errorKind", omit="falsy"))
+    error_kind: ErrorKind | None = field(default=None, metadata=key("errorKind", omit="falsy"))
     # {server, tool, reason}: a mock stopped the run / the run's MCP stand-ins and what they answered
     aborted: dict[str, Any] | None = field(default=None, metadata=key("aborted", omit="none"))
     mocks: dict[str, Any] | None = field(default=None, metadata=key("mocks", omit="none"))
@@ -95,7 +101,7 @@ class RunResult(Document):
         return self.error_kind in ("api", "auth")
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], arm: str = "with", position: int = 1) -> RunResult:
+    def from_json(cls, data: Mapping[str, Any], arm: Arm = "with", position: int = 1) -> RunResult:
         """A run as the document has it under `arm`; `position` (1-based, in its arm) stands in for a missing
         `index`."""
         return read(cls, data, arm=arm, index=data.get("index", position))
@@ -141,7 +147,7 @@ class CaseAggregates(Document):
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 
 
-def _arms(arms: Any) -> dict[str, list[RunResult]]:
+def _arms(arms: Any) -> dict[Arm, list[RunResult]]:
     """Each arm's runs; a run's place in its arm stands in for a missing `index`."""
     return {
         arm: [RunResult.from_json(run, arm, i) for i, run in enumerate(runs, 1)]
@@ -155,7 +161,7 @@ class CaseResult(Document):
 
     name: str = field(metadata=key("name"))
     dir: str = field(metadata=key("dir", missing=SameAs("name")))  # relative to the suite root
-    source: str = field(metadata=key("source", missing=""))
+    source: Source = field(metadata=key("source", missing=""))
     prompt: str = field(metadata=key("promptMarkdown", missing=""))
     runs_per_case: int = field(metadata=key("runsPerCase", missing=3))  # as the case file says
     timeout_seconds: int = field(metadata=key("timeoutSeconds", missing=300))
@@ -175,11 +181,11 @@ class CaseResult(Document):
     # what keeps the case from passing as written (a tool not granted)
     warnings: list[str] = field(default_factory=list, metadata=key("warnings", omit="falsy"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
-    arms: dict[str, list[RunResult]] = field(default_factory=lambda: {"with": []}, metadata=key("arms", read=_arms))
+    arms: dict[Arm, list[RunResult]] = field(default_factory=lambda: {"with": []}, metadata=key("arms", read=_arms))
     aggregates: CaseAggregates = field(default_factory=lambda: CaseAggregates(None, None), metadata=key("aggregates"))
     hints: list[str] = field(default_factory=list, metadata=key("hints", omit="falsy"))
 
-    def runs(self, arm: str | None = None) -> list[RunResult]:
+    def runs(self, arm: Arm | None = None) -> list[RunResult]:
         """The runs of one arm, or of every arm."""
         if arm is not None:
             return self.arms.get(arm, [])
@@ -231,7 +237,7 @@ class SuiteInfo(Document):
     """What was evaluated and how: the document's `suite` field."""
 
     root: str = field(metadata=key("root", missing=""))
-    ablation: str = field(metadata=key("ablation", missing="none"))
+    ablation: Ablation = field(metadata=key("ablation", missing="none"))
     _: KW_ONLY
     model_override: str | None = field(default=None, metadata=key("modelOverride", omit="falsy"))
     judge_model: str | None = field(default=None, metadata=key("judgeModel", omit="falsy"))  # as asked for
@@ -282,9 +288,9 @@ class SkippedRun(Document):
 
     case: str = field(metadata=key("case"))
     dir: str = field(metadata=key("dir"))
-    arm: str = field(metadata=key("arm"))
+    arm: Arm = field(metadata=key("arm"))
     index: int = field(metadata=key("index"))
-    reason: str = field(metadata=key("reason"))
+    reason: SkipReason = field(metadata=key("reason"))
     _: KW_ONLY
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 
@@ -300,7 +306,7 @@ class SuiteResult(Document):
     duration_seconds: float = field(kw_only=False, metadata=key("durationSeconds", missing=0, write=round))
     cost_usd: float = field(default=0.0, metadata=key("costUsd", read=_or_zero))
     partial: bool = field(default=False, metadata=key("partial"))
-    partial_reason: str | None = field(default=None, metadata=key("partialReason", omit="none"))
+    partial_reason: PartialReason | None = field(default=None, metadata=key("partialReason", omit="none"))
     suite: SuiteInfo = field(kw_only=False, metadata=key("suite"))
     cases: list[CaseResult] = field(kw_only=False, metadata=key("cases"))
     aggregates: SuiteAggregates = field(kw_only=False, metadata=key("aggregates"))

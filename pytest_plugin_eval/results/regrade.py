@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.kinds import ARMS, ErrorKind
 from ..grade.engine import GradingStopped, grade, graders_for
 from ..load.case import Case
 from ..run.artefacts import RunFolder
@@ -36,8 +37,7 @@ from .store import RESULTS_FILE, RUNS_DIR, ResultsFolder
 
 # Runs that were never graded stay as they were.
 UNGRADED_KINDS = ("api", "auth", "start", "scaffold", "interrupted", "harness", "missing_artefacts")
-MISSING = "missing_artefacts"  # the errorKind of a run whose stored trace is missing or unreadable
-ARMS = ("with", "without")
+MISSING: ErrorKind = "missing_artefacts"  # the errorKind of a run whose stored trace is missing or unreadable
 
 
 @dataclass(frozen=True)

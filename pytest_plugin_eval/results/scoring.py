@@ -11,6 +11,7 @@ from .model import (
     CaseAggregates,
     CaseResult,
     GraderResult,
+    PartialReason,
     RunResult,
     SuiteAggregates,
     SuiteResult,
@@ -108,7 +109,7 @@ def signed(delta: float) -> str:
     return "0.00" if abs(delta) < 0.005 else f"{delta:+.2f}"
 
 
-def partial_reason(runs: Iterable[RunResult], interrupted: str | None, runs_skipped: bool) -> str | None:
+def partial_reason(runs: Iterable[RunResult], interrupted: str | None, runs_skipped: bool) -> PartialReason | None:
     """Why a session's results are incomplete, or None."""
     runs = list(runs)
     if interrupted:

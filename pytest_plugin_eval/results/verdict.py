@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from ..core.kinds import Arm
 from .model import CaseResult
 from .scoring import passes_threshold, signed
 
@@ -33,7 +34,7 @@ def _runs_text(arm: str, indexes: list[int]) -> str:
     return f"{label} run{'s' if len(indexes) > 1 else ''} {', '.join(map(str, sorted(indexes)))}"
 
 
-def failing_graders(case: CaseResult, arm: str = "with") -> list[tuple[str, str, list[int]]]:
+def failing_graders(case: CaseResult, arm: Arm = "with") -> list[tuple[str, str, list[int]]]:
     """(grader, first explanation, run indexes) for each scored grader that failed in some run of `arm`."""
     runs: dict[str, list[int]] = defaultdict(list)
     first: dict[str, str] = {}

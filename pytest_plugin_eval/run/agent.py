@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ..core.kinds import ErrorKind
 from .transcript import Transcript
 
 KILL_GRACE_SECONDS = 3
@@ -186,7 +187,7 @@ class RunError:
     reported an error), crash (no result at all), start (could not be started), interrupted (the session stopped
     it)."""
 
-    kind: str
+    kind: ErrorKind
     message: str
     status: int | None = None
 

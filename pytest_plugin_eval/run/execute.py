@@ -23,6 +23,7 @@ from typing import Any
 
 from ..core import prices
 from ..core.clock import now_iso
+from ..core.kinds import Arm
 from ..load.case import Case
 from ..load.suite import plugin_at
 from . import permissions
@@ -50,7 +51,7 @@ class RunSettings:
 @dataclass(frozen=True)
 class RunPlan:
     case: Case
-    arm: str  # "with" | "without"
+    arm: Arm
     index: int  # 1-based
     settings: RunSettings
     claude: Path

@@ -11,6 +11,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ..core.kinds import Arm
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, is_case_dir, load_case
 from ..load.mocks import MockSet, load_mocks
 from ..load.script import parse_script
@@ -49,7 +50,7 @@ class AgentRunner:
         prompt: str,
         *,
         plugin: str | Path | None = None,
-        arm: str = "with",
+        arm: Arm = "with",
         allowed_tools=(),
         disallowed_tools=(),
         max_turns: int = 10,
@@ -84,7 +85,7 @@ class AgentRunner:
         )
         return self._run(case, arm, 1, script=self._script(script))
 
-    def run_case(self, case_dir: str | Path, *, arm: str = "with", index: int = 1) -> AgentRun:
+    def run_case(self, case_dir: str | Path, *, arm: Arm = "with", index: int = 1) -> AgentRun:
         """Run one run of the case in `case_dir` (its scripted.yaml answers under --scripted)."""
         folder = Path(case_dir).absolute()
         problem = case_dir_problem(folder)
@@ -99,7 +100,7 @@ class AgentRunner:
             return None
         return parse_script(data, "eval_agent script")
 
-    def _run(self, case: Case, arm: str, index: int, script) -> AgentRun:
+    def _run(self, case: Case, arm: Arm, index: int, script) -> AgentRun:
         session = self.session
         plan = RunPlan(
             case=case,

@@ -19,6 +19,7 @@ import pytest
 
 from .. import adaptive
 from ..core import prices
+from ..core.kinds import Arm
 from ..core.paths import display_path
 from ..load.case import CaseLoadError
 from ..load.provenance import GitState, git_state
@@ -264,7 +265,8 @@ class Controller:
         if case_file is None:
             return
         params = str(crashitem).rsplit("[", 1)[1].rstrip("]")  # with-plugin-2
-        arm, index = ("with" if params.startswith("with-") else "without"), int(params.rsplit("-", 1)[1])
+        arm: Arm = "with" if params.startswith("with-") else "without"
+        index = int(params.rsplit("-", 1)[1])
         case_dir = (self.session.config.rootpath / case_file).parent
         eval_root = self.session.eval_root(case_dir)
         try:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.clock import now_iso
+from ..core.kinds import Arm, ErrorKind
 from ..grade.engine import GradingStopped, grade, graders_for
 from ..results.ledger import CostLedger
 from ..results.model import RunResult
@@ -93,13 +94,13 @@ def harness_error(error: Exception) -> str:
     return f"harness error: {type(error).__name__}: {error}{where}"
 
 
-def harness_result(arm: str, index: int, error: Exception) -> RunResult:
+def harness_result(arm: Arm, index: int, error: Exception) -> RunResult:
     """The record of a run whose harness failed before `attempt_run` could (for the session's own callers: a fault
     while planning the run, or in the pool)."""
     return RunResult(arm, index, score=None, passed=False, error=harness_error(error), error_kind="harness")
 
 
-def ended_early(plan: RunPlan, progress: Progress, kind: str, message: str) -> RunResult:
+def ended_early(plan: RunPlan, progress: Progress, kind: ErrorKind, message: str) -> RunResult:
     """A run the harness could not finish: not scored, with what it cost and the trace if it was kept."""
     return RunResult(
         plan.arm,

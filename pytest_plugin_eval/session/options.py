@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..adaptive import AutoRuns
+from ..core.kinds import Ablation
 from ..core.tools import GATED, NEVER, REMOVABLE_TOOLS, disallow_problem, grant_problem, tool_of
 
 ABLATIONS = ("none", "with-without")
@@ -38,7 +39,7 @@ class EvalOptions:
     auto_runs: AutoRuns | None = None  # --runs auto[:MAX[:WIDTH]]: runs per arm chosen case by case
     model: str | None = None
     judge_model: str | None = None
-    ablation: str | None = None  # None = with-without when a plugin resolves, else none
+    ablation: Ablation | None = None  # None = with-without when a plugin resolves, else none
     allow_tools: tuple[str, ...] = ()
     disallow_tools: tuple[str, ...] = ()
     case_globs: tuple[str, ...] = ()

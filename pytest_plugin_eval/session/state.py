@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from ..core.clock import now_iso
+from ..core.kinds import Ablation, Arm
 from ..core.problems import Problem
 from ..core.tools import NEVER, is_gated, leaves_workspace, misspelling_of, tool_of
 from ..grade.base import GraderType
@@ -264,10 +265,10 @@ class EvalSession:
             self._kinds = kinds
         return self._kinds
 
-    def ablation(self, case: Case) -> str:
+    def ablation(self, case: Case) -> Ablation:
         return self.ablation_for(bool(case.plugin_dirs))
 
-    def ablation_for(self, has_plugin: bool) -> str:
+    def ablation_for(self, has_plugin: bool) -> Ablation:
         """--ablation, else with-without when there is a plugin to strip, else none."""
         return self.options.ablation or ("with-without" if has_plugin else "none")
 
@@ -363,7 +364,7 @@ class EvalSession:
                         self._earlier.setdefault(case_key(other.case), set()).add((other.arm, other.index))
         return {(arm, i) for arm, i in self._earlier.get(case_key(item.case), set()) if i < item.index}
 
-    def run_case(self, case: Case, arm: str, index: int, upcoming=None) -> RunResult:
+    def run_case(self, case: Case, arm: Arm, index: int, upcoming=None) -> RunResult:
         """One run of `case` in `arm` (or, with --regrade, its stored run graded again). `upcoming`: the item
         whose run comes next, whose agent this run starts ahead."""
         folder = self.results_folder(case.eval_root)
@@ -407,7 +408,7 @@ class EvalSession:
         case, arm, index = item.case, item.arm, item.index
         self.prestarts.start(run_key(case, arm, index), lambda: (self.run_plan(case, arm, index), self.workspace_base))
 
-    def run_plan(self, case: Case, arm: str, index: int) -> RunPlan:
+    def run_plan(self, case: Case, arm: Arm, index: int) -> RunPlan:
         folder = self.results_folder(case.eval_root)
         assert folder is not None
         script = case.script if self.options.scripted else None
