@@ -1,0 +1,111 @@
+"""What a session evaluated, beyond the git commit: the plugin's skills as Claude Code names them, with the
+`description` that makes Claude pick each, and a hash of the plugin's files.
+
+Skills are listed the way Claude Code 2.1 lists a plugin's skills: each skills folder (`skills/`, and the
+folders the manifest's `skills` key declares) is either a skill itself (it holds SKILL.md; named by the
+frontmatter's `name:`, else the folder) or holds one skill per subfolder with a SKILL.md (named by the
+subfolder, whatever its frontmatter says). A name keeps letters, digits, `_` and `-` (anything else becomes
+`-`), and is namespaced `plugin-name:skill-name`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.paths import code_units
+from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
+from .suite import SKILL_FILE, SKILLS_DIR, component_paths, plugin_at
+
+_NOT_IN_A_NAME = re.compile(r"[^a-zA-Z0-9_-]")
+# Folders whose files are not the plugin's content: version control, caches, installed dependencies.
+_NOT_CONTENT = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".pytest_cache", ".mypy_cache"})
+
+
+@dataclass(frozen=True)
+class SkillInfo:
+    name: str  # as Claude Code names it within the plugin ("review")
+    qualified_name: str  # as Claude calls it: "plugin-name:review"
+    description: str | None  # the frontmatter's `description:`; None when it has none (or cannot be read)
+    path: Path  # the SKILL.md
+
+
+def skills_of(plugin_root: Path) -> list[SkillInfo]:
+    """The plugin's skills, in the order Claude Code lists them (skills folder by folder, names in code-unit
+    order), each once. A SKILL.md that cannot be read still names a skill (its description is None)."""
+    root = Path(plugin_root)
+    plugin = plugin_at(root).name
+    folders = [root / SKILLS_DIR, *(Path(os.path.normpath(root / p)) for p in component_paths(root)["skills"])]
+    found: dict[str, SkillInfo] = {}
+    for folder in dict.fromkeys(folders):
+        if (folder / SKILL_FILE).is_file():
+            meta = _frontmatter(folder / SKILL_FILE)
+            written = meta.get("name")
+            written = written.strip() if isinstance(written, str) else ""
+            written = written.removeprefix(f"{plugin}:")
+            entries: list[tuple[str, Path, dict | None]] = [(written or folder.name, folder / SKILL_FILE, meta)]
+        elif folder.is_dir():
+            subfolders = sorted(
+                (d for d in folder.iterdir() if d.is_dir() and not d.name.startswith(".")),
+                key=lambda d: code_units(d.name),
+            )
+            entries = [(d.name, d / SKILL_FILE, None) for d in subfolders if (d / SKILL_FILE).is_file()]
+        else:
+            continue
+        for written, path, known in entries:
+            name = _NOT_IN_A_NAME.sub("-", written)
+            description = (known if known is not None else _frontmatter(path)).get("description")
+            if isinstance(description, str):
+                description = description.strip()
+            found.setdefault(
+                name,
+                SkillInfo(
+                    name=name,
+                    qualified_name=f"{plugin}:{name}",
+                    description=description if isinstance(description, str) else None,
+                    path=path,
+                ),
+            )
+    return list(found.values())
+
+
+def descriptions_of(plugin_root: Path) -> dict[str, str | None]:
+    """Qualified skill name → its description, for the results document."""
+    return {skill.qualified_name: skill.description for skill in skills_of(plugin_root)}
+
+
+def content_hash(plugin_root: Path, exclude: tuple[Path, ...] = ()) -> str:
+    """A sha256 over the plugin's files (sorted relative paths, each with its bytes), outside the folders in
+    `exclude` (the eval dir: cases and results are not the plugin) and version-control or dependency folders.
+    Stable across machines and checkouts: it names no absolute path, no time, no permission bit."""
+    root = Path(plugin_root).absolute()
+    skip = {Path(p).absolute() for p in exclude}
+    files: list[tuple[str, Path]] = []
+    for folder, subdirs, names in os.walk(root):
+        here = Path(folder)
+        subdirs[:] = [d for d in subdirs if d not in _NOT_CONTENT and here / d not in skip]
+        for name in names:
+            path = here / name
+            if path.is_file():
+                files.append((path.relative_to(root).as_posix(), path))
+    digest = hashlib.sha256()
+    for written, path in sorted(files, key=lambda f: code_units(f[0])):
+        rel = written.encode("utf-8", errors="surrogateescape")
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        # Length-prefixed, so no two different trees give the same stream.
+        digest.update(len(rel).to_bytes(8, "big") + rel + len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
+def _frontmatter(path: Path) -> dict:
+    try:
+        meta, _ = split_frontmatter(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, FrontmatterError, YamlError):
+        return {}
+    return meta if isinstance(meta, dict) else {}

@@ -1,0 +1,77 @@
+"""The plugin's skills as Claude Code names them, and the hash of its files (pytest_plugin_eval.load.plugin_facts)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pytest_plugin_eval.load.plugin_facts import SkillInfo, content_hash, descriptions_of, skills_of
+
+
+def plugin(folder: Path, **manifest) -> Path:
+    (folder / ".claude-plugin").mkdir(parents=True)
+    (folder / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "addness", **manifest}))
+    return folder
+
+
+def skill(folder: Path, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(text, encoding="utf-8")
+    return folder / "SKILL.md"
+
+
+def test_each_skill_folder_is_named_by_its_folder_and_namespaced_by_the_plugin(tmp_path):
+    root = plugin(tmp_path / "p")
+    review = skill(root / "skills" / "review", "---\nname: something-else\ndescription: Review a PR.\n---\nbody\n")
+    bare = skill(root / "skills" / "priorities", "no frontmatter at all\n")
+    assert skills_of(root) == [
+        SkillInfo("priorities", "addness:priorities", None, bare),
+        SkillInfo("review", "addness:review", "Review a PR.", review),
+    ]
+
+
+def test_a_declared_skills_folder_that_is_a_skill_is_named_by_its_frontmatter(tmp_path):
+    root = plugin(tmp_path / "p", skills=["./tools/lint"])
+    path = skill(root / "tools" / "lint", "---\nname: addness:fix lint\ndescription: ' Fix lint. '\n---\n")
+    assert skills_of(root) == [SkillInfo("fix-lint", "addness:fix-lint", "Fix lint.", path)]
+
+
+def test_a_folder_without_a_manifest_is_named_after_the_folder(tmp_path):
+    root = tmp_path / "bare-skills"
+    skill(root / "skills" / "a.b", "---\ndescription: [not, text]\n---\n")
+    skill(root / "skills" / ".hidden", "---\ndescription: hidden\n---\n")
+    (root / "skills" / "no-skill-here").mkdir()
+    [only] = skills_of(root)
+    assert (only.name, only.qualified_name, only.description) == ("a-b", "bare-skills:a-b", None)
+    assert descriptions_of(root) == {"bare-skills:a-b": None}
+
+
+def test_an_unreadable_skill_file_still_names_a_skill(tmp_path):
+    root = plugin(tmp_path / "p")
+    skill(root / "skills" / "s", "---\nname: [unterminated\n")
+    assert [s.qualified_name for s in skills_of(root)] == ["addness:s"]
+
+
+def test_the_content_hash_follows_files_and_their_bytes_not_the_eval_dir(tmp_path):
+    root = plugin(tmp_path / "p")
+    skill(root / "skills" / "s", "---\ndescription: one\n---\n")
+    (root / "evals" / "case").mkdir(parents=True)
+    (root / ".git").mkdir()
+    first = content_hash(root, exclude=(root / "evals",))
+    (root / "evals" / "case" / "prompt.md").write_text("anything")
+    (root / "evals" / "results").mkdir()
+    (root / ".git" / "HEAD").write_text("ref")
+    assert content_hash(root, exclude=(root / "evals",)) == first
+    skill(root / "skills" / "s", "---\ndescription: two\n---\n")
+    changed = content_hash(root, exclude=(root / "evals",))
+    assert changed != first
+    (root / "skills" / "s" / "SKILL.md").rename(root / "skills" / "s" / "OTHER.md")
+    assert content_hash(root, exclude=(root / "evals",)) not in (first, changed)
+
+
+def test_the_content_hash_is_the_same_for_a_copy_elsewhere(tmp_path):
+    one, two = plugin(tmp_path / "one"), plugin(tmp_path / "two")
+    for root in (one, two):
+        skill(root / "skills" / "s", "same")
+    assert content_hash(one) == content_hash(two)
+    assert len(content_hash(one)) == 64
