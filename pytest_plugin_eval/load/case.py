@@ -34,6 +34,7 @@ from ..core.yamlio import FrontmatterError, YamlError, load_yaml, split_frontmat
 from .graders import GRADERS_DIR, GraderKind, GraderSpec, load_grader_files, load_inline_graders
 from .mocks import MockSet, load_mocks
 from .script import SCRIPT_FILENAME, Script, load_script
+from .skills import TriggerTarget
 from .suite import NOT_CASE_DIRS, RESERVED_DIR, declared_servers, layout_warnings, resolve_plugin
 
 PROMPT_FILE = "prompt.md"
@@ -105,6 +106,7 @@ class Case:
     warnings: tuple[str, ...] = ()
     mocks: MockSet = field(default_factory=MockSet)
     script: Script | None = None  # scripted.yaml, validated (None: the case has none)
+    trigger: TriggerTarget | None = None  # a query of a trigger set run as a case (load/triggers.py)
 
     @property
     def runs_per_arm(self) -> int:

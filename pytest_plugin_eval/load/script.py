@@ -172,6 +172,11 @@ def _parse_arm(value: Any, key: str) -> ArmScript:
     return ArmScript(runs=runs, default=default)
 
 
+def parse_turns(items: Any, key: str) -> tuple[Turn, ...]:
+    """A list of turns as an arm of scripted.yaml holds them (a trigger query's `scripted:` list)."""
+    return _parse_turns(items, key)
+
+
 def _parse_turns(items: Any, key: str, kinds: tuple[str, ...] = _KINDS) -> tuple[Turn, ...]:
     if not isinstance(items, list):
         raise SpecError(key, f"expected a list of turns (got {type_name(items)})")

@@ -115,9 +115,14 @@ class Child:
         """Seconds since the child was started."""
         return time.monotonic() - self.started
 
-    def run(self, should_stop: Callable[[], object] | None = None) -> ChildExit:
+    def run(
+        self,
+        should_stop: Callable[[], object] | None = None,
+        poll: float = POLL_SECONDS,
+        stop_grace: float = KILL_GRACE_SECONDS,
+    ) -> ChildExit:
         """Give the child its prompt and supervise it to completion, its time limit (counted from now), or until
-        `should_stop()` is truthy."""
+        `should_stop()` is truthy (asked every `poll` seconds; then the child has `stop_grace` seconds to exit)."""
         child = self.process
         started = time.monotonic()
         timed_out = stopped = False
@@ -142,11 +147,11 @@ class Child:
                     stopped, silent = True, time.monotonic() - grew
                 else:
                     try:
-                        child.wait(timeout=POLL_SECONDS)
+                        child.wait(timeout=poll)
                     except subprocess.TimeoutExpired:
                         pass
                     continue
-                stop_group(child)
+                stop_group(child, grace=stop_grace if stopped else KILL_GRACE_SECONDS)
                 break
         except BaseException:
             stop_group(child)

@@ -26,7 +26,7 @@ from ..core.clock import now_iso
 from ..core.kinds import Arm
 from ..load.case import Case
 from ..load.suite import plugin_at
-from . import permissions
+from . import permissions, trigger
 from .agent import AgentCommand, AgentStartError, Child, RunError, classify
 from .output import RunOutput
 from .redact import Redactor
@@ -109,13 +109,18 @@ def stage(plan: RunPlan, ws: Workspace) -> None:
         shutil.copyfile(context.history_file, ws.history)
     if context.scaffold_script is not None and plan.settings.scaffold:
         ws.run_scaffold(context.scaffold_script)
+    settings: dict = {}
     if permissions.shell_granted(plan.settings.allow_tools):
         problem = permissions.sandbox_missing()
         if problem:
             raise AgentStartError(problem)
         folders = run_folders(plan, ws)
         secrets = credential_names(operator_env(plan.environ))  # the operator's; not the harness's GIT_CONFIG_KEY_n
-        ws.write_settings(sandbox=permissions.sandbox_settings(folders, plan.case.plugin_dirs, secrets))
+        settings["sandbox"] = permissions.sandbox_settings(folders, plan.case.plugin_dirs, secrets)
+    if plan.case.trigger is not None:  # the agent is held at the call that decides the run (run/trigger.py)
+        settings["hooks"] = trigger.hold_hooks(plan.case.trigger, ws.out)
+    if settings:
+        ws.write_settings(**settings)
 
 
 def stand_ins(plan: RunPlan, ws: Workspace) -> MockPlan | None:
@@ -246,6 +251,9 @@ class AgentRun(RunOutput):
         return self.workspace.trace if self.workspace else None
 
 
+TRIGGER_POLL = 0.05  # seconds between looks at a trigger run's trace
+
+
 def run_agent(plan: RunPlan, ws: Workspace) -> AgentRun:
     """Run the child in `ws` and read what it produced. Raises AgentStartError when it cannot start."""
     return start_agent(plan, ws).finish()
@@ -284,13 +292,21 @@ class StartedAgent:
         active = mock_plan is not None and mock_plan.active
         started_at, started = now_iso(), time.monotonic()
 
+        decided = trigger.watcher(case.trigger, ws.trace) if case.trigger is not None else None
+
         def watch() -> bool:
-            # The session stopping, or a mock's expect: violation (or an agent mock's ABORT:), stops the run at once.
-            return (plan.stop is not None and plan.stop.is_set()) or (
-                active and first_abort(read_calls(ws.out)) is not None
+            # The session stopping, or a mock's expect: violation (or an agent mock's ABORT:), stops the run at once;
+            # a trigger run stops as soon as its trace decides it.
+            return (
+                (plan.stop is not None and plan.stop.is_set())
+                or (active and first_abort(read_calls(ws.out)) is not None)
+                or (decided is not None and decided())
             )
 
-        exit_ = self.child.run(watch)
+        if decided is None:
+            exit_ = self.child.run(watch)
+        else:  # nothing is left to do once decided (the agent is held), so it is looked for often and stopped hard
+            exit_ = self.child.run(watch, poll=TRIGGER_POLL, stop_grace=0)
         # Before anything reads what the run produced, the operator's credentials are taken out of it.
         redactor = Redactor.of(operator_env(plan.environ))
         redactor.names(ws.cwd)

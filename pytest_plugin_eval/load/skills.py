@@ -1,0 +1,96 @@
+"""What a plugin offers Claude to pick: its skills and commands, each with the name Claude Code gives it
+(`plugin:name`), the description Claude chooses by, and the file it comes from.
+
+Trigger evals ask which of these Claude consulted for a query; the results record every description, so that a
+change in how often a skill fires can be put beside the change in its description.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
+from .plugin_facts import skills_of
+from .suite import component_paths, plugin_at
+
+ComponentKind = Literal["skill", "command"]
+COMMANDS_DIR = "commands"
+
+
+@dataclass(frozen=True)
+class Component:
+    """A skill or command of a plugin, as Claude Code offers it."""
+
+    name: str  # as its frontmatter (else its file or folder) names it
+    qualified_name: str  # `plugin:name`, what the agent's Skill call names
+    kind: ComponentKind
+    description: str
+    path: Path  # its SKILL.md or command file
+
+    def answers_to(self, called: str) -> bool:
+        """Whether a Skill call naming `called` (`plugin:name`, `name` or `/plugin:name`) is a call of this one."""
+        called = called.strip().lstrip("/")
+        return called in (self.qualified_name, self.name)
+
+
+def components_of(plugin_root: Path) -> list[Component]:
+    """The plugin's skills (as Claude Code names them, plugin_facts.skills_of), then its commands by name."""
+    plugin = plugin_at(plugin_root).name
+    skills = [
+        Component(s.name, s.qualified_name, "skill", s.description or "", s.path.absolute())
+        for s in skills_of(plugin_root)
+    ]
+    commands = sorted((_command(plugin, path) for path in _command_files(plugin_root)), key=lambda c: c.name)
+    return skills + commands
+
+
+def _command_files(root: Path) -> list[Path]:
+    folders = [root / COMMANDS_DIR, *(Path(os.path.normpath(root / p)) for p in component_paths(root)["commands"])]
+    found: list[Path] = []
+    for folder in folders:
+        if folder.is_file() and folder.suffix == ".md":
+            found.append(folder)
+        elif folder.is_dir():
+            found += [p for p in sorted(folder.glob("*.md")) if p not in found]
+    return found
+
+
+def _command(plugin: str, path: Path) -> Component:
+    try:
+        meta, _ = split_frontmatter(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, FrontmatterError, YamlError):
+        meta = None
+    description = (meta or {}).get("description")
+    return Component(
+        name=path.stem,
+        qualified_name=f"{plugin}:{path.stem}",
+        kind="command",
+        description=description.strip() if isinstance(description, str) else "",
+        path=path.absolute(),
+    )
+
+
+@dataclass(frozen=True)
+class TriggerTarget:
+    """What a trigger run is about: one query of a skill's trigger set, and the plugin's components that compete
+    for it (a near-miss may fire a sibling)."""
+
+    skill: Component
+    should_fire: bool
+    components: tuple[Component, ...]
+    query_id: str
+    set_file: Path
+
+    def component_called(self, called: str) -> Component | None:
+        return next((c for c in self.components if c.answers_to(called)), None)
+
+    def component_at(self, path: str) -> Component | None:
+        """The component whose file `path` is (a Read of a SKILL.md consults that skill)."""
+        try:
+            target = Path(path).absolute()
+        except (TypeError, ValueError):
+            return None
+        return next((c for c in self.components if c.path == target), None)
