@@ -93,3 +93,17 @@ def pass_hat_k(n: int, c: int, k: int) -> float | None:
 def _check_counts(n: int, c: int, k: int) -> None:
     if not 0 <= c <= n or k < 1:
         raise ValueError(f"need 0 <= c <= n and k >= 1 (got n={n}, c={c}, k={k})")
+
+
+def wilson_interval(successes: int, n: int, level: float = 0.95) -> tuple[float, float] | None:
+    """Wilson's score interval for a proportion of `successes` in `n` trials (None for no trials): unlike the
+    normal approximation it stays inside [0, 1] and is not zero-width at 0 of n or n of n (5 of 5 → [0.57, 1])."""
+    if n <= 0:
+        return None
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must be between 0 and n (got {successes} of {n})")
+    z = z_quantile(level)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)

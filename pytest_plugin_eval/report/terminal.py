@@ -6,7 +6,8 @@ from pathlib import Path
 
 from ..core.paths import display_path
 from ..results.model import SuiteResult
-from . import view
+from ..results.triggers import read_triggers
+from . import triggers, view
 
 NUMBER_MISSING = "  -  "  # as wide as a number, so the columns stay aligned
 TEXT_MISSING = "-"
@@ -72,14 +73,21 @@ def write_summary(
         terminal.write_line(notice)
     for error in document.load_errors:
         terminal.write_line(f"✗ {error.dir}: {error.message}", red=True)
+    trigger_sets = read_triggers(document.extra)
     if document.cases:
         terminal.write_line("")
         for line in table(document):
             terminal.write_line(line)
         terminal.write_line("")
         terminal.write_line(summary_line(document))
-    else:
+    elif not trigger_sets:
         terminal.write_line("No eval cases ran.")
+    if trigger_sets:
+        terminal.write_line("")
+        for line in triggers.table(trigger_sets):
+            terminal.write_line(line)
+        terminal.write_line("")
+        terminal.write_line(triggers.summary_line(trigger_sets))
     if document.load_errors:
         n = len(document.load_errors)
         terminal.write_line(f"Couldn't load {n} case file{'s' if n != 1 else ''} — see above.", red=True)

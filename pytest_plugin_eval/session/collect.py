@@ -36,6 +36,8 @@ class CaseLoadFailure(Exception):
 class CaseFile(pytest.File):
     """A case folder, anchored on its prompt.md (or case.yaml when it has no prompt.md)."""
 
+    what = "case"
+
     def __init__(self, *, eval_root: Path, **kwargs):
         super().__init__(**kwargs)
         self.eval_root = eval_root
@@ -74,7 +76,8 @@ class CaseFile(pytest.File):
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, CaseLoadFailure):
             problems = excinfo.value.error.problems
-            lines = [f"case {display_path(self.path.parent)} does not load:"]
+            where = self.path.parent if self.what == "case" else self.path
+            lines = [f"{self.what} {display_path(where)} does not load:"]
             lines += [f"  {p.render()}" for p in problems]
             return "\n".join(lines)
         return super().repr_failure(excinfo)

@@ -42,6 +42,8 @@ from . import verdicts, wire
 from .interrupts import install_sigterm, signal_name
 from .progress import Progress
 from .state import EvalSession, workers
+from .trigger_gather import TriggerGather
+from .trigger_items import TRIGGER_ATTR, TriggerItem, TriggerReport
 
 # A run item's node id is <case file>::<case name>[with-plugin-2] (or [no-plugin-1]).
 RUN_PARAMS = re.compile(r"\[(?:with-plugin|no-plugin)-\d+\]$")
@@ -132,6 +134,7 @@ class Controller:
         self.outputs_failed = False
         self.exit_requested: int | None = None
         self.git_states: dict[str, GitState | None] = {}  # plugin folder → its git state, asked once
+        self.triggers = TriggerGather()
 
     @property
     def documents(self) -> list[SuiteResult]:
@@ -182,8 +185,8 @@ class Controller:
     def count_verdicts(self, session) -> None:
         """Each case's verdict is reported as one more test: count them once, so the progress ends at 100%
         (under xdist, once the workers' collection has set the count)."""
-        if not self.verdicts_counted and self.items.expected and session is not None:
-            session.testscollected += len(self.items.expected)
+        if not self.verdicts_counted and (self.items.expected or self.triggers.expected) and session is not None:
+            session.testscollected += len(self.items.expected) + len(self.triggers.expected)
             self.verdicts_counted = True
 
     @pytest.hookimpl(optionalhook=True)
@@ -191,10 +194,12 @@ class Controller:
         self.expect(ids)
 
     def expect(self, nodeids) -> None:
+        nodeids = [str(n) for n in nodeids]
         self.items.expect(nodeids)
+        self.triggers.expect(nodeids)
         if self.progress is not None:
             self.progress.expect(sum(len(ids) for ids in self.items.expected.values()))
-        for case_file in self.items.expected:
+        for case_file in [*self.items.expected, *{n.split("::", 1)[0] for n in self.triggers.expected}]:
             root = self.session.eval_root(self.session.config.rootpath / case_file)
             if root is not None and root not in self.claimed:
                 self.claim(root)
@@ -245,7 +250,10 @@ class Controller:
             verdicts.junit(self.session.config, report, *names)
         data = getattr(report, wire.RUN_ATTR, None)
         skipped = getattr(report, wire.SKIP_ATTR, None)
-        if data is not None and report.when == "call":
+        trigger = getattr(report, TRIGGER_ATTR, None)
+        if trigger is not None and report.when == "call":
+            self.record_trigger(TriggerReport.from_json(trigger), str(report.nodeid))
+        elif data is not None and report.when == "call":
             self.record_run(wire.RunReport.from_json(data), str(report.nodeid))
         elif skipped is not None:
             skip = wire.SkipReport.from_json(skipped)
@@ -303,6 +311,9 @@ class Controller:
             report = item.run_report()
             if report is not None:
                 self.record_run(report, item.nodeid)
+            trigger = item.trigger_report() if isinstance(item, TriggerItem) else None
+            if trigger is not None:
+                self.record_trigger(TriggerReport.from_json(trigger), item.nodeid)
 
     @pytest.hookimpl(tryfirst=True)  # the verdicts must reach the terminal and JUnit XML before they finish
     def pytest_sessionfinish(self, session) -> None:
@@ -356,6 +367,16 @@ class Controller:
         if self.progress is not None:
             self.progress.finished(run)
 
+    def record_trigger(self, report: TriggerReport, nodeid: str) -> None:
+        self.triggers.record(report, nodeid)
+        suite = self.collected.of(report.eval_root)
+        suite.suite = merge_suite(suite.suite, report.suite)
+        for note in report.run.notes:
+            self.collected.notice(note)
+        if self.progress is not None:
+            run = report.run
+            self.progress.finished(RunResult("with", run.index, score=None, passed=False, cost_usd=run.cost_usd))
+
     def record_load_error(self, report: wire.LoadErrorReport) -> None:
         self.collected.of(report.eval_root).load_errors.setdefault(report.entry.dir, report.entry)
 
@@ -397,10 +418,12 @@ class Controller:
             for case_file, (eval_root, case_dir, _) in self.items.where.items():
                 if eval_root == suite.eval_root and case_dir in by_dir:
                     self.report_case(case_file, by_dir[case_dir])
+        self.triggers.report_verdicts(self.session.config, self.session.options)
         runs = [run for document in documents for case in document.cases for run in case.runs()]
         self.cost_notices(runs, [skip for suite in collected.suites.values() for skip in suite.skipped])
         failed = (  # the documents' own rule, so the exit status is the one merge and compare read back
-            not any(document.cases for document in documents)
+            not any(document.cases or document.extra.get("triggers") for document in documents)
+            or any(self.triggers.failed(suite.eval_root, self.session.options) for suite in collected.suites.values())
             or any(document.load_errors for document in documents)
             or any(scoring.document_failed(document) for document in documents if document.cases)
             or self.non_eval_failures > 0
@@ -439,6 +462,9 @@ class Controller:
             self.collected.notice(f"💡 {hint}")
         runs = [run for case in cases for run in case.runs()]
         partial = scoring.partial_reason(runs, self.interrupted, bool(suite.skipped))
+        if partial is None and self.triggers.errored(suite.eval_root):
+            partial = "trigger_run_error"  # a trigger run that erred decided nothing: its query measured less
+        trigger_sets = self.triggers.of(suite.eval_root)
         self.recording_notice(suite)
         self.judge_price_notice(runs)
         threshold = self.session.options.threshold
@@ -449,12 +475,13 @@ class Controller:
             suite=info,
             cases=cases,
             aggregates=scoring.suite_aggregates(cases, threshold),
-            cost_usd=sum(r.cost_usd for r in runs),
+            cost_usd=sum(r.cost_usd for r in runs) + sum(s.cost_usd for s in trigger_sets),
             partial=partial is not None,
             partial_reason=partial,
             load_errors=[suite.load_errors[k] for k in sorted(suite.load_errors, key=lambda k: Path(k).parts)],
             skipped_runs=sorted(suite.skipped, key=lambda r: (Path(r.dir).parts, r.arm != "with", r.index)),
             notices=list(self.collected.notices),
+            extra={"triggers": [s.to_json() for s in trigger_sets]} if trigger_sets else {},
         )
 
     def with_previous_runs(self, fresh: dict[str, CaseResult], previous: SuiteResult, path: str) -> list[CaseResult]:
@@ -481,7 +508,8 @@ class Controller:
             document.notices = list(self.collected.notices)  # notices raised while building later documents too
             root = Path(suite.eval_root) if suite.eval_root else None
             # Nothing collected from this eval dir (no cases): no results folder, as the reference tool does.
-            folder = self.session.results_folder(root) if suite.cases or suite.load_errors or suite.skipped else None
+            ran = suite.cases or suite.load_errors or suite.skipped or self.triggers.of(suite.eval_root)
+            folder = self.session.results_folder(root) if ran else None
             label = self.session.suite_label(root) if root else "suite"
             comparison = self.comparison(document, documents, str(folder.path) if folder else "this session")
             results_path = folder.results_file if folder else None

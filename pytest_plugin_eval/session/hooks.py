@@ -14,6 +14,7 @@ from .controller import Controller
 from .options import WORKER_INPUT_KEY, EvalOptions
 from .progress import run_word
 from .state import SESSION_KEY, EvalSession, get_session
+from .trigger_items import TRIGGER_ATTR, EvalDir, TriggerFile, TriggerItem, in_skill_folder, trigger_word
 from .verdicts import JUNIT_ATTR, VERDICT_ATTR
 from .wire import LOAD_ERROR_ATTR, RUN_ATTR, SKIP_ATTR, UNNEEDED_ATTR
 
@@ -47,9 +48,20 @@ def pytest_ignore_collect(collection_path, config):
 
 
 def pytest_collect_file(file_path, parent):
-    eval_root = get_session(parent.config).case_file_root(file_path)
+    session = get_session(parent.config)
+    eval_root = session.case_file_root(file_path)
     if eval_root is not None:
         return CaseFile.from_parent(parent, path=file_path, eval_root=eval_root)
+    trigger_root = session.trigger_file_root(file_path)
+    if trigger_root is not None and not in_skill_folder(file_path):  # those come with the suite (EvalDir)
+        return TriggerFile.from_parent(parent, path=file_path, eval_root=trigger_root)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collect_directory(path, parent):
+    if get_session(parent.config).eval_root(path) == path and not (path / "__init__.py").exists():
+        return EvalDir.from_parent(parent, path=path)
     return None
 
 
@@ -75,7 +87,7 @@ def pytest_runtest_protocol(item, nextitem):  # one at a time, the next run's ag
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector):
     report = yield
-    if isinstance(collector, CaseFile):
+    if isinstance(collector, CaseFile):  # a trigger file too
         error = collector.load_error_report()
         if error is not None:
             setattr(report, LOAD_ERROR_ATTR, error.to_json())
@@ -87,6 +99,11 @@ def pytest_runtest_makereport(item, call):
     report = yield
     if isinstance(item, RunItem):
         setattr(report, JUNIT_ATTR, item.junit_names())
+    if isinstance(item, TriggerItem) and call.when == "call":
+        trigger = item.trigger_report()
+        if trigger is not None:
+            setattr(report, TRIGGER_ATTR, trigger)
+            report.duration = trigger["run"]["durationSeconds"]
     if isinstance(item, RunItem) and call.when == "call":
         run = item.run_report()
         skip = item.skip_report()
@@ -110,6 +127,12 @@ def pytest_report_teststatus(report, config):
         return report.outcome, "." if report.passed else "s", (f"{report.outcome.upper()} {headline}", {})
     if getattr(report, UNNEEDED_ATTR, None) is not None:  # --runs auto: its case had had enough runs
         return "not needed", "", "NOT NEEDED"
+    trigger = getattr(report, TRIGGER_ATTR, None)
+    if trigger is not None and report.when == "call":
+        word = trigger_word(trigger["run"])
+        if report.failed:
+            return "failed", "F", (f"FAILED {word}", {"red": True})
+        return "passed", ".", (f"PASSED {word}", {"green": True})
     data = getattr(report, RUN_ATTR, None)
     if data is None or report.when != "call":
         return None

@@ -60,6 +60,9 @@ class EvalOptions:
     shard: tuple[int, int] | None = None  # (K, N): run the K-th of N shares of the suite
     compare_to: str | None = None  # an earlier session's results folder or JSON file, checked readable
     md_path: str | None = None  # --md: where the Markdown summary goes
+    trigger_skill: str | None = None  # the skill of skill-creator trigger entries that name none
+    min_recall: float | None = None  # a trigger set below this recall fails
+    max_false_fire: float | None = None  # a trigger set above this false-fire rate fails
 
 
 @dataclass(frozen=True)
@@ -273,6 +276,25 @@ OPTIONS = (
         "summary is appended to that file whether or not --md is given",
         metavar="PATH",
     ),
+    Option(
+        ("--trigger-skill",),
+        "eval_trigger_skill",
+        "The skill (or command) of the plugin that skill-creator trigger-eval.json entries naming none are about",
+        metavar="NAME",
+    ),
+    Option(
+        ("--min-recall",),
+        "eval_min_recall",
+        "Fail (exit 1) a trigger set whose recall — the share of its should-fire queries that fire — is below R",
+        metavar="R",
+    ),
+    Option(
+        ("--max-false-fire",),
+        "eval_max_false_fire",
+        "Fail (exit 1) a trigger set whose false-fire rate — the share of its should-not-fire queries that "
+        "fire — is above R",
+        metavar="R",
+    ),
 )
 
 
@@ -459,6 +481,12 @@ def parse_options(option) -> EvalOptions:
             read_document(compare_to)  # before any run (money): a wrong path is said now
         except CompareError as e:
             raise OptionError(f"Error: --compare-to {e}") from None
+    rates = {}
+    for name, dest in (("--min-recall", "eval_min_recall"), ("--max-false-fire", "eval_max_false_fire")):
+        rate = _number(getattr(option, dest, None), f"Error: {name} must be a number from 0 to 1")
+        if rate is not None and not 0 <= rate <= 1:
+            raise OptionError(f"Error: {name} must be a number from 0 to 1")
+        rates[name] = rate
     if option.eval_claude and not os.access(option.eval_claude, os.X_OK):
         raise OptionError(f"Error: --claude {option.eval_claude}: no executable file there")
     return EvalOptions(
@@ -490,6 +518,9 @@ def parse_options(option) -> EvalOptions:
         shard=parse_shard(getattr(option, "eval_shard", None)),
         compare_to=compare_to,
         md_path=getattr(option, "eval_md", None),
+        trigger_skill=getattr(option, "eval_trigger_skill", None),
+        min_recall=rates["--min-recall"],
+        max_false_fire=rates["--max-false-fire"],
     )
 
 

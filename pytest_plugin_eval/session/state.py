@@ -37,6 +37,7 @@ from ..load.suite import (
     plugin_at,
     resolve_plugin,
 )
+from ..load.triggers import TriggerSet, is_trigger_file, load_trigger_file
 from ..results.ledger import CostLedger
 from ..results.model import CaseResult, GraderInfo, PluginInfo, RunResult, SkippedRun, SuiteInfo
 from ..results.regrade import StoredResults, regrade_run
@@ -105,6 +106,7 @@ class EvalSession:
         self._rounds: RoundBoard | None = None
         self._earlier: dict[str, set[tuple[str, int]]] | None = None  # --runs auto: case → its selected runs
         self._cases: dict[Path, Case] = {}
+        self._trigger_sets: dict[Path, list[TriggerSet]] = {}
         self._kinds: dict[str, GraderType] | None = None
         self._endpoint: Any = None
         self._judge_client: Any = None
@@ -249,6 +251,18 @@ class EvalSession:
             self._cases[case_dir] = case
         return self._cases[case_dir]
 
+    def load_triggers(self, path: Path, eval_root: Path) -> list[TriggerSet]:
+        """The trigger sets of a trigger file (load/triggers.py). Raises TriggerLoadError."""
+        if path not in self._trigger_sets:
+            self._trigger_sets[path] = load_trigger_file(path, eval_root, self.options.trigger_skill)
+        return self._trigger_sets[path]
+
+    def trigger_file_root(self, path: Path) -> Path | None:
+        """The eval dir of `path` when it is a trigger file (ours, or skill-creator's)."""
+        if not is_trigger_file(path) or (path.parent / CASE_FILE).exists() or (path.parent / PROMPT_FILE).exists():
+            return None
+        return self.eval_root(path.parent)
+
     def grader_types(self) -> dict[str, GraderType]:
         """The built-in grader types and those from pytest_plugin_eval_grader_types hooks (plugins, conftest.py
         files loaded before the first case)."""
@@ -327,7 +341,7 @@ class EvalSession:
         """One item's run, unless the cost ceiling keeps it from starting or (--runs auto) its case needs no more
         runs. Called from the pool's threads. `upcoming`: the item whose run starts next, started ahead."""
         case, ledger = item.case, self.ledger
-        if self.options.auto_runs is not None:
+        if self.options.auto_runs is not None and case.trigger is None:
             reason = self.rounds.need(
                 case_key(case), item.index, self.earlier_runs(item), self.two_arm(case), self.pool.stopping
             )
@@ -349,7 +363,7 @@ class EvalSession:
         except Exception as e:  # a fault before the run's own guard (planning it, its judge, its folder)
             outcome = Outcome(result=harness_result(item.arm, item.index, e))
         finally:
-            if self.options.auto_runs is not None:  # whatever came of it: the case's later runs may decide
+            if self.options.auto_runs is not None and case.trigger is None:  # the case's later runs may decide
                 score = outcome.result.score if outcome.result is not None else None
                 self.rounds.record(case_key(case), item.arm, item.index, score)
         return outcome

@@ -1,0 +1,150 @@
+"""The controller's half of trigger evals: the trigger runs' reports gathered per eval dir and set, each query's
+verdict reported as a test of its own once the session ends (`<trigger file>::<skill>/<query>`), and what the
+sets add to the document, the exit status and the terminal."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from _pytest.reports import TestReport
+
+from ..report import triggers as text
+from ..results.triggers import QueryResult, TriggerSetResult
+from . import verdicts
+from .trigger_items import TriggerReport
+
+TRIGGER_PARAMS = "[run-"
+
+
+@dataclass
+class TriggerGather:
+    sets: dict[str, dict[tuple[str, str], TriggerSetResult]] = field(default_factory=dict)  # eval root → sets
+    files: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)  # set key → (node file, label)
+    order: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (set key, query id) → position
+    expected: set[str] = field(default_factory=set)  # query node ids, for the progress count
+
+    def expect(self, nodeids) -> None:
+        for nodeid in map(str, nodeids):
+            if TRIGGER_PARAMS in nodeid:
+                self.expected.add(nodeid.rsplit("[", 1)[0])
+
+    def record(self, report: TriggerReport, nodeid: str) -> None:
+        sets = self.sets.setdefault(report.eval_root, {})
+        key = report.trigger_set.key()
+        trigger_set = sets.setdefault(key, report.trigger_set)
+        self.order[(key[0], key[1], report.query.id)] = report.position
+        query = next((q for q in trigger_set.queries if q.id == report.query.id), None)
+        if query is None:
+            query = report.query
+            trigger_set.queries.append(query)
+            trigger_set.queries.sort(key=lambda q: self.order.get((key[0], key[1], q.id), 0))
+        query.runs.append(report.run)
+        query.runs.sort(key=lambda r: r.index)
+        self.files[key] = (nodeid.split("::", 1)[0], report.label)
+
+    def of(self, eval_root: str) -> list[TriggerSetResult]:
+        return sorted(self.sets.get(eval_root, {}).values(), key=lambda s: (s.file, s.skill))
+
+    def runs_of(self, eval_root: str) -> list:
+        return [run for s in self.of(eval_root) for run in s.runs]
+
+    def failed(self, eval_root: str, options) -> bool:
+        return any(set_failures(s, options) for s in self.of(eval_root))
+
+    def report_verdicts(self, config: pytest.Config, options) -> None:
+        """Each query's verdict, and (when a threshold is set) each set's, as pytest tests of their own."""
+        for eval_sets in self.sets.values():
+            for key, trigger_set in eval_sets.items():
+                node_file, label = self.files.get(key, (trigger_set.file, ""))
+                for query in trigger_set.queries:
+                    outcome, message = text.verdict_text(query, trigger_set)
+                    report_test(
+                        config,
+                        f"{node_file}::{trigger_set.name}/{query.id}",
+                        outcome,
+                        message,
+                        junit_names=(f"{label}.triggers.{trigger_set.name}", query.id),
+                        properties=query_properties(query, trigger_set),
+                    )
+                failures = set_failures(trigger_set, options)
+                if options.min_recall is not None or options.max_false_fire is not None:
+                    report_test(
+                        config,
+                        f"{node_file}::{trigger_set.name}",
+                        "failed" if failures else "passed",
+                        "\n".join(f"✗ {f}" for f in failures) or text.skill_line(trigger_set),
+                        junit_names=(f"{label}.triggers", trigger_set.name),
+                        properties=[],
+                    )
+
+    def errored(self, eval_root: str) -> bool:
+        return any(run.fired is None and run.error_kind != "interrupted" for run in self.runs_of(eval_root))
+
+
+def set_failures(trigger_set: TriggerSetResult, options) -> list[str]:
+    """What fails a trigger set: a query decided on the wrong side, recall or false-fire rate past its bound."""
+    out = [f"{q.id}: {text.verdict_text(q, trigger_set)[1].splitlines()[0]}" for q in trigger_set.wrong]
+    recall, false_fire = trigger_set.recall, trigger_set.false_fire_rate
+    if options.min_recall is not None and recall.value is not None and recall.value < options.min_recall:
+        out.append(f"recall {recall.count}/{recall.of} is below --min-recall {options.min_recall:g}")
+    if (
+        options.max_false_fire is not None
+        and false_fire.value is not None
+        and false_fire.value > options.max_false_fire
+    ):
+        out.append(
+            f"false-fire rate {false_fire.count}/{false_fire.of} is above --max-false-fire {options.max_false_fire:g}"
+        )
+    return out
+
+
+def query_properties(query: QueryResult, trigger_set: TriggerSetResult) -> list[tuple[str, object]]:
+    return [
+        ("shouldFire", query.should_fire),
+        ("fires", query.fires),
+        ("runs", len(query.decided)),
+        ("verdict", query.verdict(trigger_set.threshold)),
+    ]
+
+
+def report_test(
+    config: pytest.Config,
+    nodeid: str,
+    outcome: str,
+    message: str,
+    junit_names: tuple[str, str],
+    properties: list[tuple[str, object]],
+) -> None:
+    """One verdict through pytest's report hooks, as verdicts.report_case reports a case's."""
+    node_file, name = nodeid.split("::", 1)
+    location = (node_file, None, name)
+    keywords: dict[str, Any] = {name: 1, "plugin_eval": 1, "plugin_eval_trigger": 1}
+    now = time.time()
+    config.hook.pytest_runtest_logstart(nodeid=nodeid, location=location)
+    for when in ("setup", "call", "teardown"):
+        result: Any = "passed"
+        longrepr: Any = None
+        if when == "call" and outcome == "failed":
+            result, longrepr = "failed", verdicts.VerdictRepr(message)
+        elif when == "call" and outcome == "skipped":
+            result, longrepr = "skipped", (node_file, 0, f"Skipped: {message}")
+        report = TestReport(
+            nodeid,
+            location,
+            keywords,
+            result,
+            longrepr,
+            when,
+            duration=0.0,
+            start=now,
+            stop=now,
+            user_properties=properties if when == "call" else (),
+        )
+        if when == "call":
+            setattr(report, verdicts.VERDICT_ATTR, message.splitlines()[0])
+        verdicts.junit(config, report, *junit_names, properties if when == "call" else ())
+        config.hook.pytest_runtest_logreport(report=report)
+    config.hook.pytest_runtest_logfinish(nodeid=nodeid, location=location)
