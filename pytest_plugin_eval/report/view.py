@@ -19,6 +19,7 @@ PARTIAL_LABELS = {
     "interrupted": "interrupted",
     "worker_lost": "a worker process died",
     "judge_error": "judge unavailable",
+    "trigger_run_error": "trigger runs that erred",
 }
 
 MISSING = "–"  # the page's mark for a value that does not exist; the terminal passes its own

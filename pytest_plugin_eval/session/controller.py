@@ -462,8 +462,7 @@ class Controller:
             self.collected.notice(f"💡 {hint}")
         runs = [run for case in cases for run in case.runs()]
         partial = scoring.partial_reason(runs, self.interrupted, bool(suite.skipped))
-        if partial is None and self.triggers.errored(suite.eval_root):
-            partial = "trigger_run_error"  # a trigger run that erred decided nothing: its query measured less
+        partial = partial or self.triggers.partial_reason(suite.eval_root)
         trigger_sets = self.triggers.of(suite.eval_root)
         self.recording_notice(suite)
         self.judge_price_notice(runs)

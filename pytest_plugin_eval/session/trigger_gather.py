@@ -80,8 +80,15 @@ class TriggerGather:
                         properties=[],
                     )
 
-    def errored(self, eval_root: str) -> bool:
-        return any(run.fired is None and run.error_kind != "interrupted" for run in self.runs_of(eval_root))
+    def partial_reason(self, eval_root: str) -> str | None:
+        """Why the trigger runs leave the session partial: a run that erred decided nothing, so its query was
+        measured on fewer runs (named as a case run's error would name it)."""
+        kinds = {run.error_kind for run in self.runs_of(eval_root) if run.fired is None}
+        kinds.discard("interrupted")  # the session's own reason says it
+        for kind, reason in (("worker_lost", "worker_lost"), ("auth", "auth_failed"), ("api", "api_error")):
+            if kind in kinds:
+                return reason
+        return "trigger_run_error" if kinds else None
 
 
 def set_failures(trigger_set: TriggerSetResult, options) -> list[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from ..core.paths import display_path
 from ..load.case import Case
 from ..load.skills import TriggerTarget
 from ..load.suite import SKILL_FILE, enclosing_plugin
@@ -21,7 +22,7 @@ from ..results.model import RunResult, SuiteInfo
 from ..results.triggers import QueryResult, TriggerRun, TriggerSetResult
 from ..run.transcript import Transcript
 from ..run.trigger import decide
-from .collect import CaseFile, CaseLoadFailure, RunItem
+from .collect import CaseFile, CaseLoadFailure, RunFailed, RunItem
 from .state import get_session
 
 TRIGGER_ATTR = "plugin_eval_trigger"  # on the call report of a trigger item
@@ -95,6 +96,15 @@ class TriggerItem(RunItem):
 
     def reportinfo(self):
         return self.path, None, f"{self.case.name} [trigger run {self.index}]"
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, RunFailed) and self.trigger_run is not None:
+            run = self.trigger_run
+            lines = [f"{self.case.name} [trigger run {self.index}]: decided nothing", f"  error: {run.error}"]
+            if run.trace_path:
+                lines.append(f"  trace: {display_path(Path(run.trace_path))}")
+            return "\n".join(lines)
+        return super().repr_failure(excinfo, style)
 
     def junit_names(self) -> list[str]:
         label = get_session(self.config).suite_label(self.case.eval_root)
