@@ -105,7 +105,30 @@ def content_hash(plugin_root: Path, exclude: tuple[Path, ...] = ()) -> str:
 
 def _frontmatter(path: Path) -> dict:
     try:
-        meta, _ = split_frontmatter(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, FrontmatterError, YamlError):
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
         return {}
+    try:
+        meta, _ = split_frontmatter(text)
+    except (FrontmatterError, YamlError):
+        return _lenient_frontmatter(text)
     return meta if isinstance(meta, dict) else {}
+
+
+_KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*):[ \t]*(.*)$")
+
+
+def _lenient_frontmatter(text: str) -> dict:
+    """`key: value` lines of a frontmatter that is not valid YAML — as Claude Code still reads it: an unquoted
+    description with `: ` in it (`(type(scope): subject)`) is a YAML error, yet Claude Code shows it to the model."""
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].strip() != "---":
+        return {}
+    out: dict = {}
+    for line in lines[1:]:
+        if line.strip() == "---":
+            break
+        match = _KEY_LINE.match(line)
+        if match:
+            out[match.group(1)] = match.group(2).strip().strip("\"'")
+    return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..run.transcript import Transcript
 from .view import cut, usd, yamlish
@@ -177,3 +178,22 @@ def _final(event: dict) -> Entry:
         texts.append("\n".join(map(str, errors if isinstance(errors, list) else [errors])))
     failed = subtype != "success" or event.get("is_error")
     return Entry("final error" if failed else "final", "Result", texts=tuple(texts))
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A run's kept trace: its conversation, or why there is none (`path` None: none was kept)."""
+
+    path: str | None
+    problem: str | None = None
+    conversation: Conversation | None = None
+
+
+def trace(trace_path: str | None, prompt: str) -> Trace:
+    if not trace_path:
+        return Trace(None)
+    try:
+        text = Path(trace_path).read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        return Trace(trace_path, problem=str(e.strerror or e))
+    return Trace(trace_path, conversation=conversation(text, prompt))

@@ -11,8 +11,10 @@ from pathlib import Path
 from ..core.paths import display_path
 from ..results.compare import Comparison
 from ..results.model import SuiteResult
+from ..results.triggers import VERDICT_WORDS, TriggerSetResult, read_triggers
 from ..results.verdict import case_verdict
 from . import comparison as compared
+from . import triggers
 from .view import MISSING, case_rows, partial_label, percent, score, seconds, signed, spread, usd
 
 NOTE_CHARS = 160
@@ -95,6 +97,28 @@ def cases_table(document: SuiteResult) -> list[str]:
     return _table(head, body, right=(1, 2, 3, 4, 5))
 
 
+def triggers_table(sets: Sequence[TriggerSetResult]) -> list[str]:
+    """A row per query: its skill, label, fires k/n with the interval, its verdict, what else its runs took."""
+    head = ["", "Skill", "Query", "Label", "Fires", "95% CI", "Verdict", "Notes"]
+    marks = {True: "✅", False: "❌", None: "⚪"}
+    body = [
+        [
+            marks[q.correct(s.threshold)],
+            s.name,
+            q.id,
+            "should fire" if q.should_fire else "should not fire",
+            f"{q.fires}/{len(q.decided)}",
+            triggers.interval(q.interval),
+            VERDICT_WORDS[q.verdict(s.threshold)],
+            _cut(triggers.query_notes(q, s)),
+        ]
+        for s in sets
+        for q in s.queries
+    ]
+    rates = [f"- **{cell(s.name)}** — {cell(triggers.skill_line(s).split(' · ', 1)[1])}" for s in sets]
+    return [*_table(head, body, right=(4,)), "", *rates]
+
+
 def summary_line(document: SuiteResult) -> str:
     agg = document.aggregates
     parts = [
@@ -140,10 +164,13 @@ def suite_markdown(part: SessionPart, level: int = 2) -> str:
                 where = ": ".join(str(p) for p in (problem.get("file"), problem.get("key")) if p)
                 out.append(f"  - {code(where) if where else ''} {cell(str(problem.get('message', '')))}".rstrip())
         out.append("")
+    sets = read_triggers(document.extra)
     if document.cases:
         out += [*cases_table(document), "", summary_line(document), ""]
-    else:
+    elif not sets:
         out += ["No eval cases ran.", ""]
+    if sets:
+        out += [f"{h}# Triggers", "", *triggers_table(sets), "", triggers.summary_line(sets), ""]
     failing = failing_cases(document)
     if failing:
         out += [f"{h}# Failing cases", "", *failing, ""]

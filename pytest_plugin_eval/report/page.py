@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 
 from ..results.history import Trend
 from ..results.model import CaseResult, GraderInfo, GraderResult, PluginInfo, RunResult, SuiteResult
 from ..results.scoring import trend
+from ..results.triggers import read_triggers
 from ..stats import mean
-from .conversation import Conversation, conversation
+from .conversation import Trace, trace
 from .trend import TrendSection, trend_section
+from .trigger_page import trigger_sections
 from .view import (
     MISSING,
     CaseRow,
@@ -147,6 +148,24 @@ def title(document: SuiteResult) -> str:
 
 
 def _verdict(document: SuiteResult, rows: list[CaseRow]) -> list[tuple[str, str]]:
+    sets = read_triggers(document.extra)
+    if sets and not document.cases:
+        return _trigger_verdict(sets)
+    return _case_verdict(document, rows) + (_trigger_verdict(sets) if sets else [])
+
+
+def _trigger_verdict(sets) -> list[tuple[str, str]]:
+    queries = [(s, q) for s in sets for q in s.queries]
+    right = sum(1 for s, q in queries if q.correct(s.threshold))
+    wrong = sum(1 for s, q in queries if q.correct(s.threshold) is False)
+    return [
+        ("pos", f"queries right {right}"),
+        ("neg", f"wrong {wrong}"),
+        ("muted", f"undecided {len(queries) - right - wrong}"),
+    ]
+
+
+def _case_verdict(document: SuiteResult, rows: list[CaseRow]) -> list[tuple[str, str]]:
     if document.two_arm:
         trends = [row.trend for row in rows]
         parts = [(name, f"{name} {trends.count(name)}") for name in ("improved", "flat", "regressed")]
@@ -191,6 +210,11 @@ def header(document: SuiteResult, rows: list[CaseRow]) -> Header:
 
 def cards(document: SuiteResult) -> list[Card]:
     agg, suite, cases = document.aggregates, document.suite, document.cases
+    if not cases:
+        return [
+            Card("Cost", usd(document.cost_usd), "trigger runs"),
+            Card("Duration", seconds(document.duration_seconds), f"concurrency {suite.concurrency}"),
+        ]
     out = [Card("Score with the plugin", score(agg.overall_score), "mean over cases")]
     if document.two_arm:
         baseline = mean([c.aggregates.score_without for c in cases if c.aggregates.score_without is not None])
@@ -282,15 +306,6 @@ class Mocks:
     warnings: list[str]
     servers: str
     detail: str  # the run's mock record as JSON
-
-
-@dataclass(frozen=True)
-class Trace:
-    """A run's kept trace: its conversation, or why there is none (`path` None: none was kept)."""
-
-    path: str | None
-    problem: str | None = None
-    conversation: Conversation | None = None
 
 
 @dataclass(frozen=True)
@@ -388,16 +403,6 @@ def mocks(record: dict) -> Mocks:
         servers=", ".join(map(str, record.get("servers") or [])) or "none",
         detail=cut(json.dumps(record, indent=2, ensure_ascii=False), EVIDENCE_CHARS),
     )
-
-
-def trace(trace_path: str | None, prompt: str) -> Trace:
-    if not trace_path:
-        return Trace(None)
-    try:
-        text = Path(trace_path).read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        return Trace(trace_path, problem=str(e.strerror or e))
-    return Trace(trace_path, conversation=conversation(text, prompt))
 
 
 def run(result: RunResult, label: str, prompt: str) -> Run:
@@ -505,6 +510,7 @@ class Page:
     top: Top
     cases: list[CaseSection]
     trend: TrendSection | None = None  # None: no earlier comparable session (or none was looked for)
+    triggers: list = field(default_factory=list)  # report.trigger_page.TriggerSection, one per trigger set
 
 
 def top(document: SuiteResult, linked: bool = True) -> Top:
@@ -525,4 +531,5 @@ def page(document: SuiteResult, history: Trend | None = None) -> Page:
         top(document),
         [case_section(case, i) for i, case in enumerate(document.cases, 1)],
         trend_section(history, anchors),
+        trigger_sections(read_triggers(document.extra)),
     )
