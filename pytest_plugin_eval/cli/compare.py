@@ -101,7 +101,7 @@ def compare_command(argv: list[str]) -> int:
     except SystemExit as e:  # --help
         return int(e.code or 0)
     comparison = compare(old, new, old_source=args.old, new_source=args.new, level=level)
-    status = 1 if args.fail_on_worse and comparison.worse else 0
+    status = 1 if args.fail_on_worse and (comparison.worse or comparison.worse_queries) else 0
     try:
         if args.json not in (None, "-"):
             write_atomic(Path(args.json).absolute(), document_text(comparison.to_json()))
@@ -122,6 +122,6 @@ def compare_command(argv: list[str]) -> int:
         if path:
             print(f"{label} {path}", file=out)
     if status:
-        names = ", ".join(c.name for c in comparison.worse)
+        names = ", ".join([c.name for c in comparison.worse] + comparison.worse_queries)
         print(f"--fail-on-worse: worse in {names}", file=out)
     return status

@@ -4,10 +4,11 @@ once as text; then the terminal's layout of it. The Markdown (report/markdown.py
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core.paths import display_path
 from ..results.compare import BETTER, NO_CHANGE, WORSE, Change, Comparison, GraderChange, Tally
+from ..results.trigger_compare import TriggerSetChange
 from .view import MISSING, partial_label, score, seconds, signed, usd
 
 VERDICT_LABELS = {BETTER: "better", WORSE: "worse", NO_CHANGE: "no detectable change"}
@@ -54,6 +55,8 @@ class View:
     graders: list[str]  # every grader that moved, "case · grader: …"
     summary: str
     verdict_counts: list[tuple[str, str]]  # (style, text): "better 1" …
+    triggers: list[TriggerSetChange] = field(default_factory=list)
+    trigger_note: str | None = None
 
 
 def interval(bounds: tuple[float, float] | None) -> str:
@@ -120,6 +123,13 @@ def summary_line(comparison: Comparison) -> str:
 
 def _counts(comparison: Comparison) -> list[tuple[str, str]]:
     out = []
+    queries = [q for t in comparison.triggers for q in t.queries if q.status == "compared"]
+    if queries:
+        better, worse = sum(q.verdict == "better" for q in queries), sum(q.verdict == "worse" for q in queries)
+        style = "regressed" if worse else "improved" if better else "flat"
+        out.append((style, f"trigger queries: {better} better · {worse} worse · {len(queries) - better - worse} other"))
+    if queries and not comparison.cases:
+        return out
     for of, label in (("with", "WITH"), ("delta", "Δ")):
         counts = comparison.verdicts(of)
         if of == "delta" and not any(c.delta for c in comparison.compared):
@@ -164,6 +174,8 @@ def view(comparison: Comparison) -> View:
         graders=[f"{row.name} · {g}" for row in rows for g in row.graders],
         summary=summary_line(comparison),
         verdict_counts=_counts(comparison),
+        triggers=comparison.triggers,
+        trigger_note=comparison.trigger_note,
     )
 
 
@@ -205,7 +217,31 @@ def lines(v: View) -> list[str]:
         out.append(f"removed: {', '.join(v.removed)}")
     if v.graders:
         out += ["", "graders whose pass rate moved (with-arm runs passed):", *[f"  {g}" for g in v.graders]]
+    out += trigger_lines(v.triggers)
+    if v.trigger_note:
+        out.append(f"note: {v.trigger_note}")
     out += ["", *[text for _, text in v.verdict_counts], v.summary]
+    return out
+
+
+def trigger_lines(changes: list[TriggerSetChange]) -> list[str]:
+    """Per trigger set: whether its description changed, then each query's fire rate then → now and the verdict
+    of the change (better or worse as the query's label asks)."""
+    out: list[str] = []
+    for change in changes:
+        out += ["", f"triggers · {change.name} ({change.skill})"]
+        if change.description_changed:
+            out.append("  the description of this skill changed between the sessions")
+        elif change.old is None or change.new is None:
+            out.append("  only in the " + ("new" if change.old is None else "old") + " session")
+        for query in change.queries:
+            old = f"{query.old.fires}/{len(query.old.decided)}" if query.old else MISSING
+            new = f"{query.new.fires}/{len(query.new.decided)}" if query.new else MISSING
+            verdict = {"better": "better", "worse": "worse", "no_detectable_change": "no detectable change"}.get(
+                query.verdict or "", query.status if query.status != "compared" else MISSING
+            )
+            label = "should fire" if query.should_fire else "should not"
+            out.append(f"  {label:<12}{query.id:<40}{old + ' → ' + new:<14}{interval(query.interval):<17}{verdict}")
     return out
 
 

@@ -9,7 +9,19 @@ from . import view
 from .trend import commit_text, short_time
 
 MISSING = "-"
-HEADINGS = ("TIME (UTC)", "VERSION", "COMMIT", "MODEL", "SCORE", "MEAN Δ", "COST", "RUNS", "PARTIAL", "NOTE")
+HEADINGS = (
+    "TIME (UTC)",
+    "VERSION",
+    "COMMIT",
+    "MODEL",
+    "SCORE",
+    "MEAN Δ",
+    "TRIGGERS",
+    "COST",
+    "RUNS",
+    "PARTIAL",
+    "NOTE",
+)
 
 
 def runs_text(runs: tuple[int, ...]) -> str:
@@ -29,6 +41,7 @@ def cells(row: HistoryRow) -> tuple[str, ...]:
         row.model,
         view.score(row.overall_score, MISSING),
         view.signed(row.mean_delta, MISSING),
+        f"{row.trigger_queries[0]}/{row.trigger_queries[1]} right" if row.trigger_queries else MISSING,
         view.usd(row.cost_usd),
         runs_text(row.runs_per_arm),
         view.partial_label(row.partial_reason) if row.partial else "",

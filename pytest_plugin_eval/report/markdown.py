@@ -191,6 +191,23 @@ def session_markdown(parts: Sequence[SessionPart]) -> str:
     return "\n".join(suite_markdown(part) for part in parts)
 
 
+def trigger_changes_markdown(v: compared.View) -> list[str]:
+    head = ["Skill", "Query", "Label", "Fires then → now", "Change 95% CI", "Verdict"]
+    body = []
+    for change in v.triggers:
+        name = change.name + (" (description changed)" if change.description_changed else "")
+        for q in change.queries:
+            old = f"{q.old.fires}/{len(q.old.decided)}" if q.old else MISSING
+            new = f"{q.new.fires}/{len(q.new.decided)}" if q.new else MISSING
+            verdict = VERDICT_MARKS.get(q.verdict or "", q.status if q.status != "compared" else MISSING)
+            label = "should fire" if q.should_fire else "should not fire"
+            body.append([name, q.id, label, f"{old} → {new}", triggers.interval(q.interval), verdict])
+    out = ["**Triggers**", "", *_table(head, body), ""]
+    if v.trigger_note:
+        out += [f"> {cell(v.trigger_note)}", ""]
+    return out
+
+
 def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
     v = compared.view(comparison)
     h = "#" * level
@@ -222,6 +239,8 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
     if v.graders:
         out += ["**Graders whose pass rate moved** (with-arm runs passed, before → after):", ""]
         out += [f"- {cell(g)}" for g in v.graders] + [""]
+    if v.triggers:
+        out += trigger_changes_markdown(v)
     out += [f"- {text}" for _, text in v.verdict_counts]
     out += [f"- {v.summary}", ""]
     return "\n".join(out).rstrip() + "\n"

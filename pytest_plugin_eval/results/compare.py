@@ -24,6 +24,8 @@ from .. import stats
 from ..core.kinds import Arm
 from .model import SCHEMA_VERSION, CaseResult, GraderInfo, SuiteResult
 from .store import RESULTS_FILE
+from .trigger_compare import TriggerSetChange, compare_triggers, scripted_warning
+from .triggers import read_triggers
 
 LEVEL = 0.95
 BETTER, WORSE, NO_CHANGE = "better", "worse", "no_detectable_change"
@@ -262,6 +264,13 @@ class Comparison:
     duration_seconds: Change
     mean_with: Change  # the mean over cases of WITH, over the cases both sessions have
     mean_delta: Change  # the same for Δ
+    triggers: list[TriggerSetChange] = field(default_factory=list)  # the trigger sets of either session
+    trigger_note: str | None = None  # why a change of description cannot show (both sessions scripted)
+
+    @property
+    def worse_queries(self) -> list[str]:
+        """Trigger queries that moved against their label (`skill/query`), which `--fail-on-worse` fails on too."""
+        return [f"{t.name}/{q.id}" for t in self.triggers for q in t.worse]
 
     @property
     def compared(self) -> list[CaseComparison]:
@@ -323,6 +332,11 @@ class Comparison:
             "costUsd": self.cost_usd.to_json(),
             "durationSeconds": self.duration_seconds.to_json(),
             "cases": [c.to_json() for c in self.cases],
+            **(
+                {"triggers": [t.to_json() for t in self.triggers], "triggersWorse": self.worse_queries}
+                if self.triggers
+                else {}
+            ),
         }
 
 
@@ -561,6 +575,7 @@ def compare(
     pairs = [(olds[d], news[d]) for d in news if d in olds]
     both_with = [(c.with_score.old, c.with_score.new) for c in cases if c.status == COMPARED]
     both_delta = [(c.delta.old, c.delta.new) for c in cases if c.status == COMPARED and c.delta]
+    triggers = compare_triggers(read_triggers(old.extra), read_triggers(new.extra), level)
     return Comparison(
         old=SessionRef.of(old, old_source),
         new=SessionRef.of(new, new_source),
@@ -571,6 +586,8 @@ def compare(
         duration_seconds=Change(old.duration_seconds, new.duration_seconds),
         mean_with=Change(*_means(both_with)),
         mean_delta=Change(*_means(both_delta)),
+        triggers=triggers,
+        trigger_note=scripted_warning(old.suite.scripted, new.suite.scripted, triggers),
     )
 
 

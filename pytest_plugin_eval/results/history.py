@@ -28,6 +28,7 @@ from typing import Any
 from .model import SCHEMA_VERSION, SuiteResult
 from .rerun import same_case
 from .store import RESULTS_FILE
+from .triggers import read_triggers
 
 HISTORY_LIMIT = 20  # the past sessions a report's trend reads
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # a larger file is not read for the history
@@ -174,6 +175,7 @@ class HistoryRow:
     runs_per_arm: tuple[int, ...]  # the distinct runs per arm of its cases, ascending
     note: str | None
     shard: str | None = None
+    trigger_queries: tuple[int, int] | None = None  # (decided as labelled, of) over its trigger sets
     extra: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -197,6 +199,8 @@ class HistoryRow:
         }
         if self.shard is not None:
             out["shard"] = self.shard
+        if self.trigger_queries is not None:
+            out["triggerQueries"] = {"right": self.trigger_queries[0], "of": self.trigger_queries[1]}
         return out
 
 
@@ -223,7 +227,17 @@ def summarize(session: PastSession) -> HistoryRow:
         runs_per_arm=tuple(sorted({c.runs_per_arm for c in document.cases if isinstance(c.runs_per_arm, int)})),
         note=note_of(document),
         shard=document.suite.shard,
+        trigger_queries=_trigger_queries(document),
     )
+
+
+def _trigger_queries(document: SuiteResult) -> tuple[int, int] | None:
+    try:
+        sets = read_triggers(document.extra)
+    except (KeyError, TypeError, ValueError):  # a past document of another shape: no figure
+        return None
+    queries = [(s, q) for s in sets for q in s.queries]
+    return (sum(1 for s, q in queries if q.correct(s.threshold)), len(queries)) if queries else None
 
 
 def history_json(scan_result: Scan) -> dict:
