@@ -51,10 +51,15 @@ def cells(row: HistoryRow) -> tuple[str, ...]:
 
 def history_lines(found: Scan) -> list[str]:
     rows = [cells(summarize(session)) for session in found.sessions]
+    headings = HEADINGS
+    column = HEADINGS.index("TRIGGERS")
+    if all(r[column] == MISSING for r in rows):  # a suite without trigger sets: no column for them
+        headings = HEADINGS[:column] + HEADINGS[column + 1 :]
+        rows = [r[:column] + r[column + 1 :] for r in rows]
     lines = []
     if rows:
-        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADINGS)]
-        for cols in (HEADINGS, *rows):
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headings)]
+        for cols in (headings, *rows):
             lines.append("  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)).rstrip())
         if any(r[2].endswith("*") for r in rows):
             lines.append("")
