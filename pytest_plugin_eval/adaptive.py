@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .stats import delta_interval
+from .stats import delta_interval, wilson_interval
 
 # Why a case stopped adding runs (the JSON's autoRuns.stopped).
 DECIDED = "decided"  # the interval excludes 0: the plugin helps (or hurts)
@@ -28,7 +28,7 @@ SINGLE_ARM = "single_arm"  # no without-arm to compare with: the first runs only
 INCOMPLETE = "incomplete"  # runs it needed did not happen (cost ceiling, interruption, deselected runs)
 
 STOP_REASONS = {
-    DECIDED: "the Δ interval excludes 0",
+    DECIDED: "the interval excludes 0 (for a trigger query: the threshold)",
     PRECISE: "the Δ interval is narrower than the width",
     MAX_RUNS: "the maximum number of runs was reached with Δ still undecided at the per-look level",
     FUTILE: "more runs, going on as so far, would not settle Δ",
@@ -108,6 +108,30 @@ def stop_reason(
     if plan.futility is not None and rounds > plan.first:
         projected = delta_interval(with_scores, without_scores, plan.futility, runs=plan.most)
         if projected is not None and projected[0] <= 0 <= projected[1]:
+            return FUTILE
+    return None
+
+
+def trigger_stop_reason(
+    plan: AutoRuns, fired: Sequence[float], threshold: float, rounds: int, first: int
+) -> str | None:
+    """The rule for a trigger query, which starts with its set's `first` runs: decided once its fire rate's
+    Wilson interval lies on one side of the threshold — after the first runs at the verdict's own 95% (so a query
+    fixed runs decide is never given more), at each later look at the level that splits 5 % over the later looks —
+    and futile when even `most` runs going on as so far would straddle it at the futility level."""
+    if rounds < first:
+        return None
+    later_looks = max(1, plan.most - first)
+    level = plan.level if rounds == first else 1 - (1 - plan.level) / later_looks
+    interval = wilson_interval(round(sum(fired)), len(fired), level)
+    if interval is not None and (interval[0] > threshold or interval[1] < threshold):
+        return DECIDED
+    if rounds >= plan.most:
+        return MAX_RUNS
+    if plan.futility is not None and rounds > first and fired:
+        rate = sum(fired) / len(fired)
+        projected = wilson_interval(round(rate * plan.most), plan.most, plan.futility)
+        if projected is not None and projected[0] <= threshold <= projected[1]:
             return FUTILE
     return None
 

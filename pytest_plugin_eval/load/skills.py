@@ -83,6 +83,7 @@ class TriggerTarget:
     components: tuple[Component, ...]
     query_id: str
     set_file: Path
+    threshold: float = 0.5  # the fire rate a query's verdict is decided against
 
     def component_called(self, called: str) -> Component | None:
         return next((c for c in self.components if c.answers_to(called)), None)

@@ -65,8 +65,9 @@ class TriggerQuery:
     id: str
     query: str
     should_fire: bool
-    # What the scripted model answers: turns, a word (fire, none, a component's name), or None: as the label says.
-    turns: tuple[Turn, ...] | str | None = None
+    # What the scripted model answers: turns or a word (fire, none, a component's name) — for every run, or a
+    # mapping from run number (and `default`) to those; None: as the label says.
+    turns: Any = None
 
 
 @dataclass(frozen=True)
@@ -134,15 +135,20 @@ def load_trigger_file(path: Path, eval_root: Path, skill: str | None = None) -> 
         sets = []
     for draft in sets:
         for query in draft.queries:
-            word = query.turns
-            if isinstance(word, str) and word not in SCRIPTED_WORDS and not any(c.answers_to(word) for c in components):
-                names = [c.name for c in components]
-                problems.add(
-                    path,
-                    "scripted",
-                    f"{word!r} (for {query.query[:40]!r}) is neither fire, none, nor a skill or command "
-                    f"of the plugin{did_you_mean(word, [*SCRIPTED_WORDS, *names])}",
-                )
+            runs = query.turns if isinstance(query.turns, dict) else {"default": query.turns}
+            for word in runs.values():
+                if (
+                    isinstance(word, str)
+                    and word not in SCRIPTED_WORDS
+                    and not any(c.answers_to(word) for c in components)
+                ):
+                    names = [c.name for c in components]
+                    problems.add(
+                        path,
+                        "scripted",
+                        f"{word!r} (for {query.query[:40]!r}) is neither fire, none, nor a skill or command "
+                        f"of the plugin{did_you_mean(word, [*SCRIPTED_WORDS, *names])}",
+                    )
     if problems:
         raise TriggerLoadError(path, problems.items, name=path.name)
     try:
@@ -363,27 +369,39 @@ def _query_text(value: Any, key: str) -> str:
 SCRIPTED_WORDS = ("fire", "none")
 
 
-def _scripted(value: Any, key: str) -> tuple[Turn, ...] | str:
+def _scripted(value: Any, key: str) -> Any:
     """`fire` (the set's skill), `none` (an answer in words), another component's name (resolved when the set's
-    skill is known), or a list of turns as in scripted.yaml."""
+    skill is known), or a list of turns as in scripted.yaml; or a mapping from run number (or `default`) to one
+    of those."""
+    if isinstance(value, dict):
+        out: dict = {}
+        for run, answer in value.items():
+            if run != "default" and not (isinstance(run, int) and not isinstance(run, bool) and run >= 1):
+                raise SpecError(subkey(key, run), "a run key is a run number (1 for the first run) or `default`")
+            out[run] = _scripted(answer, subkey(key, run))
+        return out
     if isinstance(value, list):
         return parse_turns(value, key)
-    return string(value, key)  # resolved against the plugin by scripted_turns
+    return string(value, key)  # resolved against the plugin by scripted_arm
 
 
-def scripted_turns(trigger_set: TriggerSet, query: TriggerQuery) -> tuple[Turn, ...]:
-    """What the scripted model answers for `query`: its own turns, else what its label asks for."""
-    turns: Any = query.turns
-    if isinstance(turns, tuple):
-        return turns
-    word = turns if isinstance(turns, str) else ("fire" if query.should_fire else "none")
+def scripted_arm(trigger_set: TriggerSet, query: TriggerQuery) -> ArmScript:
+    """What the scripted model answers for `query`, run by run: its own answers, else what its label asks for."""
+    answers = query.turns if isinstance(query.turns, dict) else {"default": query.turns}
+    runs = {int(run): _answer(trigger_set, query, a) for run, a in answers.items() if run != "default"}
+    return ArmScript(runs=runs, default=_answer(trigger_set, query, answers.get("default")))
+
+
+def _answer(trigger_set: TriggerSet, query: TriggerQuery, answer: Any) -> tuple[Turn, ...]:
+    if isinstance(answer, tuple):
+        return answer
+    word = answer if isinstance(answer, str) else ("fire" if query.should_fire else "none")
     if word == "none":
         return (Turn(blocks=(TextBlock("Here is an answer, without any skill."),)),)
     target = (
         trigger_set.skill if word == "fire" else next((c for c in trigger_set.components if c.answers_to(word)), None)
     )
-    if target is None:
-        raise SpecError("scripted", f"{word!r} is neither fire, none, nor a skill or command of the plugin")
+    assert target is not None, word  # checked when the file was loaded
     return (Turn(blocks=(ToolBlock("Skill", {"skill": target.qualified_name}),)), Turn(blocks=(TextBlock("Done."),)))
 
 
@@ -413,8 +431,7 @@ def query_case(trigger_set: TriggerSet, query: TriggerQuery, scripted: bool = Fa
     folder = trigger_set.eval_root / "triggers" / trigger_set.skill.name / query.id
     script = None
     if scripted:
-        turns = scripted_turns(trigger_set, query)
-        script = Script(path=str(trigger_set.file), arms={"with": ArmScript(default=turns)})
+        script = Script(path=str(trigger_set.file), arms={"with": scripted_arm(trigger_set, query)})
     return Case(
         name=f"{trigger_set.skill.name}/{query.id}",
         dir=folder,
@@ -435,5 +452,6 @@ def query_case(trigger_set: TriggerSet, query: TriggerQuery, scripted: bool = Fa
             components=trigger_set.components,
             query_id=query.id,
             set_file=trigger_set.file,
+            threshold=trigger_set.threshold,
         ),
     )

@@ -51,7 +51,7 @@ def cells(row: HistoryRow) -> tuple[str, ...]:
 
 def history_lines(found: Scan) -> list[str]:
     rows = [cells(summarize(session)) for session in found.sessions]
-    headings = HEADINGS
+    headings: tuple[str, ...] = HEADINGS
     column = HEADINGS.index("TRIGGERS")
     if all(r[column] == MISSING for r in rows):  # a suite without trigger sets: no column for them
         headings = HEADINGS[:column] + HEADINGS[column + 1 :]

@@ -9,9 +9,14 @@ out of the rate (and make the session partial). In the document a suite's sets a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
+from ..load.skills import TriggerTarget
+from ..run.transcript import Transcript
+from ..run.trigger import decide
 from ..stats import wilson_interval
+from .model import RunResult
 
 QueryVerdict = Literal["fires", "does_not_fire", "undecided", "no_runs"]
 VERDICT_WORDS: dict[str, str] = {
@@ -270,6 +275,47 @@ class TriggerSetResult:
 
     def key(self) -> tuple[str, str]:
         return (self.file, self.skill)
+
+
+def trigger_run_of(result: RunResult, target: TriggerTarget) -> TriggerRun:
+    """The run as a trigger run: what its kept trace decides. An error decides nothing — except reaching the turn
+    limit, which is how a run that never consults the skill may end."""
+    transcript = Transcript.from_file(Path(result.trace_path)) if result.trace_path else Transcript("")
+    firing = decide(transcript, target) if result.error_kind in (None, "max_turns") else None
+    error, kind = result.error, result.error_kind
+    if firing is None and error is None:
+        error, kind = "the run ended without consulting a skill or finishing", "agent"
+    missing = unloaded(transcript, target)
+    if missing:
+        firing, error, kind = None, missing, "start"
+    return TriggerRun(
+        index=result.index,
+        fired=firing.fired if firing is not None else None,
+        skill=firing.skill if firing is not None else None,
+        decided_by=firing.decided_by if firing is not None else None,
+        turns=result.turns,
+        cost_usd=result.cost_usd,
+        duration_seconds=result.duration_seconds,
+        started_at=result.started_at,
+        attempts=result.attempts,
+        error=None if firing is not None else error,
+        error_kind=None if firing is not None else kind,
+        trace_path=result.trace_path,
+        notes=list(result.notes),
+    )
+
+
+def unloaded(transcript: Transcript, target: TriggerTarget) -> str | None:
+    """The skill under test was not among what Claude Code loaded for the run (its init line lists them): the run
+    cannot have measured it."""
+    init = transcript.init
+    listed = init.get("skills") if target.skill.kind == "skill" else init.get("slash_commands")
+    if not isinstance(listed, list) or target.skill.qualified_name in listed:
+        return None
+    return (
+        f"Claude Code did not load {target.skill.qualified_name} in this run (its session listed "
+        f"{len(listed)} other(s)) — check {target.skill.path.name}'s frontmatter and folder"
+    )
 
 
 def read_triggers(document_extra: dict) -> list[TriggerSetResult]:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..adaptive import INCOMPLETE, AutoRuns, stop_reason
+from ..adaptive import INCOMPLETE, AutoRuns, stop_reason, trigger_stop_reason
 
 POLL_SECONDS = 0.2
 
@@ -67,9 +67,11 @@ class RoundBoard:
         two_arm: bool,
         stopping: threading.Event,
         sleep: Callable[[float], None] = time.sleep,
+        trigger: tuple[float, int] | None = None,
     ) -> str | None:
         """None when run `index` of the case is needed; else why not. Waits until the `earlier` runs (the
-        selected runs of the case's earlier rounds, as (arm, index)) are over."""
+        selected runs of the case's earlier rounds, as (arm, index)) are over. A trigger query (`trigger`: its
+        threshold and first runs) is decided on its fire rate (its runs' scores are 1 fired, 0 not)."""
         if index <= self.plan.first:
             return None
         while True:
@@ -83,7 +85,10 @@ class RoundBoard:
                 break
             sleep(POLL_SECONDS)
         scores = {arm: [s for i, s in runs.get(arm, {}).items() if i < index and s is not None] for arm in runs}
-        reason = stop_reason(self.plan, scores.get("with", []), scores.get("without", []), index - 1, two_arm)
+        if trigger is not None:
+            reason = trigger_stop_reason(self.plan, scores.get("with", []), trigger[0], index - 1, trigger[1])
+        else:
+            reason = stop_reason(self.plan, scores.get("with", []), scores.get("without", []), index - 1, two_arm)
         if reason is None:
             return None
         with self._connect() as db:  # the first to decide wins; the other arm's run reads the same decision

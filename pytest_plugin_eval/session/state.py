@@ -42,6 +42,7 @@ from ..results.ledger import CostLedger
 from ..results.model import CaseResult, GraderInfo, PluginInfo, RunResult, SkippedRun, SuiteInfo
 from ..results.regrade import StoredResults, regrade_run
 from ..results.store import ResultsFolder
+from ..results.triggers import trigger_run_of
 from ..run.agent import ClaudeNotFound, find_claude
 from ..run.execute import RunPlan, RunSettings
 from .execute import Evaluation, evaluate, harness_result
@@ -257,6 +258,12 @@ class EvalSession:
             self._trigger_sets[path] = load_trigger_file(path, eval_root, self.options.trigger_skill)
         return self._trigger_sets[path]
 
+    def trigger_runs(self, trigger_set: TriggerSet) -> int:
+        """Runs per query to collect: --runs, else the set's; with --runs auto, the most a query may take."""
+        if self.options.auto_runs is not None:
+            return self.options.auto_runs.most
+        return self.options.runs or trigger_set.runs
+
     def trigger_file_root(self, path: Path) -> Path | None:
         """The eval dir of `path` when it is a trigger file (ours, or skill-creator's)."""
         if not is_trigger_file(path) or (path.parent / CASE_FILE).exists() or (path.parent / PROMPT_FILE).exists():
@@ -341,9 +348,14 @@ class EvalSession:
         """One item's run, unless the cost ceiling keeps it from starting or (--runs auto) its case needs no more
         runs. Called from the pool's threads. `upcoming`: the item whose run starts next, started ahead."""
         case, ledger = item.case, self.ledger
-        if self.options.auto_runs is not None and case.trigger is None:
+        if self.options.auto_runs is not None:
             reason = self.rounds.need(
-                case_key(case), item.index, self.earlier_runs(item), self.two_arm(case), self.pool.stopping
+                case_key(case),
+                item.index,
+                self.earlier_runs(item),
+                self.two_arm(case),
+                self.pool.stopping,
+                trigger=(case.trigger.threshold, case.runs_per_arm) if case.trigger is not None else None,
             )
             if reason is not None:
                 self.prestarts.discard(run_key(case, item.arm, item.index))
@@ -363,9 +375,8 @@ class EvalSession:
         except Exception as e:  # a fault before the run's own guard (planning it, its judge, its folder)
             outcome = Outcome(result=harness_result(item.arm, item.index, e))
         finally:
-            if self.options.auto_runs is not None and case.trigger is None:  # the case's later runs may decide
-                score = outcome.result.score if outcome.result is not None else None
-                self.rounds.record(case_key(case), item.arm, item.index, score)
+            if self.options.auto_runs is not None:  # whatever came of it: the case's later runs may decide
+                self.rounds.record(case_key(case), item.arm, item.index, auto_score(case, outcome.result))
         return outcome
 
     def earlier_runs(self, item) -> set[tuple[str, int]]:
@@ -639,6 +650,16 @@ class EvalSession:
             self._endpoint.stop()
         if self._scratch is not None:
             self._scratch.close()
+
+
+def auto_score(case: Case, result: RunResult | None) -> float | None:
+    """What --runs auto decides a case's next runs on: a run's score; a trigger run's 1 fired, 0 not."""
+    if result is None:
+        return None
+    if case.trigger is None:
+        return result.score
+    fired = trigger_run_of(result, case.trigger).fired
+    return None if fired is None else float(fired)
 
 
 def case_key(case: Case) -> str:

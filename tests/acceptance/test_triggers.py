@@ -227,3 +227,27 @@ def test_trigger_runs_under_two_workers_come_out_as_serially(suite):
     assert serial.rc == parallel.rc == 0, parallel.out
     assert outcome(serial.doc) == outcome(parallel.doc)
     assert "15 passed" in parallel.out.strip().splitlines()[-1]  # 12 runs and the 3 queries' verdicts
+
+
+def test_runs_auto_adds_runs_only_to_queries_still_undecided(suite):
+    triggers(
+        suite,
+        {
+            "runs": 5,
+            "skills": {
+                "greet": {
+                    "should_fire": [
+                        {"query": "hello!", "id": "clear"},
+                        # fires on runs 1-3 and 6 on, not on 4 and 5: 3/5 after the first runs is undecided
+                        {"query": "hmm, hi?", "id": "unclear", "scripted": {4: "none", 5: "none", "default": "fire"}},
+                    ]
+                }
+            },
+        },
+    )
+    run = suite.run("--runs", "auto:8")
+    assert run.rc == 0, run.out
+    clear, unclear = query(run.doc, "greet", "clear"), query(run.doc, "greet", "unclear")
+    assert clear["decidedRuns"] == 5  # decided by its first runs: never given more
+    assert 5 < unclear["decidedRuns"] <= 8 and unclear["fires"] == unclear["decidedRuns"] - 2
+    assert "NOT NEEDED" in run.out or "not needed" in run.out
