@@ -10,13 +10,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
+from ..core.kinds import ComponentKind
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
 from .plugin_facts import skills_of
 from .suite import component_paths, plugin_at
 
-ComponentKind = Literal["skill", "command"]
 COMMANDS_DIR = "commands"
 
 

@@ -24,8 +24,9 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from ..core.kinds import TriggerFormat
 from ..core.problems import Problems, SpecError
 from ..core.validate import (
     did_you_mean,
@@ -44,7 +45,6 @@ from .script import ArmScript, Script, TextBlock, ToolBlock, Turn, parse_turns
 from .skills import Component, TriggerTarget, components_of
 from .suite import resolve_plugin
 
-TriggerFormat = Literal["yaml", "skill-creator"]
 YAML_NAME = "triggers.yaml"
 YAML_SUFFIX = ".triggers.yaml"
 JSON_NAMES = ("trigger-eval.json", "trigger-evals.json")

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..core.paths import display_path
 from ..results.compare import Comparison
 from ..results.model import SuiteResult
-from ..results.triggers import VERDICT_WORDS, TriggerSetResult, read_triggers
+from ..results.triggers import VERDICT_WORDS, TriggerSetResult
 from ..results.verdict import case_verdict
 from . import comparison as compared
 from . import triggers
@@ -164,7 +164,7 @@ def suite_markdown(part: SessionPart, level: int = 2) -> str:
                 where = ": ".join(str(p) for p in (problem.get("file"), problem.get("key")) if p)
                 out.append(f"  - {code(where) if where else ''} {cell(str(problem.get('message', '')))}".rstrip())
         out.append("")
-    sets = read_triggers(document.extra)
+    sets = document.triggers
     if document.cases:
         out += [*cases_table(document), "", summary_line(document), ""]
     elif not sets:

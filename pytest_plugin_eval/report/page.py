@@ -11,7 +11,6 @@ from datetime import datetime
 from ..results.history import Trend
 from ..results.model import CaseResult, GraderInfo, GraderResult, PluginInfo, RunResult, SuiteResult
 from ..results.scoring import trend
-from ..results.triggers import read_triggers
 from ..stats import mean
 from .conversation import Trace, trace
 from .trend import TrendSection, trend_section
@@ -148,7 +147,7 @@ def title(document: SuiteResult) -> str:
 
 
 def _verdict(document: SuiteResult, rows: list[CaseRow]) -> list[tuple[str, str]]:
-    sets = read_triggers(document.extra)
+    sets = document.triggers
     if sets and not document.cases:
         return _trigger_verdict(sets)
     return _case_verdict(document, rows) + (_trigger_verdict(sets) if sets else [])
@@ -531,5 +530,5 @@ def page(document: SuiteResult, history: Trend | None = None) -> Page:
         top(document),
         [case_section(case, i) for i, case in enumerate(document.cases, 1)],
         trend_section(history, anchors),
-        trigger_sections(read_triggers(document.extra)),
+        trigger_sections(document.triggers),
     )

@@ -6,7 +6,6 @@ from pathlib import Path
 
 from ..core.paths import display_path
 from ..results.model import SuiteResult
-from ..results.triggers import read_triggers
 from . import triggers, view
 
 NUMBER_MISSING = "  -  "  # as wide as a number, so the columns stay aligned
@@ -73,7 +72,7 @@ def write_summary(
         terminal.write_line(notice)
     for error in document.load_errors:
         terminal.write_line(f"✗ {error.dir}: {error.message}", red=True)
-    trigger_sets = read_triggers(document.extra)
+    trigger_sets = document.triggers
     if document.cases:
         terminal.write_line("")
         for line in table(document):

@@ -25,7 +25,6 @@ from ..core.kinds import Arm
 from .model import SCHEMA_VERSION, CaseResult, GraderInfo, SuiteResult
 from .store import RESULTS_FILE
 from .trigger_compare import TriggerSetChange, compare_triggers, scripted_warning
-from .triggers import read_triggers
 
 LEVEL = 0.95
 BETTER, WORSE, NO_CHANGE = "better", "worse", "no_detectable_change"
@@ -575,7 +574,7 @@ def compare(
     pairs = [(olds[d], news[d]) for d in news if d in olds]
     both_with = [(c.with_score.old, c.with_score.new) for c in cases if c.status == COMPARED]
     both_delta = [(c.delta.old, c.delta.new) for c in cases if c.status == COMPARED and c.delta]
-    triggers = compare_triggers(read_triggers(old.extra), read_triggers(new.extra), level)
+    triggers = compare_triggers(old.triggers, new.triggers, level)
     return Comparison(
         old=SessionRef.of(old, old_source),
         new=SessionRef.of(new, new_source),

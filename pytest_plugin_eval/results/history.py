@@ -28,7 +28,6 @@ from typing import Any
 from .model import SCHEMA_VERSION, SuiteResult
 from .rerun import same_case
 from .store import RESULTS_FILE
-from .triggers import read_triggers
 
 HISTORY_LIMIT = 20  # the past sessions a report's trend reads
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # a larger file is not read for the history
@@ -233,7 +232,7 @@ def summarize(session: PastSession) -> HistoryRow:
 
 def _trigger_queries(document: SuiteResult) -> tuple[int, int] | None:
     try:
-        sets = read_triggers(document.extra)
+        sets = document.triggers
     except (KeyError, TypeError, ValueError):  # a past document of another shape: no figure
         return None
     queries = [(s, q) for s in sets for q in s.queries]

@@ -16,12 +16,20 @@ from typing import Any, Literal
 
 from ..core.kinds import Ablation, Arm, ErrorKind, Source
 from .jsonmap import EXTRA, Document, SameAs, key, present, read, write
+from .triggers import TriggerSetResult
 
 SCHEMA_VERSION = 1
 
 # Why a session's document is partial (the first that applies: `scoring.partial_reason`).
 PartialReason = Literal[
-    "interrupted", "cost_ceiling", "worker_lost", "auth_failed", "api_error", "missing_artefacts", "judge_error"
+    "interrupted",
+    "cost_ceiling",
+    "worker_lost",
+    "auth_failed",
+    "api_error",
+    "missing_artefacts",
+    "judge_error",
+    "trigger_run_error",
 ]
 SkipReason = Literal["cost_ceiling"]
 
@@ -313,6 +321,7 @@ class SuiteResult(Document):
     load_errors: list[LoadErrorEntry] = field(default_factory=list, metadata=key("loadErrors"))
     skipped_runs: list[SkippedRun] = field(default_factory=list, metadata=key("skippedRuns", omit="falsy"))
     notices: list[str] = field(default_factory=list, metadata=key("notices", omit="falsy"))
+    triggers: list[TriggerSetResult] = field(default_factory=list, metadata=key("triggers", omit="falsy"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 
     @property

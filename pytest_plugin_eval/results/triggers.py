@@ -8,15 +8,18 @@ out of the rate (and make the session partial). In the document a suite's sets a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
-from ..load.skills import TriggerTarget
-from ..run.transcript import Transcript
-from ..run.trigger import decide
+from ..core.kinds import ComponentKind, ErrorKind, TriggerFormat
 from ..stats import wilson_interval
-from .model import RunResult
+from .jsonmap import EXTRA, Document, key, read, write
+
+
+def _same(value: Any) -> Any:
+    return value
+
 
 QueryVerdict = Literal["fires", "does_not_fire", "undecided", "no_runs"]
 VERDICT_WORDS: dict[str, str] = {
@@ -26,62 +29,43 @@ VERDICT_WORDS: dict[str, str] = {
     "no_runs": "no runs",
 }
 NONE = "none"  # what `consulted` counts a run that consulted nothing under
+# What a query's JSON says of its runs: written from them, never read back (they would go stale).
+QUERY_DERIVED = ("fires", "decidedRuns", "rate", "rateCI", "verdict", "correct", "consulted")
 
 
 @dataclass
-class TriggerRun:
+class TriggerRun(Document):
     """One run of a query: what the agent consulted, decided by which event — or the error that decided nothing."""
 
-    index: int
-    fired: bool | None  # the set's skill was consulted; None: the run decided nothing (it erred)
-    skill: str | None = None  # what the agent consulted (the skill, a sibling, another skill); None: nothing
-    decided_by: str | None = None
-    turns: int = 0
-    cost_usd: float = 0.0
-    duration_seconds: float = 0.0
-    started_at: str = ""
-    attempts: int = 1
-    error: str | None = None
-    error_kind: str | None = None
-    trace_path: str | None = None
+    index: int = field(metadata=key("index"))
+    fired: bool | None = field(metadata=key("fired", read=_same))  # None: the run decided nothing (it erred)
+    # what the agent consulted (the skill, a sibling, another skill); None: nothing
+    skill: str | None = field(default=None, metadata=key("skill"))
+    decided_by: str | None = field(default=None, metadata=key("decidedBy"))
+    turns: int = field(default=0, metadata=key("turns"))
+    cost_usd: float = field(default=0.0, metadata=key("costUsd"))
+    duration_seconds: float = field(default=0.0, metadata=key("durationSeconds", write=lambda v: round(v, 3)))
+    started_at: str = field(default="", metadata=key("startedAt"))
+    attempts: int = field(default=1, metadata=key("attempts", omit=lambda n: n == 1))
+    error: str | None = field(default=None, metadata=key("error", omit="none"))
+    error_kind: ErrorKind | None = field(default=None, metadata=key("errorKind", omit="none"))
+    trace_path: str | None = field(default=None, metadata=key("tracePath"))
+    extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
     notes: list[str] = field(default_factory=list)  # for the session's notices, not the document
-
-    def to_json(self) -> dict:
-        out: dict[str, Any] = {"index": self.index, "fired": self.fired, "skill": self.skill}
-        out["decidedBy"] = self.decided_by
-        out |= {"turns": self.turns, "costUsd": self.cost_usd, "durationSeconds": round(self.duration_seconds, 3)}
-        out["startedAt"] = self.started_at
-        if self.attempts > 1:
-            out["attempts"] = self.attempts
-        if self.error is not None:
-            out |= {"error": self.error, "errorKind": self.error_kind}
-        out["tracePath"] = self.trace_path
-        return out
-
-    @classmethod
-    def from_json(cls, data: dict) -> TriggerRun:
-        return cls(
-            index=data["index"],
-            fired=data.get("fired"),
-            skill=data.get("skill"),
-            decided_by=data.get("decidedBy"),
-            turns=data.get("turns", 0),
-            cost_usd=data.get("costUsd", 0.0),
-            duration_seconds=data.get("durationSeconds", 0.0),
-            started_at=data.get("startedAt", ""),
-            attempts=data.get("attempts", 1),
-            error=data.get("error"),
-            error_kind=data.get("errorKind"),
-            trace_path=data.get("tracePath"),
-        )
 
 
 @dataclass
-class QueryResult:
-    id: str
-    query: str
-    should_fire: bool
-    runs: list[TriggerRun] = field(default_factory=list)
+class QueryResult(Document):
+    id: str = field(metadata=key("id"))
+    query: str = field(metadata=key("query"))
+    should_fire: bool = field(metadata=key("shouldFire"))
+    extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
+    runs: list[TriggerRun] = field(default_factory=list, metadata=key("runs"))
+    threshold: float = 0.5  # its set's, for the verdict written with it (not a key of its own)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> QueryResult:
+        return read(cls, {k: v for k, v in data.items() if k not in QUERY_DERIVED})
 
     @property
     def decided(self) -> list[TriggerRun]:
@@ -134,30 +118,20 @@ class QueryResult:
     def errors(self) -> list[TriggerRun]:
         return [r for r in self.runs if r.fired is None]
 
-    def to_json(self, threshold: float) -> dict:
+    def to_json(self) -> dict[str, Any]:
+        """Its keys, with what its runs come to written before them (read back from the runs, not stored)."""
         interval = self.interval
         return {
-            "id": self.id,
-            "query": self.query,
-            "shouldFire": self.should_fire,
+            **write(self, stop="runs"),
             "fires": self.fires,
             "decidedRuns": len(self.decided),
             "rate": self.rate,
             "rateCI": list(interval) if interval else None,
-            "verdict": self.verdict(threshold),
-            "correct": self.correct(threshold),
+            "verdict": self.verdict(self.threshold),
+            "correct": self.correct(self.threshold),
             "consulted": self.consulted,
             "runs": [r.to_json() for r in sorted(self.runs, key=lambda r: r.index)],
         }
-
-    @classmethod
-    def from_json(cls, data: dict) -> QueryResult:
-        return cls(
-            id=data["id"],
-            query=data["query"],
-            should_fire=data["shouldFire"],
-            runs=[TriggerRun.from_json(r) for r in data.get("runs", [])],
-        )
 
 
 @dataclass(frozen=True)
@@ -181,20 +155,29 @@ class Rate:
 
 
 @dataclass
-class TriggerSetResult:
+class TriggerSetResult(Document):
     """One skill's trigger set, from one file, as the session ran it."""
 
-    skill: str  # qualified: plugin:name
-    name: str
-    kind: str  # skill | command
-    description: str
-    file: str  # relative to the suite
-    format: str  # yaml | skill-creator
-    threshold: float
-    runs_per_query: int
-    max_turns: int
-    model: str | None = None
-    queries: list[QueryResult] = field(default_factory=list)
+    skill: str = field(metadata=key("skill"))  # qualified: plugin:name
+    name: str = field(metadata=key("name"))
+    kind: ComponentKind = field(default="skill", metadata=key("kind"))
+    description: str = field(default="", metadata=key("description"))
+    file: str = field(default="", metadata=key("file"))  # relative to the suite
+    format: TriggerFormat = field(default="yaml", metadata=key("format"))
+    threshold: float = field(default=0.5, metadata=key("threshold"))
+    runs_per_query: int = field(default=0, metadata=key("runsPerQuery"))
+    max_turns: int = field(default=0, metadata=key("maxTurns"))
+    model: str | None = field(default=None, metadata=key("model"))
+    extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
+    queries: list[QueryResult] = field(default_factory=list, metadata=key("queries"))
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TriggerSetResult:
+        return read(cls, {k: v for k, v in data.items() if k != "summary"})
+
+    def __post_init__(self) -> None:
+        for query in self.queries:
+            query.threshold = self.threshold
 
     def _measured(self, should_fire: bool) -> list[QueryResult]:
         return [q for q in self.queries if q.should_fire == should_fire and q.rate is not None]
@@ -233,18 +216,12 @@ class TriggerSetResult:
     def cost_usd(self) -> float:
         return sum(r.cost_usd for r in self.runs)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
+        """Its keys, with its summary (read back from its queries, not stored) before its queries."""
+        for query in self.queries:
+            query.threshold = self.threshold
         return {
-            "skill": self.skill,
-            "name": self.name,
-            "kind": self.kind,
-            "description": self.description,
-            "file": self.file,
-            "format": self.format,
-            "threshold": self.threshold,
-            "runsPerQuery": self.runs_per_query,
-            "maxTurns": self.max_turns,
-            "model": self.model,
+            **write(self, stop="queries"),
             "summary": {
                 "recall": self.recall.to_json(),
                 "falseFireRate": self.false_fire_rate.to_json(),
@@ -254,70 +231,8 @@ class TriggerSetResult:
                 "erroredRuns": sum(len(q.errors) for q in self.queries),
                 "costUsd": self.cost_usd,
             },
-            "queries": [q.to_json(self.threshold) for q in self.queries],
+            "queries": [q.to_json() for q in self.queries],
         }
-
-    @classmethod
-    def from_json(cls, data: dict) -> TriggerSetResult:
-        return cls(
-            skill=data["skill"],
-            name=data["name"],
-            kind=data.get("kind", "skill"),
-            description=data.get("description", ""),
-            file=data.get("file", ""),
-            format=data.get("format", "yaml"),
-            threshold=data.get("threshold", 0.5),
-            runs_per_query=data.get("runsPerQuery", 0),
-            max_turns=data.get("maxTurns", 0),
-            model=data.get("model"),
-            queries=[QueryResult.from_json(q) for q in data.get("queries", [])],
-        )
 
     def key(self) -> tuple[str, str]:
         return (self.file, self.skill)
-
-
-def trigger_run_of(result: RunResult, target: TriggerTarget) -> TriggerRun:
-    """The run as a trigger run: what its kept trace decides. An error decides nothing — except reaching the turn
-    limit, which is how a run that never consults the skill may end."""
-    transcript = Transcript.from_file(Path(result.trace_path)) if result.trace_path else Transcript("")
-    firing = decide(transcript, target) if result.error_kind in (None, "max_turns") else None
-    error, kind = result.error, result.error_kind
-    if firing is None and error is None:
-        error, kind = "the run ended without consulting a skill or finishing", "agent"
-    missing = unloaded(transcript, target)
-    if missing:
-        firing, error, kind = None, missing, "start"
-    return TriggerRun(
-        index=result.index,
-        fired=firing.fired if firing is not None else None,
-        skill=firing.skill if firing is not None else None,
-        decided_by=firing.decided_by if firing is not None else None,
-        turns=result.turns,
-        cost_usd=result.cost_usd,
-        duration_seconds=result.duration_seconds,
-        started_at=result.started_at,
-        attempts=result.attempts,
-        error=None if firing is not None else error,
-        error_kind=None if firing is not None else kind,
-        trace_path=result.trace_path,
-        notes=list(result.notes),
-    )
-
-
-def unloaded(transcript: Transcript, target: TriggerTarget) -> str | None:
-    """The skill under test was not among what Claude Code loaded for the run (its init line lists them): the run
-    cannot have measured it."""
-    init = transcript.init
-    listed = init.get("skills") if target.skill.kind == "skill" else init.get("slash_commands")
-    if not isinstance(listed, list) or target.skill.qualified_name in listed:
-        return None
-    return (
-        f"Claude Code did not load {target.skill.qualified_name} in this run (its session listed "
-        f"{len(listed)} other(s)) — check {target.skill.path.name}'s frontmatter and folder"
-    )
-
-
-def read_triggers(document_extra: dict) -> list[TriggerSetResult]:
-    """The trigger sets of a results document (its `triggers` list; [] for a document without)."""
-    return [TriggerSetResult.from_json(t) for t in document_extra.get("triggers") or []]

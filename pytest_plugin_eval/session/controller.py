@@ -422,7 +422,7 @@ class Controller:
         runs = [run for document in documents for case in document.cases for run in case.runs()]
         self.cost_notices(runs, [skip for suite in collected.suites.values() for skip in suite.skipped])
         failed = (  # the documents' own rule, so the exit status is the one merge and compare read back
-            not any(document.cases or document.extra.get("triggers") for document in documents)
+            not any(document.cases or document.triggers for document in documents)
             or any(self.triggers.failed(suite.eval_root, self.session.options) for suite in collected.suites.values())
             or any(document.load_errors for document in documents)
             or any(scoring.document_failed(document) for document in documents if document.cases)
@@ -480,7 +480,7 @@ class Controller:
             load_errors=[suite.load_errors[k] for k in sorted(suite.load_errors, key=lambda k: Path(k).parts)],
             skipped_runs=sorted(suite.skipped, key=lambda r: (Path(r.dir).parts, r.arm != "with", r.index)),
             notices=list(self.collected.notices),
-            extra={"triggers": [s.to_json() for s in trigger_sets]} if trigger_sets else {},
+            triggers=trigger_sets,
         )
 
     def with_previous_runs(self, fresh: dict[str, CaseResult], previous: SuiteResult, path: str) -> list[CaseResult]:

@@ -42,7 +42,7 @@ from ..results.ledger import CostLedger
 from ..results.model import CaseResult, GraderInfo, PluginInfo, RunResult, SkippedRun, SuiteInfo
 from ..results.regrade import StoredResults, regrade_run
 from ..results.store import ResultsFolder
-from ..results.triggers import trigger_run_of
+from ..results.trigger_runs import trigger_run_of
 from ..run.agent import ClaudeNotFound, find_claude
 from ..run.execute import RunPlan, RunSettings
 from .execute import Evaluation, evaluate, harness_result

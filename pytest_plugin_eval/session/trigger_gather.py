@@ -12,6 +12,7 @@ import pytest
 from _pytest.reports import TestReport
 
 from ..report import triggers as text
+from ..results.model import PartialReason
 from ..results.triggers import QueryResult, TriggerSetResult
 from . import verdicts
 from .trigger_items import TriggerReport
@@ -80,12 +81,17 @@ class TriggerGather:
                         properties=[],
                     )
 
-    def partial_reason(self, eval_root: str) -> str | None:
+    def partial_reason(self, eval_root: str) -> PartialReason | None:
         """Why the trigger runs leave the session partial: a run that erred decided nothing, so its query was
         measured on fewer runs (named as a case run's error would name it)."""
         kinds = {run.error_kind for run in self.runs_of(eval_root) if run.fired is None}
         kinds.discard("interrupted")  # the session's own reason says it
-        for kind, reason in (("worker_lost", "worker_lost"), ("auth", "auth_failed"), ("api", "api_error")):
+        reasons: tuple[tuple[str, PartialReason], ...] = (
+            ("worker_lost", "worker_lost"),
+            ("auth", "auth_failed"),
+            ("api", "api_error"),
+        )
+        for kind, reason in reasons:
             if kind in kinds:
                 return reason
         return "trigger_run_error" if kinds else None

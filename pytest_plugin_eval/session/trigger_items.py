@@ -18,7 +18,8 @@ from ..load.case import Case
 from ..load.suite import SKILL_FILE, enclosing_plugin
 from ..load.triggers import TriggerLoadError, TriggerQuery, TriggerSet, query_case, skill_folder_files
 from ..results.model import SuiteInfo
-from ..results.triggers import QueryResult, TriggerRun, TriggerSetResult, trigger_run_of
+from ..results.trigger_runs import trigger_run_of
+from ..results.triggers import QueryResult, TriggerRun, TriggerSetResult
 from .collect import CaseFile, CaseLoadFailure, RunFailed, RunItem
 from .state import get_session
 
@@ -139,7 +140,7 @@ class TriggerReport:
 
     def to_json(self) -> dict:
         header = self.trigger_set.to_json()
-        query = self.query.to_json(self.trigger_set.threshold)
+        query = self.query.to_json()
         return {
             "evalRoot": self.eval_root,
             "label": self.label,

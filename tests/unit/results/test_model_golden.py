@@ -27,6 +27,7 @@ from pytest_plugin_eval.results.model import (
     SuiteInfo,
     SuiteResult,
 )
+from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
 
 GOLDEN = Path(__file__).with_name("golden") / "model.json"
 
@@ -154,8 +155,43 @@ def rich_suite() -> SuiteResult:
         ],
         skipped_runs=[SkippedRun("polite", "evals/polite", "without", 2, "cost_ceiling", extra={"futureSkip": 0})],
         notices=["the cost ceiling was reached"],
+        triggers=[rich_trigger_set()],
         schema_version=1,
         extra={"futureTop": {"a": [1, 2, 3]}},
+    )
+
+
+def rich_trigger_set() -> TriggerSetResult:
+    run = TriggerRun(
+        2,
+        True,
+        skill="greeter:greet",
+        decided_by="Skill call",
+        turns=1,
+        cost_usd=0.0012,
+        duration_seconds=1.235,
+        started_at="2026-11-30T10:00:01.000Z",
+        attempts=2,
+        error="exit 1: overloaded (then retried)",
+        error_kind="api",
+        trace_path="evals/results/x/runs/triggers/greet/hi/with-2/trace.jsonl",
+        extra={"futureTriggerRun": 1},
+        notes=["a notice"],
+    )
+    query = QueryResult("hi", "hello there", True, extra={"futureQuery": True}, runs=[run])
+    return TriggerSetResult(
+        "greeter:greet",
+        "greet",
+        kind="command",
+        description="Greets the user.",
+        file="evals/triggers.yaml",
+        format="skill-creator",
+        threshold=0.6,
+        runs_per_query=5,
+        max_turns=4,
+        model="claude-haiku-4-5",
+        extra={"futureTriggerSet": "z"},
+        queries=[query],
     )
 
 
@@ -368,6 +404,8 @@ def test_documents_read_back_equal(which):
     for case in suite.cases:
         for run in case.runs():
             run.notes = []  # notices for the session, not part of the document
+    for trigger_run in (r for t in suite.triggers for r in t.runs):
+        trigger_run.notes = []
     assert again == suite
     assert text(again.to_json()) == text(suite.to_json())
 
