@@ -67,6 +67,7 @@ def eval_roots_of(paths, eval_dir: str | None) -> list:
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists
 def pytest_configure(config):
     config.addinivalue_line("markers", "plugin_eval: one run of a Claude Code plugin eval case")
+    config.addinivalue_line("markers", f"{_options.TRIGGER_MARKER}: one run of a trigger query (trigger evals)")
     options = config.stash.get(OPTIONS_KEY, None)
     if options is None:  # an xdist worker, which skips the early check
         try:

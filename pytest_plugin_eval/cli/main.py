@@ -2,6 +2,7 @@
 
     plugin-eval [target] --trust-plugin --json results.json --threshold 0.8 -j 4 …
     plugin-eval init [TARGET] | init --draft [TARGET] [--from FILE…] | init --bare NAME [--eval-dir DIR]
+    plugin-eval triggers [TARGET] [options]
     plugin-eval check [TARGET]
     plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--fail-on-worse]
     plugin-eval --version
@@ -30,13 +31,14 @@ import pytest
 
 from ..load.suite import eval_dir_name, is_plugin_dir
 from ..run.agent import ClaudeNotFound, claude_version, find_claude
-from ..session.options import OPTIONS
+from ..session.options import OPTIONS, TRIGGER_MARKER
 
 # The option table of the pytest plugin, read the reference tool's way (--json is handled on its own).
 FLAGS = {name for o in OPTIONS if o.kind == "flag" for name in o.names}
 VALUES = {name for o in OPTIONS if o.kind in ("value", "append") for name in o.names}
 LISTS = {name for o in OPTIONS if o.kind == "list" for name in o.names}
 USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
+       plugin-eval triggers [TARGET] [options]
        plugin-eval init [TARGET] [--trust-plugin] [--from FILE…]
        plugin-eval init --draft [TARGET] [--trust-plugin] [--from FILE…]
        plugin-eval init --bare NAME [--eval-dir DIR]
@@ -51,6 +53,9 @@ Evaluate a Claude Code plugin: run its eval cases with and without it, grade the
 commands:
   (none)       run the eval suite of TARGET: a plugin folder (default .), or an installed plugin's
                name or name@marketplace
+  triggers     run only the suite's trigger sets: does Claude consult each skill for the queries that
+               should fire it, and leave it for the near-misses? (runs with the plugin only, each stopped
+               at its first skill call)
   init         write the eval suite with Claude Code, interviewing you at a terminal (the plugin stays
                read-only; every file is checked); --draft: a first draft without questions, from the plugin
                and real prompts (--from prompts.txt or session .jsonl); --bare NAME: one blank case
@@ -189,9 +194,12 @@ def pytest_args(cmd: Command, root: Path, installed: bool, json_file: str | None
     return args + cmd.options + cmd.passthrough
 
 
-def run(argv: list[str]) -> int:
+def run(argv: list[str], only_triggers: bool = False) -> int:
+    """The eval suite of the target (`only_triggers`: its trigger sets alone, `plugin-eval triggers`)."""
     try:
         cmd = parse(argv)
+        if only_triggers:
+            cmd.passthrough += ["-m", TRIGGER_MARKER]
         root, installed = resolve_target(cmd)
     except CliError as e:
         print(e, file=sys.stderr)
@@ -295,6 +303,8 @@ def _main(argv: list[str]) -> int:
         from .history import history_command
 
         return history_command(argv[1:])
+    if argv[:1] == ["triggers"]:
+        return run(argv[1:], only_triggers=True)
     return run(argv)
 
 

@@ -22,6 +22,9 @@ MOCK_MODES = ("record", "off")
 MAX_CONCURRENCY = 8
 
 
+# The marker of trigger runs: `-m plugin_eval_trigger` (`plugin-eval triggers`) runs the trigger sets alone.
+TRIGGER_MARKER = "plugin_eval_trigger"
+
 # The key of what an eval session's controller hands its pytest-xdist workers (config.workerinput).
 WORKER_INPUT_KEY = "plugin_eval"
 

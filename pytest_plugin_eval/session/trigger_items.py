@@ -21,6 +21,7 @@ from ..results.model import SuiteInfo
 from ..results.trigger_runs import trigger_run_of
 from ..results.triggers import QueryResult, TriggerRun, TriggerSetResult
 from .collect import CaseFile, CaseLoadFailure, RunFailed, RunItem
+from .options import TRIGGER_MARKER
 from .state import get_session
 
 TRIGGER_ATTR = "plugin_eval_trigger"  # on the call report of a trigger item
@@ -63,6 +64,7 @@ class TriggerItem(RunItem):
         self.trigger_set = trigger_set
         self.query = query
         self.trigger_run: TriggerRun | None = None
+        self.add_marker(TRIGGER_MARKER)
 
     def runtest(self) -> None:
         try:
