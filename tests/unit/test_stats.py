@@ -10,7 +10,7 @@ from itertools import product
 
 import pytest
 
-from pytest_plugin_eval.stats import delta_interval, mean, pass_at_k, pass_hat_k, stdev, z_quantile
+from pytest_plugin_eval.stats import delta_interval, mean, pass_at_k, pass_hat_k, stdev, wilson_interval, z_quantile
 
 # ---- mean / stdev --------------------------------------------------------------------------------------------
 
@@ -263,3 +263,53 @@ def test_pass_k_refuses_impossible_counts(n, c, k):
         pass_at_k(n, c, k)
     with pytest.raises(ValueError):
         pass_hat_k(n, c, k)
+
+
+# ---- Wilson's interval for a fire rate -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "low", "high"),
+    [
+        (5, 5, 0.5655, 1.0),
+        (0, 5, 0.0, 0.4345),
+        (4, 5, 0.3755, 0.9638),
+        (2, 3, 0.2077, 0.9385),
+        (50, 100, 0.4038, 0.5962),
+    ],
+)
+def test_wilson_interval_known_values(k, n, low, high):
+    assert wilson_interval(k, n) == pytest.approx((low, high), abs=5e-5)
+
+
+def test_wilson_interval_is_never_zero_width_at_all_or_nothing():
+    low, high = wilson_interval(5, 5)
+    assert high == 1.0 and low < 1.0
+    low, high = wilson_interval(0, 5)
+    assert low == 0.0 and high > 0.0
+
+
+@pytest.mark.parametrize(("k", "n"), [(k, n) for n in (1, 3, 5, 10) for k in range(n + 1)])
+def test_wilson_interval_is_symmetric_in_successes_and_failures(k, n):
+    low, high = wilson_interval(k, n)
+    mirror_low, mirror_high = wilson_interval(n - k, n)
+    assert (low, high) == pytest.approx((1 - mirror_high, 1 - mirror_low), abs=1e-12)
+    assert 0 <= low <= k / n + 1e-12 and k / n - 1e-12 <= high <= 1  # 10 of 10 reaches 1 only to rounding
+
+
+def test_wilson_interval_of_no_trials_is_none():
+    assert wilson_interval(0, 0) is None
+
+
+@pytest.mark.parametrize(("k", "n"), [(6, 5), (-1, 5)])
+def test_wilson_interval_refuses_counts_outside_0_to_n(k, n):
+    with pytest.raises(ValueError, match="successes must be between 0 and n"):
+        wilson_interval(k, n)
+
+
+def test_wilson_interval_widens_with_the_level():
+    ninety, ninety_five, ninety_nine = (wilson_interval(4, 5, level) for level in (0.90, 0.95, 0.99))
+    assert ninety[0] > ninety_five[0] > ninety_nine[0]
+    assert ninety[1] < ninety_five[1] < ninety_nine[1]
+    with pytest.raises(ValueError, match="level must be between 0 and 1"):
+        wilson_interval(4, 5, 1.0)
