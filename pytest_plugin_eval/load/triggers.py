@@ -57,7 +57,7 @@ SKILL_KEYS = ("should_fire", "should_not_fire")
 QUERY_KEYS = ("query", "id", "scripted")
 JSON_KEYS = ("query", "should_trigger", "skill", "scripted")
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-SLASH_COMMAND = re.compile(r"^\s*/[A-Za-z0-9_.:-]+")
+SLASH_COMMAND = re.compile(r"^\s*/[A-Za-z0-9_.:-]+(\s|$)")  # `/plugin:skill …`, not a path such as /tmp/x.log
 
 
 @dataclass(frozen=True)
@@ -241,18 +241,26 @@ def _yaml_queries(body: Any, key: str, path: Path, problems: Problems) -> list[T
     except SpecError as e:
         problems.add_error(e, path)
         return None
-    queries = []
+    queries, before = [], len(problems)
+    ids: dict[str, str] = {}
     for label, should in (("should_fire", True), ("should_not_fire", False)):
         items = body.get(label) or []
         if not isinstance(items, list):
             problems.add(path, f"{key}.{label}", f"must be a list of queries (got {type_name(items)})")
             continue
         for index, item in enumerate(items):
+            where = f"{key}.{label}[{index}]"
             try:
-                queries.append(_yaml_query(item, f"{key}.{label}[{index}]", should))
+                query = _yaml_query(item, where, should)
             except SpecError as e:
                 problems.add_error(e, path)
-    if not queries and not problems:
+                continue
+            if query.id and query.id in ids:
+                problems.add(path, f"{where}.id", f"{query.id!r} is already the id of {ids[query.id]}; ids are unique")
+                continue
+            ids[query.id] = where
+            queries.append(query)
+    if not queries and len(problems) == before:
         problems.add(path, key, "has no queries: add should_fire and should_not_fire lists")
     return queries
 

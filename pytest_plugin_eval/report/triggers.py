@@ -19,11 +19,12 @@ def mark(query: QueryResult, threshold: float) -> str:
     return "✓" if correct else "✗" if correct is False else "?"
 
 
-def consulted_elsewhere(query: QueryResult, skill: str, with_none: bool = True) -> str:
+def consulted_elsewhere(query: QueryResult, skill: str, with_none: bool = True, none: str = NONE) -> str:
     """What the query's runs consulted other than the set's skill, e.g. `3× commit-craft:changelog, 2× none`
-    (`none`, runs that consulted nothing, only `with_none`)."""
+    (runs that consulted nothing only `with_none`, called `none`)."""
     others = {name: n for name, n in query.consulted.items() if name != skill and (with_none or name != NONE)}
-    return ", ".join(f"{n}× {name}" for name, n in sorted(others.items(), key=lambda kv: (-kv[1], kv[0])))
+    ranked = sorted(others.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ", ".join(f"{n}× {none if name == NONE else name}" for name, n in ranked)
 
 
 def skill_line(trigger_set: TriggerSetResult) -> str:
@@ -89,7 +90,7 @@ def verdict_text(query: QueryResult, trigger_set: TriggerSetResult) -> tuple[str
         return "passed", f"{want}: {VERDICT_WORDS[verdict]} ({fires})"
     text = f"✗ {want}, but {VERDICT_WORDS[verdict]}: {fires}"
     if query.should_fire:
-        elsewhere = consulted_elsewhere(query, trigger_set.skill).replace(NONE, "no skill")
+        elsewhere = consulted_elsewhere(query, trigger_set.skill, none="no skill")
         text += f"\n  the agent consulted: {elsewhere or 'no skill'}"
         text += "\n  Claude picks a skill by its description: say in it when to use the skill, in the words users use"
     else:

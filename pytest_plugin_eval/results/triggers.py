@@ -59,8 +59,8 @@ class QueryResult(Document):
     id: str = field(metadata=key("id"))
     query: str = field(metadata=key("query"))
     should_fire: bool = field(metadata=key("shouldFire"))
-    extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
     runs: list[TriggerRun] = field(default_factory=list, metadata=key("runs"))
+    extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)  # written last, after the runs
     threshold: float = 0.5  # its set's, for the verdict written with it (not a key of its own)
 
     @classmethod
@@ -131,6 +131,7 @@ class QueryResult(Document):
             "correct": self.correct(self.threshold),
             "consulted": self.consulted,
             "runs": [r.to_json() for r in sorted(self.runs, key=lambda r: r.index)],
+            **self.extra,
         }
 
 
@@ -168,8 +169,8 @@ class TriggerSetResult(Document):
     runs_per_query: int = field(default=0, metadata=key("runsPerQuery"))
     max_turns: int = field(default=0, metadata=key("maxTurns"))
     model: str | None = field(default=None, metadata=key("model"))
-    extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
     queries: list[QueryResult] = field(default_factory=list, metadata=key("queries"))
+    extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)  # written last, after the queries
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TriggerSetResult:
@@ -232,6 +233,7 @@ class TriggerSetResult(Document):
                 "costUsd": self.cost_usd,
             },
             "queries": [q.to_json() for q in self.queries],
+            **self.extra,
         }
 
     def key(self) -> tuple[str, str]:

@@ -13,6 +13,7 @@ no skill body is loaded and nothing the skill would do is done.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +37,8 @@ class Firing:
 def hold_hooks(target: TriggerTarget, out: Path) -> dict:
     """The `hooks` settings that hold the agent at a Skill call or a Read of one of the plugin's skill files."""
     paths = out / PATHS_FILE
-    paths.write_text("".join(f"{c.path}\n" for c in target.components), encoding="utf-8")
+    # As the hook's JSON input spells them (quoted), so that a Read of `SKILL.md.bak` is not held
+    paths.write_text("".join(f"{json.dumps(str(c.path))}\n" for c in target.components), encoding="utf-8")
     hold = {"type": "command", "command": f"sleep {HOLD_SECONDS}", "timeout": HOLD_SECONDS}
     read = {
         "type": "command",
@@ -45,7 +47,7 @@ def hold_hooks(target: TriggerTarget, out: Path) -> dict:
     }
     return {
         "PreToolUse": [
-            {"matcher": "Skill", "hooks": [hold]},
+            {"matcher": "Skill|SlashCommand", "hooks": [hold]},
             {"matcher": "Read", "hooks": [read]},
         ]
     }
@@ -55,7 +57,8 @@ def decide(transcript: Transcript, target: TriggerTarget) -> Firing | None:
     """The run's outcome as far as the trace shows it; None while it is still open (or it ended in an error)."""
     for call in transcript.tool_calls:
         if call.name in ("Skill", "SlashCommand"):
-            called = str(call.input.get("skill") or call.input.get("command") or "")
+            # SlashCommand's `command` carries the command's arguments after its name ("/greeter:greet Bob")
+            called = (str(call.input.get("skill") or call.input.get("command") or "").split() or [""])[0]
             component = target.component_called(called)
             if component is None:
                 return Firing(False, called or None, f"called another skill ({called or '?'})", call.index)

@@ -323,20 +323,11 @@ def test_a_target_finds_the_component_called_by_any_of_its_names_and_by_its_file
     assert target.component_at(str(root / "skills" / "greet" / "notes.md")) is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: two queries with one explicit id load silently and become two cases with one name and one run folder",
-)
 def test_two_queries_with_one_id_are_refused(root):
     [message] = problems(root, "skills:\n  greet:\n    should_fire: [{query: a, id: x}, {query: b, id: x}]\n")
     assert "skills.greet.should_fire[1].id" in message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: _yaml_queries reports 'has no queries' only while the file has no other problem, so a skill "
-    "without queries is reported only after an earlier problem is fixed",
-)
 def test_a_skill_with_no_queries_is_reported_beside_other_problems(root):
     found = problems(root, "skills:\n  gret:\n    should_fire: [hi]\n  greet:\n    should_fire: []\n")
     assert any("skills.greet: has no queries" in m for m in found)

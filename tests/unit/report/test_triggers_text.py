@@ -3,8 +3,6 @@ summary line."""
 
 from __future__ import annotations
 
-import pytest
-
 from pytest_plugin_eval.report.triggers import summary_line, table, verdict_text
 from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
 
@@ -46,11 +44,6 @@ def test_a_should_fire_query_that_consulted_nothing_says_no_skill():
     assert "the agent consulted: 5× no skill\n" in verdict_text(q, trigger_set(q))[1]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: verdict_text replaces 'none' inside skill names too: a sibling "
-    "greeter:nonempty is shown as 'greeter:no skillmpty'",
-)
 def test_a_sibling_whose_name_holds_none_is_named_as_it_is():
     q = query("hi", True, *["greeter:nonempty"] * 5)
     assert "5× greeter:nonempty" in verdict_text(q, trigger_set(q))[1]

@@ -4,8 +4,10 @@ errored runs left out, a skill's recall, false-fire rate and precision, and the 
 from __future__ import annotations
 
 import pytest
+from documents import suite_result
 
-from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult, read_triggers
+from pytest_plugin_eval.results.model import SuiteResult
+from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
 
 
 def runs(fired: int, not_fired: int = 0, errored: int = 0, other: str | None = None) -> list[TriggerRun]:
@@ -128,7 +130,7 @@ def test_a_set_result_survives_the_document_round_trip():
         3,
         4,
         model="haiku",
-        queries=[QueryResult("hi", "say hi", True, [run, errored])],
+        queries=[QueryResult("hi", "say hi", True, runs=[run, errored])],
     )
     data = s.to_json()
     assert TriggerSetResult.from_json(data) == s
@@ -136,7 +138,11 @@ def test_a_set_result_survives_the_document_round_trip():
     assert data["queries"][0]["verdict"] == "undecided" and data["queries"][0]["rateCI"] is not None
 
 
-def test_read_triggers_reads_a_documents_triggers_list():
+def test_a_document_carries_its_trigger_sets_and_leaves_the_key_out_without_any():
     s = trigger_set(query(5))
-    assert read_triggers({"triggers": [s.to_json()]}) == [s]
-    assert read_triggers({}) == [] and read_triggers({"triggers": None}) == []
+    document = suite_result()
+    assert "triggers" not in document.to_json()
+    document.triggers = [s]
+    again = SuiteResult.from_json(document.to_json())
+    assert again.triggers == [s]
+    assert SuiteResult.from_json({**document.to_json(), "triggers": None}).triggers == []
