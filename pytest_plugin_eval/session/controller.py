@@ -38,10 +38,11 @@ from ..results.model import (
 from ..results.store import RESULTS_DIR, document_text, write_atomic, write_json
 from ..results.verdict import case_verdict
 from ..run.agent import ClaudeNotFound, claude_version
-from . import verdicts, wire
+from . import rules, verdicts, wire
 from .interrupts import install_sigterm, signal_name
+from .pool import workers
 from .progress import Progress
-from .state import EvalSession, workers
+from .view import SessionView
 
 # A run item's node id is <case file>::<case name>[with-plugin-2] (or [no-plugin-1]).
 RUN_PARAMS = re.compile(r"\[(?:with-plugin|no-plugin)-\d+\]$")
@@ -118,7 +119,7 @@ class CaseItems:
 
 
 class Controller:
-    def __init__(self, session: EvalSession):
+    def __init__(self, session: SessionView):
         self.session = session
         self.collected = Collected()
         self.items = CaseItems()
@@ -676,7 +677,7 @@ class Controller:
 
     def empty_suite(self, eval_root: str) -> SuiteInfo:
         root = Path(eval_root).parent if eval_root else Path.cwd()
-        return SuiteInfo(root=str(root), ablation=self.session.ablation_for(False))
+        return SuiteInfo(root=str(root), ablation=rules.ablation_for(self.session.options, False))
 
 
 def output_path_problem(options) -> str | None:

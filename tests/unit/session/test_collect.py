@@ -14,9 +14,10 @@ import pytest
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load.case import Case, CaseLoadError, load_case
 from pytest_plugin_eval.results.model import GraderResult, RunResult
+from pytest_plugin_eval.session import rules
 from pytest_plugin_eval.session.collect import ARM_LABELS, CaseFile, RunItem, describe_run, deselect_unselected
 from pytest_plugin_eval.session.options import EvalOptions
-from pytest_plugin_eval.session.state import SESSION_KEY, EvalSession, _glob
+from pytest_plugin_eval.session.state import SESSION_KEY, EvalSession
 
 REGEX_OK = "---\ntype: regex\npattern: hello\n---\n"
 
@@ -166,7 +167,7 @@ def test_arm_labels_select_one_arm_each_with_k():
     ],
 )
 def test_glob(name, pattern, matches):
-    assert _glob(name, pattern) is matches
+    assert rules.glob(name, pattern) is matches
 
 
 def test_selected_name_by_case_globs_and_tags():
@@ -228,7 +229,8 @@ def test_a_case_of_a_plugin_runs_both_arms(tmp_path):
     suite = Suite(tmp_path)
     suite.case("c", fm="runs: 2")
     case, session = suite.load(), eval_session()
-    assert (session.ablation(case), session.two_arm(case), session.arms_for(case)) == (
+    options = session.options
+    assert (rules.ablation(case, options), rules.two_arm(case, options), rules.arms_for(case, options)) == (
         "with-without",
         True,
         ("with", "without"),
@@ -241,7 +243,7 @@ def test_runs_option_and_ablation_none(tmp_path):
     suite.case("c", fm="runs: 2")
     case = suite.load()
     assert eval_session(runs=3, ablation="none").runs_to_collect(case) == [("with", 1), ("with", 2), ("with", 3)]
-    assert eval_session().runs_for(suite.load()) == 2
+    assert rules.runs_for(suite.load(), EvalOptions()) == 2
 
 
 def test_a_folder_without_a_manifest_is_a_plugin_and_runs_both_arms(tmp_path):
@@ -250,7 +252,7 @@ def test_a_folder_without_a_manifest_is_a_plugin_and_runs_both_arms(tmp_path):
     suite.case("c")
     case, session = suite.load(), eval_session()
     assert case.plugin_dirs == (suite.root,)
-    assert (session.ablation(case), session.two_arm(case)) == ("with-without", True)
+    assert (rules.ablation(case, session.options), rules.two_arm(case, session.options)) == ("with-without", True)
     assert session.runs_to_collect(case)[-1] == ("without", 3)
     assert session.case_result(case).single_arm_reason is None
     assert [p.name for p in session.suite_info(case).plugins] == ["plugin"]

@@ -13,6 +13,7 @@ import re
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from _pytest.junitxml import xml_key
@@ -53,6 +54,7 @@ from pytest_plugin_eval.session.controller import (
 from pytest_plugin_eval.session.interrupts import Terminated
 from pytest_plugin_eval.session.options import EvalOptions
 from pytest_plugin_eval.session.verdicts import VerdictRepr
+from pytest_plugin_eval.session.view import SessionView
 
 STARTED_AT = "2026-03-04T05:06:07.890Z"
 EVALS = "/suite/evals"
@@ -132,13 +134,12 @@ class FakeSession:
         self.active = True
         self.eval_roots: list[Path] = []
         self.judge_model = "claude-haiku-5-5"
-        self.stored = None
-        self.ledger = None
-        self.rerun_status = None
-        self.shard_share = None
-        self.pytest_session = SimpleNamespace(shouldstop=False, testscollected=0)
-        self.pool = SimpleNamespace(in_flight=lambda: 0, stop=lambda: [])
-        self.stop_runs = self.pool.stop
+        self.stored: Any = None
+        self.ledger: Any = None
+        self.rerun_status: str | None = None
+        self.shard_share: tuple[int, int, int, int] | None = None
+        self.pytest_session: Any = SimpleNamespace(shouldstop=False, testscollected=0)
+        self.pool = IdlePool()
         self.tmp_path = tmp_path
         self.folder = ResultsFolder(tmp_path / "results" / "now")  # the eval dir /suite/evals's
         self.folders: dict[Path, ResultsFolder] = {Path(EVALS): self.folder}
@@ -167,13 +168,29 @@ class FakeSession:
     def eval_root(self, path: Path):
         return self.roots.get(path)
 
-    def load(self, folder: Path, root: Path):
+    def load(self, folder: Path, root: Path) -> Any:
         if folder.name not in self.loadable:
             raise CaseLoadError(folder, [])
-        return folder.name
+        return folder.name  # what case_result is asked about
 
-    def case_result(self, loaded: str) -> CaseResult:
-        return self.loadable[loaded]
+    def case_result(self, case: Any) -> CaseResult:
+        return self.loadable[case]
+
+    def suite_info(self, case: Any) -> SuiteInfo:
+        raise AssertionError("only a worker's crash asks for a case's suite, and no test here loads one")
+
+    def stop_runs(self) -> list:
+        return self.pool.stop()
+
+
+class IdlePool:
+    """No run in flight, none to stop."""
+
+    def in_flight(self) -> int:
+        return 0
+
+    def stop(self) -> list:
+        return []
 
 
 class Recorder:
@@ -207,8 +224,10 @@ def html_reports(monkeypatch) -> list[tuple]:
 
 
 @pytest.fixture
-def session(tmp_path) -> FakeSession:
-    return FakeSession(tmp_path)
+def session(tmp_path: Path) -> FakeSession:
+    fake = FakeSession(tmp_path)
+    _: SessionView = fake  # mypy holds the fake to what the Controller reads of a session
+    return fake
 
 
 # ---- report-like objects -------------------------------------------------------------------------------------
