@@ -19,8 +19,10 @@ from ..results import rerun
 from ..results.model import RERUN_KINDS, UNFINISHED_KINDS, LoadErrorEntry, RunResult, SkippedRun
 from ..results.scoring import passes_threshold
 from . import wire
+from .pool import Outcome
 from .rounds import round_of
 from .state import EvalSession, get_session
+from .verdicts import JUNIT_ATTR
 
 ARM_LABELS = {"with": "with-plugin", "without": "no-plugin"}
 
@@ -100,7 +102,19 @@ class RunFailed(Exception):
         self.result = result
 
 
-class RunItem(pytest.Item):
+class PooledItem(pytest.Item):
+    """An item whose work the session's run pool does (pool.py: on a thread, ahead of its turn with -j N) while
+    pytest reports items in order. A kind of item the pool runs subclasses it."""
+
+    def execute(self, upcoming: pytest.Item | None) -> Outcome:
+        """Do the work, on a thread of the pool; `upcoming`: the item whose work begins next."""
+        raise NotImplementedError
+
+    def carry(self, report: pytest.TestReport, when: str) -> None:
+        """Put on `report` (of this item's setup, call or teardown) what the controller gathers from it."""
+
+
+class RunItem(PooledItem):
     """One run of a case in one arm. It fails only when the harness could not run it; its case's verdict (score
     against the threshold, over all of the case's runs) is reported as a test of its own (verdicts.py)."""
 
@@ -116,6 +130,9 @@ class RunItem(pytest.Item):
         for tag in case.tags:  # `-m smoke` selects as `--tag smoke` does
             register_marker(self.config, tag)
             self.add_marker(getattr(pytest.mark, tag))
+
+    def execute(self, upcoming: pytest.Item | None) -> Outcome:
+        return get_session(self.config).execute(self, upcoming)
 
     def runtest(self) -> None:
         outcome = get_session(self.config).pool.outcome(self)
@@ -158,6 +175,21 @@ class RunItem(pytest.Item):
             notices=session.case_notices(self.case),
         )
 
+    def carry(self, report: pytest.TestReport, when: str) -> None:
+        """Every report: the run's JUnit names. The call report: the run (or why it was not made)."""
+        setattr(report, JUNIT_ATTR, self.junit_names())
+        if when != "call":
+            return
+        run, skip = self.run_report(), self.skip_report()
+        if run is not None:
+            setattr(report, wire.RUN_ATTR, run.to_json())
+            report.duration = run.run.duration_seconds  # the run's own time, not the wait for it (-j)
+            report.extras = [*getattr(report, "extras", []), *self.html_extras()]  # type: ignore[attr-defined]
+        elif skip is not None:
+            setattr(report, wire.SKIP_ATTR, skip.to_json())
+        elif self.unneeded is not None:
+            setattr(report, wire.UNNEEDED_ATTR, self.unneeded)
+
     def skip_report(self) -> wire.SkipReport | None:
         return wire.SkipReport(self.skipped_run, str(self.case.eval_root)) if self.skipped_run else None
 
@@ -175,6 +207,46 @@ class RunItem(pytest.Item):
         from ..report.html import run_html
 
         return [extras.html(run_html(self.result, self.case.prompt))]
+
+
+def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
+    """The case of the file a case is anchored on (prompt.md, else case.yaml), inside an eval dir."""
+    eval_root = get_session(parent.config).case_file_root(file_path)
+    return CaseFile.from_parent(parent, path=file_path, eval_root=eval_root) if eval_root is not None else None
+
+
+def with_load_error(collector: pytest.Collector, report: pytest.CollectReport) -> pytest.CollectReport:
+    """A case file's collection report carries its load error, if it did not load."""
+    error = collector.load_error_report() if isinstance(collector, CaseFile) else None
+    if error is not None:
+        setattr(report, wire.LOAD_ERROR_ATTR, error.to_json())
+    return report
+
+
+def carried(item: pytest.Item, when: str, report: pytest.TestReport) -> pytest.TestReport:
+    """An item's report, with what its kind carries to the controller."""
+    if isinstance(item, PooledItem):
+        item.carry(report, when)
+    return report
+
+
+def pooled(items: list[pytest.Item]) -> list[PooledItem]:
+    """The items whose work the pool does, in the order they report."""
+    return [item for item in items if isinstance(item, PooledItem)]
+
+
+def before(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """One at a time: pytest runs `nextitem` after `item`, so its run is the one started ahead."""
+    if isinstance(item, PooledItem):
+        get_session(item.config).pool.upcoming(item, nextitem)
+
+
+def choose(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The runs --case/--tag select, --shard's share, --lf's choice; in rounds with --runs auto."""
+    deselect_unselected(config, items)
+    this_shard(config, items)
+    failed_last_time(config, items)
+    in_rounds(config, items)
 
 
 def register_marker(config, tag: str) -> None:

@@ -96,7 +96,7 @@ class EvalSession:
         self.rerun_status: str | None = None  # --lf: what was chosen again, for pytest's "run-last-failure" line
         # -j N: N runs at once in this process (under pytest-xdist each worker runs its items one by one).
         in_process = 0 if self.is_worker or workers(config) > 1 else (options.concurrency or 1)
-        self.pool = RunPool(in_process, self.execute)
+        self.pool = RunPool(in_process, lambda item, upcoming: item.execute(upcoming))  # collect.PooledItem
         self.prestarts = Prestarts()
         # The next run's agent starts while runs work, on a core that would otherwise idle. Where idle cores cannot
         # be measured, only while fewer runs go at once than there are cores (each worker of -n runs one at a time).
