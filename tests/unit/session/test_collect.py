@@ -14,10 +14,11 @@ import pytest
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load.case import Case, CaseLoadError, load_case
 from pytest_plugin_eval.results.model import GraderResult, RunResult
-from pytest_plugin_eval.session import rules
+from pytest_plugin_eval.session import collect, rules, wire
 from pytest_plugin_eval.session.collect import ARM_LABELS, CaseFile, RunItem, describe_run, deselect_unselected
 from pytest_plugin_eval.session.options import EvalOptions
 from pytest_plugin_eval.session.state import SESSION_KEY, EvalSession
+from pytest_plugin_eval.session.verdicts import JUNIT_ATTR
 
 REGEX_OK = "---\ntype: regex\npattern: hello\n---\n"
 
@@ -379,6 +380,26 @@ def test_run_report_carries_case_run_suite_and_notices(tmp_path):
     assert (report.suite.root, report.suite.ablation) == (str(suite.root), "with-without")
     assert [p.to_json() for p in report.suite.plugins] == [{"name": "p", "version": "2.0.0", "path": str(suite.root)}]
     assert report.notices == ["c: removed from Claude's tools by the case's disallowed_tools: Agent"]
+
+
+def test_a_run_items_call_report_carries_the_run_and_every_report_its_junit_names(tmp_path):
+    """What hooks.pytest_runtest_makereport leaves on a run item's reports (collect.carried); other items' reports
+    are left alone, and only pooled items are handed to the run pool."""
+    suite = Suite(tmp_path)
+    suite.case("c")
+    item = object.__new__(RunItem)
+    item.case, item.arm, item.index, item.skipped_run, item.unneeded = suite.load(), "without", 2, None, None
+    item.result = RunResult("without", 2, score=1.0, passed=True, duration_seconds=3.5)
+    item.config = SimpleNamespace(stash={SESSION_KEY: eval_session()}, option=SimpleNamespace())
+    setup, call = SimpleNamespace(), SimpleNamespace(duration=9.0)
+    assert collect.carried(item, "setup", setup) is setup
+    assert vars(setup) == {JUNIT_ATTR: ["p.c", "no-plugin-2"]}
+    collect.carried(item, "call", call)
+    assert call.duration == 3.5  # the run's own time, not the wait for it
+    assert wire.RunReport.from_json(getattr(call, wire.RUN_ATTR)).run.score == 1.0
+    plain, report = SimpleNamespace(), SimpleNamespace()
+    assert collect.carried(plain, "call", report) is report and vars(report) == {}
+    assert collect.pooled([plain, item]) == [item]
 
 
 def test_load_error_report_names_the_case_relative_to_the_suite(tmp_path):
