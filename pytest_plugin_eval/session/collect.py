@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -112,6 +113,16 @@ class PooledItem(pytest.Item):
 
     def carry(self, report: pytest.TestReport, when: str) -> None:
         """Put on `report` (of this item's setup, call or teardown) what the controller gathers from it."""
+        for attr, data in self.carried().items() if when == "call" else ():
+            setattr(report, attr, data)
+
+    def carried(self) -> dict[str, Any]:
+        """What the call report carries to the controller: report attribute → plain JSON (wire.py)."""
+        return {}
+
+    def ended(self, outcome: Outcome) -> None:
+        """The session was interrupted while the pool did this item's work, which came to `outcome`: take it as
+        `runtest` would have, so that `carried()` says what it came to."""
 
 
 class RunItem(PooledItem):
@@ -176,19 +187,26 @@ class RunItem(PooledItem):
         )
 
     def carry(self, report: pytest.TestReport, when: str) -> None:
-        """Every report: the run's JUnit names. The call report: the run (or why it was not made)."""
+        """Every report: the run's JUnit names. The call report: the run (or why it was not made), and for the
+        terminal and pytest-html the run's own time and its graders and transcript."""
         setattr(report, JUNIT_ATTR, self.junit_names())
-        if when != "call":
-            return
+        super().carry(report, when)
+        if when == "call" and self.result is not None:
+            report.duration = self.result.duration_seconds  # the run's own time, not the wait for it (-j)
+            report.extras = [*getattr(report, "extras", []), *self.html_extras()]  # type: ignore[attr-defined]
+
+    def carried(self) -> dict[str, Any]:
         run, skip = self.run_report(), self.skip_report()
         if run is not None:
-            setattr(report, wire.RUN_ATTR, run.to_json())
-            report.duration = run.run.duration_seconds  # the run's own time, not the wait for it (-j)
-            report.extras = [*getattr(report, "extras", []), *self.html_extras()]  # type: ignore[attr-defined]
-        elif skip is not None:
-            setattr(report, wire.SKIP_ATTR, skip.to_json())
-        elif self.unneeded is not None:
-            setattr(report, wire.UNNEEDED_ATTR, self.unneeded)
+            return {wire.RUN_ATTR: run.to_json()}
+        if skip is not None:
+            return {wire.SKIP_ATTR: skip.to_json()}
+        if self.unneeded is not None:
+            return {wire.UNNEEDED_ATTR: self.unneeded}
+        return {}
+
+    def ended(self, outcome: Outcome) -> None:
+        self.result = outcome.result
 
     def skip_report(self) -> wire.SkipReport | None:
         return wire.SkipReport(self.skipped_run, str(self.case.eval_root)) if self.skipped_run else None

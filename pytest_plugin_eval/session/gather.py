@@ -77,16 +77,21 @@ class Gatherer:
         names = getattr(report, verdicts.JUNIT_ATTR, None)
         if names is not None:
             verdicts.junit(self.session.config, report, *names)
-        carried = [(attr, getattr(report, attr)) for attr in self.call_reports if hasattr(report, attr)]
+        carried = {attr: getattr(report, attr) for attr in self.call_reports if hasattr(report, attr)}
         if carried and report.when == "call":
-            for attr, data in carried:
-                self.call_reports[attr](data, str(report.nodeid))
+            self.record_carried(carried, str(report.nodeid))
         elif report.failed and "plugin_eval" not in report.keywords:
             self.non_eval_failures += 1
         if report.when == "teardown":
             case_file = self.items.finished(str(report.nodeid))
             if case_file is not None and not self.session.config.getoption("lf", False):
                 self.report_case(case_file)  # --lf: verdicts wait for the runs reused at the end
+
+    def record_carried(self, carried: dict[str, Any], nodeid: str) -> None:
+        """What an item's call report carried (attribute → JSON), each part to what records it."""
+        for attr, data in carried.items():
+            if attr in self.call_reports:
+                self.call_reports[attr](data, nodeid)
 
     def record_run(self, report: wire.RunReport, nodeid: str) -> None:
         run = report.run
@@ -151,11 +156,9 @@ class Gatherer:
         ended and were not reported yet."""
         self.interrupted = signal_name(exc)
         self.exit_requested = getattr(exc, "returncode", None)  # pytest.exit(…, returncode) decides
-        for item, outcome in self.session.stop_runs():
-            item.result = outcome.result
-            report = item.run_report()
-            if report is not None:
-                self.record_run(report, item.nodeid)
+        for item, outcome in self.session.stop_runs():  # collect.PooledItems
+            item.ended(outcome)
+            self.record_carried(item.carried(), item.nodeid)
 
     def stop(self, reason: str) -> None:
         """Stop starting runs (runs in flight finish), with or without pytest-xdist."""

@@ -723,6 +723,30 @@ def test_sigint_exits_130(session):
     assert (controller.gather.interrupted, only(controller).partial_reason) == ("SIGINT", "interrupted")
 
 
+def test_an_interruption_records_the_runs_in_flight_as_their_items_would_have_reported_them(session):
+    """The pool's items in flight come back from stop_runs with what they came to; each is recorded through what
+    its call report would have carried (collect.PooledItem.ended / carried)."""
+    in_flight = run_report("evals/b", run(score=None, error_kind="interrupted", error="interrupted"))
+
+    class InFlight:
+        nodeid = in_flight.nodeid
+
+        def ended(self, outcome):
+            self.outcome = outcome
+
+        def carried(self):
+            return {wire.RUN_ATTR: getattr(in_flight, wire.RUN_ATTR)}
+
+    item, outcome = InFlight(), object()
+    session.stop_runs = lambda: [(item, outcome)]
+    status, controller = exit_of(session, run_report("evals/a"), interrupt=KeyboardInterrupt())
+    assert status == 130 and item.outcome is outcome
+    assert [(case.dir, [r.error_kind for r in case.runs()]) for case in only(controller).cases] == [
+        ("evals/a", [None]),
+        ("evals/b", ["interrupted"]),
+    ]
+
+
 def test_sigterm_exits_143(session):
     status, controller = exit_of(session, run_report(), interrupt=Terminated("terminated (SIGTERM)"))
     assert status == 143
