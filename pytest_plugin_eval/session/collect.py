@@ -1,4 +1,6 @@
-"""The pytest nodes: a case file collects into one item per arm × run, and what their reports carry.
+"""The pytest nodes: a case file collects into one item per arm × run, and what their reports carry. Items whose
+work the run pool does are PooledItems: a new kind of item subclasses it (execute, carried, ended) and is pooled,
+reported and interrupted like a run.
 
 Node ids are anchored on the case's file, so one run can be picked out by id:
 `evals/drafts-commit-message/prompt.md::drafts-commit-message[with-plugin-2]`. The arm labels are chosen so

@@ -28,6 +28,8 @@ AUTH_STOP = (
 
 
 class Gatherer:
+    """The controller's reactions to reports; what they say is kept on `collected` and `items`."""
+
     def __init__(self, session: SessionView):
         self.session = session
         self.collected = Collected()

@@ -2,8 +2,8 @@
 
 On every process it finds and loads cases and runs items (workspace, endpoint, judge, mocks, cost ledger). What
 a case becomes under the options is rules.py's, what the results document says of it describe.py's, what the
-operator is told notices.py's, and the resources runs share (scratch folder, ledger, endpoint…) resources.py's;
-the session collects and runs. On the controller, the Controller (controller.py) gathers what the reports carry
+operator is told notices.py's, the resources runs share (scratch folder, ledger, endpoint…) resources.py's and
+where their model calls go models.py's; the session collects and runs. On the controller, the Controller (controller.py) gathers what the reports carry
 and writes the results. Nothing is shared between processes except what travels on the reports (wire.py), so
 results are the same with and without `-n`.
 """
