@@ -49,7 +49,7 @@ from ..load.suite import (
     is_plugin_dir,
 )
 from ..session.options import EvalOptions
-from ..session.state import grant_warnings
+from ..session.rules import grant_warnings, two_arm
 from .estimate import CaseShape, Estimate, Prediction, estimate, predict_from_pilot
 
 MIN_RUNS = 3
@@ -249,17 +249,13 @@ def eval_root_of_plugin(root: Path, eval_dir: str | None = None) -> Path:
     return root / eval_dir_name(root if is_plugin_dir(root) else None, eval_dir)
 
 
-def two_arm(case: Case) -> bool:
-    return bool(case.plugin_dirs) and case.context.history_file is None
-
-
 def shape(case: Case, model: str | None) -> CaseShape:
     return CaseShape(
         name=case.name,
         runs=case.runs_per_arm,
         max_turns=case.max_turns,
         judged_graders=sum(1 for g in case.graders if getattr(g.kind, "paid", False)),
-        arms=2 if two_arm(case) else 1,
+        arms=2 if two_arm(case, EvalOptions()) else 1,  # as a session with no options runs it
         model=model or case.model or os.environ.get("ANTHROPIC_MODEL") or None,
     )
 

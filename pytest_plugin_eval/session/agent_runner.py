@@ -108,8 +108,8 @@ class AgentRunner:
             index=index,
             settings=session.run_settings(),
             claude=session.claude,
-            base_url=session.scripted_url(script, case.prompt, arm, index),
-            mock_agent=session.mock_agent(case, script, arm, index),
+            base_url=session.models.scripted_url(script, case.prompt, arm, index),
+            mock_agent=session.models.mock_agent(case, script, arm, index),
             record_dir=self._scratch / "mock-recordings",
         )
         # In this fixture's scratch folder, which goes at the end, unless --keep-temp keeps the workspace.
@@ -119,7 +119,7 @@ class AgentRunner:
         if session.ledger is not None:
             session.ledger.add(run.cost_usd)
         # assert_llm / assert_baseline on this run use the session's judge (and, scripted, this script's votes).
-        return dataclasses.replace(run, judge=session.make_judge(script, arm, index))
+        return dataclasses.replace(run, judge=session.models.make_judge(script, arm, index))
 
     def close(self) -> None:
         if not self.session.options.keep_temp:

@@ -1,4 +1,6 @@
-"""The pytest nodes: a case file collects into one item per arm × run, and what their reports carry.
+"""The pytest nodes: a case file collects into one item per arm × run, and what their reports carry. Items whose
+work the run pool does are PooledItems: a new kind of item subclasses it (execute, carried, ended) and is pooled,
+reported and interrupted like a run.
 
 Node ids are anchored on the case's file, so one run can be picked out by id:
 `evals/drafts-commit-message/prompt.md::drafts-commit-message[with-plugin-2]`. The arm labels are chosen so
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,8 +22,10 @@ from ..results import rerun
 from ..results.model import RERUN_KINDS, UNFINISHED_KINDS, LoadErrorEntry, RunResult, SkippedRun
 from ..results.scoring import passes_threshold
 from . import wire
+from .pool import Outcome
 from .rounds import round_of
 from .state import EvalSession, get_session
+from .verdicts import JUNIT_ATTR
 
 ARM_LABELS = {"with": "with-plugin", "without": "no-plugin"}
 
@@ -103,7 +108,29 @@ class RunFailed(Exception):
         self.result = result
 
 
-class RunItem(pytest.Item):
+class PooledItem(pytest.Item):
+    """An item whose work the session's run pool does (pool.py: on a thread, ahead of its turn with -j N) while
+    pytest reports items in order. A kind of item the pool runs subclasses it."""
+
+    def execute(self, upcoming: pytest.Item | None) -> Outcome:
+        """Do the work, on a thread of the pool; `upcoming`: the item whose work begins next."""
+        raise NotImplementedError
+
+    def carry(self, report: pytest.TestReport, when: str) -> None:
+        """Put on `report` (of this item's setup, call or teardown) what the controller gathers from it."""
+        for attr, data in self.carried().items() if when == "call" else ():
+            setattr(report, attr, data)
+
+    def carried(self) -> dict[str, Any]:
+        """What the call report carries to the controller: report attribute → plain JSON (wire.py)."""
+        return {}
+
+    def ended(self, outcome: Outcome) -> None:
+        """The session was interrupted while the pool did this item's work, which came to `outcome`: take it as
+        `runtest` would have, so that `carried()` says what it came to."""
+
+
+class RunItem(PooledItem):
     """One run of a case in one arm. It fails only when the harness could not run it; its case's verdict (score
     against the threshold, over all of the case's runs) is reported as a test of its own (verdicts.py)."""
 
@@ -119,6 +146,9 @@ class RunItem(pytest.Item):
         for tag in case.tags:  # `-m smoke` selects as `--tag smoke` does
             register_marker(self.config, tag)
             self.add_marker(getattr(pytest.mark, tag))
+
+    def execute(self, upcoming: pytest.Item | None) -> Outcome:
+        return get_session(self.config).execute(self, upcoming)
 
     def runtest(self) -> None:
         outcome = get_session(self.config).pool.outcome(self)
@@ -161,6 +191,28 @@ class RunItem(pytest.Item):
             notices=session.case_notices(self.case),
         )
 
+    def carry(self, report: pytest.TestReport, when: str) -> None:
+        """Every report: the run's JUnit names. The call report: the run (or why it was not made), and for the
+        terminal and pytest-html the run's own time and its graders and transcript."""
+        setattr(report, JUNIT_ATTR, self.junit_names())
+        super().carry(report, when)
+        if when == "call" and self.result is not None:
+            report.duration = self.result.duration_seconds  # the run's own time, not the wait for it (-j)
+            report.extras = [*getattr(report, "extras", []), *self.html_extras()]  # type: ignore[attr-defined]
+
+    def carried(self) -> dict[str, Any]:
+        run, skip = self.run_report(), self.skip_report()
+        if run is not None:
+            return {wire.RUN_ATTR: run.to_json()}
+        if skip is not None:
+            return {wire.SKIP_ATTR: skip.to_json()}
+        if self.unneeded is not None:
+            return {wire.UNNEEDED_ATTR: self.unneeded}
+        return {}
+
+    def ended(self, outcome: Outcome) -> None:
+        self.result = outcome.result
+
     def skip_report(self) -> wire.SkipReport | None:
         return wire.SkipReport(self.skipped_run, str(self.case.eval_root)) if self.skipped_run else None
 
@@ -178,6 +230,46 @@ class RunItem(pytest.Item):
         from ..report.html import run_html
 
         return [extras.html(run_html(self.result, self.case.prompt))]
+
+
+def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
+    """The case of the file a case is anchored on (prompt.md, else case.yaml), inside an eval dir."""
+    eval_root = get_session(parent.config).case_file_root(file_path)
+    return CaseFile.from_parent(parent, path=file_path, eval_root=eval_root) if eval_root is not None else None
+
+
+def with_load_error(collector: pytest.Collector, report: pytest.CollectReport) -> pytest.CollectReport:
+    """A case file's collection report carries its load error, if it did not load."""
+    error = collector.load_error_report() if isinstance(collector, CaseFile) else None
+    if error is not None:
+        setattr(report, wire.LOAD_ERROR_ATTR, error.to_json())
+    return report
+
+
+def carried(item: pytest.Item, when: str, report: pytest.TestReport) -> pytest.TestReport:
+    """An item's report, with what its kind carries to the controller."""
+    if isinstance(item, PooledItem):
+        item.carry(report, when)
+    return report
+
+
+def pooled(items: list[pytest.Item]) -> list[PooledItem]:
+    """The items whose work the pool does, in the order they report."""
+    return [item for item in items if isinstance(item, PooledItem)]
+
+
+def before(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """One at a time: pytest runs `nextitem` after `item`, so its run is the one started ahead."""
+    if isinstance(item, PooledItem):
+        get_session(item.config).pool.upcoming(item, nextitem)
+
+
+def choose(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The runs --case/--tag select, --shard's share, --lf's choice; in rounds with --runs auto."""
+    deselect_unselected(config, items)
+    this_shard(config, items)
+    failed_last_time(config, items)
+    in_rounds(config, items)
 
 
 def register_marker(config, tag: str) -> None:

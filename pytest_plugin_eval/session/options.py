@@ -7,7 +7,6 @@ values travel as one plain `EvalOptions` object.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 from dataclasses import dataclass
@@ -15,7 +14,8 @@ from pathlib import Path
 
 from ..adaptive import AutoRuns
 from ..core.kinds import Ablation
-from ..core.tools import GATED, NEVER, REMOVABLE_TOOLS, disallow_problem, grant_problem, tool_of
+from ..core.tools import disallow_problem, grant_problem
+from .option_values import ListValues, OptionError, list_option, local_worker, number, parse_shard, share
 
 ABLATIONS = ("none", "with-without")
 MOCK_MODES = ("record", "off")
@@ -27,10 +27,6 @@ TRIGGER_MARKER = "plugin_eval_trigger"
 
 # The key of what an eval session's controller hands its pytest-xdist workers (config.workerinput).
 WORKER_INPUT_KEY = "plugin_eval"
-
-
-class OptionError(Exception):
-    """A bad option value; the message is what the user sees (the session exits 1)."""
 
 
 @dataclass(frozen=True)
@@ -301,17 +297,6 @@ OPTIONS = (
 )
 
 
-class ListValues(argparse.Action):
-    """`--allow-tools A B` (nargs="+"): extends the list like `extend`, and also keeps each occurrence's values
-    apart (`<dest>_given`), so that a path swallowed after the first value can be told from a value meant."""
-
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
-        values = list(values or [])
-        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), *values])
-        given = f"{self.dest}_given"
-        setattr(namespace, given, [*(getattr(namespace, given, None) or []), values])
-
-
 ACTIONS = {"flag": "store_true", "list": ListValues, "append": "append", "value": "store", "optional": "store"}
 
 
@@ -337,75 +322,6 @@ def add_options(parser) -> None:
             group.addoption(*option.names, **kwargs)
 
 
-def _local_worker(spec: str) -> bool:
-    """Whether an xdist --tx spec ("2*popen//python=python3", "ssh=host//…") starts a process on this machine."""
-    return "popen" in (part.split("*")[-1] for part in spec.split("//"))
-
-
-def _number(text: str | None, message: str) -> float | None:
-    if text is None:
-        return None
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise OptionError(message) from None
-    if math.isnan(value) or math.isinf(value):
-        raise OptionError(message)
-    return value
-
-
-def split_entries(value: str) -> list[str]:
-    """`Write,Bash(git commit:*)` → ["Write", "Bash(git commit:*)"]: commas outside parentheses separate
-    entries; blanks around them are dropped, and so are empty entries."""
-    entries, depth, current = [], 0, ""
-    for char in value:
-        depth += (char == "(") - (char == ")")
-        if char == "," and depth <= 0:
-            entries.append(current)
-            current = ""
-        else:
-            current += char
-    return [e.strip() for e in [*entries, current] if e.strip()]
-
-
-def _slash_outside_parentheses(entry: str) -> bool:
-    depth = 0
-    for char in entry:
-        depth += (char == "(") - (char == ")")
-        if char == "/" and depth <= 0:
-            return True
-    return False
-
-
-def _is_tool_name(entry: str) -> bool:
-    tool = tool_of(entry)
-    return tool in GATED or tool in NEVER or tool in REMOVABLE_TOOLS or tool.startswith("mcp__")
-
-
-def list_option(option, dest: str, name: str, tools: bool) -> tuple[str, ...]:
-    """The entries of a list option (`--allow-tools`, `--disallow-tools`, `--tag`), comma-separated values split.
-
-    nargs="+" reads every word up to the next option, so `--allow-tools Write evals/` (say, from addopts) takes
-    the test path as a tool. A value after the first of an occurrence that looks like a path (a `/` outside
-    parentheses, or an existing file or folder that is not a tool's name) is refused, saying how to write it.
-    """
-    given = getattr(option, f"{dest}_given", None)
-    occurrences = given if given is not None else [[v] for v in getattr(option, dest)]
-    entries: list[str] = []
-    for values in occurrences:
-        for i, value in enumerate(values):
-            if i > 0 and (
-                _slash_outside_parentheses(value) or (os.path.exists(value) and not (tools and _is_tool_name(value)))
-            ):
-                meant = ",".join(values[:i])
-                raise OptionError(
-                    f'Error: {name}: "{value}" looks like a path that the option swallowed ({name} takes one or '
-                    f"more values, up to the next option) — write {name}={meant} (or put paths first)"
-                )
-            entries += split_entries(value)
-    return tuple(entries)
-
-
 def parse_options(option) -> EvalOptions:
     """Validate the raw pytest option namespace. Raises OptionError with the user-facing message."""
     json_path = option.eval_json
@@ -414,7 +330,7 @@ def parse_options(option) -> EvalOptions:
             f"Error: --json output path must end in .json (got '{json_path}'). "
             f"Pass a path such as results.json, or --json alone to print the document."
         )
-    threshold = _number(option.eval_threshold, "Error: --threshold must be between 0 and 1")
+    threshold = number(option.eval_threshold, "Error: --threshold must be between 0 and 1")
     if threshold is not None and not 0 <= threshold <= 1:
         raise OptionError("Error: --threshold must be between 0 and 1")
     auto_runs = None
@@ -425,31 +341,31 @@ def parse_options(option) -> EvalOptions:
             raise OptionError(f"Error: --runs: {e}") from None
         if option.eval_regrade:
             raise OptionError("Error: --runs auto chooses how many runs to make; --regrade makes none. Drop one.")
-        remote = [spec for spec in getattr(option, "tx", None) or [] if not _local_worker(str(spec))]
+        remote = [spec for spec in getattr(option, "tx", None) or [] if not local_worker(str(spec))]
         if remote:
             # A case's runs may finish on any worker, and the finished runs are shared through a file on this host.
             raise OptionError(
                 f"Error: --runs auto needs every worker on this machine; --tx {remote[0]} is not. "
                 "Use -n N or -j N, or a fixed --runs N across machines."
             )
-    runs = None if auto_runs else _number(option.eval_runs, "Error: --runs must be a whole number above 0")
+    runs = None if auto_runs else number(option.eval_runs, "Error: --runs must be a whole number above 0")
     if runs is not None:
         runs = math.floor(runs)
         if runs < 1:
             raise OptionError("Error: --runs must be a whole number above 0")
-    concurrency = _number(
+    concurrency = number(
         option.eval_concurrency, f"Error: --concurrency must be a whole number from 1 to {MAX_CONCURRENCY}"
     )
     if concurrency is not None and (concurrency != int(concurrency) or not 1 <= concurrency <= MAX_CONCURRENCY):
         raise OptionError(f"Error: --concurrency must be a whole number from 1 to {MAX_CONCURRENCY}")
-    max_cost = _number(option.eval_max_cost, "Error: --max-cost-usd must be a number, 0 or more")
+    max_cost = number(option.eval_max_cost, "Error: --max-cost-usd must be a number, 0 or more")
     if max_cost is not None and max_cost < 0:
         raise OptionError("Error: --max-cost-usd must be a number, 0 or more")
     if option.eval_ablation is not None and option.eval_ablation not in ABLATIONS:
         raise OptionError('Error: --ablation must be "none" or "with-without"')
     if option.eval_mocks not in MOCK_MODES:
         raise OptionError("Error: --mocks must be record or off")
-    api_retries = _number(option.eval_api_retries, "Error: --api-retries must be a whole number, 0 or more")
+    api_retries = number(option.eval_api_retries, "Error: --api-retries must be a whole number, 0 or more")
     if api_retries is None or api_retries != int(api_retries) or api_retries < 0:
         raise OptionError("Error: --api-retries must be a whole number, 0 or more")
     eval_dir = option.eval_dir
@@ -484,12 +400,6 @@ def parse_options(option) -> EvalOptions:
             read_document(compare_to)  # before any run (money): a wrong path is said now
         except CompareError as e:
             raise OptionError(f"Error: --compare-to {e}") from None
-    rates = {}
-    for name, dest in (("--min-recall", "eval_min_recall"), ("--max-false-fire", "eval_max_false_fire")):
-        rate = _number(getattr(option, dest, None), f"Error: {name} must be a number from 0 to 1")
-        if rate is not None and not 0 <= rate <= 1:
-            raise OptionError(f"Error: {name} must be a number from 0 to 1")
-        rates[name] = rate
     if option.eval_claude and not os.access(option.eval_claude, os.X_OK):
         raise OptionError(f"Error: --claude {option.eval_claude}: no executable file there")
     return EvalOptions(
@@ -522,19 +432,9 @@ def parse_options(option) -> EvalOptions:
         compare_to=compare_to,
         md_path=getattr(option, "eval_md", None),
         trigger_skill=getattr(option, "eval_trigger_skill", None),
-        min_recall=rates["--min-recall"],
-        max_false_fire=rates["--max-false-fire"],
+        min_recall=share(getattr(option, "eval_min_recall", None), "--min-recall"),
+        max_false_fire=share(getattr(option, "eval_max_false_fire", None), "--max-false-fire"),
     )
-
-
-def parse_shard(text: str | None) -> tuple[int, int] | None:
-    """`--shard 2/4` → (2, 4)."""
-    if text is None:
-        return None
-    k, _, n = text.partition("/")
-    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
-        raise OptionError(f"Error: --shard must be K/N with 1 ≤ K ≤ N, such as 1/4 (got '{text}')")
-    return int(k), int(n)
 
 
 def eval_options_given(option) -> bool:

@@ -24,6 +24,12 @@ from ..results.model import RunResult, SkippedRun
 WAIT_SLICE = 0.5  # seconds: waiting for a run wakes this often, so Ctrl-C and SIGTERM are handled at once
 
 
+def workers(config) -> int:
+    """How many processes run items (pytest-xdist's -n; 1 without it)."""
+    n = getattr(config.option, "numprocesses", None)
+    return n if isinstance(n, int) and n > 0 else 1
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What one run came to: its result, or the record of a run that was not started."""

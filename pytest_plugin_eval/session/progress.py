@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ..report.view import usd
 from ..results.model import RunResult
+from .verdicts import VERDICT_ATTR
+from .wire import RUN_ATTR, TRIGGER_ATTR, UNNEEDED_ATTR
 
 
 def run_word(run: RunResult) -> str:
@@ -100,3 +103,37 @@ class Progress:
         if self.plain():
             word += " · " + self.status().removeprefix("plugin-eval: ")
         return word
+
+
+def teststatus(report: Any, progress: Progress | None) -> tuple[str, str, Any] | None:
+    """pytest's word for a report of the session's: a case's verdict with its headline, a run with how it went
+    (-v; without a terminal, with the session's status in place of its dot), a run --runs auto did not need."""
+    headline = getattr(report, VERDICT_ATTR, None)
+    if headline is not None:  # a case's verdict
+        if report.failed:
+            return "failed", "F", ("FAILED", {"red": True})
+        return report.outcome, "." if report.passed else "s", (f"{report.outcome.upper()} {headline}", {})
+    if getattr(report, UNNEEDED_ATTR, None) is not None:  # --runs auto: its case had had enough runs
+        return "not needed", "", "NOT NEEDED"
+    trigger = getattr(report, TRIGGER_ATTR, None)
+    if trigger is not None and report.when == "call":
+        word = trigger_word(trigger["run"])
+        if report.failed:
+            return "failed", "F", (f"FAILED {word}", {"red": True})
+        return "passed", ".", (f"PASSED {word}", {"green": True})
+    data = getattr(report, RUN_ATTR, None)
+    if data is None or report.when != "call":
+        return None
+    run = RunResult.from_json(data["run"], data["arm"])
+    word = progress.word(run) if progress is not None else run_word(run)
+    if report.failed:
+        return "failed", "F", (f"FAILED {word}", {"red": True})
+    return "passed", ".", (f"PASSED {word}", {"green": True})
+
+
+def trigger_word(run: dict) -> str:
+    """What pytest's line for a finished trigger run says: what it consulted, decided by which event."""
+    if run.get("fired") is None:
+        return f"decided nothing · {run.get('errorKind')}"
+    consulted = f" ({run['skill']})" if run.get("skill") and not run.get("fired") else ""
+    return ("fired" if run["fired"] else "not fired" + consulted) + f" · {run.get('decidedBy')}"

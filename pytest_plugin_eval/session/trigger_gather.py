@@ -15,14 +15,17 @@ from ..report import triggers as text
 from ..results.model import PartialReason
 from ..results.triggers import QueryResult, TriggerSetResult
 from . import verdicts
-from .trigger_items import TriggerReport
+from .gathered import Collected
+from .wire import TriggerReport
 
 TRIGGER_PARAMS = "[run-"
 
 
 @dataclass
 class TriggerGather:
-    sets: dict[str, dict[tuple[str, str], TriggerSetResult]] = field(default_factory=dict)  # eval root → sets
+    """The trigger runs' reports, into each eval dir's SuiteRuns.trigger_sets (gathered.py)."""
+
+    collected: Collected
     files: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)  # set key → (node file, label)
     order: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (set key, query id) → position
     expected: set[str] = field(default_factory=set)  # query node ids, for the progress count
@@ -32,8 +35,13 @@ class TriggerGather:
             if TRIGGER_PARAMS in nodeid:
                 self.expected.add(nodeid.rsplit("[", 1)[0])
 
+    @property
+    def files_expected(self) -> list[str]:
+        """The trigger files of the runs expected (their eval dirs' results folders are claimed before runs)."""
+        return list(dict.fromkeys(nodeid.split("::", 1)[0] for nodeid in self.expected))
+
     def record(self, report: TriggerReport, nodeid: str) -> None:
-        sets = self.sets.setdefault(report.eval_root, {})
+        sets = self.collected.of(report.eval_root).trigger_sets
         key = report.trigger_set.key()
         trigger_set = sets.setdefault(key, report.trigger_set)
         self.order[(key[0], key[1], report.query.id)] = report.position
@@ -47,18 +55,21 @@ class TriggerGather:
         self.files[key] = (nodeid.split("::", 1)[0], report.label)
 
     def of(self, eval_root: str) -> list[TriggerSetResult]:
-        return sorted(self.sets.get(eval_root, {}).values(), key=lambda s: (s.file, s.skill))
+        return self.collected.of(eval_root).sorted_trigger_sets
 
     def runs_of(self, eval_root: str) -> list:
         return [run for s in self.of(eval_root) for run in s.runs]
 
-    def failed(self, eval_root: str, options) -> bool:
-        return any(set_failures(s, options) for s in self.of(eval_root))
+    def failed(self, options) -> bool:
+        """A query decided on the wrong side, or a set past --min-recall / --max-false-fire: the session fails."""
+        return any(
+            set_failures(s, options) for suite in self.collected.suites.values() for s in suite.trigger_sets.values()
+        )
 
     def report_verdicts(self, config: pytest.Config, options) -> None:
         """Each query's verdict, and (when a threshold is set) each set's, as pytest tests of their own."""
-        for eval_sets in self.sets.values():
-            for key, trigger_set in eval_sets.items():
+        for suite in self.collected.suites.values():
+            for key, trigger_set in suite.trigger_sets.items():
                 node_file, label = self.files.get(key, (trigger_set.file, ""))
                 for query in trigger_set.queries:
                     outcome, message = text.verdict_text(query, trigger_set)
@@ -81,20 +92,21 @@ class TriggerGather:
                         properties=[],
                     )
 
-    def partial_reason(self, eval_root: str) -> PartialReason | None:
-        """Why the trigger runs leave the session partial: a run that erred decided nothing, so its query was
-        measured on fewer runs (named as a case run's error would name it)."""
-        kinds = {run.error_kind for run in self.runs_of(eval_root) if run.fired is None}
-        kinds.discard("interrupted")  # the session's own reason says it
-        reasons: tuple[tuple[str, PartialReason], ...] = (
-            ("worker_lost", "worker_lost"),
-            ("auth", "auth_failed"),
-            ("api", "api_error"),
-        )
-        for kind, reason in reasons:
-            if kind in kinds:
-                return reason
-        return "trigger_run_error" if kinds else None
+
+def partial_reason(sets: list[TriggerSetResult]) -> PartialReason | None:
+    """Why the trigger runs leave the session partial: a run that erred decided nothing, so its query was measured
+    on fewer runs (named as a case run's error would name it)."""
+    kinds = {run.error_kind for s in sets for run in s.runs if run.fired is None}
+    kinds.discard("interrupted")  # the session's own reason says it
+    reasons: tuple[tuple[str, PartialReason], ...] = (
+        ("worker_lost", "worker_lost"),
+        ("auth", "auth_failed"),
+        ("api", "api_error"),
+    )
+    for kind, reason in reasons:
+        if kind in kinds:
+            return reason
+    return "trigger_run_error" if kinds else None
 
 
 def set_failures(trigger_set: TriggerSetResult, options) -> list[str]:

@@ -8,23 +8,20 @@ TriggerReport to the controller, which reports each query's verdict as a test of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ..core.paths import display_path
-from ..load.case import Case
 from ..load.suite import SKILL_FILE, enclosing_plugin
 from ..load.triggers import TriggerLoadError, TriggerQuery, TriggerSet, query_case, skill_folder_files
-from ..results.model import SuiteInfo
 from ..results.trigger_runs import trigger_run_of
 from ..results.triggers import QueryResult, TriggerRun, TriggerSetResult
+from . import rules, wire
 from .collect import CaseFile, CaseLoadFailure, RunFailed, RunItem
 from .options import TRIGGER_MARKER
 from .state import get_session
-
-TRIGGER_ATTR = "plugin_eval_trigger"  # on the call report of a trigger item
 
 
 class TriggerFile(CaseFile):
@@ -44,7 +41,7 @@ class TriggerFile(CaseFile):
                 case = query_case(trigger_set, query, scripted=session.options.scripted)
                 if not session.selected(case):
                     continue
-                for index in range(1, session.trigger_runs(trigger_set) + 1):
+                for index in range(1, rules.trigger_runs(trigger_set, session.options) + 1):
                     yield TriggerItem.from_parent(
                         self,
                         name=f"{case.name}[run-{index}]",
@@ -77,6 +74,10 @@ class TriggerItem(RunItem):
     def run_report(self):
         return None  # its report is a TriggerReport (trigger_report)
 
+    def carried(self) -> dict[str, Any]:
+        trigger = self.trigger_report()
+        return {wire.TRIGGER_ATTR: trigger} if trigger is not None else super().carried()
+
     def trigger_report(self) -> dict | None:
         if self.trigger_run is None and self.result is not None:
             assert self.case.trigger is not None
@@ -84,7 +85,7 @@ class TriggerItem(RunItem):
         if self.trigger_run is None:
             return None
         session = get_session(self.config)
-        return TriggerReport(
+        return wire.TriggerReport(
             eval_root=str(self.case.eval_root),
             label=session.suite_label(self.case.eval_root),
             trigger_set=set_header(self.trigger_set, session.options.model),
@@ -130,49 +131,6 @@ def set_header(trigger_set: TriggerSet, model_override: str | None) -> TriggerSe
     )
 
 
-@dataclass
-class TriggerReport:
-    eval_root: str
-    label: str
-    trigger_set: TriggerSetResult  # the set's header (no queries)
-    query: QueryResult  # the query's header (no runs)
-    run: TriggerRun
-    suite: SuiteInfo
-    position: int = 0  # the query's place in its set
-
-    def to_json(self) -> dict:
-        header = self.trigger_set.to_json()
-        query = self.query.to_json()
-        return {
-            "evalRoot": self.eval_root,
-            "label": self.label,
-            "set": header,
-            "query": query,
-            "run": self.run.to_json(),
-            "notes": list(self.run.notes),
-            "suite": self.suite.to_json(),
-            "position": self.position,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict) -> TriggerReport:
-        run = TriggerRun.from_json(data["run"])
-        run.notes = list(data.get("notes", ()))
-        return cls(
-            eval_root=data["evalRoot"],
-            label=data.get("label", ""),
-            trigger_set=TriggerSetResult.from_json(data["set"]),
-            query=QueryResult.from_json(data["query"]),
-            run=run,
-            suite=SuiteInfo.from_json(data["suite"]),
-            position=data.get("position", 0),
-        )
-
-
-def is_trigger_case(case: Case) -> bool:
-    return case.trigger is not None
-
-
 class EvalDir(pytest.Directory):
     """A plugin's eval dir, which also collects the skill-creator trigger files kept in the plugin's skill
     folders: they belong to this suite (its results folder), not to an eval dir of their own."""
@@ -193,9 +151,16 @@ def in_skill_folder(path: Path) -> bool:
     )
 
 
-def trigger_word(run: dict) -> str:
-    """What pytest's line for a finished trigger run says."""
-    if run.get("fired") is None:
-        return f"decided nothing · {run.get('errorKind')}"
-    consulted = f" ({run['skill']})" if run.get("skill") and not run.get("fired") else ""
-    return ("fired" if run["fired"] else "not fired" + consulted) + f" · {run.get('decidedBy')}"
+def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
+    """The trigger sets of a trigger file in an eval dir (those in a skill's folder come with its suite: EvalDir)."""
+    eval_root = get_session(parent.config).trigger_file_root(file_path)
+    if eval_root is None or in_skill_folder(file_path):
+        return None
+    return TriggerFile.from_parent(parent, path=file_path, eval_root=eval_root)
+
+
+def eval_dir(path: Path, parent: pytest.Collector) -> pytest.Directory | None:
+    """An eval dir (not a Python package) is collected by EvalDir."""
+    if get_session(parent.config).eval_root(path) == path and not (path / "__init__.py").exists():
+        return EvalDir.from_parent(parent, path=path)
+    return None

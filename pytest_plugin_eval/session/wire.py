@@ -7,11 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..results.model import CaseResult, LoadErrorEntry, RunResult, SkippedRun, SuiteInfo
+from ..results.triggers import QueryResult, TriggerRun, TriggerSetResult
 
 RUN_ATTR = "plugin_eval"  # on the call report of a run item
 SKIP_ATTR = "plugin_eval_skip"  # on the report of a run the cost ceiling kept from starting
 UNNEEDED_ATTR = "plugin_eval_unneeded"  # --runs auto: on the report of a run its case did not need (the reason)
 LOAD_ERROR_ATTR = "plugin_eval_load_error"  # on the collection report of a case that did not load
+TRIGGER_ATTR = "plugin_eval_trigger"  # on the call report of a trigger run
 
 
 @dataclass
@@ -73,3 +75,44 @@ class SkipReport:
     @classmethod
     def from_json(cls, data: dict) -> SkipReport:
         return cls(SkippedRun.from_json(data["run"]), data["evalRoot"])
+
+
+@dataclass
+class TriggerReport:
+    """A trigger run, with its set's and its query's headers (their other runs are on other reports)."""
+
+    eval_root: str
+    label: str
+    trigger_set: TriggerSetResult  # the set's header (no queries)
+    query: QueryResult  # the query's header (no runs)
+    run: TriggerRun
+    suite: SuiteInfo
+    position: int = 0  # the query's place in its set
+
+    def to_json(self) -> dict:
+        header = self.trigger_set.to_json()
+        query = self.query.to_json()
+        return {
+            "evalRoot": self.eval_root,
+            "label": self.label,
+            "set": header,
+            "query": query,
+            "run": self.run.to_json(),
+            "notes": list(self.run.notes),
+            "suite": self.suite.to_json(),
+            "position": self.position,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> TriggerReport:
+        run = TriggerRun.from_json(data["run"])
+        run.notes = list(data.get("notes", ()))
+        return cls(
+            eval_root=data["evalRoot"],
+            label=data.get("label", ""),
+            trigger_set=TriggerSetResult.from_json(data["set"]),
+            query=QueryResult.from_json(data["query"]),
+            run=run,
+            suite=SuiteInfo.from_json(data["suite"]),
+            position=data.get("position", 0),
+        )

@@ -14,9 +14,11 @@ import pytest
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load.case import Case, CaseLoadError, load_case
 from pytest_plugin_eval.results.model import GraderResult, RunResult
+from pytest_plugin_eval.session import collect, rules, wire
 from pytest_plugin_eval.session.collect import ARM_LABELS, CaseFile, RunItem, describe_run, deselect_unselected
 from pytest_plugin_eval.session.options import EvalOptions
-from pytest_plugin_eval.session.state import SESSION_KEY, EvalSession, _glob
+from pytest_plugin_eval.session.state import SESSION_KEY, EvalSession
+from pytest_plugin_eval.session.verdicts import JUNIT_ATTR
 
 REGEX_OK = "---\ntype: regex\npattern: hello\n---\n"
 
@@ -166,7 +168,7 @@ def test_arm_labels_select_one_arm_each_with_k():
     ],
 )
 def test_glob(name, pattern, matches):
-    assert _glob(name, pattern) is matches
+    assert rules.glob(name, pattern) is matches
 
 
 def test_selected_name_by_case_globs_and_tags():
@@ -228,7 +230,8 @@ def test_a_case_of_a_plugin_runs_both_arms(tmp_path):
     suite = Suite(tmp_path)
     suite.case("c", fm="runs: 2")
     case, session = suite.load(), eval_session()
-    assert (session.ablation(case), session.two_arm(case), session.arms_for(case)) == (
+    options = session.options
+    assert (rules.ablation(case, options), rules.two_arm(case, options), rules.arms_for(case, options)) == (
         "with-without",
         True,
         ("with", "without"),
@@ -241,7 +244,7 @@ def test_runs_option_and_ablation_none(tmp_path):
     suite.case("c", fm="runs: 2")
     case = suite.load()
     assert eval_session(runs=3, ablation="none").runs_to_collect(case) == [("with", 1), ("with", 2), ("with", 3)]
-    assert eval_session().runs_for(suite.load()) == 2
+    assert rules.runs_for(suite.load(), EvalOptions()) == 2
 
 
 def test_a_folder_without_a_manifest_is_a_plugin_and_runs_both_arms(tmp_path):
@@ -250,7 +253,7 @@ def test_a_folder_without_a_manifest_is_a_plugin_and_runs_both_arms(tmp_path):
     suite.case("c")
     case, session = suite.load(), eval_session()
     assert case.plugin_dirs == (suite.root,)
-    assert (session.ablation(case), session.two_arm(case)) == ("with-without", True)
+    assert (rules.ablation(case, session.options), rules.two_arm(case, session.options)) == ("with-without", True)
     assert session.runs_to_collect(case)[-1] == ("without", 3)
     assert session.case_result(case).single_arm_reason is None
     assert [p.name for p in session.suite_info(case).plugins] == ["plugin"]
@@ -377,6 +380,26 @@ def test_run_report_carries_case_run_suite_and_notices(tmp_path):
     assert (report.suite.root, report.suite.ablation) == (str(suite.root), "with-without")
     assert [p.to_json() for p in report.suite.plugins] == [{"name": "p", "version": "2.0.0", "path": str(suite.root)}]
     assert report.notices == ["c: removed from Claude's tools by the case's disallowed_tools: Agent"]
+
+
+def test_a_run_items_call_report_carries_the_run_and_every_report_its_junit_names(tmp_path):
+    """What hooks.pytest_runtest_makereport leaves on a run item's reports (collect.carried); other items' reports
+    are left alone, and only pooled items are handed to the run pool."""
+    suite = Suite(tmp_path)
+    suite.case("c")
+    item = object.__new__(RunItem)
+    item.case, item.arm, item.index, item.skipped_run, item.unneeded = suite.load(), "without", 2, None, None
+    item.result = RunResult("without", 2, score=1.0, passed=True, duration_seconds=3.5)
+    item.config = SimpleNamespace(stash={SESSION_KEY: eval_session()}, option=SimpleNamespace())
+    setup, call = SimpleNamespace(), SimpleNamespace(duration=9.0)
+    assert collect.carried(item, "setup", setup) is setup
+    assert vars(setup) == {JUNIT_ATTR: ["p.c", "no-plugin-2"]}
+    collect.carried(item, "call", call)
+    assert call.duration == 3.5  # the run's own time, not the wait for it
+    assert wire.RunReport.from_json(getattr(call, wire.RUN_ATTR)).run.score == 1.0
+    plain, report = SimpleNamespace(), SimpleNamespace()
+    assert collect.carried(plain, "call", report) is report and vars(report) == {}
+    assert collect.pooled([plain, item]) == [item]
 
 
 def test_load_error_report_names_the_case_relative_to_the_suite(tmp_path):

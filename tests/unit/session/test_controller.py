@@ -13,6 +13,7 @@ import re
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from _pytest.junitxml import xml_key
@@ -39,20 +40,16 @@ from pytest_plugin_eval.results.rerun import CACHE_KEY
 from pytest_plugin_eval.results.store import ResultsFolder, document_text, read_results, write_json
 from pytest_plugin_eval.run.agent import ClaudeNotFound
 from pytest_plugin_eval.session import controller as controller_module
+from pytest_plugin_eval.session import documents as documents_module
 from pytest_plugin_eval.session import verdicts, wire
 from pytest_plugin_eval.session.collect import ARM_LABELS
-from pytest_plugin_eval.session.controller import (
-    CaseItems,
-    Collected,
-    Controller,
-    SuiteRuns,
-    Written,
-    case_file_of,
-    merge_suite,
-)
+from pytest_plugin_eval.session.controller import Controller
+from pytest_plugin_eval.session.gathered import CaseItems, Collected, SuiteRuns, case_file_of, merge_suite
 from pytest_plugin_eval.session.interrupts import Terminated
 from pytest_plugin_eval.session.options import EvalOptions
+from pytest_plugin_eval.session.outputs import Written
 from pytest_plugin_eval.session.verdicts import VerdictRepr
+from pytest_plugin_eval.session.view import SessionView
 
 STARTED_AT = "2026-03-04T05:06:07.890Z"
 EVALS = "/suite/evals"
@@ -132,13 +129,12 @@ class FakeSession:
         self.active = True
         self.eval_roots: list[Path] = []
         self.judge_model = "claude-haiku-5-5"
-        self.stored = None
-        self.ledger = None
-        self.rerun_status = None
-        self.shard_share = None
-        self.pytest_session = SimpleNamespace(shouldstop=False, testscollected=0)
-        self.pool = SimpleNamespace(in_flight=lambda: 0, stop=lambda: [])
-        self.stop_runs = self.pool.stop
+        self.stored: Any = None
+        self.ledger: Any = None
+        self.rerun_status: str | None = None
+        self.shard_share: tuple[int, int, int, int] | None = None
+        self.pytest_session: Any = SimpleNamespace(shouldstop=False, testscollected=0)
+        self.pool = IdlePool()
         self.tmp_path = tmp_path
         self.folder = ResultsFolder(tmp_path / "results" / "now")  # the eval dir /suite/evals's
         self.folders: dict[Path, ResultsFolder] = {Path(EVALS): self.folder}
@@ -167,13 +163,29 @@ class FakeSession:
     def eval_root(self, path: Path):
         return self.roots.get(path)
 
-    def load(self, folder: Path, root: Path):
+    def load(self, folder: Path, root: Path) -> Any:
         if folder.name not in self.loadable:
             raise CaseLoadError(folder, [])
-        return folder.name
+        return folder.name  # what case_result is asked about
 
-    def case_result(self, loaded: str) -> CaseResult:
-        return self.loadable[loaded]
+    def case_result(self, case: Any) -> CaseResult:
+        return self.loadable[case]
+
+    def suite_info(self, case: Any) -> SuiteInfo:
+        raise AssertionError("only a worker's crash asks for a case's suite, and no test here loads one")
+
+    def stop_runs(self) -> list:
+        return self.pool.stop()
+
+
+class IdlePool:
+    """No run in flight, none to stop."""
+
+    def in_flight(self) -> int:
+        return 0
+
+    def stop(self) -> list:
+        return []
 
 
 class Recorder:
@@ -207,8 +219,10 @@ def html_reports(monkeypatch) -> list[tuple]:
 
 
 @pytest.fixture
-def session(tmp_path) -> FakeSession:
-    return FakeSession(tmp_path)
+def session(tmp_path: Path) -> FakeSession:
+    fake = FakeSession(tmp_path)
+    _: SessionView = fake  # mypy holds the fake to what the Controller reads of a session
+    return fake
 
 
 # ---- report-like objects -------------------------------------------------------------------------------------
@@ -359,7 +373,7 @@ def finished(session, *reports) -> tuple[Controller, SimpleNamespace]:
 
 def only(controller: Controller) -> SuiteResult:
     """The one document of a session over one eval dir."""
-    (document,) = controller.documents
+    (document,) = controller.outputs.documents
     return document
 
 
@@ -400,7 +414,7 @@ def test_cases_are_sorted_by_path_and_arms_ordered(session):
 
 
 def test_the_document_carries_the_session(session, monkeypatch):
-    monkeypatch.setattr(controller_module, "claude_version", lambda path: "2.1.327")
+    monkeypatch.setattr(documents_module, "claude_version", lambda path: "2.1.327")
     session.__class__ = type("WithClaude", (FakeSession,), {"claude": Path("/bin/claude")})
     controller, _ = finished(
         session, run_report("evals/a", run(cost_usd=0.25)), run_report("evals/a", run("with", 2, 0.5, cost_usd=0.5))
@@ -481,8 +495,8 @@ def test_without_any_run_the_suite_is_the_first_eval_dirs_plugin(session):
     controller, _ = finished(session)
     suite = only(controller).suite
     assert (suite.root, suite.ablation, suite.plugins) == ("/work/plugin", "none", [])
-    assert list(controller.collected.suites) == ["/work/plugin/evals"]
-    (written,) = controller.written
+    assert list(controller.gather.collected.suites) == ["/work/plugin/evals"]
+    (written,) = controller.outputs.written
     assert written.label == "plugin"
     assert written.results_path is None  # no case: no results folder, as the reference tool does
 
@@ -603,14 +617,14 @@ def test_sessionstart_notices(tmp_path, monkeypatch):
     controller = Controller(session)
     controller.pytest_sessionstart(None)
     assert installed == [True]
-    assert controller.collected.notices == [
+    assert controller.gather.collected.notices == [
         "--max-cost-usd 0: no run can start",
         "--publish-report: reports are not published; the HTML report is local",
     ]
     session.active = False
     idle = Controller(session)
     idle.pytest_sessionstart(None)
-    assert (installed, idle.collected.notices) == ([True], [])
+    assert (installed, idle.gather.collected.notices) == ([True], [])
 
 
 # ---- exit statuses -------------------------------------------------------------------------------------------
@@ -653,7 +667,7 @@ def test_no_cases_exits_1(session):
     status, controller = exit_of(session)
     assert status == 1
     assert only(controller).cases == []
-    assert controller.written == [Written(only(controller), None, None, "suite")]
+    assert controller.outputs.written == [Written(only(controller), None, None, "suite")]
 
 
 def test_a_start_error_exits_1_even_when_the_case_passes(session):
@@ -670,18 +684,18 @@ def test_a_start_error_exits_1_even_when_the_case_passes(session):
 def test_a_failure_outside_the_evals_exits_1(session):
     failed_test = SimpleNamespace(when="call", failed=True, keywords={"test_x": 1}, nodeid="tests/test_x.py::test_x")
     status, controller = exit_of(session, run_report(), failed_test)
-    assert (status, controller.non_eval_failures) == (1, 1)
+    assert (status, controller.gather.non_eval_failures) == (1, 1)
 
 
 def test_a_failed_collection_outside_the_evals_exits_1(session):
     status, controller = exit_of(session, run_report(), SimpleNamespace(when="collect", failed=True, keywords={}))
-    assert (status, controller.non_eval_failures) == (1, 1)
+    assert (status, controller.gather.non_eval_failures) == (1, 1)
 
 
 def test_a_failed_eval_item_without_a_run_is_not_a_foreign_failure(session):
     setup_error = item_report("setup", nodeid_of(case_file_for(), "with", 2), failed=True)
     status, controller = exit_of(session, run_report(), setup_error)
-    assert (status, controller.non_eval_failures) == (0, 0)
+    assert (status, controller.gather.non_eval_failures) == (0, 0)
 
 
 def test_an_api_error_makes_the_session_partial_exit_2(session):
@@ -706,13 +720,37 @@ def test_the_cost_ceiling_makes_the_session_partial_exit_2(tmp_path):
 def test_sigint_exits_130(session):
     status, controller = exit_of(session, run_report(), interrupt=KeyboardInterrupt())
     assert status == 130
-    assert (controller.interrupted, only(controller).partial_reason) == ("SIGINT", "interrupted")
+    assert (controller.gather.interrupted, only(controller).partial_reason) == ("SIGINT", "interrupted")
+
+
+def test_an_interruption_records_the_runs_in_flight_as_their_items_would_have_reported_them(session):
+    """The pool's items in flight come back from stop_runs with what they came to; each is recorded through what
+    its call report would have carried (collect.PooledItem.ended / carried)."""
+    in_flight = run_report("evals/b", run(score=None, error_kind="interrupted", error="interrupted"))
+
+    class InFlight:
+        nodeid = in_flight.nodeid
+
+        def ended(self, outcome):
+            self.outcome = outcome
+
+        def carried(self):
+            return {wire.RUN_ATTR: getattr(in_flight, wire.RUN_ATTR)}
+
+    item, outcome = InFlight(), object()
+    session.stop_runs = lambda: [(item, outcome)]
+    status, controller = exit_of(session, run_report("evals/a"), interrupt=KeyboardInterrupt())
+    assert status == 130 and item.outcome is outcome
+    assert [(case.dir, [r.error_kind for r in case.runs()]) for case in only(controller).cases] == [
+        ("evals/a", [None]),
+        ("evals/b", ["interrupted"]),
+    ]
 
 
 def test_sigterm_exits_143(session):
     status, controller = exit_of(session, run_report(), interrupt=Terminated("terminated (SIGTERM)"))
     assert status == 143
-    assert (controller.interrupted, only(controller).partial_reason) == ("SIGTERM", "interrupted")
+    assert (controller.gather.interrupted, only(controller).partial_reason) == ("SIGTERM", "interrupted")
 
 
 def test_pytests_own_stop_is_not_an_interruption(session):
@@ -720,14 +758,14 @@ def test_pytests_own_stop_is_not_an_interruption(session):
         pass
 
     status, controller = exit_of(session, run_report(), interrupt=Interrupted())
-    assert (status, controller.interrupted, only(controller).partial) == (0, None, False)
+    assert (status, controller.gather.interrupted, only(controller).partial) == (0, None, False)
 
 
 def test_an_inactive_session_with_nothing_collected_writes_nothing(session):
     session.active = False
     controller = make(session)
     pytest_session = finish(controller)
-    assert (controller.written, controller.documents, controller.exit_status) == ([], [], None)
+    assert (controller.outputs.written, controller.outputs.documents, controller.exit_status) == ([], [], None)
     assert pytest_session.exitstatus is None
     assert session.config.hook.calls == []
 
@@ -766,7 +804,7 @@ def test_rejected_credentials_on_the_first_run_stop_the_session(session):
     controller = make(session)
     feed(controller, run_report(result=run(score=None, error="Not logged in", error_kind="auth")))
     assert session.pytest_session.shouldstop == AUTH_STOP
-    assert controller.collected.notices == [f"⚠ {AUTH_STOP}"]
+    assert controller.gather.collected.notices == [f"⚠ {AUTH_STOP}"]
     assert finish(controller).exitstatus == 2
     assert only(controller).partial_reason == "auth_failed"
 
@@ -782,7 +820,7 @@ def test_rejected_credentials_after_a_run_do_not_stop_the_session(session):
     controller = make(session)
     feed(controller, run_report(), run_report(result=run("with", 2, None, error_kind="auth")))
     assert session.pytest_session.shouldstop is False
-    assert controller.collected.notices == []
+    assert controller.gather.collected.notices == []
 
 
 def test_a_run_of_another_eval_dir_counts_as_a_first_run(session):
@@ -802,7 +840,7 @@ def test_the_results_file_is_written_and_reads_back(session, html_reports):
     controller, _ = finished(session, run_report("evals/a", run(cost_usd=0.1)), load_error_report("evals/broken"))
     path = session.folder.results_file
     document = only(controller)
-    assert controller.written == [Written(document, path, session.folder.report_file, "suite")]
+    assert controller.outputs.written == [Written(document, path, session.folder.report_file, "suite")]
     read = read_results(path)
     assert read.to_json() == document.to_json()
     assert path.read_text(encoding="utf-8") == document_text(document.to_json())
@@ -815,14 +853,14 @@ def test_report_option_writes_the_page_where_asked(tmp_path, html_reports):
     session = FakeSession(tmp_path, EvalOptions(report="page.html"))
     controller, _ = finished(session, run_report())
     assert html_reports == [(only(controller), Path("page.html").absolute())]
-    assert controller.written[0].report_path == Path("page.html").absolute()
+    assert controller.outputs.written[0].report_path == Path("page.html").absolute()
 
 
 def test_without_a_results_folder_no_file_is_written(session, html_reports):
     session.folder = None
     session.results_folder = lambda root: None
     controller, _ = finished(session, run_report())
-    (written,) = controller.written
+    (written,) = controller.outputs.written
     assert (written.results_path, written.report_path, html_reports) == (None, None, [])
 
 
@@ -865,7 +903,7 @@ def test_terminal_summary_of_one_eval_dir(session, monkeypatch):
     feed(controller, run_report())
     finish(controller)
     controller.pytest_terminal_summary(terminal)
-    w = controller.written[0]
+    w = controller.outputs.written[0]
     assert calls == [((terminal, w.document, w.results_path, w.report_path, None), {"notices": True})]
 
 
@@ -935,7 +973,7 @@ def test_lf_merges_a_previous_document_into_its_own_suite_only(tmp_path):
         lf_run(root, run("with", 1, 1.0)),
         run_report("evals/a", run("with", 1, 1.0), eval_root=str(other / "evals"), suite=suite_of(str(other))),
     )
-    mine, theirs = controller.documents
+    mine, theirs = controller.outputs.documents
     assert [c.dir for c in mine.cases] == ["evals/a", "evals/b"]
     assert [(c.dir, len(c.runs())) for c in theirs.cases] == [("evals/a", 1)]
 
@@ -1011,8 +1049,8 @@ def test_each_eval_dir_gets_its_own_document(tmp_path, html_reports):
         load_error_report("evals/broken", eval_root=OTHER),
         skip_report("a", "with", 2),
     )
-    assert list(controller.collected.suites) == [EVALS, OTHER]
-    mine, theirs = controller.collected.suites.values()
+    assert list(controller.gather.collected.suites) == [EVALS, OTHER]
+    mine, theirs = controller.gather.collected.suites.values()
     assert (list(mine.cases), list(mine.load_errors), [r.index for r in mine.skipped]) == (
         ["evals/b", "evals/a"],
         [],
@@ -1020,7 +1058,7 @@ def test_each_eval_dir_gets_its_own_document(tmp_path, html_reports):
     )
     assert (list(theirs.cases), list(theirs.load_errors), theirs.skipped) == (["evals/a"], ["evals/broken"], [])
     assert (mine.suite.root, theirs.suite.root) == ("/suite", "/other")
-    first, second = controller.documents
+    first, second = controller.outputs.documents
     assert [c.dir for c in first.cases] == ["evals/a", "evals/b"]
     assert [c.aggregates.score for c in second.cases] == [0.5]
     assert ([e.dir for e in first.load_errors], [e.dir for e in second.load_errors]) == ([], ["evals/broken"])
@@ -1030,7 +1068,7 @@ def test_each_eval_dir_gets_its_own_document(tmp_path, html_reports):
     assert (first.partial_reason, second.partial_reason) == ("cost_ceiling", None)
     assert pytest_session.exitstatus == 2  # partial wins over the case below the threshold and the load error
     other_folder = session.folders[Path(OTHER)]
-    assert controller.written == [
+    assert controller.outputs.written == [
         Written(first, session.folder.results_file, session.folder.report_file, "suite"),
         Written(second, other_folder.results_file, other_folder.report_file, "commit-craft"),
     ]
@@ -1052,9 +1090,9 @@ def test_notices_are_the_sessions_and_every_document_carries_them_all(tmp_path):
         "second suite",
         "⚠ cost ceiling $1 reached ($0.7500 spent): 1 run(s) not started, in c",
     ]
-    assert controller.collected.notices == expected
-    assert [d.notices for d in controller.documents] == [expected, expected]
-    assert [read_results(w.results_path).notices for w in controller.written] == [expected, expected]
+    assert controller.gather.collected.notices == expected
+    assert [d.notices for d in controller.outputs.documents] == [expected, expected]
+    assert [read_results(w.results_path).notices for w in controller.outputs.written] == [expected, expected]
 
 
 def test_runs_that_skipped_paid_graders_are_counted_over_every_eval_dir(tmp_path):
@@ -1065,7 +1103,9 @@ def test_runs_that_skipped_paid_graders_are_counted_over_every_eval_dir(tmp_path
         other("evals/a", run(cost_usd=0.5, skipped_paid_graders=True)),
     )
     counted = [
-        int(m.group(1)) for n in controller.collected.notices if (m := re.search(r"(\d+) run\(s\) skipped their", n))
+        int(m.group(1))
+        for n in controller.gather.collected.notices
+        if (m := re.search(r"(\d+) run\(s\) skipped their", n))
     ]
     assert sum(counted) == 2
 
@@ -1075,14 +1115,14 @@ def test_json_with_several_eval_dirs_writes_every_suite(tmp_path, capsys):
     controller, _ = finished(two_suites(tmp_path, EvalOptions(json_path=str(target))), run_report(), other())
     assert json.loads(target.read_text()) == {
         "schemaVersion": SCHEMA_VERSION,
-        "suites": [d.to_json() for d in controller.documents],
+        "suites": [d.to_json() for d in controller.outputs.documents],
     }
     assert SCHEMA_VERSION == 1
     assert capsys.readouterr().out == ""
     controller, _ = finished(two_suites(tmp_path / "dash", EvalOptions(json_path="-")), run_report(), other())
     out = capsys.readouterr().out
-    assert json.loads(out) == {"schemaVersion": 1, "suites": [d.to_json() for d in controller.documents]}
-    assert out == document_text({"schemaVersion": 1, "suites": [d.to_json() for d in controller.documents]})
+    assert json.loads(out) == {"schemaVersion": 1, "suites": [d.to_json() for d in controller.outputs.documents]}
+    assert out == document_text({"schemaVersion": 1, "suites": [d.to_json() for d in controller.outputs.documents]})
 
 
 def test_json_with_one_eval_dir_of_several_writes_the_document_itself(tmp_path):
@@ -1093,17 +1133,17 @@ def test_json_with_one_eval_dir_of_several_writes_the_document_itself(tmp_path):
 
 def test_report_option_with_several_eval_dirs_writes_a_page_per_suite(tmp_path, html_reports):
     controller, _ = finished(two_suites(tmp_path, EvalOptions(report="out/page.html")), run_report(), other())
-    first, second = controller.documents
+    first, second = controller.outputs.documents
     pages = [Path("out/page-suite.html").absolute(), Path("out/page-commit-craft.html").absolute()]
     assert html_reports == [(first, pages[0]), (second, pages[1])]
-    assert [w.report_path for w in controller.written] == pages
+    assert [w.report_path for w in controller.outputs.written] == pages
 
 
 def test_every_results_path_is_remembered_for_lf(tmp_path):
     cache = FakeCache()
     session = two_suites(tmp_path, config=FakeConfig(cache=cache))
     controller, _ = finished(session, run_report(), other())
-    assert cache.values == {CACHE_KEY: [str(w.results_path) for w in controller.written]}
+    assert cache.values == {CACHE_KEY: [str(w.results_path) for w in controller.outputs.written]}
     assert len(set(cache.values[CACHE_KEY])) == 2
 
 
@@ -1113,7 +1153,7 @@ def test_terminal_summary_names_each_suite_and_shows_the_notices_once(tmp_path, 
     controller, _ = finished(two_suites(tmp_path), run_report(), other())
     terminal = object()
     controller.pytest_terminal_summary(terminal)
-    first, second = controller.written
+    first, second = controller.outputs.written
     assert calls == [
         ((terminal, first.document, first.results_path, first.report_path, "suite"), {"notices": True}),
         ((terminal, second.document, second.results_path, second.report_path, "commit-craft"), {"notices": False}),
@@ -1211,7 +1251,7 @@ def test_a_cases_verdict_is_reported_once_its_last_run_is_torn_down(tmp_path):
     assert len(hook.verdicts) == 2  # nothing more at the end
     assert pytest_session.exitstatus == 1
     # The verdicts came back through pytest's hooks: neither is a failure outside the evals.
-    assert controller.non_eval_failures == 0
+    assert controller.gather.non_eval_failures == 0
     # The document agrees with the verdicts.
     assert [(c.name, scoring.passes_threshold(c, 0.6)) for c in only(controller).cases] == [("a", True), ("b", False)]
 
@@ -1309,9 +1349,9 @@ def test_a_verdict_is_reported_once(session):
     a1 = run_item("evals/a")
     collect(controller, a1[1].nodeid)
     feed(controller, a1, a1[2])  # a teardown seen twice
-    controller.report_case(case_file_for())
-    controller.report_case(case_file_for(), scoring.aggregate(header()))  # a case given changes nothing
-    controller.report_case("never/seen/prompt.md")
+    controller.gather.report_case(case_file_for())
+    controller.gather.report_case(case_file_for(), scoring.aggregate(header()))  # a case given changes nothing
+    controller.gather.report_case("never/seen/prompt.md")
     finish(controller)
     assert hook.outcomes == [(f"{case_file_for()}::a", "passed")]
     assert len(hook.calls) == 5
@@ -1398,6 +1438,24 @@ def test_the_progress_follows_the_runs_and_without_a_terminal_lists_them(session
     assert (progress.done, progress.spent) == (2, 0.75)
     finish(controller)
     assert progress.terminal is None
+
+
+def test_a_runs_line_says_how_it_went_and_without_a_terminal_how_far_the_session_is(session):
+    """The controller answers pytest_report_teststatus itself, with its own progress (no plugin looked up)."""
+    report = run_report("evals/a", run(score=0.0, graders=failing()))
+    report.passed = True
+    quiet = make(session)
+    assert quiet.pytest_report_teststatus(report, session.config) == (
+        "passed",
+        ".",
+        ("PASSED score 0.00 ✗ says-hi", {"green": True}),
+    )
+    session.config.plugins["terminalreporter"] = SimpleNamespace(isatty=False, verbosity=0)
+    logged = make(session)
+    logged.pytest_sessionstart(None)
+    word = logged.pytest_report_teststatus(report, session.config)[2][0]
+    assert word.startswith("PASSED score 0.00 ✗ says-hi · runs 0")  # CI: the session's status in the line
+    assert logged.pytest_report_teststatus(item_report("setup", report.nodeid), session.config) is None
 
 
 def test_an_inactive_session_shows_no_progress(session):

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from pytest_plugin_eval.load.provenance import GitState
 from pytest_plugin_eval.results.model import PluginInfo, SuiteAggregates, SuiteInfo, SuiteResult
 from pytest_plugin_eval.results.store import ResultsFolder
-from pytest_plugin_eval.session import controller as controller_module
+from pytest_plugin_eval.session import documents as documents_module
 from pytest_plugin_eval.session.controller import Controller
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -30,29 +30,29 @@ def test_git_is_asked_once_per_plugin_folder_with_the_results_folders_left_out(t
         asked.append((folder, list(exclude)))
         return GitState(SHA, True)
 
-    monkeypatch.setattr(controller_module, "git_state", fake)
+    monkeypatch.setattr(documents_module, "git_state", fake)
     controller = Controller(session(tmp_path))
     plugin = PluginInfo("greeter", str(tmp_path), version="1.2.3")
     for _ in range(3):
-        out = controller.provenance(plugin)
+        out = controller.build.provenance(plugin)
     assert (out.version, out.git_commit, out.git_dirty) == ("1.2.3", SHA, True)
     assert asked == [(tmp_path, [tmp_path / "evals" / "results", tmp_path / "evals" / "results" / "now"])]
 
 
 def test_no_repository_leaves_the_plugin_as_it_is(tmp_path, monkeypatch):
-    monkeypatch.setattr(controller_module, "git_state", lambda folder, exclude=(): None)
+    monkeypatch.setattr(documents_module, "git_state", lambda folder, exclude=(): None)
     plugin = PluginInfo("greeter", str(tmp_path), version="1.2.3")
-    assert Controller(session(tmp_path)).provenance(plugin) == plugin
+    assert Controller(session(tmp_path)).build.provenance(plugin) == plugin
 
 
 def test_a_regrade_records_the_plugin_its_runs_were_made_with(tmp_path, monkeypatch):
-    monkeypatch.setattr(controller_module, "git_state", lambda *a, **k: (_ for _ in ()).throw(AssertionError("asked")))
+    monkeypatch.setattr(documents_module, "git_state", lambda *a, **k: (_ for _ in ()).throw(AssertionError("asked")))
     old = PluginInfo("greeter", str(tmp_path), version="1.0.0", git_commit=SHA, git_dirty=False)
     document = SuiteResult(
         "2.1", "t", 1, SuiteInfo("/p", "with-without", plugins=[old]), [], SuiteAggregates(0, 0, 0, 0)
     )
     controller = Controller(session(tmp_path, stored=SimpleNamespace(document=document)))
-    now = controller.provenance(PluginInfo("greeter", str(tmp_path), version="2.0.0"))
+    now = controller.build.provenance(PluginInfo("greeter", str(tmp_path), version="2.0.0"))
     assert (now.version, now.git_commit, now.git_dirty) == ("1.0.0", SHA, False)
-    other = controller.provenance(PluginInfo("other", "/o", version="3.0.0", git_commit="x", git_dirty=True))
+    other = controller.build.provenance(PluginInfo("other", "/o", version="3.0.0", git_commit="x", git_dirty=True))
     assert (other.git_commit, other.git_dirty) == (None, None)

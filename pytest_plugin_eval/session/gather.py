@@ -1,0 +1,214 @@
+"""What the controller makes of each report, from this process or a pytest-xdist worker: a run, a run not started,
+a case that did not load, a worker that died, an interruption. As soon as it holds every run of a case it reports
+the case's verdict as a test of its own (verdicts.py). What it learns goes into gathered.py's plain data."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from ..core.kinds import Arm
+from ..load.case import CaseLoadError
+from ..results import hints
+from ..results.model import CaseResult, RunResult
+from ..results.verdict import case_verdict
+from . import verdicts, wire
+from .documents import aggregated
+from .gathered import CaseItems, Collected, case_file_of, merge_suite
+from .interrupts import signal_name
+from .progress import Progress
+from .trigger_gather import TriggerGather
+from .view import SessionView
+
+AUTH_STOP = (
+    "the first run's credentials were rejected — every remaining run would fail the same way, so the session "
+    "stops here. Set ANTHROPIC_API_KEY (or your provider's credentials), or pass --scripted to check the suite "
+    "offline"
+)
+
+
+class Gatherer:
+    """The controller's reactions to reports; what they say is kept on `collected` and `items`."""
+
+    def __init__(self, session: SessionView):
+        self.session = session
+        self.collected = Collected()
+        self.items = CaseItems()
+        self.progress: Progress | None = None  # made when the session starts (an eval session only)
+        self.non_eval_failures = 0
+        self.interrupted: str | None = None  # SIGINT, SIGTERM, or None when the session stopped itself
+        self.exit_requested: int | None = None  # pytest.exit(…, returncode)
+        self.verdicts_counted = False
+        self.triggers = TriggerGather(self.collected)
+        # What each kind of item carries on its call report, and what records it: a kind of item adds a line.
+        self.call_reports: dict[str, Callable[[Any, str], None]] = {
+            wire.RUN_ATTR: lambda data, nodeid: self.record_run(wire.RunReport.from_json(data), nodeid),
+            wire.SKIP_ATTR: lambda data, nodeid: self.record_skip(wire.SkipReport.from_json(data)),
+            wire.TRIGGER_ATTR: lambda data, nodeid: self.record_trigger(wire.TriggerReport.from_json(data), nodeid),
+        }
+
+    # ---- collection ------------------------------------------------------------------------------------
+
+    def expect(self, nodeids: Iterable[Any]) -> list[Path]:
+        """Note the run items collected (here, or by a worker); returns the eval dirs their cases are in."""
+        nodeids = [str(nodeid) for nodeid in nodeids]
+        self.items.expect(nodeids)
+        self.triggers.expect(nodeids)
+        if self.progress is not None:
+            self.progress.expect(sum(len(ids) for ids in self.items.expected.values()))
+        files = [*self.items.expected, *self.triggers.files_expected]
+        roots = [self.session.eval_root(self.session.config.rootpath / file) for file in files]
+        return list(dict.fromkeys(root for root in roots if root is not None))
+
+    def count_verdicts(self, pytest_session: Any) -> None:
+        """Each case's verdict is reported as one more test: count them once, so the progress ends at 100%
+        (under xdist, once the workers' collection has set the count)."""
+        verdicts = len(self.items.expected) + len(self.triggers.expected)
+        if not self.verdicts_counted and verdicts and pytest_session is not None:
+            pytest_session.testscollected += verdicts
+            self.verdicts_counted = True
+
+    def collect_report(self, report: Any) -> None:
+        data = getattr(report, wire.LOAD_ERROR_ATTR, None)
+        if data is not None:
+            self.record_load_error(wire.LoadErrorReport.from_json(data))
+        elif report.failed:
+            self.non_eval_failures += 1
+
+    # ---- reports of items ------------------------------------------------------------------------------
+
+    def log_report(self, report: Any) -> None:
+        """One report of an item (setup, call or teardown), before JUnit XML records it and the terminal writes it."""
+        if self.progress is not None:
+            self.progress.erase()
+        self.count_verdicts(self.session.pytest_session)
+        names = getattr(report, verdicts.JUNIT_ATTR, None)
+        if names is not None:
+            verdicts.junit(self.session.config, report, *names)
+        carried = {attr: getattr(report, attr) for attr in self.call_reports if hasattr(report, attr)}
+        if carried and report.when == "call":
+            self.record_carried(carried, str(report.nodeid))
+        elif report.failed and "plugin_eval" not in report.keywords:
+            self.non_eval_failures += 1
+        if report.when == "teardown":
+            case_file = self.items.finished(str(report.nodeid))
+            if case_file is not None and not self.session.config.getoption("lf", False):
+                self.report_case(case_file)  # --lf: verdicts wait for the runs reused at the end
+
+    def record_carried(self, carried: dict[str, Any], nodeid: str) -> None:
+        """What an item's call report carried (attribute → JSON), each part to what records it."""
+        for attr, data in carried.items():
+            if attr in self.call_reports:
+                self.call_reports[attr](data, nodeid)
+
+    def record_run(self, report: wire.RunReport, nodeid: str) -> None:
+        run = report.run
+        if not self.collected.runs and run.error_kind == "auth":
+            self.stop(AUTH_STOP)
+        suite = self.collected.of(report.eval_root)
+        case = suite.cases.setdefault(report.case.dir, report.case)
+        case.arms.setdefault(run.arm, []).append(run)
+        suite.suite = merge_suite(suite.suite, report.suite)
+        for text in [*report.notices, *run.notes]:
+            self.collected.notice(text)
+        case_file = case_file_of(nodeid)
+        if case_file is not None:
+            self.items.where[case_file] = (report.eval_root, report.case.dir, report.label)
+        if self.progress is not None:
+            self.progress.finished(run)
+
+    def record_trigger(self, report: wire.TriggerReport, nodeid: str) -> None:
+        self.triggers.record(report, nodeid)
+        suite = self.collected.of(report.eval_root)
+        suite.suite = merge_suite(suite.suite, report.suite)
+        for note in report.run.notes:
+            self.collected.notice(note)
+        if self.progress is not None:
+            run = report.run
+            self.progress.finished(RunResult("with", run.index, score=None, passed=False, cost_usd=run.cost_usd))
+
+    def record_skip(self, report: wire.SkipReport) -> None:
+        self.collected.of(report.eval_root).skipped.append(report.run)
+
+    def record_load_error(self, report: wire.LoadErrorReport) -> None:
+        self.collected.of(report.eval_root).load_errors.setdefault(report.entry.dir, report.entry)
+
+    def worker_crashed(self, nodeid: str) -> None:
+        """A pytest-xdist worker died while running a run: the run is recorded, errored, and the session is
+        partial — never lost, never a pass."""
+        case_file = case_file_of(nodeid)
+        if case_file is None:
+            return
+        params = nodeid.rsplit("[", 1)[1].rstrip("]")  # with-plugin-2
+        arm: Arm = "with" if params.startswith("with-") else "without"
+        index = int(params.rsplit("-", 1)[1])
+        case_dir = (self.session.config.rootpath / case_file).parent
+        eval_root = self.session.eval_root(case_dir)
+        try:
+            case = self.session.load(case_dir, eval_root) if eval_root is not None else None
+        except CaseLoadError:
+            case = None
+        if case is None:
+            return
+        run = RunResult(
+            arm,
+            index,
+            score=None,
+            passed=False,
+            error_kind="worker_lost",
+            error="the pytest-xdist worker running it died; its run was lost",
+        )
+        self.record_run(
+            wire.RunReport(
+                case=self.session.case_result(case),
+                run=run,
+                suite=self.session.suite_info(case),
+                eval_root=str(case.eval_root),
+                label=self.session.suite_label(case.eval_root),
+            ),
+            nodeid,
+        )
+
+    def interrupt(self, exc: BaseException) -> None:
+        """Ctrl-C, SIGTERM or pytest.exit: the runs in flight are stopped and recorded (interrupted), with any that
+        ended and were not reported yet."""
+        self.interrupted = signal_name(exc)
+        self.exit_requested = getattr(exc, "returncode", None)  # pytest.exit(…, returncode) decides
+        for item, outcome in self.session.stop_runs():  # collect.PooledItems
+            item.ended(outcome)
+            self.record_carried(item.carried(), item.nodeid)
+
+    def stop(self, reason: str) -> None:
+        """Stop starting runs (runs in flight finish), with or without pytest-xdist."""
+        self.collected.notice(f"⚠ {reason}")
+        dsession = self.session.config.pluginmanager.getplugin("dsession")
+        if dsession is not None:
+            dsession.shouldstop = reason
+        elif self.session.pytest_session is not None:
+            self.session.pytest_session.shouldstop = reason
+
+    # ---- verdicts --------------------------------------------------------------------------------------
+
+    def report_case(self, case_file: str, case: CaseResult | None = None) -> None:
+        """Report a case's verdict, once, as a test of its own."""
+        if case_file in self.items.reported or case_file not in self.items.where:
+            return
+        eval_root, case_dir, label = self.items.where[case_file]
+        if case is None:
+            case = aggregated(self.collected.of(eval_root).cases[case_dir], self.session.options.auto_runs)
+            case.hints = hints.case_hints(case)
+        self.items.reported.add(case_file)
+        verdicts.report_case(
+            self.session.config, case_file, label, case, case_verdict(case, self.session.options.threshold)
+        )
+
+    def report_remaining(self, documents: list) -> None:
+        """At the end: the verdicts not reported yet (--lf's, and cases whose last run never reported), from the
+        documents' cases."""
+        self.triggers.report_verdicts(self.session.config, self.session.options)
+        for document, suite in zip(documents, self.collected.suites.values(), strict=True):
+            by_dir = {case.dir: case for case in document.cases}
+            for case_file, (eval_root, case_dir, _) in self.items.where.items():
+                if eval_root == suite.eval_root and case_dir in by_dir:
+                    self.report_case(case_file, by_dir[case_dir])

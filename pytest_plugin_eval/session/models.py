@@ -1,0 +1,67 @@
+"""Where the model calls of a run go: the real API, or (--scripted) the process's scripted endpoint, on a URL of
+its own for each run's agent, each grader's judge votes and each agent mock, so that the endpoint answers each
+from the case's script and counts the votes apart."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..grade.judge import Judge, resolve_judge_model
+from ..load.case import Case
+from .options import EvalOptions
+from .resources import Resources
+
+
+class ModelCalls:
+    """The model settings of one session's runs, judges and agent mocks."""
+
+    def __init__(self, options: EvalOptions, resources: Resources):
+        self.options = options
+        self.resources = resources
+
+    @property
+    def judge_model(self) -> str:
+        return resolve_judge_model(self.options.judge_model)
+
+    def scripted_url(self, script: Any, prompt: str, arm: str, index: int) -> Callable[[Any], str] | None:
+        """cwd → the scripted endpoint's URL for one run answered from `script` (None without --scripted)."""
+        if not self.options.scripted:
+            return None
+        endpoint = self.resources.endpoint.get()
+        return lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd), prompt=prompt)
+
+    def judge_for(self, case: Case, script, arm: str, index: int) -> Judge | None:
+        if not any(g.kind.paid for g in case.graders):
+            return None
+        return self.make_judge(script, arm, index)
+
+    def make_judge(self, script, arm: str, index: int) -> Judge:
+        """The judge for one run: the real API (shared client), or the scripted endpoint with one URL per
+        grader, on which it counts that grader's votes."""
+        if not self.options.scripted:
+            client = self.resources.judge_client.get()
+            return Judge(self.judge_model, lambda grader: client)
+        import anthropic  # the judge's HTTP client: loaded when a judge is first needed
+
+        endpoint, clients, lock = self.resources.endpoint.get(), {}, threading.Lock()
+
+        def client_for(grader: str):
+            with lock:  # votes are cast from several threads
+                if grader not in clients:
+                    url = endpoint.judge_url(script, grader, arm=arm, run=index)
+                    clients[grader] = anthropic.Anthropic(base_url=url, api_key="scripted", max_retries=0)
+                return clients[grader]
+
+        return Judge(self.judge_model, client_for)
+
+    def mock_agent(self, case: Case, script, arm: str, index: int) -> dict | None:
+        """Model settings for the case's agent mocks (the judge model; scripted: its own endpoint URL)."""
+        if not any(r.kind == "agent" for server in case.mocks.servers.values() for r in server.responders.values()):
+            return None
+        base_url = None
+        if self.options.scripted:
+            base_url = self.resources.endpoint.get().judge_url(script, "mock", arm=arm, run=index)
+        # Just the model: the stand-in prices its calls from the same price table.
+        return {"model": self.judge_model, "baseUrl": base_url}

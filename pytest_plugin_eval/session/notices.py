@@ -1,0 +1,96 @@
+"""What the operator is told about how a session runs: the header above the tests, and each case's notices
+(nothing about how a case runs is silent). Pure functions of the cases and the options."""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+
+from ..core.tools import NEVER, is_gated, leaves_workspace, misspelling_of, tool_of
+from ..grade.judge import resolve_judge_model
+from ..load.case import Case
+from ..load.suite import plugin_at, resolve_plugin
+from .options import EvalOptions
+from .rules import ablation, ablation_for
+
+
+def header_lines(eval_roots: list[Path], options: EvalOptions) -> list[str]:
+    """pytest's report header: what is evaluated, from where, how, and by which judge."""
+    lines = []
+    judge = resolve_judge_model(options.judge_model)
+    for root in eval_roots:
+        plugin = resolve_plugin(root, root)
+        info = plugin_at(plugin) if plugin else None
+        under_test = f"{info.name}{' ' + info.version if info.version else ''} ({plugin})" if info else "no plugin"
+        lines.append(
+            f"plugin-eval: {under_test} · cases in {root} · ablation {ablation_for(options, plugin is not None)} · "
+            f"judge {judge}"
+        )
+    if options.scripted:
+        lines.append(
+            "plugin-eval: model = the scripted endpoint (offline: answers come from each case's "
+            "scripted.yaml; no real model is asked)"
+        )
+    return lines
+
+
+def case_notices(case: Case, options: EvalOptions, *, regrading: bool = False) -> list[str]:
+    """What the operator should know about how this case runs."""
+    notes = list(case.warnings)
+    if regrading:
+        return notes  # regrading: nothing runs, so how it would run (tools, scaffold, servers) does not matter
+    if case.context.scaffold_script is not None:
+        notes.append(
+            "Note: --scaffold runs each case's scaffold_script as you, outside the agent's sandbox"
+            if options.scaffold
+            else f'⚠ case "{case.name}": its scaffold_script is not run without --scaffold; the case runs '
+            f"against an unstaged workspace"
+        )
+    notes += allowed_tools_notices(case, options)
+    if case.disallowed_tools:
+        notes.append(
+            f"{case.name}: removed from Claude's tools by the case's disallowed_tools: "
+            f"{', '.join(case.disallowed_tools)}"
+        )
+    if options.disallow_tools:
+        notes.append(
+            f"Removed from Claude's tools in every case (--disallow-tools): {', '.join(options.disallow_tools)}"
+        )
+    if options.mocks == "off" and case.plugin_dirs:
+        notes.append(
+            "⚠ --mocks off: the plugins' real MCP servers start, as you, outside the sandbox "
+            "(their tools still need --allow-tools)"
+        )
+    if case.context.history_file is not None and ablation(case, options) == "with-without":
+        notes.append(f'case "{case.name}" runs single-arm (no Δ): its history_file carries the plugin into both arms')
+    return notes
+
+
+def allowed_tools_notices(case: Case, options: EvalOptions) -> list[str]:
+    """The case's allowed_tools entries a run will not get as written: misspelt, never available, reaching outside
+    the workspace, or only the operator's to grant."""
+    granted = {tool_of(g) for g in options.allow_tools}
+    notes = []
+    for entry in case.allowed_tools:
+        tool = tool_of(entry)
+        if meant := misspelling_of(entry):
+            notes.append(
+                f'⚠ case "{case.name}": allowed_tools entry {entry} is no tool of Claude Code\'s — did you mean '
+                f"{meant}?"
+            )
+        elif tool in NEVER:
+            notes.append(
+                f'⚠ case "{case.name}": allowed_tools asks for {entry}, which is never available in an evaluation'
+            )
+        elif leaves_workspace(entry):
+            notes.append(
+                f'⚠ case "{case.name}": allowed_tools entry {entry} reaches outside the run\'s workspace and is '
+                f"left out — grant {tool} (scoped to the run's folders and the plugin) or a pattern relative to "
+                f"the working directory, such as {tool}(src/**)"
+            )
+        elif is_gated(entry) and tool not in granted and not any(fnmatch.fnmatchcase(tool, g) for g in granted):
+            notes.append(
+                f'⚠ case "{case.name}": allowed_tools asks for {entry}, which only the operator can '
+                f"grant — the agent runs without it unless you pass --allow-tools {tool}"
+            )
+    return notes

@@ -1,0 +1,93 @@
+"""What a case becomes under a session's options: which arms and how many runs it gets, whether --case/--tag
+select it, and what keeps it from passing as written. Pure functions of (case, options), so that the session and
+`plugin-eval check` (which asks with no options) read a case the same way."""
+
+from __future__ import annotations
+
+import fnmatch
+
+from ..core.kinds import Ablation, Arm
+from ..core.tools import is_gated, tool_of
+from ..load.case import Case
+from ..load.triggers import TriggerSet
+from .options import EvalOptions
+
+
+def ablation_for(options: EvalOptions, has_plugin: bool) -> Ablation:
+    """--ablation, else with-without when there is a plugin to strip, else none."""
+    return options.ablation or ("with-without" if has_plugin else "none")
+
+
+def ablation(case: Case, options: EvalOptions) -> Ablation:
+    return ablation_for(options, bool(case.plugin_dirs))
+
+
+def two_arm(case: Case, options: EvalOptions) -> bool:
+    # A resumed history carries the plugin into both arms, so such a case runs single-arm.
+    return ablation(case, options) == "with-without" and bool(case.plugin_dirs) and case.context.history_file is None
+
+
+def single_arm_reason(case: Case, options: EvalOptions) -> str | None:
+    """Why a case that the ablation would run in two arms runs in one (None: it runs as the ablation says)."""
+    if two_arm(case, options) or ablation(case, options) != "with-without":
+        return None
+    if case.context.history_file:
+        return "a resumed history_file carries the plugin into both arms"
+    return "no plugin to strip"
+
+
+def arms_for(case: Case, options: EvalOptions) -> tuple[Arm, ...]:
+    return ("with", "without") if two_arm(case, options) else ("with",)
+
+
+def runs_for(case: Case, options: EvalOptions) -> int:
+    """Runs per arm to collect: --runs, else the case's; with --runs auto, the most it may take."""
+    if options.auto_runs is not None:
+        return options.auto_runs.most
+    return options.runs or case.runs_per_arm
+
+
+def selected(name: str, tags: tuple[str, ...], options: EvalOptions) -> bool:
+    """The --case globs (on the case name; * and ? only) and --tag filters."""
+    if options.case_globs and not any(glob(name, g) for g in options.case_globs):
+        return False
+    if options.tags and not set(options.tags) & set(tags):
+        return False
+    return True
+
+
+def glob(name: str, pattern: str) -> bool:
+    # Only * and ? are wildcards; [ ] are literal.
+    return fnmatch.fnmatchcase(name, pattern.replace("[", "[[]"))
+
+
+def grant_warnings(case: Case, options: EvalOptions) -> list[str]:
+    """What keeps a case from passing as written with these options: a grader that needs a tool the run is not
+    given, or files only a tool that writes, or the scaffold, can make. (`plugin-eval check` asks with no options.)"""
+    out: list[str] = []
+    granted = {tool_of(g) for g in options.allow_tools} | {tool_of(t) for t in case.allowed_tools if not is_gated(t)}
+    removed = set(case.disallowed_tools) | set(options.disallow_tools)
+    writers = {"Write", "Edit", "NotebookEdit", "Bash", "PowerShell"} & (granted - removed)
+    for spec in case.graders:
+        for tool in spec.kind.required_tools(spec.config):
+            if tool in removed:
+                out.append(f'grader "{spec.name}" needs the {tool} tool, which this case removes (disallowed_tools)')
+            elif is_gated(tool) and tool not in granted:
+                out.append(
+                    f'grader "{spec.name}" needs the {tool} tool, which only you can grant: pass --allow-tools {tool}'
+                )
+        if spec.kind.reads_created_files(spec.config) and not writers:
+            out.append(
+                f'grader "{spec.name}" checks files the agent writes, but no tool that writes files is '
+                f"granted: pass --allow-tools Write (or Edit, Bash)"
+            )
+    if case.context.scaffold_script is not None and not options.scaffold:
+        out.append("the case's scaffold_script is not run without --scaffold: the runs start from an empty workspace")
+    return list(dict.fromkeys(out))
+
+
+def trigger_runs(trigger_set: TriggerSet, options: EvalOptions) -> int:
+    """Runs per trigger query to collect: --runs, else the set's; with --runs auto, the most a query may take."""
+    if options.auto_runs is not None:
+        return options.auto_runs.most
+    return options.runs or trigger_set.runs

@@ -1,0 +1,76 @@
+"""What the controller reads of the eval session (state.EvalSession), and nothing more: the controller's unit
+tests build it around a fake, which mypy checks against this."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..load.case import Case
+from ..results.ledger import CostLedger
+from ..results.model import CaseResult, SuiteInfo
+from ..results.regrade import StoredResults
+from ..results.store import ResultsFolder
+from .options import EvalOptions
+
+
+class RunsInFlight(Protocol):
+    def in_flight(self) -> int: ...
+
+
+class SessionView(Protocol):
+    @property
+    def options(self) -> EvalOptions: ...
+
+    @property
+    def config(self) -> Any: ...  # the pytest.Config (unit tests: a fake with the few parts the controller uses)
+
+    @property
+    def pytest_session(self) -> Any: ...  # the pytest.Session, once it has started
+
+    @property
+    def active(self) -> bool: ...
+
+    @property
+    def eval_roots(self) -> list[Path]: ...
+
+    @property
+    def started_at(self) -> str: ...
+
+    @property
+    def started(self) -> float: ...  # time.monotonic() at the start
+
+    @property
+    def judge_model(self) -> str: ...
+
+    @property
+    def claude(self) -> Path: ...  # raises run.agent.ClaudeNotFound
+
+    @property
+    def stored(self) -> StoredResults | None: ...  # --regrade
+
+    @property
+    def ledger(self) -> CostLedger | None: ...  # --max-cost-usd
+
+    @property
+    def pool(self) -> RunsInFlight: ...
+
+    @property
+    def rerun_status(self) -> str | None: ...  # --lf
+
+    @property
+    def shard_share(self) -> tuple[int, int, int, int] | None: ...  # --shard
+
+    def eval_root(self, path: Path) -> Path | None: ...
+
+    def results_folder(self, eval_root: Path | None) -> ResultsFolder | None: ...
+
+    def suite_label(self, eval_root: Path) -> str: ...
+
+    def load(self, case_dir: Path, eval_root: Path) -> Case: ...
+
+    def case_result(self, case: Case) -> CaseResult: ...
+
+    def suite_info(self, case: Case) -> SuiteInfo: ...
+
+    def stop_runs(self) -> list: ...
