@@ -48,6 +48,7 @@ from ..load.suite import (
     eval_dir_name,
     is_plugin_dir,
 )
+from ..load.triggers import TriggerLoadError, TriggerSet, is_trigger_file, load_trigger_file, skill_folder_files
 from ..session.options import EvalOptions
 from ..session.rules import grant_warnings, two_arm
 from .estimate import CaseShape, Estimate, Prediction, estimate, predict_from_pilot
@@ -66,6 +67,7 @@ class CheckResult:
     root: Path  # the plugin folder
     eval_root: Path
     cases: list[Case] = field(default_factory=list)
+    trigger_sets: list[TriggerSet] = field(default_factory=list)
     load_problems: list[Problem] = field(default_factory=list)  # what keeps a case from loading
     case_floor_problems: list[Problem] = field(default_factory=list)  # loading cases below the floor
     suite_problems: list[Problem] = field(default_factory=list)  # the floor of the suite as a whole
@@ -245,6 +247,37 @@ def suite_problems(root: Path, eval_root: Path, cases: list[Case], unloaded: boo
 # ---- the whole check --------------------------------------------------------------------------------------
 
 
+def trigger_files(root: Path, eval_root: Path) -> list[Path]:
+    """The suite's trigger files: in its eval dir (outside results/ and mocks/), and skill-creator's in skill folders."""
+    found = []
+    for folder, subdirs, names in os.walk(eval_root):
+        subdirs[:] = sorted(d for d in subdirs if d not in NOT_CASE_DIRS and d != RESERVED_DIR)
+        here = Path(folder)
+        if is_case_dir(here):
+            continue
+        found += [here / n for n in sorted(names) if is_trigger_file(here / n)]
+    return found + [p for p in skill_folder_files(root) if p not in found]
+
+
+def check_triggers(result: CheckResult, root: Path, eval_root: Path) -> None:
+    """Load the trigger files; a set with no near-miss (or no should-fire query) gets a warning."""
+    for path in trigger_files(root, eval_root):
+        try:
+            sets = load_trigger_file(path, eval_root)
+        except TriggerLoadError as e:
+            result.load_problems.extend(e.problems)
+            continue
+        result.trigger_sets += sets
+        for trigger_set in sets:
+            labels = {q.should_fire for q in trigger_set.queries}
+            if labels != {True, False}:
+                missing = "should_not_fire near-misses" if True in labels else "should_fire queries"
+                result.warnings.append(
+                    f"{display_path(path, root)}: {trigger_set.name} has no {missing}: its recall and "
+                    f"false-fire rate cannot both be measured"
+                )
+
+
 def eval_root_of_plugin(root: Path, eval_dir: str | None = None) -> Path:
     return root / eval_dir_name(root if is_plugin_dir(root) else None, eval_dir)
 
@@ -298,6 +331,9 @@ def check_suite(
                 f'case "{case.name}": {w}, or it cannot pass as written' for w in grant_warnings(case, EvalOptions())
             )
     result.load_problems.extend(p for p in stray_folders(eval_root) if p.file is None or scope(p.file))
+    check_triggers(result, root, eval_root)
+    if result.trigger_sets and not result.cases:
+        return result  # a suite of trigger sets alone: the cases' floor is not asked of it
     if not result.cases and not result.load_problems:
         result.suite_problems.append(
             Problem(eval_root, "", f"holds no eval case — a case is a folder with {PROMPT_FILE} or {CASE_FILE}")
@@ -367,9 +403,12 @@ def summary(result: CheckResult) -> list[str]:
     judged = sum(1 for c in result.cases for g in c.graders if getattr(g.kind, "paid", False))
     where = display_path(result.eval_root, result.root) + "/"
     lines = []
+    queries = sum(len(t.queries) for t in result.trigger_sets)
+    triggers = f"; {len(result.trigger_sets)} trigger set(s) with {queries} queries load" if result.trigger_sets else ""
     if result.ok:
         lines.append(
             f"✓ {where}: {len(result.cases)} case(s) load and meet the floor ({graders} graders, {judged} judged)"
+            + triggers
         )
     else:
         lines.append(f"✗ {where}: {len(result.problems)} problem(s); {len(result.cases)} case(s) load")
@@ -394,6 +433,10 @@ def to_json(result: CheckResult) -> dict:
         "ok": result.ok,
         "evalDir": str(result.eval_root),
         "cases": [c.name for c in result.cases],
+        "triggerSets": [
+            {"skill": t.skill.qualified_name, "file": t.rel_file, "queries": len(t.queries)}
+            for t in result.trigger_sets
+        ],
         "problems": [p.to_json(result.root) for p in result.problems],
         "warnings": list(result.warnings),
     }

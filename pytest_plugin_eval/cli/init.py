@@ -16,10 +16,11 @@ import re
 import sys
 from pathlib import Path
 
-from ..core.paths import code_units
+from ..core.paths import code_units, display_path
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
 from ..load.suite import RESERVED_DIR, eval_dir_name, is_plugin_dir, plugin_at
 from .gitignore import GITIGNORE, ignore
+from .init_triggers import write_triggers
 from .interview import add_arguments, author
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
@@ -61,9 +62,16 @@ def init(argv: list[str]) -> int:
         "name", nargs="?", metavar="NAME|TARGET", help="--bare: the case's name; else the plugin folder"
     )
     parser.add_argument("--bare", action="store_true", help="write one case from the template without asking anything")
+    parser.add_argument(
+        "--triggers",
+        action="store_true",
+        help="write the eval dir's triggers.yaml: a trigger set per skill and command, queries to fill in",
+    )
     parser.add_argument("--eval-dir", default=None)
     add_arguments(parser)
     args = parser.parse_args(argv)
+    if args.triggers:
+        return init_triggers(Path(args.name or "."), args.eval_dir)
     if not args.bare:
         return author(args, args.name)
     if not args.name:
@@ -91,6 +99,21 @@ def init(argv: list[str]) -> int:
             print(f"Added {results} to {GITIGNORE}")
     except (OSError, UnicodeDecodeError) as e:  # the case is written; the ignore line is a convenience
         print(f"Could not add {results} to {GITIGNORE} ({e}): add it yourself", file=sys.stderr)
+    return 0
+
+
+def init_triggers(root: Path, eval_dir: str | None) -> int:
+    """`init --triggers [TARGET]`: the plugin's trigger sets, to fill in."""
+    eval_root = root / eval_dir_name(root if is_plugin_dir(root) else None, eval_dir)
+    try:
+        path = write_triggers(root, eval_root)
+    except FileExistsError:
+        print(f"Error: {display_path(eval_root / 'triggers.yaml')} already exists — edit it", file=sys.stderr)
+        return 1
+    except ValueError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return 1
+    print(f"Created {display_path(path)}: replace its TODO queries, then `plugin-eval triggers --scripted` checks it")
     return 0
 
 

@@ -57,6 +57,7 @@ SKILL_KEYS = ("should_fire", "should_not_fire")
 QUERY_KEYS = ("query", "id", "scripted")
 JSON_KEYS = ("query", "should_trigger", "skill", "scripted")
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+PLACEHOLDER = "TODO:"  # what `plugin-eval init --triggers` writes in place of the queries only the author knows
 SLASH_COMMAND = re.compile(r"^\s*/[A-Za-z0-9_.:-]+(\s|$)")  # `/plugin:skill …`, not a path such as /tmp/x.log
 
 
@@ -365,6 +366,8 @@ def _component(name: str, components: tuple[Component, ...], key: str, problems:
 
 def _query_text(value: Any, key: str) -> str:
     text = nonempty_string(value, key)
+    if text.strip().startswith(PLACEHOLDER):
+        raise SpecError(key, "is a placeholder: write the request as a user would make it (it never runs as it is)")
     if SLASH_COMMAND.match(text):
         raise SpecError(
             key,

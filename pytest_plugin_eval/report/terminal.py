@@ -71,7 +71,8 @@ def write_summary(
     for notice in document.notices if notices else ():
         terminal.write_line(notice)
     for error in document.load_errors:
-        terminal.write_line(f"✗ {error.dir}: {error.message}", red=True)
+        message = error.message if error.message.startswith(error.dir) else f"{error.dir}: {error.message}"
+        terminal.write_line(f"✗ {message}", red=True)
     trigger_sets = document.triggers
     if document.cases:
         terminal.write_line("")
@@ -89,7 +90,7 @@ def write_summary(
         terminal.write_line(triggers.summary_line(trigger_sets))
     if document.load_errors:
         n = len(document.load_errors)
-        terminal.write_line(f"Couldn't load {n} case file{'s' if n != 1 else ''} — see above.", red=True)
+        terminal.write_line(f"Couldn't load {n} file{'s' if n != 1 else ''} of the suite — see above.", red=True)
     if results_path is not None:
         terminal.write_line(f"Results: {display_path(results_path)}")
     if report_path is not None:

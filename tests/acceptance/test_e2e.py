@@ -93,7 +93,7 @@ def test_a_case_that_does_not_load_is_listed_and_the_others_still_run(suite):
     assert error["problems"][0]["file"] == "evals/broken/graders/bad.md"
     assert error["problems"][0]["key"] == "pattern"
     assert "inline flags" in error["message"]
-    assert "Couldn't load 1 case file" in run.out
+    assert "Couldn't load 1 file of the suite" in run.out
 
 
 def test_no_cases_is_exit_1(suite):
