@@ -405,7 +405,9 @@ def summary(result: CheckResult) -> list[str]:
     lines = []
     queries = sum(len(t.queries) for t in result.trigger_sets)
     triggers = f"; {len(result.trigger_sets)} trigger set(s) with {queries} queries load" if result.trigger_sets else ""
-    if result.ok:
+    if result.ok and not result.cases:
+        lines.append(f"✓ {where}: {triggers.removeprefix('; ')} (no cases)")
+    elif result.ok:
         lines.append(
             f"✓ {where}: {len(result.cases)} case(s) load and meet the floor ({graders} graders, {judged} judged)"
             + triggers

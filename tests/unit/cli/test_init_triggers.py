@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_plugin_eval.cli.check import check_suite
+from pytest_plugin_eval.cli.check import check_suite, summary
 from pytest_plugin_eval.cli.init import init
 from pytest_plugin_eval.load.triggers import TriggerLoadError, load_trigger_file
 
@@ -52,6 +52,7 @@ def test_check_loads_trigger_files_and_warns_of_a_set_without_near_misses(plugin
     assert [t.skill.qualified_name for t in result.trigger_sets] == ["greeter:greet"]
     assert result.ok, result.render_problems()
     assert any("greet has no should_not_fire near-misses" in w for w in result.warnings)
+    assert summary(result)[0] == "✓ evals/: 1 trigger set(s) with 1 queries load (no cases)"
 
 
 def test_check_reports_a_trigger_file_that_does_not_load(plugin):
