@@ -33,6 +33,7 @@ from ..core.paths import inside
 from ..core.problems import Problem
 from ..load.case import find_case_dirs, is_case_dir
 from ..load.suite import RESERVED_DIR, component_paths, plugin_at, read_manifest
+from ..load.triggers import TriggerLoadError, is_trigger_file, load_trigger_file
 from ..run.permissions import hidden_paths
 from .check import CheckResult, check_suite, pilot_argv, plugin_eval_argv, requested_grants
 
@@ -435,6 +436,15 @@ def post(event: dict, cfg: AuthoringConfig) -> HookAnswer:
         return ALLOW
     case_dir = case_of(path, cfg)
     in_mocks = RESERVED_DIR in path.relative_to(cfg.eval_root).parts
+    if case_dir is None and is_trigger_file(path):  # a trigger set: it loads on its own
+        try:
+            load_trigger_file(path, cfg.eval_root)
+        except TriggerLoadError as e:
+            return block(
+                f"{rel(path, cfg)}: the trigger set loader says\n{problem_lines(e.problems, cfg)}\nFix this before "
+                "moving on."
+            )
+        return ALLOW
     if case_dir is None and not in_mocks:
         return ALLOW  # not part of a case yet (a grader written before its prompt): the end-of-turn check sees it
     scope = (lambda d: d == case_dir) if case_dir is not None and not in_mocks else cfg.in_session

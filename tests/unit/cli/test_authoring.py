@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pytest_plugin_eval.cli import authoring
 from pytest_plugin_eval.cli.authoring import (
     READY,
     guard,
@@ -199,6 +200,22 @@ def test_after_a_write_the_loader_speaks(root):
     # outside the eval dir, or a grader before its case file: nothing to say yet
     assert post(write_event(root / "README.md"), cfg).code == 0
     assert post(write_event(root / "evals" / "later" / "graders" / "g.md"), cfg).code == 0
+
+
+def test_a_trigger_set_written_is_loaded_at_once(root):
+    cfg = new_config(root, "evals", "interview")
+    path = root / "evals" / "triggers.yaml"
+    path.write_text("skills:\n  gret:\n    should_fire: [hello]\n")
+    answer = post(write_event(path), cfg)
+    assert answer.code == 2 and answer.message.startswith("evals/triggers.yaml: the trigger set loader says")
+    assert "did you mean greet?" in answer.message
+    path.write_text("skills:\n  greet:\n    should_fire: [hello]\n    should_not_fire: [what is two plus two]\n")
+    assert post(write_event(path), cfg).code == 0
+
+
+def test_the_case_format_the_interview_reads_tells_how_to_write_trigger_sets():
+    text = (Path(authoring.__file__).parent / "case-format.md").read_text()
+    assert "### Trigger sets" in text and "should_not_fire" in text
 
 
 def test_a_mock_written_is_checked_against_the_cases_of_the_session(root):
