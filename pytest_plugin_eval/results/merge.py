@@ -8,6 +8,7 @@ from pathlib import Path
 
 from . import scoring
 from .model import SuiteResult
+from .triggers import TriggerSetResult
 
 
 class MergeError(ValueError):
@@ -61,4 +62,16 @@ def merge(documents: list[SuiteResult], sources: list[str] | None = None) -> Sui
             (r for d in documents for r in d.skipped_runs), key=lambda r: (Path(r.dir).parts, r.arm != "with", r.index)
         ),
         notices=notices,
+        triggers=merged_triggers(documents),
     )
+
+
+def merged_triggers(documents: list[SuiteResult]) -> list[TriggerSetResult]:
+    """The shards' trigger sets, one per (file, skill): --shard deals queries, so a set's queries may be split."""
+    sets: dict[tuple[str, str], TriggerSetResult] = {}
+    for document in documents:
+        for trigger_set in document.triggers:
+            merged = sets.setdefault(trigger_set.key(), dataclasses.replace(trigger_set, queries=[]))
+            known = {q.id for q in merged.queries}
+            merged.queries += [q for q in trigger_set.queries if q.id not in known]
+    return sorted(sets.values(), key=lambda s: (s.file, s.skill))

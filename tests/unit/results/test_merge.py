@@ -16,6 +16,7 @@ from pytest_plugin_eval.results.model import (
     SuiteResult,
 )
 from pytest_plugin_eval.results.scoring import aggregate, document_exit_status, suite_aggregates
+from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
 
 
 def case(name: str, *scores: float) -> CaseResult:
@@ -114,3 +115,16 @@ def test_a_case_with_no_with_plugin_run_selected_fails_nothing():
     errored = case("b")
     errored.arms = {"with": [RunResult("with", 1, score=None, passed=False, error_kind="start")]}
     assert document_exit_status(document(aggregate(errored))) == 1  # a with-plugin run that could not start
+
+
+def test_a_trigger_set_whose_queries_the_shards_split_is_one_set_again():
+    def trigger_set(*ids: str) -> TriggerSetResult:
+        queries = [QueryResult(i, f"query {i}", True, runs=[TriggerRun(1, True, "greeter:greet")]) for i in ids]
+        return TriggerSetResult("greeter:greet", "greet", file="evals/triggers.yaml", queries=queries)
+
+    merged = merge(
+        [document(triggers=[trigger_set("a", "c")]), document(shard="2/2", triggers=[trigger_set("b")])], ["1", "2"]
+    )
+    [only] = merged.triggers
+    assert [q.id for q in only.queries] == ["a", "c", "b"]
+    assert merge([document(case("x", 1.0))], ["1"]).triggers == []
