@@ -60,16 +60,16 @@ class TriggerItem(RunItem):
         super().__init__(**kwargs)
         self.trigger_set = trigger_set
         self.query = query
-        self.trigger_run: TriggerRun | None = None
+        self._trigger_run: TriggerRun | None = None
         self.add_marker(TRIGGER_MARKER)
 
-    def runtest(self) -> None:
-        try:
-            super().runtest()
-        finally:
-            if self.result is not None:
-                assert self.case.trigger is not None
-                self.trigger_run = trigger_run_of(self.result, self.case.trigger)
+    @property
+    def trigger_run(self) -> TriggerRun | None:
+        """The run as a trigger run (what its kept trace decides), once it has been made."""
+        if self._trigger_run is None and self.result is not None:
+            assert self.case.trigger is not None
+            self._trigger_run = trigger_run_of(self.result, self.case.trigger)
+        return self._trigger_run
 
     def run_report(self):
         return None  # its report is a TriggerReport (trigger_report)
@@ -79,9 +79,6 @@ class TriggerItem(RunItem):
         return {wire.TRIGGER_ATTR: trigger} if trigger is not None else super().carried()
 
     def trigger_report(self) -> dict | None:
-        if self.trigger_run is None and self.result is not None:
-            assert self.case.trigger is not None
-            self.trigger_run = trigger_run_of(self.result, self.case.trigger)
         if self.trigger_run is None:
             return None
         session = get_session(self.config)
