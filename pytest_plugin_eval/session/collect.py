@@ -336,7 +336,8 @@ def failed_last_time(config, items: list) -> None:
     if not config.getoption("lf", False):
         return
     session = get_session(config)
-    runs = [item for item in items if isinstance(item, RunItem)]
+    # Runs of cases; a trigger query's runs are cheap and are all made again (it has no earlier runs to reuse).
+    runs = [item for item in items if isinstance(item, RunItem) and item.case.trigger is None]
     now = {str(item.case.dir.resolve()): item.case for item in runs}
     again: set[tuple[str, str, int]] = set()
     changed: set[str] = set()

@@ -251,3 +251,20 @@ def test_runs_auto_adds_runs_only_to_queries_still_undecided(suite):
     assert clear["decidedRuns"] == 5  # decided by its first runs: never given more
     assert 5 < unclear["decidedRuns"] <= 8 and unclear["fires"] == unclear["decidedRuns"] - 2
     assert "NOT NEEDED" in run.out or "not needed" in run.out
+
+
+def test_lf_makes_a_trigger_files_queries_again_beside_the_failed_cases_runs(suite):
+    script = {"with": {1: ["Hello from the plugin."], "default": ["Nope."]}, "without": ["Nope."]}
+    greeting = {"greeting": "---\ntype: regex\npattern: ^Hello from the plugin\n---\n"}
+    suite.case("half", frontmatter={"runs": 2}, graders=greeting, script=script)
+    triggers(
+        suite, {"runs": 4, "skills": {"greet": {"should_fire": [{"query": "hey", "id": "hey", "scripted": "none"}]}}}
+    )
+    argv = ["evals", "--trust-plugin", "--scripted", "--json"]
+    assert suite.pytester.runpytest_subprocess(*argv, "first.json").ret == 1
+    second = suite.pytester.runpytest_subprocess(*argv, "second.json", "--lf")
+    doc = json.loads((suite.root / "second.json").read_text())
+    assert second.ret == 1  # the query still does not fire
+    hey = query(doc, "greet", "hey")
+    assert (hey["decidedRuns"], hey["verdict"]) == (4, "does_not_fire")
+    assert [c["name"] for c in doc["cases"]] == ["half"]
