@@ -268,3 +268,13 @@ def test_lf_makes_a_trigger_files_queries_again_beside_the_failed_cases_runs(sui
     hey = query(doc, "greet", "hey")
     assert (hey["decidedRuns"], hey["verdict"]) == (4, "does_not_fire")
     assert [c["name"] for c in doc["cases"]] == ["half"]
+
+
+def test_the_cost_ceiling_stops_trigger_runs_and_the_session_is_partial(suite):
+    triggers(suite, {"runs": 5, "skills": {"greet": {"should_fire": ["hello!", "good morning to you"]}}})
+    run = suite.run("--max-cost-usd", "0.001")
+    assert run.rc == 2, run.out
+    assert run.doc["partial"] is True and run.doc["partialReason"] == "cost_ceiling"
+    made = [r for s in run.doc["triggers"] for q in s["queries"] for r in q["runs"]]
+    assert 0 < len(made) < 10 and len(run.doc["skippedRuns"]) == 10 - len(made)
+    assert run.doc["costUsd"] >= 0.001
