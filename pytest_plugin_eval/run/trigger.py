@@ -21,6 +21,9 @@ from ..load.skills import TriggerTarget
 from .transcript import Transcript
 
 HOLD_SECONDS = 600
+# Claude Code starts hooks in a session of their own, so stopping the child's process group leaves them: the hold
+# waits only while its parent (the child's Claude Code) lives, and HOLD_SECONDS at most.
+HOLD = f"i=0; while [ $i -lt {HOLD_SECONDS * 5} ] && kill -0 $PPID 2>/dev/null; do sleep 0.2; i=$((i+1)); done"
 PATHS_FILE = "trigger-paths.txt"
 
 
@@ -39,10 +42,10 @@ def hold_hooks(target: TriggerTarget, out: Path) -> dict:
     paths = out / PATHS_FILE
     # As the hook's JSON input spells them (quoted), so that a Read of `SKILL.md.bak` is not held
     paths.write_text("".join(f"{json.dumps(str(c.path))}\n" for c in target.components), encoding="utf-8")
-    hold = {"type": "command", "command": f"sleep {HOLD_SECONDS}", "timeout": HOLD_SECONDS}
+    hold = {"type": "command", "command": HOLD, "timeout": HOLD_SECONDS}
     read = {
         "type": "command",
-        "command": f"grep -qF -f '{paths}' && sleep {HOLD_SECONDS}; exit 0",
+        "command": f"grep -qF -f '{paths}' && {{ {HOLD}; }}; exit 0",
         "timeout": HOLD_SECONDS,
     }
     return {

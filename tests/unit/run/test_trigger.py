@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -127,7 +128,7 @@ def test_hold_hooks_list_the_plugins_files_and_hold_skill_calls_and_reads(target
     skill, read = hooks["PreToolUse"]
     assert skill == {
         "matcher": "Skill|SlashCommand",
-        "hooks": [{"type": "command", "command": "sleep 600", "timeout": 600}],
+        "hooks": [{"type": "command", "command": trigger.HOLD, "timeout": 600}],
     }
     assert read["matcher"] == "Read"
     assert read["hooks"][0]["timeout"] == 600 and str(tmp_path / trigger.PATHS_FILE) in read["hooks"][0]["command"]
@@ -140,8 +141,21 @@ def run_read_hook(command: str, file_path: str) -> int:
 
 def test_the_read_hook_holds_a_read_of_a_listed_file_and_lets_others_through(target, tmp_path, root):
     [hook] = hold_hooks(target, tmp_path)["PreToolUse"][1]["hooks"]
-    command = hook["command"].replace(f"sleep {trigger.HOLD_SECONDS}", "exit 7")  # 7: held
+    command = hook["command"].replace(trigger.HOLD, "exit 7")  # 7: held
     assert run_read_hook(command, str(root / "skills" / "farewell" / "SKILL.md")) == 7
     assert run_read_hook(command, str(root / "commands" / "hello.md")) == 7
     assert run_read_hook(command, str(root / "README.md")) == 0
     assert run_read_hook(command, str(root / "skills" / "farewell" / "SKILL.md.bak")) == 0  # not the file itself
+
+
+def test_the_hold_ends_when_its_parent_does():
+    # the hold's parent is a shell that lives a moment: the hold must not outlive it by more than a poll
+    started = time.monotonic()
+    subprocess.run(["sh", "-c", f"sh -c '{trigger.HOLD}' & sleep 0.5; exit 0"], timeout=30)
+    deadline = time.monotonic() + 10
+    while (
+        time.monotonic() < deadline and subprocess.run(["pgrep", "-f", "kill -0 \\$PPID"], capture_output=True).stdout
+    ):
+        time.sleep(0.1)
+    assert not subprocess.run(["pgrep", "-f", "kill -0 \\$PPID"], capture_output=True).stdout
+    assert time.monotonic() - started < 10
