@@ -106,15 +106,21 @@ OPTIONS = (
     Option(
         ("--runs",),
         "eval_runs",
-        "Override every case's runs per arm; auto[:MAX[:WIDTH]] adds runs to a case, both arms alike, only while "
+        "Override every case's runs per arm (fractions are truncated); auto[:MAX[:WIDTH]] adds runs to a case, both arms alike, only while "
         "its Δ interval straddles 0 and is wider than WIDTH (3 runs first, MAX 10, WIDTH 0.3 unless given)",
         metavar="N|auto",
     ),
-    Option(("--model",), "eval_model", "Model of the agent under test, for every case", metavar="MODEL"),
+    Option(
+        ("--model",),
+        "eval_model",
+        "Model of the agent under test, for every case (else the case's model:, else ANTHROPIC_MODEL)",
+        metavar="MODEL",
+    ),
     Option(
         ("--judge-model",),
         "eval_judge_model",
-        "Model of llm/baseline judges and agent mocks: an id or haiku/sonnet/opus (default: haiku)",
+        "Model of llm/baseline judges and agent mocks: an id or haiku/sonnet/opus "
+        "(default: haiku, or ANTHROPIC_SMALL_FAST_MODEL)",
         metavar="MODEL",
     ),
     Option(
@@ -127,7 +133,8 @@ OPTIONS = (
     Option(
         ("--allow-tools",),
         "eval_allow_tools",
-        "Grant gated tools to the agent (Bash, Write, Edit, WebFetch, WebSearch, mcp__*); Tool(pattern) works. "
+        "Grant gated tools to the agent (Bash, Write, Edit, NotebookEdit, WebFetch, WebSearch, PowerShell, mcp__*); "
+        "Tool(pattern) works. "
         "Several: --allow-tools=Write,Edit (a space-separated list reads up to the next option)",
         kind="list",
         default=[],
@@ -160,7 +167,7 @@ OPTIONS = (
     Option(
         ("--keep-temp",),
         "eval_keep_temp",
-        "Keep each run's throwaway workspace (its path is printed) for debugging",
+        "Keep each run's throwaway workspace for debugging (its path is in the JSON as workspace, and in the report)",
         kind="flag",
         default=False,
     ),
@@ -170,11 +177,12 @@ OPTIONS = (
         "Write aggregate-result.json and run artefacts to DIR instead of <eval dir>/results/<timestamp>/",
         metavar="DIR",
     ),
-    Option(("--report",), "eval_report", "Write the HTML report to PATH", metavar="PATH"),
+    Option(("--report",), "eval_report", "Write the HTML report to PATH instead of the results folder", metavar="PATH"),
     Option(
         ("--max-cost-usd",),
         "eval_max_cost",
-        "Hard cost ceiling for the session; runs not started once it is reached are skipped (exit 2)",
+        "Hard cost ceiling for the session, shared by all workers; runs not started once it is reached are skipped "
+        "(exit 2)",
         metavar="USD",
     ),
     Option(
@@ -222,7 +230,7 @@ OPTIONS = (
     Option(
         ("-j", "--concurrency"),
         "eval_concurrency",
-        "Run up to N runs at once (1-8), in this process",
+        "Run up to N runs at once (1-8), in this process: each run is a child process the harness supervises",
         metavar="N",
     ),
     Option(
