@@ -10,6 +10,7 @@ import pytest
 from _pytest.config import create_terminal_writer
 
 from .load.suite import find_eval_roots
+from .session import extras as _extras
 from .session import options as _options
 from .session.fixtures import eval_agent, eval_mocks  # noqa: F401  (fixtures are found on the plugin module)
 
@@ -55,6 +56,14 @@ def pytest_load_initial_conftests(early_config, parser, args):
         except TrustRefused as e:
             sys.stderr.write(f"{e}\n")
             raise SystemExit(1) from None  # pytest.exit is not handled this early
+
+
+@pytest.hookimpl(wrapper=True, specname="pytest_load_initial_conftests")
+def pytest_load_initial_conftests_extras(early_config, parser, args):
+    """After the conftests have registered their options: `-n` or `--html` without its extra names the extra."""
+    result = yield
+    _extras.refuse_missing_extras(parser, args)
+    return result
 
 
 def eval_roots_of(paths, eval_dir: str | None) -> list:
