@@ -59,7 +59,7 @@ def delta_interval(
     success and one failure"); with fractional scores it follows their observed spread. The pseudo-runs keep it
     from ever being zero-width: 3 passes against 3 failures gives [+0.10, +1.00], 2 against 2 [-0.10, +1.00].
     The arms are unpaired (they run in separate sessions) and may differ in size. None with fewer than two
-    scores in either arm. Coverage, measured by bench/bench_intervals.py: README "Statistics".
+    scores in either arm. Coverage, measured by bench/bench_intervals.py: docs/statistics.md.
 
     With `runs`, the interval the arms would give with that many runs each if their means and spreads stayed as
     they are (what `--runs auto` asks before adding runs that could not settle Δ)."""

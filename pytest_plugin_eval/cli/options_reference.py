@@ -38,7 +38,7 @@ running](../running.md), [Statistics](../statistics.md), [Costs and faults](../c
 # Options of pytest and of the plugins it comes with here, which sessions use as any pytest session does.
 FOOTER = """
 List options take one or more values, read up to the next option: write `--allow-tools=Write,Edit` (commas, no
-spaces) or put the paths first.
+spaces), put the paths first, or repeat the option.
 
 pytest's own options work as in any session: `-k`, `-m`, `-x`, `-v`, `--lf`, `--junitxml` (see [Selecting and
 running](../running.md)); `-n N` and `--tx` need the `xdist` extra (pytest-xdist) and `--html` the `html` extra

@@ -1,6 +1,6 @@
 """The closed sets of values in a results document (core/kinds.py, results/model.py) agree with the code that
 uses them: the arm tuple, the groups of run error kinds, the partial reasons the scoring rules give, and the list
-the README gives readers of the document."""
+the docs give readers of the document (docs/results.md)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pytest_plugin_eval.results.model import (
 from pytest_plugin_eval.results.scoring import partial_reason
 from pytest_plugin_eval.session.options import ABLATIONS
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+RESULTS_PAGE = Path(__file__).resolve().parents[3] / "docs" / "results.md"
 
 
 def test_arms_and_ablations_are_their_literals():
@@ -41,8 +41,8 @@ def test_every_partial_reason_the_scoring_gives_is_a_literal():
     assert given < set(get_args(PartialReason))  # judge_error comes from a grader, not a run's kind
 
 
-def test_the_readme_lists_each_closed_set():
-    text = " ".join(README.read_text(encoding="utf-8").split())
+def test_the_results_page_lists_each_closed_set():
+    text = " ".join(RESULTS_PAGE.read_text(encoding="utf-8").split())
     for name, literal in (("errorKind", ErrorKind), ("partialReason", PartialReason)):
         listed = re.search(rf"`{name}` (is )?one of ((?:`\w+`(?:,? (?:or )?)?)+)", text)
         assert listed, name
