@@ -449,19 +449,28 @@ def to_json(result: CheckResult) -> dict:
     return out
 
 
-def check(argv: list[str]) -> int:
+def command_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="plugin-eval check",
         description="Load an eval suite and check its floor (a should-not-fire case, an outcome grader per case, "
         "runs >= 3, two arms) without running anything. Exit 0 when it passes, 1 otherwise.",
     )
     parser.add_argument("target", nargs="?", default=".", help="the plugin folder (default .)")
-    parser.add_argument("--eval-dir", default=None)
-    parser.add_argument("--model", default=None, help="the agent's model, for the cost estimate")
-    parser.add_argument("--judge-model", default=None, help="the judge model, for the cost estimate")
+    parser.add_argument(
+        "--eval-dir",
+        default=None,
+        metavar="DIR",
+        help="the folder below the plugin holding the cases (default: the manifest's experimental.evals, else evals)",
+    )
+    parser.add_argument("--model", default=None, metavar="MODEL", help="the agent's model, for the cost estimate")
+    parser.add_argument("--judge-model", default=None, metavar="MODEL", help="the judge model, for the cost estimate")
     parser.add_argument("--scripted", action="store_true", help="print the pilot command for the scripted endpoint")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def check(argv: list[str]) -> int:
+    args = command_parser().parse_args(argv)
     root = Path(args.target)
     if not root.is_dir():
         print(f"✗ {args.target}: not a folder (check takes a plugin folder)", file=sys.stderr)

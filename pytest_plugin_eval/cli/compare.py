@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
         raise _Refused(f"plugin-eval compare: error: {message} (see plugin-eval compare --help)")
 
 
-def _parser() -> argparse.ArgumentParser:
+def command_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="plugin-eval compare",
         description="Compare two sessions of a suite: per case the change in WITH and in Δ, each with a confidence "
@@ -86,7 +86,7 @@ def _json_alone(argv: list[str]) -> list[str]:
 
 def compare_command(argv: list[str]) -> int:
     try:
-        args = _parser().parse_args(_json_alone(argv))
+        args = command_parser().parse_args(_json_alone(argv))
         level = _level(args.level)
         if args.json not in (None, "-") and not args.json.endswith(".json"):
             raise _Refused(f"Error: --json {args.json}: the path must end in .json — or give --json alone to print")

@@ -38,7 +38,7 @@ def results_dirs(target: Path, eval_dir: str | None = None) -> list[Path]:
     return []
 
 
-def history_command(argv: list[str]) -> int:
+def command_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="plugin-eval history", description="List the past sessions of an eval suite, newest first."
     )
@@ -52,6 +52,11 @@ def history_command(argv: list[str]) -> int:
         metavar="N",
         help=f"the N most recent sessions (default {HISTORY_LIMIT}; 0: all)",
     )
+    return parser
+
+
+def history_command(argv: list[str]) -> int:
+    parser = command_parser()
     args = parser.parse_args(argv)
     if args.limit < 0:
         parser.error("--limit must be 0 (all) or more")

@@ -52,7 +52,7 @@ PLACEHOLDER_SKILL = "your-skill"
 REGEX_SPECIAL = re.compile(r"[\\^$.*+?()[\]{}|/]")
 
 
-def init(argv: list[str]) -> int:
+def command_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="plugin-eval init",
         description="Write eval cases: interview the author at a terminal (init [TARGET]), draft a suite without "
@@ -67,9 +67,18 @@ def init(argv: list[str]) -> int:
         action="store_true",
         help="write the eval dir's triggers.yaml: a trigger set per skill and command, queries to fill in",
     )
-    parser.add_argument("--eval-dir", default=None)
+    parser.add_argument(
+        "--eval-dir",
+        default=None,
+        metavar="DIR",
+        help="the folder below the plugin holding the cases (default: the manifest's experimental.evals, else evals)",
+    )
     add_arguments(parser)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def init(argv: list[str]) -> int:
+    args = command_parser().parse_args(argv)
     if args.triggers:
         return init_triggers(Path(args.name or "."), args.eval_dir)
     if not args.bare:

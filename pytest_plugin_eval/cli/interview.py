@@ -73,14 +73,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="real traffic: a list of prompts (one a line) or Claude Code transcripts (.jsonl)",
     )
     parser.add_argument("--trust-plugin", action="store_true", help="do not ask whether the plugin is trusted")
-    parser.add_argument("--model", default=None, help="the agent's model in the pilot and the cost estimate")
-    parser.add_argument("--judge-model", default=None, help="the judge model in the pilot and the cost estimate")
-    parser.add_argument("--claude", default=None, help="the Claude Code binary (default: the bundled one)")
+    parser.add_argument(
+        "--model", default=None, metavar="MODEL", help="the agent's model in the pilot and the cost estimate"
+    )
+    parser.add_argument(
+        "--judge-model", default=None, metavar="MODEL", help="the judge model in the pilot and the cost estimate"
+    )
+    parser.add_argument(
+        "--claude", default=None, metavar="PATH", help="the Claude Code binary (default: the bundled one)"
+    )
     parser.add_argument(
         "--scripted", action="store_true", help="rehearse: the pilot answers from the cases' scripted.yaml (free)"
     )
     parser.add_argument(
-        "--max-cost-usd", type=float, default=None, help="with --draft: a ceiling for the drafting session itself"
+        "--max-cost-usd",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="with --draft: a ceiling for the drafting session itself",
     )
 
 

@@ -20,12 +20,21 @@ from ..results.store import RESULTS_FILE, ResultsFolder, read_results, write_jso
 from ..run.artefacts import RunFolder
 
 
-def merge_command(argv: list[str]) -> int:
+def command_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="plugin-eval merge", description="Combine the results of --shard jobs.")
     parser.add_argument("sources", nargs="+", metavar="DIR", help="results folders (or aggregate-result.json files)")
-    parser.add_argument("--output-dir", default="merged-results", help="where the combined results folder goes")
+    parser.add_argument(
+        "--output-dir",
+        default="merged-results",
+        metavar="DIR",
+        help="where the combined results folder goes (default merged-results)",
+    )
     parser.add_argument("--json", default=None, metavar="PATH", help="also write the combined document here")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def merge_command(argv: list[str]) -> int:
+    args = command_parser().parse_args(argv)
     documents, folders = [], []
     for source in args.sources:
         path = Path(source)

@@ -9,12 +9,14 @@ renamed or reworded without the docs following.
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..session.options import OPTIONS, Option
+from . import check, compare, history, init, merge
 from .main import USAGE
 
 PAGE = Path("docs/reference/options.md")
@@ -53,16 +55,30 @@ The [reference command line](../cli.md) takes the options above and these comman
 ```
 """
 
+# The subcommands, in USAGE's order, each with the argparse parser it reads its command line with.
+COMMANDS = {
+    "init": init.command_parser,
+    "check": check.command_parser,
+    "merge": merge.command_parser,
+    "compare": compare.command_parser,
+    "history": history.command_parser,
+}
+
+
+def code(word: str) -> str:
+    """A word as inline code; `N|auto` as `N` or `auto` (a pipe would end a table cell on GitHub even in code)."""
+    return " or ".join(f"`{part}`" for part in word.split("|"))
+
 
 def takes(option: Option) -> str:
     """What follows the option on the command line, as Markdown."""
     metavar = option.metavar or "VALUE"
     return {
         "flag": "",
-        "optional": f"`[{metavar}]`",
-        "list": f"`{metavar} …`",
-        "append": f"`{metavar}`, repeatable",
-    }.get(option.kind, f"`{metavar}`")
+        "optional": code(f"[{metavar}]"),
+        "list": code(f"{metavar} …"),
+        "append": f"{code(metavar)}, repeatable",
+    }.get(option.kind, code(metavar))
 
 
 def escaped(text: str) -> str:
@@ -78,9 +94,33 @@ def row(option: Option) -> str:
     return f"| {names} | {takes(option)} | {escaped(option.help.strip())} |"
 
 
-def render(options: Iterable[Option] = OPTIONS) -> str:
+def argument_row(action: argparse.Action, command: str) -> str:
+    """A subcommand's argument as a table row: its spellings (or its name), what it takes, its help."""
+    name = action.option_strings[-1] if action.option_strings else str(action.metavar or action.dest)
+    if not (action.help or "").strip():
+        raise ValueError(f"plugin-eval {command} {name} has no help text: give it one in its command_parser()")
+    names = ", ".join(f"`{s}`" for s in action.option_strings) or code(name)
+    value = ""
+    if action.option_strings and action.nargs != 0:
+        metavar = str(action.metavar or action.dest.upper())
+        value = code({"?": f"[{metavar}]", "+": f"{metavar} …"}.get(str(action.nargs), metavar))
+    elif not action.option_strings and action.nargs in ("?", "+"):
+        value = "optional" if action.nargs == "?" else "one or more"
+    return f"| {names} | {value} | {escaped(str(action.help).strip())} |"
+
+
+def command_section(command: str, parser: argparse.ArgumentParser) -> str:
+    rows = [argument_row(a, command) for a in parser._actions if not isinstance(a, argparse._HelpAction)]
+    return (
+        f"\n### plugin-eval {command}\n\n{escaped(parser.description or '')}\n\n"
+        "| argument | takes | meaning |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
+
+
+def render(options: Iterable[Option] = OPTIONS, commands: dict | None = None) -> str:
     usage = USAGE.rstrip().rsplit("\n\noptions", 1)[0]  # the option list itself is the table above
-    return HEADER + "\n".join(row(o) for o in options) + "\n" + FOOTER.format(usage=usage)
+    sections = "".join(command_section(name, make()) for name, make in (commands or COMMANDS).items())
+    return HEADER + "\n".join(row(o) for o in options) + "\n" + FOOTER.format(usage=usage) + sections
 
 
 def main(argv: list[str]) -> int:

@@ -3,6 +3,7 @@ is what the option table gives today, so an option added, renamed or reworded wi
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 from pathlib import Path
 
@@ -40,8 +41,28 @@ def test_an_option_without_help_text_is_refused_with_its_name():
         options_reference.render((blank,))
 
 
+def test_every_subcommand_argument_has_a_row_under_its_command():
+    page = PAGE.read_text(encoding="utf-8")
+    for command, make in options_reference.COMMANDS.items():
+        section = page.split(f"### plugin-eval {command}\n", 1)[1].split("\n### ", 1)[0]
+        for action in make()._actions:
+            if action.option_strings and not isinstance(action, argparse._HelpAction):
+                assert f"| `{action.option_strings[-1]}` |" in section, (command, action.option_strings)
+
+
+def test_a_subcommand_argument_without_help_text_is_refused_with_its_name():
+    parser = argparse.ArgumentParser(prog="plugin-eval new")
+    parser.add_argument("--quiet", action="store_true")
+    with pytest.raises(ValueError, match="plugin-eval new --quiet has no help text"):
+        options_reference.render(commands={"new": lambda: parser})
+
+
 def test_markdown_in_help_texts_is_escaped_outside_code_spans():
     assert options_reference.escaped("mcp__* or a|b, `mcp__*` <dir>") == r"mcp\_\_\* or a\|b, `mcp__*` \<dir>"
+
+
+def test_a_pipe_in_a_value_is_spelled_out_as_or():
+    assert options_reference.code("N|auto") == "`N` or `auto`"
 
 
 def test_what_each_kind_of_option_takes():
