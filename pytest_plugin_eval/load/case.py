@@ -72,6 +72,12 @@ class CaseLoadError(Exception):
         return self.name is not None and not any(p.structural for p in self.problems)
 
 
+class LoaderCrash(CaseLoadError):
+    """The loader itself crashed on this case: a bug of pytest-plugin-eval, not a mistake in the files. It is
+    still this case's load error (the rest of the suite runs), but a distinct type with the crash as its
+    `__cause__`, so that tests can tell a crash from a refusal."""
+
+
 @dataclass(frozen=True)
 class Context:
     """case.yaml `context:` — staging a run: a scaffold script, a resumed history, readable fixture folders."""
@@ -403,7 +409,7 @@ def load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind]) 
         raise
     except Exception as e:  # a loader that tripped over a value nobody foresaw: still this case's problem only
         problem = f"could not be read: {type(e).__name__}: {e}"
-        raise CaseLoadError(case_dir.absolute(), [Problem(case_dir.absolute(), "", problem, structural=True)]) from e
+        raise LoaderCrash(case_dir.absolute(), [Problem(case_dir.absolute(), "", problem, structural=True)]) from e
 
 
 def _load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind]) -> Case:

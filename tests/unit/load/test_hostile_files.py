@@ -3,7 +3,8 @@ the file and the key — never a crash of the collection, and never an unbounded
 
 The fuzz tests take valid documents of every kind the loaders read (case.yaml, prompt.md frontmatter, grader
 frontmatter, mock frontmatter, scripted.yaml), put wrong-typed values (and keys) at random places, and check that
-only CaseLoadError (load_case) or SpecError (load_script) ever escapes. They are seeded: a failure names its seed
+only CaseLoadError (load_case) or SpecError (load_script) ever escapes — and that the CaseLoadError is a refusal,
+not a LoaderCrash (a crash load_case reports as the case's load error). They are seeded: a failure names its seed
 and the document, and reproduces.
 """
 
@@ -14,6 +15,7 @@ import json
 import math
 import random
 import time
+import traceback
 from pathlib import Path
 
 import pytest
@@ -24,7 +26,7 @@ from pytest_plugin_eval.core.yamlio import MAX_CHARS, MAX_DEPTH, MAX_NODES, Yaml
 from pytest_plugin_eval.grade.base import GraderType
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load import case as case_module
-from pytest_plugin_eval.load.case import CaseLoadError, load_case
+from pytest_plugin_eval.load.case import CaseLoadError, LoaderCrash, load_case
 from pytest_plugin_eval.load.script import MAX_TURNS, load_script
 
 # ---- a suite in tmp_path ----------------------------------------------------------------------------------
@@ -327,8 +329,14 @@ def frontmatter(doc, body: str = "Say hello.") -> str:
 
 
 def must_load_or_refuse(evals: Path, folder: Path, what: str) -> None:
+    """The case loads, or is refused with problems — never a crash, whether it escapes or comes back as the
+    LoaderCrash that load_case makes of it for the session's sake."""
     try:
         load_case(folder, evals, grader_types())
+    except LoaderCrash as e:  # pragma: no cover - the failure this test exists to find
+        crash = e.__cause__
+        trace = "".join(traceback.format_exception(type(crash), crash, crash.__traceback__)) if crash else ""
+        pytest.fail(f"the loader crashed on:\n{what}\n{trace}")
     except CaseLoadError as e:
         assert e.problems, what
     except Exception as e:  # pragma: no cover - the failure this test exists to find
@@ -459,9 +467,33 @@ def test_any_other_crash_of_a_loader_is_still_this_cases_load_error(tmp_path, mo
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr(case_module, "load_mocks", broken)
-    with pytest.raises(CaseLoadError) as info:
+    with pytest.raises(LoaderCrash) as info:
         load_case(evals / "c", evals, grader_types())
+    assert isinstance(info.value.__cause__, RecursionError)
     [problem] = info.value.problems
     assert (problem.file, problem.key) == (evals / "c", "")
     assert problem.message == "could not be read: RecursionError: maximum recursion depth exceeded"
     assert problem.structural
+
+
+def test_a_built_in_grader_type_that_crashes_is_a_loader_crash_not_the_graders_fault(tmp_path, monkeypatch):
+    _, evals = plugin(tmp_path)
+    case_dir(evals)
+    regex = grader_types()["regex"]
+
+    def broken(*args):
+        raise TypeError("a bug")
+
+    monkeypatch.setattr(type(regex), "parse", broken)
+    with pytest.raises(LoaderCrash) as info:
+        load_case(evals / "c", evals, grader_types())
+    assert info.value.problems[0].message == "could not be read: TypeError: a bug"
+
+
+def test_the_fuzz_check_fails_on_a_crash_the_loader_turned_into_a_load_error(tmp_path, monkeypatch):
+    _, evals = plugin(tmp_path)
+    folder = case_dir(evals)
+    must_load_or_refuse(evals, folder, "a valid case")
+    monkeypatch.setattr(case_module, "load_mocks", lambda *args: 1 / 0)
+    with pytest.raises(pytest.fail.Exception, match="(?s)the loader crashed on:\na valid case\n.*ZeroDivisionError"):
+        must_load_or_refuse(evals, folder, "a valid case")
