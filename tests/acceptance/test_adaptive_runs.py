@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 import pytest
-
-from conftest import GREETING_GRADERS
+from helpers.e2e import GREETING_GRADERS
 
 GREETING = {"greeting": GREETING_GRADERS["greeting"]}
 HELPS = {"with": ["Hello from the plugin."], "without": ["Nope."]}  # with-arm 1, without-arm 0 every run

@@ -8,9 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_e2e import normalized
-
-from conftest import GREETING_GRADERS, GREETING_SCRIPT
+from helpers.e2e import GREETING_GRADERS, GREETING_SCRIPT, normalized
 
 PLUGIN_EVAL = [sys.executable, "-m", "pytest_plugin_eval.cli.main"]
 

@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import GREETING_GRADERS, GREETING_SCRIPT
+from helpers.e2e import GREETING_GRADERS, GREETING_SCRIPT
 
 PLUGIN_EVAL = [sys.executable, "-m", "pytest_plugin_eval.cli.main"]
 

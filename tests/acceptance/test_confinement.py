@@ -12,9 +12,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from test_isolation import ANY, bash, needs_sandbox, tool_results
+from helpers.e2e import ANY, Suite, bash, needs_sandbox, tool_results
 
-from conftest import Suite
 from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load.case import load_case

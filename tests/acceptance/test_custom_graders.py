@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from conftest import GREETING_GRADERS, GREETING_SCRIPT
+from helpers.e2e import GREETING_GRADERS, GREETING_SCRIPT
 
 HELLO = "Hello from the plugin."
 

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.stand_in import PREFIX, call_log, fixed, stand_in_config, text_of
 
 from pytest_plugin_eval.core.prices import Usage, price
 from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
 from pytest_plugin_eval.load.script import parse_script
 from pytest_plugin_eval.run.agent import bundled_claude
 
-PREFIX = "mcp__plugin_mockp_tracker__"
 PRIORITY = {"path": "priority", "kind": "enum", "value": ["low", "medium", "high"]}
 CLAUDE = bundled_claude()
 # Only a guard against a hung test: every wait below ends on the event itself (a line, an exit) long before this.
@@ -59,7 +59,8 @@ class StdioServer:
             env={**os.environ, **(env or {})},
         )
         self.lines: queue.Queue[bytes | None] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
+        self.pump = threading.Thread(target=self._pump, daemon=True)
+        self.pump.start()
         self.next_id = 0
 
     def _pump(self) -> None:
@@ -111,6 +112,17 @@ class StdioServer:
         code = self.proc.wait(timeout=HANG_SECONDS)
         return code, self.proc.stderr.read().decode()
 
+    def stop(self) -> None:
+        """Kill the server if it still runs, and close its pipes (left to the garbage collector, each is a
+        ResourceWarning in whichever test runs next)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=HANG_SECONDS)
+        self.pump.join(timeout=HANG_SECONDS)  # it reads stdout up to the end: done once the server is gone
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
 
 @pytest.fixture
 def start(tmp_path: Path) -> Iterator[Any]:
@@ -124,39 +136,7 @@ def start(tmp_path: Path) -> Iterator[Any]:
 
     yield start_server
     for server in servers:
-        if server.proc.poll() is None:
-            server.proc.kill()
-            server.proc.wait()
-
-
-def stand_in_config(tmp_path: Path, responders: dict, agent: dict | None = None, tools: list | None = None) -> dict:
-    return {
-        "server": "tracker",
-        "registeredName": "plugin:mockp:tracker",
-        "toolPrefix": PREFIX,
-        "callLog": str(tmp_path / "out" / "mock-calls.jsonl"),
-        "tools": tools
-        if tools is not None
-        else [
-            {"name": name, "description": f"The {name} tool", "inputSchema": {"type": "object"}} for name in responders
-        ],
-        "responders": responders,
-        "agent": agent,
-    }
-
-
-def fixed(body: str, base_dir: Path, guards: list | None = None, is_error: bool = False) -> dict:
-    return {"kind": "fixed", "body": body, "isError": is_error, "guards": guards or [], "baseDir": str(base_dir)}
-
-
-def call_log(tmp_path: Path) -> list[dict]:
-    path = tmp_path / "out" / "mock-calls.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def text_of(result: dict) -> str:
-    assert [block["type"] for block in result["content"]] == ["text"]
-    return result["content"][0]["text"]
+        server.stop()
 
 
 def test_the_protocol_over_stdio(tmp_path: Path, mock_dir: Path, start: Any) -> None:

@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from test_isolation import tool_results
+from helpers.e2e import GREETING_GRADERS, GREETING_SCRIPT, normalized, tool_results
 
-from conftest import GREETING_GRADERS, GREETING_SCRIPT
 from pytest_plugin_eval.core.prices import resolve_model
 
 
@@ -156,20 +155,6 @@ def test_ablation_none_runs_one_arm_and_scores_indicators(suite):
     assert list(case["arms"]) == ["with"] and "delta" not in case["aggregates"]
     assert all(g["scored"] and not g["withOnly"] for g in case["arms"]["with"][0]["graders"])
     assert "SCORE ±SD   PASS% RUNS" in run.out
-
-
-def normalized(doc: dict) -> dict:
-    """The results document without what differs between two sessions (times, paths)."""
-    doc = json.loads(json.dumps(doc))
-    for key in ("startedAt", "durationSeconds"):
-        doc.pop(key, None)
-    for case in doc["cases"]:
-        for runs in case["arms"].values():
-            for run in runs:
-                for key in ("startedAt", "durationSeconds", "tracePath"):
-                    run.pop(key)
-    doc["suite"].pop("concurrency")
-    return doc
 
 
 def test_parallel_runs_give_the_same_results_as_serial(suite):

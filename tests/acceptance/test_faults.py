@@ -10,8 +10,7 @@ import sys
 import time
 
 import pytest
-
-from conftest import GREETING_GRADERS
+from helpers.e2e import GREETING_GRADERS
 
 GREETING = {"greeting": GREETING_GRADERS["greeting"]}
 HELLO = "Hello from the plugin."

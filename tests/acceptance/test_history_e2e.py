@@ -12,8 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from conftest import GREETING_GRADERS, GREETING_SCRIPT
+from helpers.e2e import GREETING_GRADERS, GREETING_SCRIPT
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

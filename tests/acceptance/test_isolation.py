@@ -9,38 +9,7 @@ import shutil
 import textwrap
 from pathlib import Path
 
-import pytest
-
-from conftest import GREETING_GRADERS
-
-ANY = {"any": "---\ntype: regex\npattern: .\n---\n"}
-
-
-def tool_results(run: dict) -> list[str]:
-    """The text of every tool result in a run's trace, in order."""
-    out = []
-    with open(run["tracePath"]) as trace:
-        for line in trace:
-            event = json.loads(line)
-            if event.get("type") != "user":
-                continue
-            for block in event["message"].get("content") or []:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    content = block.get("content")
-                    if isinstance(content, list):
-                        content = "".join(c.get("text", "") for c in content)
-                    out.append(content or "")
-    return out
-
-
-def bash(command: str) -> dict:
-    return {"tool": "Bash", "input": {"command": command, "description": "probe"}}
-
-
-needs_sandbox = pytest.mark.skipif(
-    not (shutil.which("bwrap") and shutil.which("socat")),
-    reason="Claude Code's Linux sandbox needs bubblewrap and socat (.ci/run installs them)",
-)
+from helpers.e2e import ANY, GREETING_GRADERS, bash, needs_sandbox, tool_results
 
 
 @needs_sandbox

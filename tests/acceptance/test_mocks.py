@@ -8,7 +8,7 @@ import sys
 import textwrap
 
 import yaml
-from test_isolation import tool_results
+from helpers.e2e import tool_results
 
 TRACKER = "mcp__plugin_greeter_tracker__"
 ANY = {"any": "---\ntype: regex\npattern: .\n---\n"}

@@ -7,15 +7,13 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.e2e import run_example_suite
 
 from pytest_plugin_eval.report.html import render_report
 from pytest_plugin_eval.results.model import SuiteResult
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -23,32 +21,7 @@ def example(tmp_path_factory) -> Path:
     """The example plugin's suite (~15 s), with our report, its results and pytest-html's report written to a
     folder outside the repo."""
     out = tmp_path_factory.mktemp("example")
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "example_plugin/evals",
-            "--trust-plugin",
-            "--scripted",
-            "--allow-tools",
-            "Write",
-            "-p",
-            "no:cacheprovider",
-            "--json",
-            str(out / "example.json"),
-            "--output-dir",
-            str(out / "results"),
-            "--html",
-            str(out / "pytest-html.html"),
-            "--self-contained-html",
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_example_suite(out, "--html", str(out / "pytest-html.html"), "--self-contained-html")
     return out
 
 

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.e2e import run_example_suite
 
 from pytest_plugin_eval.results.model import CaseResult, SuiteResult
 from pytest_plugin_eval.results.store import RESULTS_FILE, document_text, read_results
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -22,29 +19,7 @@ def session(tmp_path_factory) -> tuple[dict, str, Path]:
     """The example suite's document (as parsed JSON and as written text) and its results folder."""
     out = tmp_path_factory.mktemp("roundtrip")
     target, results = out / "example.json", out / "results"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "example_plugin/evals",
-            "--trust-plugin",
-            "--scripted",
-            "--allow-tools",
-            "Write",
-            "-p",
-            "no:cacheprovider",
-            "--json",
-            str(target),
-            "--output-dir",
-            str(results),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_example_suite(out)
     text = target.read_text(encoding="utf-8")
     return json.loads(text), text, results
 

@@ -12,8 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from conftest import GREETING_GRADERS, Suite
+from helpers.e2e import GREETING_GRADERS, Suite
 
 GOOD = {"all": ["Hello from the plugin."]}
 SLOW = {"all": [{"text": "Hello from the plugin.", "delay": 6}]}

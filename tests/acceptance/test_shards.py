@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from conftest import GREETING_GRADERS
+from helpers.e2e import GREETING_GRADERS
 
 HALF = {"with": {1: ["Hello from the plugin."], "default": ["Nope."]}, "without": ["Nope."]}
 GOOD = {"all": ["Hello from the plugin."]}

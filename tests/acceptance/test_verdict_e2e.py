@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from conftest import GREETING_GRADERS, Suite
+from helpers.e2e import GREETING_GRADERS, Suite
 
 HALF = {"with": {1: ["Hello from the plugin."], "default": ["Nope."]}, "without": ["Nope."]}
 GOOD = {"all": ["Hello from the plugin."]}

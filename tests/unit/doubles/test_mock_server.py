@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.stand_in import PREFIX, call_log, fixed, stand_in_config, text_of
 
 from pytest_plugin_eval.core.prices import Usage, price
 from pytest_plugin_eval.doubles.mcp.expect import check
@@ -19,7 +20,6 @@ from pytest_plugin_eval.doubles.mcp.templates import TemplateError, js_json, js_
 from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
 from pytest_plugin_eval.load.script import parse_script
 
-PREFIX = "mcp__plugin_mockp_tracker__"
 WIKI = "You are a wiki server. Pages have an id, a title and a body."
 
 
@@ -221,36 +221,6 @@ def test_the_first_failing_guard_is_reported() -> None:
 
 
 # -- the server ------------------------------------------------------------------------------------------
-
-
-def stand_in_config(tmp_path: Path, responders: dict, agent: dict | None = None, tools: list | None = None) -> dict:
-    return {
-        "server": "tracker",
-        "registeredName": "plugin:mockp:tracker",
-        "toolPrefix": PREFIX,
-        "callLog": str(tmp_path / "out" / "mock-calls.jsonl"),
-        "tools": tools
-        if tools is not None
-        else [
-            {"name": name, "description": f"The {name} tool", "inputSchema": {"type": "object"}} for name in responders
-        ],
-        "responders": responders,
-        "agent": agent,
-    }
-
-
-def fixed(body: str, base_dir: Path, guards: list | None = None, is_error: bool = False) -> dict:
-    return {"kind": "fixed", "body": body, "isError": is_error, "guards": guards or [], "baseDir": str(base_dir)}
-
-
-def call_log(tmp_path: Path) -> list[dict]:
-    path = tmp_path / "out" / "mock-calls.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def text_of(result: dict) -> str:
-    assert [block["type"] for block in result["content"]] == ["text"]
-    return result["content"][0]["text"]
 
 
 def test_the_protocol(tmp_path: Path, mock_dir: Path) -> None:

@@ -18,6 +18,8 @@ try:  # the transport the installed anthropic SDK is built on
 except ImportError:  # pragma: no cover
     import httpx
 
+from helpers.fakes import FakeJudge
+
 from pytest_plugin_eval.core import prices as cost
 from pytest_plugin_eval.core.prices import Usage
 from pytest_plugin_eval.core.problems import SpecError
@@ -885,20 +887,6 @@ def test_baseline_parse_errors(tmp_path):
 # ---- grading with a fake judge -----------------------------------------------------------------------------
 
 
-class FakeJudge:
-    def __init__(self, ballot: Ballot | None = None, error: str | None = None, model: str = "judge-model"):
-        self.model = model
-        self._ballot = ballot
-        self._error = error
-        self.calls: list[tuple[str, list]] = []
-
-    def ballot(self, grader, blocks):
-        self.calls.append((grader, blocks))
-        if self._error is not None:
-            raise JudgeUnavailable(self._error)
-        return self._ballot
-
-
 def grade(kind, raw, body, run, ctx, case_dir=None):
     grader = registry()[kind]
     return grader.grade(grader.parse(raw, body, case_dir=case_dir), run, ctx)
@@ -911,7 +899,7 @@ def test_llm_grade_pass(tmp_path):
         True,
         "judge votes: PASS PASS",
         cost_usd=0.25,
-        details={"judgeModel": "judge-model", "judgeVotes": [True, True], "evidence": "All tests pass."},
+        details={"judgeModel": HAIKU, "judgeVotes": [True, True], "evidence": "All tests pass."},
     )
     assert judge.calls == [
         ("g", [{"type": "text", "text": expected_prompt("Says the tests pass.", "last_message", "All tests pass.")}])
@@ -957,7 +945,7 @@ def test_llm_grade_judge_unavailable_is_errored(tmp_path):
     judge = FakeJudge(error="API error 500: overloaded")
     verdict = grade("llm", {}, "x", basic_run(tmp_path), GradeContext(grader="g", judge=judge))
     assert verdict == Verdict(
-        False, "judge unavailable: API error 500: overloaded", errored=True, details={"judgeModel": "judge-model"}
+        False, "judge unavailable: API error 500: overloaded", errored=True, details={"judgeModel": HAIKU}
     )
 
 
@@ -1001,7 +989,7 @@ def test_baseline_grade(tmp_path):
         False,
         "judge votes: FAIL FAIL",
         cost_usd=0.125,
-        details={"judgeModel": "judge-model", "judgeVotes": [False, False]},
+        details={"judgeModel": HAIKU, "judgeVotes": [False, False]},
     )
     ((grader_name, blocks),) = judge.calls
     assert grader_name == "b"
@@ -1052,7 +1040,7 @@ def test_judged_records_evidence_only_when_asked():
     judge = FakeJudge(Ballot([True, True]))
     evidence = Evidence([{"type": "text", "text": "p"}], "the text", " (n)")
     with_evidence = judged(GradeContext(grader="g", judge=judge), evidence, record_evidence=True)
-    assert with_evidence.details == {"judgeModel": "judge-model", "judgeVotes": [True, True], "evidence": "the text"}
+    assert with_evidence.details == {"judgeModel": HAIKU, "judgeVotes": [True, True], "evidence": "the text"}
     assert with_evidence.explanation == "judge votes: PASS PASS (n)"
     without = judged(GradeContext(grader="g", judge=judge), evidence, record_evidence=False)
     assert "evidence" not in without.details

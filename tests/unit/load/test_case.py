@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers.plugin import REGEX_OK, Suite
 
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load.case import (
@@ -19,7 +20,6 @@ from pytest_plugin_eval.load.case import (
     DEFAULT_RUNS,
     DEFAULT_TIMEOUT,
     PROMPT_CAP,
-    Case,
     CaseLoadError,
     Context,
     Problem,
@@ -28,7 +28,6 @@ from pytest_plugin_eval.load.case import (
     load_case,
 )
 
-REGEX_OK = "---\ntype: regex\npattern: hello\n---\n"
 KINDS_BAR = "regex | tool_order | tool_used | file_exists | llm | baseline | python"
 KINDS_COMMA = "regex, tool_order, tool_used, file_exists, llm, baseline, python"
 FM_KEYS = (
@@ -48,64 +47,6 @@ NO_GRADERS = (
     "or a graders: list in case.yaml"
 )
 EMPTY_PROMPT = "is empty — write the user prompt to test as the prompt.md body (or execution.prompt in case.yaml)"
-DEFAULT = object()
-
-
-class Suite:
-    """A plugin `p` with one skill and an `evals/` folder, under tmp_path/plugin."""
-
-    def __init__(self, root: Path):
-        self.plugin = root / "plugin"
-        (self.plugin / ".claude-plugin").mkdir(parents=True)
-        (self.plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "p", "version": "1.0.0"}))
-        (self.plugin / "skills" / "s").mkdir(parents=True)
-        (self.plugin / "skills" / "s" / "SKILL.md").write_text("---\nname: s\ndescription: A skill.\n---\nDo it.\n")
-        self.evals = self.plugin / "evals"
-        self.evals.mkdir()
-
-    def case(
-        self,
-        name: str = "c",
-        body: str = "Say hello.",
-        fm: str | None = None,
-        graders=DEFAULT,
-        case_yaml: str | None = None,
-        md: bool = True,
-    ) -> Path:
-        """Write evals/<name>/: prompt.md (`fm` is raw frontmatter YAML), graders/<g>.md (raw text), case.yaml."""
-        folder = self.evals / name
-        folder.mkdir(parents=True, exist_ok=True)
-        if md:
-            head = f"---\n{fm}\n---\n" if fm is not None else ""
-            (folder / "prompt.md").write_text(head + body + "\n", encoding="utf-8")
-        if graders is DEFAULT:
-            graders = {"ok": REGEX_OK}
-        if graders is not None:
-            (folder / "graders").mkdir(exist_ok=True)
-            for grader, text in graders.items():
-                (folder / "graders" / f"{grader}.md").write_text(text, encoding="utf-8")
-        if case_yaml is not None:
-            (folder / "case.yaml").write_text(case_yaml, encoding="utf-8")
-        return folder
-
-    def load(self, name: str = "c") -> Case:
-        return load_case(self.evals / name, self.evals, grader_types())
-
-    def fail(self, name: str = "c") -> CaseLoadError:
-        with pytest.raises(CaseLoadError) as info:
-            self.load(name)
-        return info.value
-
-    def rendered(self, error: CaseLoadError) -> list[str]:
-        return [p.render(self.plugin) for p in error.problems]
-
-    def problems(self, name: str = "c") -> list[str]:
-        return self.rendered(self.fail(name))
-
-
-@pytest.fixture
-def suite(tmp_path: Path) -> Suite:
-    return Suite(tmp_path)
 
 
 # ---- a valid prompt.md case --------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import io
 import re
 from pathlib import Path
 
-from documents import GREETING, case_result, suite_result
+from helpers.documents import GREETING, case_result, suite_result
 
 from pytest_plugin_eval.report import comparison as compared
 from pytest_plugin_eval.report.html import render_report

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from documents import case_result, suite_result
+from helpers.documents import case_result, suite_result
 
 from pytest_plugin_eval.report import html
 from pytest_plugin_eval.report.history import history_lines

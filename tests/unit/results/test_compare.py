@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from documents import GREETING, case_result, suite_result
+from helpers.documents import GREETING, case_result, suite_result
 
 from pytest_plugin_eval import stats
 from pytest_plugin_eval.results.compare import (

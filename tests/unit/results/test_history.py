@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from documents import case_result, suite_result
+from helpers.documents import case_result, suite_result
 
 from pytest_plugin_eval.results import history
 from pytest_plugin_eval.results.history import Scan, scan, summarize, trend

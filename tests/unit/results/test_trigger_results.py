@@ -4,7 +4,7 @@ errored runs left out, a skill's recall, false-fire rate and precision, and the 
 from __future__ import annotations
 
 import pytest
-from documents import suite_result
+from helpers.documents import suite_result
 
 from pytest_plugin_eval.results.model import SuiteResult
 from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult

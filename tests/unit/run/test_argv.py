@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.plugin import Suite
 
-from pytest_plugin_eval.grade.types import grader_types
-from pytest_plugin_eval.load.case import Case, load_case
+from pytest_plugin_eval.load.case import Case
 from pytest_plugin_eval.run import execute as run_execute
 from pytest_plugin_eval.run import permissions
 from pytest_plugin_eval.run.agent import AgentStartError
@@ -27,39 +27,6 @@ from pytest_plugin_eval.run.stand_ins import plan_mocks
 from pytest_plugin_eval.run.workspace import Workspace
 
 CLAUDE = Path("/opt/claude/bin/claude")
-REGEX_OK = "---\ntype: regex\npattern: hello\n---\n"
-
-
-class Suite:
-    def __init__(self, root: Path, mcp: bool = False):
-        self.plugin = root / "plugin"
-        (self.plugin / ".claude-plugin").mkdir(parents=True)
-        (self.plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "p"}))
-        (self.plugin / "skills" / "s").mkdir(parents=True)
-        (self.plugin / "skills" / "s" / "SKILL.md").write_text("---\nname: s\ndescription: d\n---\nDo it.\n")
-        if mcp:
-            (self.plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": {"command": "srv"}}}))
-        self.evals = self.plugin / "evals"
-
-    def case(
-        self,
-        *,
-        fm: str | None = None,
-        case_yaml: str | None = None,
-        files: dict[str, str] | None = None,
-        name: str = "c",
-    ) -> Case:
-        folder = self.evals / name
-        (folder / "graders").mkdir(parents=True)
-        (folder / "graders" / "ok.md").write_text(REGEX_OK)
-        if case_yaml is None:
-            (folder / "prompt.md").write_text((f"---\n{fm}\n---\n" if fm else "") + "Say hello.\n")
-        else:
-            (folder / "case.yaml").write_text(case_yaml)
-        for rel, text in (files or {}).items():
-            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-            (folder / rel).write_text(text)
-        return load_case(folder, self.evals, grader_types())
 
 
 def workspace(tmp_path: Path) -> Workspace:
@@ -93,11 +60,6 @@ def values(argv: list[str], name: str) -> list[str]:
 
 
 @pytest.fixture
-def suite(tmp_path) -> Suite:
-    return Suite(tmp_path)
-
-
-@pytest.fixture
 def ws(tmp_path) -> Workspace:
     return workspace(tmp_path)
 
@@ -106,7 +68,7 @@ def ws(tmp_path) -> Workspace:
 
 
 def test_the_argv_of_a_plain_case(suite, ws):
-    case = suite.case()
+    case = suite.loaded()
     argv = build_argv(plan(case), ws)
     disallowed = [
         f"Read(/{ws.config}/**)",
@@ -147,7 +109,7 @@ def test_the_argv_of_a_plain_case(suite, ws):
 
 
 def test_the_plugin_is_loaded_in_the_with_arm_only(suite, ws):
-    case = suite.case()
+    case = suite.loaded()
     assert values(build_argv(plan(case, "with"), ws), "--plugin-dir") == [str(suite.plugin)]
     assert values(build_argv(plan(case, "without"), ws), "--plugin-dir") == []
 
@@ -155,7 +117,7 @@ def test_the_plugin_is_loaded_in_the_with_arm_only(suite, ws):
 def test_several_plugins_of_a_case(suite, ws):
     for sub in ("a", "b"):
         (suite.plugin / "extra" / sub / "skills").mkdir(parents=True)
-    case = suite.case(fm="plugins: [../../extra/a, ../../extra/b]")
+    case = suite.loaded(fm="plugins: [../../extra/a, ../../extra/b]")
     assert values(build_argv(plan(case), ws), "--plugin-dir") == [
         str(suite.plugin / "extra" / "a"),
         str(suite.plugin / "extra" / "b"),
@@ -163,16 +125,16 @@ def test_several_plugins_of_a_case(suite, ws):
 
 
 def test_the_model_option_wins_over_the_case(suite, ws):
-    case = suite.case(fm="model: haiku\nmax_turns: 3")
+    case = suite.loaded(fm="model: haiku\nmax_turns: 3")
     argv = build_argv(plan(case), ws)
     assert flag(argv, "--model") == "haiku"
     assert values(argv, "--max-turns") == ["3"]
     assert flag(build_argv(plan(case, model="opus"), ws), "--model") == "opus"
-    assert flag(build_argv(plan(suite.case(name="plain")), ws), "--model") is None
+    assert flag(build_argv(plan(suite.loaded(name="plain")), ws), "--model") is None
 
 
 def test_allowed_and_disallowed_tools(suite, ws):
-    case = suite.case(fm="allowed_tools: [Read, Skill, Bash, Edit(src/**)]\ndisallowed_tools: [Agent]")
+    case = suite.loaded(fm="allowed_tools: [Read, Skill, Bash, Edit(src/**)]\ndisallowed_tools: [Agent]")
     argv = build_argv(
         plan(case, allow_tools=("Write", "WebFetch(domain:example.com)"), disallow_tools=("TaskStop", "Agent")), ws
     )
@@ -204,7 +166,7 @@ ADD_DIRS = (
 
 
 def test_add_dirs_are_readable_and_named(suite, ws):
-    case = suite.case(case_yaml=ADD_DIRS, files={"fixtures/a.txt": "a", "more/b.txt": "b"})
+    case = suite.loaded(md=False, case_yaml=ADD_DIRS, files={"fixtures/a.txt": "a", "more/b.txt": "b"})
     argv = build_argv(plan(case), ws)
     fixtures, more = case.dir / "fixtures", case.dir / "more"
     assert values(argv, "--add-dir") == [str(fixtures), str(more)]
@@ -219,7 +181,7 @@ def test_add_dirs_are_readable_and_named(suite, ws):
 
 
 def test_no_append_system_prompt_unless_asked(suite, ws):
-    assert not any(a.startswith("--append-system-prompt") for a in build_argv(plan(suite.case()), ws))
+    assert not any(a.startswith("--append-system-prompt") for a in build_argv(plan(suite.loaded()), ws))
 
 
 HISTORY = (
@@ -228,16 +190,16 @@ HISTORY = (
 
 
 def test_a_history_is_resumed_from_the_workspace_copy(suite, ws):
-    case = suite.case(case_yaml=HISTORY, files={"history.jsonl": '{"type":"user"}\n'})
+    case = suite.loaded(md=False, case_yaml=HISTORY, files={"history.jsonl": '{"type":"user"}\n'})
     argv = build_argv(plan(case), ws)
     assert values(argv, "--resume") == [str(ws.history)]
-    assert values(build_argv(plan(suite.case(name="plain")), ws), "--resume") == []
+    assert values(build_argv(plan(suite.loaded(name="plain")), ws), "--resume") == []
 
 
 def test_active_stand_ins_bring_the_mcp_config_and_their_tools(tmp_path):
     suite = Suite(tmp_path, mcp=True)
     ws = workspace(tmp_path)
-    case = suite.case(files={"mocks/srv/lookup.md": "found it", "mocks/extra/ping.md": "pong"})
+    case = suite.loaded(files={"mocks/srv/lookup.md": "found it", "mocks/extra/ping.md": "pong"})
     mock_plan = plan_mocks(case.mocks, {"p": suite.plugin}, "with", allow_real_servers=False)
     argv = build_argv(plan(case), ws, mock_plan)
     assert flag(argv, "--mcp-config") == str(ws.out / "mcp-config.json")
@@ -247,7 +209,7 @@ def test_active_stand_ins_bring_the_mcp_config_and_their_tools(tmp_path):
 
 
 def test_inactive_stand_ins_add_nothing(suite, ws):
-    case = suite.case()
+    case = suite.loaded()
     mock_plan = plan_mocks(case.mocks, {"p": suite.plugin}, "with", allow_real_servers=False)
     assert not mock_plan.active
     assert build_argv(plan(case), ws, mock_plan) == build_argv(plan(case), ws)
@@ -256,7 +218,7 @@ def test_inactive_stand_ins_add_nothing(suite, ws):
 def test_stand_ins_write_the_mcp_config(tmp_path):
     suite = Suite(tmp_path, mcp=True)
     ws = workspace(tmp_path)
-    case = suite.case(files={"mocks/srv/lookup.md": "found it"})
+    case = suite.loaded(files={"mocks/srv/lookup.md": "found it"})
     mock_plan = stand_ins(plan(case), ws)
     assert [(s.registered, s.kind) for s in mock_plan.stand_ins] == [("plugin:p:srv", "shadow")]
     config = json.loads((ws.out / "mcp-config.json").read_text())
@@ -271,7 +233,7 @@ def test_stand_ins_write_the_mcp_config(tmp_path):
 
 
 def test_child_env_defaults_and_the_runs_folders(suite, ws):
-    case = suite.case(fm='env:\n  EVAL_COLOUR: "blue"')
+    case = suite.loaded(fm='env:\n  EVAL_COLOUR: "blue"')
     env = child_env(plan(case, environ={"PATH": "/usr/bin", "SECRET_TOKEN": "s", "HOME": "/root"}), ws)
     assert {k: env[k] for k in CHILD_DEFAULTS} == {
         "CLAUDE_CODE_MAX_RETRIES": "3",
@@ -290,14 +252,15 @@ def test_child_env_defaults_and_the_runs_folders(suite, ws):
 
 def test_the_operator_can_override_the_child_defaults(suite, ws):
     env = child_env(
-        plan(suite.case(), environ={"CLAUDE_CODE_MAX_RETRIES": "7", "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "1000"}), ws
+        plan(suite.loaded(), environ={"CLAUDE_CODE_MAX_RETRIES": "7", "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "1000"}), ws
     )
     assert (env["CLAUDE_CODE_MAX_RETRIES"], env["CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS"]) == ("7", "1000")
 
 
 def test_the_operators_endpoint_and_key_pass_through(suite, ws):
     env = child_env(
-        plan(suite.case(), environ={"ANTHROPIC_API_KEY": "sk-real", "ANTHROPIC_BASE_URL": "https://proxy.example"}), ws
+        plan(suite.loaded(), environ={"ANTHROPIC_API_KEY": "sk-real", "ANTHROPIC_BASE_URL": "https://proxy.example"}),
+        ws,
     )
     assert (env["ANTHROPIC_API_KEY"], env["ANTHROPIC_BASE_URL"]) == ("sk-real", "https://proxy.example")
 
@@ -309,7 +272,7 @@ def test_scripted_runs_get_their_url_and_a_placeholder_key(suite, ws):
         asked.append(cwd)
         return "http://127.0.0.1:4321/agent/abc"
 
-    case = suite.case()
+    case = suite.loaded()
     scripted = RunPlan(
         case=case,
         arm="with",
@@ -339,7 +302,7 @@ def test_scripted_runs_get_their_url_and_a_placeholder_key(suite, ws):
 
 
 def test_stage_copies_the_history_into_the_workspace(suite, ws):
-    case = suite.case(case_yaml=HISTORY, files={"history.jsonl": '{"type":"user"}\n'})
+    case = suite.loaded(md=False, case_yaml=HISTORY, files={"history.jsonl": '{"type":"user"}\n'})
     stage(plan(case), ws)
     assert ws.history.read_text() == '{"type":"user"}\n'
     assert (case.dir / "history.jsonl").read_text() == '{"type":"user"}\n'
@@ -351,7 +314,7 @@ SCAFFOLD = 'schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\ncontext:\n
 def test_the_scaffold_runs_only_with_the_option(suite, ws, monkeypatch):
     ran = []
     monkeypatch.setattr(Workspace, "run_scaffold", lambda self, script: ran.append((self, script)))
-    case = suite.case(case_yaml=SCAFFOLD, files={"setup.sh": "#!/bin/sh\n"})
+    case = suite.loaded(md=False, case_yaml=SCAFFOLD, files={"setup.sh": "#!/bin/sh\n"})
     stage(plan(case), ws)
     assert ran == []
     stage(plan(case, scaffold=True), ws)
@@ -359,7 +322,7 @@ def test_the_scaffold_runs_only_with_the_option(suite, ws, monkeypatch):
 
 
 def test_a_granted_shell_needs_the_sandbox(suite, ws, monkeypatch):
-    case = suite.case()
+    case = suite.loaded()
     monkeypatch.setattr(run_execute.permissions, "sandbox_missing", lambda: "bubblewrap is not installed")
     with pytest.raises(AgentStartError, match="^bubblewrap is not installed$"):
         stage(plan(case, allow_tools=("Bash",)), ws)
@@ -372,18 +335,18 @@ def test_a_granted_shell_needs_the_sandbox(suite, ws, monkeypatch):
 
 
 def test_without_a_shell_grant_no_sandbox_is_written(suite, ws):
-    stage(plan(suite.case(), allow_tools=("Write",)), ws)
+    stage(plan(suite.loaded(), allow_tools=("Write",)), ws)
     assert not (ws.config / "settings.json").exists()
 
 
 def test_mock_calls_graders_are_indicators_only_when_every_stand_in_shadows(tmp_path):
     suite = Suite(tmp_path, mcp=True)
-    shadow = suite.case(name="shadow", files={"mocks/srv/lookup.md": "found it"})
-    mixed = suite.case(name="mixed", files={"mocks/srv/lookup.md": "found it", "mocks/notes/add.md": "ok"})
+    shadow = suite.loaded(name="shadow", files={"mocks/srv/lookup.md": "found it"})
+    mixed = suite.loaded(name="mixed", files={"mocks/srv/lookup.md": "found it", "mocks/notes/add.md": "ok"})
     assert mock_calls_with_only(plan(shadow)) is True
     assert mock_calls_with_only(plan(shadow, mocks="record", allow_real_servers=True)) is True
     assert mock_calls_with_only(plan(mixed)) is False  # notes is served in the without arm too
-    assert mock_calls_with_only(plan(suite.case(name="none"))) is False  # no stand-in in either arm
+    assert mock_calls_with_only(plan(suite.loaded(name="none"))) is False  # no stand-in in either arm
     assert mock_calls_with_only(plan(shadow, mocks="off")) is False  # real servers: no stand-in at all
     # The same split as the stand-ins the without arm gets.
     assert [s.kind for s in stand_ins(plan(mixed, "without"), workspace(tmp_path)).stand_ins] == ["standalone"]

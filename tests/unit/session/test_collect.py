@@ -4,15 +4,13 @@ node methods are called on instances made with `object.__new__`, and EvalSession
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from helpers.plugin import Suite
 
-from pytest_plugin_eval.grade.types import grader_types
-from pytest_plugin_eval.load.case import Case, CaseLoadError, load_case
+from pytest_plugin_eval.load.case import CaseLoadError
 from pytest_plugin_eval.results.model import GraderResult, RunResult
 from pytest_plugin_eval.session import collect, rules, wire
 from pytest_plugin_eval.session.collect import ARM_LABELS, CaseFile, RunItem, describe_run, deselect_unselected
@@ -20,45 +18,7 @@ from pytest_plugin_eval.session.options import EvalOptions
 from pytest_plugin_eval.session.state import SESSION_KEY, EvalSession
 from pytest_plugin_eval.session.verdicts import JUNIT_ATTR
 
-REGEX_OK = "---\ntype: regex\npattern: hello\n---\n"
-
-
 # ---- a suite -------------------------------------------------------------------------------------------------
-
-
-class Suite:
-    """`tmp_path/plugin` (with a manifest, unless `plugin=False`) and its evals/ folder."""
-
-    def __init__(self, root: Path, plugin: bool = True):
-        self.root = root / "plugin"
-        self.evals = self.root / "evals"
-        self.evals.mkdir(parents=True)
-        if plugin:
-            (self.root / ".claude-plugin").mkdir()
-            (self.root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "p", "version": "2.0.0"}))
-
-    def case(
-        self,
-        name: str = "c",
-        *,
-        fm: str | None = None,
-        case_yaml: str | None = None,
-        files: dict[str, str] | None = None,
-    ) -> Path:
-        folder = self.evals / name
-        (folder / "graders").mkdir(parents=True)
-        (folder / "graders" / "ok.md").write_text(REGEX_OK)
-        if case_yaml is None:
-            (folder / "prompt.md").write_text((f"---\n{fm}\n---\n" if fm else "") + "Say hello.\n")
-        else:
-            (folder / "case.yaml").write_text(case_yaml)
-        for rel, text in (files or {}).items():
-            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-            (folder / rel).write_text(text)
-        return folder
-
-    def load(self, name: str = "c") -> Case:
-        return load_case(self.evals / name, self.evals, grader_types())
 
 
 def eval_session(**options) -> EvalSession:
@@ -191,7 +151,7 @@ def test_selected_name_by_case_globs_and_tags():
 
 
 def test_deselect_unselected_keeps_other_items_and_reports_the_dropped(tmp_path):
-    suite = Suite(tmp_path)
+    suite = Suite(tmp_path, version="2.0.0")
     suite.case("alpha", fm="tags: [smoke]")
     suite.case("beta")
     session = eval_session(tags=("smoke",))
@@ -213,7 +173,7 @@ def test_deselect_unselected_keeps_other_items_and_reports_the_dropped(tmp_path)
 
 
 def test_deselect_with_everything_selected_calls_no_hook(tmp_path):
-    suite = Suite(tmp_path)
+    suite = Suite(tmp_path, version="2.0.0")
     suite.case("alpha")
     item = object.__new__(RunItem)
     item.case = suite.load("alpha")
@@ -227,7 +187,7 @@ def test_deselect_with_everything_selected_calls_no_hook(tmp_path):
 
 
 def test_a_case_of_a_plugin_runs_both_arms(tmp_path):
-    suite = Suite(tmp_path)
+    suite = Suite(tmp_path, version="2.0.0")
     suite.case("c", fm="runs: 2")
     case, session = suite.load(), eval_session()
     options = session.options
@@ -240,7 +200,7 @@ def test_a_case_of_a_plugin_runs_both_arms(tmp_path):
 
 
 def test_runs_option_and_ablation_none(tmp_path):
-    suite = Suite(tmp_path)
+    suite = Suite(tmp_path, version="2.0.0")
     suite.case("c", fm="runs: 2")
     case = suite.load()
     assert eval_session(runs=3, ablation="none").runs_to_collect(case) == [("with", 1), ("with", 2), ("with", 3)]
@@ -249,10 +209,10 @@ def test_runs_option_and_ablation_none(tmp_path):
 
 def test_a_folder_without_a_manifest_is_a_plugin_and_runs_both_arms(tmp_path):
     # Claude Code loads any folder as a plugin (named after the folder), so there is a plugin to strip.
-    suite = Suite(tmp_path, plugin=False)
+    suite = Suite(tmp_path, version="2.0.0", manifest=False)
     suite.case("c")
     case, session = suite.load(), eval_session()
-    assert case.plugin_dirs == (suite.root,)
+    assert case.plugin_dirs == (suite.plugin,)
     assert (rules.ablation(case, session.options), rules.two_arm(case, session.options)) == ("with-without", True)
     assert session.runs_to_collect(case)[-1] == ("without", 3)
     assert session.case_result(case).single_arm_reason is None
@@ -265,8 +225,8 @@ HISTORY_CASE = (
 
 
 def test_a_resumed_history_runs_single_arm(tmp_path):
-    suite = Suite(tmp_path)
-    suite.case("c", case_yaml=HISTORY_CASE, files={"history.jsonl": "{}\n"})
+    suite = Suite(tmp_path, version="2.0.0")
+    suite.case("c", md=False, case_yaml=HISTORY_CASE, files={"history.jsonl": "{}\n"})
     case, session = suite.load(), eval_session()
     assert session.runs_to_collect(case) == [("with", 1), ("with", 2), ("with", 3)]
     assert session.case_result(case).single_arm_reason == "a resumed history_file carries the plugin into both arms"
@@ -277,7 +237,7 @@ def test_a_resumed_history_runs_single_arm(tmp_path):
 
 
 def test_with_regrade_the_items_are_the_stored_runs(tmp_path):
-    suite = Suite(tmp_path)
+    suite = Suite(tmp_path, version="2.0.0")
     suite.case("c")
     session = eval_session()
     asked = []
@@ -290,7 +250,7 @@ def test_with_regrade_the_items_are_the_stored_runs(tmp_path):
 
 
 def test_case_result_describes_the_case_before_any_run(tmp_path):
-    suite = Suite(tmp_path)
+    suite = Suite(tmp_path, version="2.0.0")
     suite.case("c", fm="name: drafts\nruns: 2\nmodel: haiku\ntags: [smoke]\ndescription: Drafts.\nmax_turns: 4")
     header = eval_session(runs=5, model="opus").case_result(suite.load()).header_json()
     assert header == {
@@ -318,9 +278,10 @@ def test_case_result_describes_the_case_before_any_run(tmp_path):
 
 
 def test_case_notices(tmp_path):
-    suite = Suite(tmp_path)
+    suite = Suite(tmp_path, version="2.0.0")
     suite.case(
         "c",
+        md=False,
         case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\n'
         "  allowed_tools: [Read, Bash, WebFetch, Monitor]\n  disallowed_tools: [Agent]\n"
         "context:\n  scaffold_script: setup.sh\n",
@@ -344,17 +305,21 @@ def test_case_notices(tmp_path):
 
 
 def test_a_misspelled_tool_grant_gets_a_did_you_mean(tmp_path):
-    suite = Suite(tmp_path)
+    suite = Suite(tmp_path, version="2.0.0")
     suite.case(
-        "c", case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\n  allowed_tools: [Reed, Grep]\n'
+        "c",
+        md=False,
+        case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\n  allowed_tools: [Reed, Grep]\n',
     )
     notes = eval_session(allow_tools=("Write", "mcp__s__t", "NewTool")).case_notices(suite.load())
     assert notes == ['⚠ case "n": allowed_tools entry Reed is no tool of Claude Code\'s — did you mean Read?']
 
 
 def test_regrading_says_nothing_about_how_a_case_would_run(tmp_path):
-    suite = Suite(tmp_path)
-    suite.case("c", case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\n  allowed_tools: [Bash]\n')
+    suite = Suite(tmp_path, version="2.0.0")
+    suite.case(
+        "c", md=False, case_yaml='schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\n  allowed_tools: [Bash]\n'
+    )
     session = eval_session(allow_tools=("WebFetch",), mocks="off")
     assert session.case_notices(suite.load())  # a run would be told about both
     session.stored = object()  # --regrade: the runs are stored, nothing runs
@@ -362,7 +327,7 @@ def test_regrading_says_nothing_about_how_a_case_would_run(tmp_path):
 
 
 def test_run_report_carries_case_run_suite_and_notices(tmp_path):
-    suite = Suite(tmp_path)
+    suite = Suite(tmp_path, version="2.0.0")
     suite.case("c", fm="disallowed_tools: [Agent]")
     case = suite.load()
     item = object.__new__(RunItem)
@@ -377,15 +342,15 @@ def test_run_report_carries_case_run_suite_and_notices(tmp_path):
         item.result,
         str(suite.evals),
     )
-    assert (report.suite.root, report.suite.ablation) == (str(suite.root), "with-without")
-    assert [p.to_json() for p in report.suite.plugins] == [{"name": "p", "version": "2.0.0", "path": str(suite.root)}]
+    assert (report.suite.root, report.suite.ablation) == (str(suite.plugin), "with-without")
+    assert [p.to_json() for p in report.suite.plugins] == [{"name": "p", "version": "2.0.0", "path": str(suite.plugin)}]
     assert report.notices == ["c: removed from Claude's tools by the case's disallowed_tools: Agent"]
 
 
 def test_a_run_items_call_report_carries_the_run_and_every_report_its_junit_names(tmp_path):
     """What hooks.pytest_runtest_makereport leaves on a run item's reports (collect.carried); other items' reports
     are left alone, and only pooled items are handed to the run pool."""
-    suite = Suite(tmp_path)
+    suite = Suite(tmp_path, version="2.0.0")
     suite.case("c")
     item = object.__new__(RunItem)
     item.case, item.arm, item.index, item.skipped_run, item.unneeded = suite.load(), "without", 2, None, None
@@ -403,7 +368,7 @@ def test_a_run_items_call_report_carries_the_run_and_every_report_its_junit_name
 
 
 def test_load_error_report_names_the_case_relative_to_the_suite(tmp_path):
-    suite = Suite(tmp_path)
+    suite = Suite(tmp_path, version="2.0.0")
     folder = suite.case("broken", fm="runs: 0")
     with pytest.raises(CaseLoadError) as info:
         suite.load("broken")

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from _pytest.junitxml import xml_key
-from _pytest.reports import TestReport
+from helpers.fakes import FakeHook, FakeLogXML
 
 from pytest_plugin_eval.core.paths import display_path
 from pytest_plugin_eval.load.case import CaseLoadError
@@ -72,35 +72,6 @@ class FakeCache:
 
     def set(self, key, value):
         self.values[key] = value
-
-
-class FakeHook:
-    """`config.hook`: records the verdicts reported through pytest's report hooks and, as pytest would, hands each
-    report to the controller's own `pytest_runtest_logreport` too (once `controller` is set)."""
-
-    def __init__(self):
-        self.calls: list[tuple] = []
-        self.controller: Controller | None = None
-
-    def pytest_runtest_logstart(self, *, nodeid, location):
-        self.calls.append(("logstart", nodeid, location))
-
-    def pytest_runtest_logreport(self, *, report):
-        self.calls.append(("logreport", report))
-        if self.controller is not None:
-            self.controller.pytest_runtest_logreport(report)
-
-    def pytest_runtest_logfinish(self, *, nodeid, location):
-        self.calls.append(("logfinish", nodeid, location))
-
-    @property
-    def verdicts(self) -> list[TestReport]:
-        """The call report of each case's verdict, in the order they were reported."""
-        return [c[1] for c in self.calls if c[0] == "logreport" and c[1].when == "call"]
-
-    @property
-    def outcomes(self) -> list[tuple[str, str]]:
-        return [(str(r.nodeid), r.outcome) for r in self.verdicts]
 
 
 class FakeConfig:
@@ -186,28 +157,6 @@ class IdlePool:
 
     def stop(self) -> list:
         return []
-
-
-class Recorder:
-    """A JUnit node reporter of the fake LogXML: the attributes and properties set on one testcase."""
-
-    def __init__(self):
-        self.attributes: dict[str, object] = {}
-        self.properties: list[tuple[str, object]] = []
-
-    def add_attribute(self, name, value):
-        self.attributes[name] = value
-
-    def add_property(self, name, value):
-        self.properties.append((name, value))
-
-
-class FakeLogXML:
-    def __init__(self):
-        self.reporters: dict[str, Recorder] = {}
-
-    def node_reporter(self, report):
-        return self.reporters.setdefault(str(report.nodeid), Recorder())
 
 
 @pytest.fixture(autouse=True)
@@ -345,7 +294,7 @@ def load_error_report(case_dir: str, message: str = "prompt.md: is empty", eval_
 def make(session) -> Controller:
     """A Controller whose verdict reports come back to it, as they do through pytest's hooks."""
     controller = Controller(session)
-    session.config.hook.controller = controller
+    session.config.hook.forward = controller
     return controller
 
 
@@ -1229,7 +1178,7 @@ def test_a_cases_verdict_is_reported_once_its_last_run_is_torn_down(tmp_path):
     b_file = case_file_for("evals/b")
     assert [c[0] for c in hook.calls] == ["logstart", "logreport", "logreport", "logreport", "logfinish"]
     assert hook.calls[0] == ("logstart", f"{b_file}::b", (b_file, None, "b (the case, over its runs)"))
-    assert [(r.when, r.outcome) for r in (c[1] for c in hook.calls[1:4])] == [
+    assert [(r.when, r.outcome) for r in (c[2] for c in hook.calls[1:4])] == [
         ("setup", "passed"),
         ("call", "failed"),
         ("teardown", "passed"),

@@ -15,8 +15,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from helpers.fakes import FakeJudge
 
-from pytest_plugin_eval.grade.judge import Ballot
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load.case import Case, load_case
 from pytest_plugin_eval.results.ledger import CostLedger
@@ -189,20 +189,6 @@ def outcome_run(plan, ws, *, trace, files, error, cost, aborted, mock_calls, not
         mocks={"servers": []} if mock_calls is not None else None,
         notes=notes,
     )
-
-
-class FakeJudge:
-    """A judge whose every ballot passes (or fails) for `cost` dollars."""
-
-    model = "claude-haiku-5-5"
-
-    def __init__(self, votes=(True, True), cost: float = 0.004):
-        self.votes, self.cost = list(votes), cost
-        self.asked: list[str] = []
-
-    def ballot(self, grader: str, content: list[dict]) -> Ballot:
-        self.asked.append(grader)
-        return Ballot(votes=list(self.votes), cost_usd=self.cost)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import pytest
 from _pytest._io import TerminalWriter
 from _pytest.junitxml import LogXML, xml_key
 from _pytest.reports import TestReport
+from helpers.fakes import FakeHook, FakeLogXML
 
 from pytest_plugin_eval.results import scoring
 from pytest_plugin_eval.results.model import CaseResult, GraderInfo, GraderResult, RunResult
@@ -45,49 +46,6 @@ def case(*runs: RunResult, name: str = "a") -> CaseResult:
 def run(arm: str, index: int, score: float | None, **kw) -> RunResult:
     graders = [] if score is None else [GraderResult("says-hi", score == 1.0, 1, "pattern /hi/ not found")]
     return RunResult(arm, index, score=score, passed=score == 1.0, graders=graders, **kw)
-
-
-class Recorder:
-    """A JUnit node reporter: what was set on a testcase, in order, in a log shared with the hook."""
-
-    def __init__(self, nodeid: str, log: list):
-        self.nodeid, self.log = nodeid, log
-        self.attributes: dict[str, object] = {}
-        self.properties: list[tuple[str, object]] = []
-
-    def add_attribute(self, name, value):
-        self.attributes[name] = value
-        self.log.append(("attribute", self.nodeid, name, value))
-
-    def add_property(self, name, value):
-        self.properties.append((name, value))
-        self.log.append(("property", self.nodeid, name, value))
-
-
-class FakeLogXML:
-    def __init__(self, log: list):
-        self.log = log
-        self.reporters: dict[str, Recorder] = {}
-
-    def node_reporter(self, report):
-        return self.reporters.setdefault(str(report.nodeid), Recorder(str(report.nodeid), self.log))
-
-
-class FakeHook:
-    def __init__(self, log: list, forward=None):
-        self.log = log
-        self.forward = forward  # a LogXML to hand the reports to, as pytest would
-
-    def pytest_runtest_logstart(self, *, nodeid, location):
-        self.log.append(("logstart", nodeid, location))
-
-    def pytest_runtest_logreport(self, *, report):
-        self.log.append(("logreport", report.when, report))
-        if self.forward is not None:
-            self.forward.pytest_runtest_logreport(report)
-
-    def pytest_runtest_logfinish(self, *, nodeid, location):
-        self.log.append(("logfinish", nodeid, location))
 
 
 def fake_config(log: list, xml=None, forward=None) -> SimpleNamespace:
