@@ -8,7 +8,7 @@ so that loading the pytest plugin (every pytest run in an environment that has i
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 # name → the module that defines it
 _EXPORTS = {
@@ -92,7 +92,7 @@ if TYPE_CHECKING:
     from .run.transcript import ToolCall, Transcript
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
         raise AttributeError(f"module 'pytest_plugin_eval' has no attribute {name!r}")
     return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)

@@ -5,6 +5,8 @@ dir, or eval options were given — it starts the eval session (session/hooks.py
 from __future__ import annotations
 
 import sys
+from collections.abc import Generator, Iterable
+from pathlib import Path
 
 import pytest
 from _pytest.config import create_terminal_writer
@@ -19,18 +21,18 @@ from .session.fixtures import eval_agent, eval_mocks  # noqa: F401  (fixtures ar
 OPTIONS_KEY = pytest.StashKey["_options.EvalOptions"]()
 
 
-def pytest_addoption(parser):
+def pytest_addoption(parser: pytest.Parser) -> None:
     _options.add_options(parser)
 
 
-def pytest_addhooks(pluginmanager):
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from . import hookspecs
 
     pluginmanager.add_hookspecs(hookspecs)
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config, parser, args):
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
     """pytest is about to import the conftest.py files of the paths it was given — a suite's among them, and
     running a suite runs the plugin's code: an untrusted plugin is asked about (or refused) before that."""
     namespace = early_config.known_args_namespace
@@ -59,22 +61,24 @@ def pytest_load_initial_conftests(early_config, parser, args):
 
 
 @pytest.hookimpl(wrapper=True, specname="pytest_load_initial_conftests")
-def pytest_load_initial_conftests_extras(early_config, parser, args):
+def pytest_load_initial_conftests_extras(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> Generator[None, object, object]:
     """After the conftests have registered their options: `-n` or `--html` without its extra names the extra."""
     result = yield
     _extras.refuse_missing_extras(parser, args)
     return result
 
 
-def eval_roots_of(paths, eval_dir: str | None) -> list:
-    roots: list = []
+def eval_roots_of(paths: Iterable[Path], eval_dir: str | None) -> list[Path]:
+    roots: list[Path] = []
     for path in paths:
         roots += [root for root in find_eval_roots(path, eval_dir) if root not in roots]
     return roots
 
 
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "plugin_eval: one run of a Claude Code plugin eval case")
     config.addinivalue_line("markers", f"{_options.TRIGGER_MARKER}: one run of a trigger query (trigger evals)")
     options = config.stash.get(OPTIONS_KEY, None)
@@ -93,7 +97,7 @@ def pytest_configure(config):
         hooks.start(config, options, roots)
 
 
-def terminal_to_stderr(config) -> None:
+def terminal_to_stderr(config: pytest.Config) -> None:
     """`--json` without a path prints the document on stdout: pytest's own output goes to stderr, so that stdout
     is the document alone."""
     terminal = config.pluginmanager.get_plugin("terminalreporter")

@@ -76,6 +76,8 @@ class Yaml12Loader(yaml.SafeLoader):
             node = super().compose_node(parent, index)
         finally:
             self._paths.pop()
+        if node is None:
+            return None
         if isinstance(node, yaml.MappingNode):
             self._key_paths[id(node)] = path
             children = [child for pair in node.value for child in pair]

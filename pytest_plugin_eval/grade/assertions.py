@@ -9,10 +9,12 @@ grader raises AssertionError with its explanation; a passing one returns its Ver
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..core.problems import SpecError
 from ..load.graders import parse_grader
-from .base import GradeContext, Verdict
+from ..run.output import RunOutput
+from .base import GradeContext, JudgeClient, Verdict
 from .ecmaregex import RegexAborted
 from .judge import JudgeUnavailable
 from .types import grader_types
@@ -22,7 +24,15 @@ class GraderUnavailable(RuntimeError):
     """The grader could not judge (its judge was unavailable): neither a pass nor a failure."""
 
 
-def check(run, type: str, *, body: str = "", judge=None, case_dir: Path | None = None, **keys) -> Verdict:
+def check(
+    run: RunOutput,
+    type: str,
+    *,
+    body: str = "",
+    judge: JudgeClient | None = None,
+    case_dir: Path | None = None,
+    **keys: Any,
+) -> Verdict:
     """Grade `run` with a grader of `type` defined by `keys` (its frontmatter) and `body` (a rubric).
     A definition the Markdown loader would refuse raises SpecError (ValueError-like) naming the key."""
     spec = parse_grader({"type": type, **keys}, body, type, "python", grader_types(), case_dir)
@@ -32,7 +42,7 @@ def check(run, type: str, *, body: str = "", judge=None, case_dir: Path | None =
         return Verdict(False, f"regular expression {e}", errored=True)
 
 
-def expect(run, type: str, **kwargs) -> Verdict:
+def expect(run: RunOutput, type: str, **kwargs: Any) -> Verdict:
     """`check`, raising AssertionError when the grader fails."""
     __tracebackhide__ = True  # pytest shows the caller's line and the message, not this frame
     verdict = check(run, type, **kwargs)
@@ -43,16 +53,18 @@ def expect(run, type: str, **kwargs) -> Verdict:
     return verdict
 
 
-def assert_regex(run, pattern: str, *, target="last_message", match: str = "contains", flags: str = "") -> Verdict:
+def assert_regex(
+    run: RunOutput, pattern: str, *, target: str = "last_message", match: str = "contains", flags: str = ""
+) -> Verdict:
     __tracebackhide__ = True
     return expect(run, "regex", pattern=pattern, target=target, match=match, flags=flags)
 
 
 def assert_tool_used(
-    run, tool: str, *, input_match: str | None = None, min: int = 1, max: int | None = None
+    run: RunOutput, tool: str, *, input_match: str | None = None, min: int = 1, max: int | None = None
 ) -> Verdict:
     __tracebackhide__ = True
-    keys = {"tool": tool, "min": min}
+    keys: dict[str, Any] = {"tool": tool, "min": min}
     if input_match is not None:
         keys["input_match"] = input_match
     if max is not None:
@@ -60,22 +72,26 @@ def assert_tool_used(
     return expect(run, "tool_used", **keys)
 
 
-def assert_tool_order(run, before, after) -> Verdict:
+def assert_tool_order(run: RunOutput, before: str | dict, after: str | dict) -> Verdict:
     __tracebackhide__ = True
     return expect(run, "tool_order", before=before, after=after)
 
 
-def assert_file_exists(run, path: str, *, exists: bool = True) -> Verdict:
+def assert_file_exists(run: RunOutput, path: str, *, exists: bool = True) -> Verdict:
     __tracebackhide__ = True
     return expect(run, "file_exists", path=path, exists=exists)
 
 
-def assert_llm(run, criteria: str, *, focus="last_message", judge=None) -> Verdict:
+def assert_llm(
+    run: RunOutput, criteria: str, *, focus: str = "last_message", judge: JudgeClient | None = None
+) -> Verdict:
     __tracebackhide__ = True
     return expect(run, "llm", body=criteria, focus=focus, judge=judge)
 
 
-def assert_baseline(run, criteria: str, *, baseline_file: str, case_dir: Path, judge=None) -> Verdict:
+def assert_baseline(
+    run: RunOutput, criteria: str, *, baseline_file: str, case_dir: Path | str, judge: JudgeClient | None = None
+) -> Verdict:
     __tracebackhide__ = True
     return expect(run, "baseline", body=criteria, baseline_file=baseline_file, case_dir=Path(case_dir), judge=judge)
 

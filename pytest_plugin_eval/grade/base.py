@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+if TYPE_CHECKING:  # for annotations only: the contract imports nothing of the run or the judge
+    from ..run.output import RunOutput
+    from .judge import Ballot
 
 
 @dataclass(frozen=True)
@@ -24,12 +28,20 @@ class Verdict:
     details: dict = field(default_factory=dict)
 
 
+class JudgeClient(Protocol):
+    """What a paid grader asks of the judge (grade.judge.Judge, or a test's fake): a ballot on some content."""
+
+    model: str
+
+    def ballot(self, grader: str, content: list[dict]) -> Ballot: ...
+
+
 @dataclass(frozen=True)
 class GradeContext:
     """What a grader may need besides the run: its own name, and the judge (paid graders)."""
 
     grader: str = ""
-    judge: Any = None
+    judge: JudgeClient | None = None
 
 
 class GraderType:
@@ -45,7 +57,7 @@ class GraderType:
     def parse(self, raw: dict, body: str, case_dir: Path | None = None) -> Any:
         raise NotImplementedError
 
-    def grade(self, config: Any, run: Any, ctx: GradeContext | None = None) -> Verdict:
+    def grade(self, config: Any, run: RunOutput, ctx: GradeContext | None = None) -> Verdict:
         raise NotImplementedError
 
     def config_json(self, config: Any) -> dict:

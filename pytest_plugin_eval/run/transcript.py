@@ -8,6 +8,7 @@ target matches against it byte for byte.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -46,7 +47,7 @@ class Transcript:
         except FileNotFoundError:
             return cls("")
 
-    def _content_blocks(self):
+    def _content_blocks(self) -> Iterator[tuple[dict, dict]]:
         for event in self.events:
             if event.get("type") != "assistant":
                 continue
@@ -82,12 +83,12 @@ class Transcript:
 
     def failed_calls(self, tool: str) -> list[tuple[dict, str]]:
         """The calls of `tool` that Claude Code answered with an error: (their input, the error's text)."""
-        calls = {
-            block.get("id"): block.get("input") if isinstance(block.get("input"), dict) else {}
+        calls: dict[object, dict] = {
+            block.get("id"): block["input"] if isinstance(block.get("input"), dict) else {}
             for _, block in self._content_blocks()
             if block.get("type") == "tool_use" and block.get("name") == tool
         }
-        failed = []
+        failed: list[tuple[dict, str]] = []
         for event in self.events:
             content = (event.get("message") or {}).get("content") if event.get("type") == "user" else None
             for block in content if isinstance(content, list) else ():
@@ -145,7 +146,7 @@ class Transcript:
         return out
 
 
-def _text_of(content) -> str:
+def _text_of(content: object) -> str:
     """A tool result's content as text: a string, or the text of its blocks."""
     if isinstance(content, str):
         return content

@@ -78,7 +78,7 @@ class CaseFile(pytest.File):
             return {}
         return {"nodeid": parent_id.child(name).with_params(params)}
 
-    def repr_failure(self, excinfo):
+    def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, CaseLoadFailure):
             problems = excinfo.value.error.problems
             where = self.path.parent if self.what == "case" else self.path
@@ -172,7 +172,7 @@ class RunItem(PooledItem):
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, RunFailed):
             return describe_run(excinfo.value.result, self.case)
-        return super().repr_failure(excinfo, style)
+        return super().repr_failure(excinfo)
 
     def reportinfo(self):
         return self.path, None, f"{self.case.name} [{ARM_LABELS[self.arm]} run {self.index}]"

@@ -133,7 +133,8 @@ class EvalDir(pytest.Directory):
     folders: they belong to this suite (its results folder), not to an eval dir of their own."""
 
     def collect(self):
-        yield from pytest.Dir.collect(self)  # its files, as pytest's own Dir collects them
+        # Its files, as pytest's own Dir collects them (Dir.collect reads only what every Directory has).
+        yield from pytest.Dir.collect(self)  # type: ignore[arg-type]
         plugin = enclosing_plugin(self.path)
         if plugin is None or self.path.parent != plugin:
             return

@@ -222,7 +222,7 @@ def test_an_agent_stand_in_prices_its_calls_from_the_model_alone(
 ) -> None:
     # The config carries the model and no prices: the child process prices from the package's price table.
     url = endpoint.judge_url(parse_script({"judge": {"default": ["PAGE 1"]}}), "mock")
-    responders = {
+    responders: dict[str, dict] = {
         "get_page": {
             "kind": "agent",
             "description": "A wiki.",

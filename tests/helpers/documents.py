@@ -52,7 +52,7 @@ def case_result(
 
 def as_runs(arm: str, runs: Sequence[RunResult] | Sequence[float]) -> list[RunResult]:
     made = [run for run in runs if isinstance(run, RunResult)]
-    return made if len(made) == len(runs) else scored_runs(arm, [float(s) for s in runs])  # type: ignore[arg-type]
+    return made if len(made) == len(runs) else scored_runs(arm, [float(s) for s in runs])
 
 
 def suite_result(

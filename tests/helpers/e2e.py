@@ -42,6 +42,7 @@ class EvalRun:
         return self.result.stderr.str()
 
     def case(self, name: str) -> dict:
+        assert self.doc is not None, "the session wrote no results document"
         return next(c for c in self.doc["cases"] if c["name"] == name)
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from ...core.validate import boolean, require_str
-from ..base import GraderType, Verdict, register
+from ...run.output import RunOutput
+from ..base import GradeContext, GraderType, Verdict, register
 
 
 @lru_cache(maxsize=256)
@@ -53,7 +55,7 @@ class FileExistsGrader(GraderType):
     name = "file_exists"
     keys = ("path", "exists")
 
-    def parse(self, raw: dict, body: str, case_dir=None) -> FileExistsConfig:
+    def parse(self, raw: dict, body: str, case_dir: Path | None = None) -> FileExistsConfig:
         path = require_str(raw, "path", nonempty=True)
         exists = boolean(raw.get("exists", True), "exists")
         return FileExistsConfig(path, exists, tuple((k, raw[k]) for k in self.keys if k in raw))
@@ -64,7 +66,7 @@ class FileExistsGrader(GraderType):
     def reads_created_files(self, config: FileExistsConfig) -> bool:
         return config.exists
 
-    def grade(self, config: FileExistsConfig, run, ctx=None) -> Verdict:
+    def grade(self, config: FileExistsConfig, run: RunOutput, ctx: GradeContext | None = None) -> Verdict:
         found = any(glob_match(config.path, f) for f in run.created_files)
         if config.exists:
             return Verdict(

@@ -18,6 +18,7 @@ from pathlib import Path
 from ...core.problems import SpecError
 from ...core.validate import require_str
 from ...run.artefacts import TRACE
+from ...run.output import RunOutput
 from .. import ecmaregex
 from ..base import GradeContext, GraderType, Verdict, register
 from ..judge import ANSWER_LINE, JudgeUnavailable
@@ -75,7 +76,7 @@ class Evidence:
     note: str = ""
 
 
-def focus_evidence(focus: Target, run, criteria: str) -> Evidence:
+def focus_evidence(focus: Target, run: RunOutput, criteria: str) -> Evidence:
     """The judge's content for an llm grader. Raises TargetError when there is nothing it can be shown."""
     intro = f"Criterion:\n{criteria}\n\n"
     if isinstance(focus, FileTarget):
@@ -167,7 +168,7 @@ class LlmGrader(GraderType):
     def reads_created_files(self, config: LlmConfig) -> bool:
         return config.focus == "files" or isinstance(config.focus, FileTarget)
 
-    def grade(self, config: LlmConfig, run, ctx: GradeContext | None = None) -> Verdict:
+    def grade(self, config: LlmConfig, run: RunOutput, ctx: GradeContext | None = None) -> Verdict:
         try:
             evidence = focus_evidence(config.focus, run, config.criteria)
         except TargetError as e:
@@ -229,7 +230,7 @@ class BaselineGrader(GraderType):
         digest = hashlib.sha256("\n".join(config.lines).encode()).hexdigest()[:16]
         return {"criteria": config.criteria, "baseline_file": config.baseline_file, "sha256": digest}
 
-    def grade(self, config: BaselineConfig, run, ctx: GradeContext | None = None) -> Verdict:
+    def grade(self, config: BaselineConfig, run: RunOutput, ctx: GradeContext | None = None) -> Verdict:
         baseline = cut_chars(cut_lines("\n".join(config.lines)))
         new = cut_chars(cut_lines(run.transcript.text))
         prompt = (

@@ -18,7 +18,8 @@ from types import ModuleType
 
 from ...core.problems import SpecError
 from ...load.pyfile import import_grader
-from ..base import GraderType, Verdict, register
+from ...run.output import RunOutput
+from ..base import GradeContext, GraderType, Verdict, register
 from ..targets import check_relative
 
 
@@ -62,7 +63,7 @@ class PythonGrader(GraderType):
     def config_json(self, config: PythonConfig) -> dict:
         return {"file": config.file, "sha256": config.sha256}
 
-    def grade(self, config: PythonConfig, run, ctx=None) -> Verdict:
+    def grade(self, config: PythonConfig, run: RunOutput, ctx: GradeContext | None = None) -> Verdict:
         try:
             value = config.fn(run)
         except AssertionError as e:

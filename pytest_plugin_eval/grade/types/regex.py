@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from ...core.problems import SpecError
 from ...core.validate import need_str
+from ...run.output import RunOutput
 from .. import ecmaregex
-from ..base import GraderType, Verdict, register
+from ..base import GradeContext, GraderType, Verdict, register
 from ..targets import Target, TargetError, parse_target, target_json, target_label, text_of
 
 MATCH_RE = re.compile(r"contains|not_contains|count:(\d+)")
@@ -54,7 +56,7 @@ class RegexGrader(GraderType):
     name = "regex"
     keys = ("pattern", "target", "match", "flags")
 
-    def parse(self, raw: dict, body: str, case_dir=None) -> RegexConfig:
+    def parse(self, raw: dict, body: str, case_dir: Path | None = None) -> RegexConfig:
         pattern = need_str(raw, "pattern")
         if pattern is None:
             # The pattern may be written as the file's body instead of a `pattern:` key.
@@ -86,7 +88,7 @@ class RegexGrader(GraderType):
     def reads_created_files(self, config: RegexConfig) -> bool:
         return config.target == "files"
 
-    def grade(self, config: RegexConfig, run, ctx=None) -> Verdict:
+    def grade(self, config: RegexConfig, run: RunOutput, ctx: GradeContext | None = None) -> Verdict:
         try:
             text = text_of(config.target, run)
         except TargetError as e:

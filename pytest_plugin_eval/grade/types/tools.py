@@ -8,12 +8,14 @@ JavaScript's JSON.stringify writes it (keys in the model's order, no spaces, non
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from ...core.problems import SpecError
 from ...core.validate import known_keys, need_int, require_str, string, type_name
+from ...run.output import RunOutput
 from ...run.transcript import ToolCall
 from .. import ecmaregex
-from ..base import GraderType, Verdict, register
+from ..base import GradeContext, GraderType, Verdict, register
 from .regex import check_pattern
 
 
@@ -58,7 +60,7 @@ class ToolUsedGrader(GraderType):
     name = "tool_used"
     keys = ("tool", "input_match", "min", "max")
 
-    def parse(self, raw: dict, body: str, case_dir=None) -> ToolUsedConfig:
+    def parse(self, raw: dict, body: str, case_dir: Path | None = None) -> ToolUsedConfig:
         tool = require_str(raw, "tool", nonempty=True)
         input_match = parse_input_match(raw, "input_match")
         low = need_int(raw, "min", minimum=0, default=1)
@@ -84,7 +86,7 @@ class ToolUsedGrader(GraderType):
     def required_tools(self, config: ToolUsedConfig) -> tuple[str, ...]:
         return (config.call.tool,) if config.min >= 1 else ()
 
-    def grade(self, config: ToolUsedConfig, run, ctx=None) -> Verdict:
+    def grade(self, config: ToolUsedConfig, run: RunOutput, ctx: GradeContext | None = None) -> Verdict:
         count = sum(1 for call in run.transcript.tool_calls if config.call.matches(call))
         high = "∞" if config.max is None else str(config.max)
         passed = config.min <= count and (config.max is None or count <= config.max)
@@ -115,7 +117,7 @@ class ToolOrderGrader(GraderType):
     name = "tool_order"
     keys = ("before", "after")
 
-    def parse(self, raw: dict, body: str, case_dir=None) -> ToolOrderConfig:
+    def parse(self, raw: dict, body: str, case_dir: Path | None = None) -> ToolOrderConfig:
         return ToolOrderConfig(parse_side(raw, "before"), parse_side(raw, "after"))
 
     def config_json(self, config: ToolOrderConfig) -> dict:
@@ -124,7 +126,7 @@ class ToolOrderGrader(GraderType):
     def required_tools(self, config: ToolOrderConfig) -> tuple[str, ...]:
         return (config.before.tool, config.after.tool)
 
-    def grade(self, config: ToolOrderConfig, run, ctx=None) -> Verdict:
+    def grade(self, config: ToolOrderConfig, run: RunOutput, ctx: GradeContext | None = None) -> Verdict:
         calls = run.transcript.tool_calls
         first = {
             side: next((c.index for c in calls if spec.matches(c)), None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,7 +35,8 @@ def skill_fired(case: Path) -> dict:
 
 
 def scripted_skill(case: Path) -> str:
-    return load_yaml((case / "scripted.yaml").read_text())["with"][0]["input"]["skill"]
+    script: Any = load_yaml((case / "scripted.yaml").read_text())
+    return script["with"][0]["input"]["skill"]
 
 
 @pytest.fixture

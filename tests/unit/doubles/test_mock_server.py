@@ -143,7 +143,8 @@ def test_numbers_print_as_in_javascript(value: float, expected: str) -> None:
 
 def test_javascript_json_and_string() -> None:
     assert js_json({"a": [1, 2.0, None, True], "b": "é"}) == '{"a":[1,2,null,true],"b":"é"}'
-    assert [js_string(v) for v in (True, False, None, 42, 4.0, 1.5, "x", [1, None, "a"], {})] == [
+    values: tuple[object, ...] = (True, False, None, 42, 4.0, 1.5, "x", [1, None, "a"], {})
+    assert [js_string(v) for v in values] == [
         "true",
         "false",
         "null",

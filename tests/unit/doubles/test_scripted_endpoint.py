@@ -55,8 +55,8 @@ def client(url: str) -> anthropic.Anthropic:
     return anthropic.Anthropic(base_url=url, api_key="x", max_retries=0)
 
 
-def ask(url: str, assistant_turns: int = 0, tools: list | None = TOOLS, **kwargs: Any) -> anthropic.types.Message:
-    extra = {"tools": tools} if tools is not None else {}
+def ask(url: str, assistant_turns: int = 0, tools: list | None = TOOLS, **kwargs: Any) -> Any:
+    extra: dict[str, Any] = {"tools": tools} if tools is not None else {}
     return client(url).messages.create(
         model="claude-test", max_tokens=100, messages=history(assistant_turns), **extra, **kwargs
     )
@@ -335,11 +335,11 @@ def test_error_turns_fail_the_request(endpoint: ScriptedEndpoint) -> None:
         with pytest.raises(anthropic.RateLimitError) as caught:
             ask(url, assistant_turns=0)
         assert caught.value.response.headers["retry-after"] == "3"
-        assert caught.value.body["error"]["type"] == "rate_limit_error"
-    with pytest.raises(anthropic.InternalServerError) as caught:
+        assert caught.value.body["error"]["type"] == "rate_limit_error"  # type: ignore[index]
+    with pytest.raises(anthropic.InternalServerError) as failed:
         ask(url, assistant_turns=0, stream=True)
-    assert caught.value.status_code == 503
-    assert caught.value.body == {"type": "error", "error": {"type": "custom_error", "message": "down in with"}}
+    assert failed.value.status_code == 503
+    assert failed.value.body == {"type": "error", "error": {"type": "custom_error", "message": "down in with"}}
     assert text_of(ask(url, assistant_turns=0)) == "recovered"
     assert text_of(ask(url, assistant_turns=0)) == "recovered"
 

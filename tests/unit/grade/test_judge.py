@@ -16,7 +16,7 @@ import pytest
 try:  # the transport the installed anthropic SDK is built on
     import httpx2 as httpx
 except ImportError:  # pragma: no cover
-    import httpx
+    import httpx  # type: ignore[no-redef]
 
 from helpers.fakes import FakeJudge
 

@@ -158,7 +158,7 @@ def case(name: str, with_runs: list[dict], without_runs: list[dict] | None = Non
     if without_runs is not None:
         base = [r["score"] for r in without_runs if r["score"] is not None]
         agg.update(scoreWithout=sum(base) / len(base), passRateWithout=0.0)
-        agg["delta"] = agg["score"] - agg["scoreWithout"]
+        agg["delta"] = agg["score"] - agg["scoreWithout"]  # type: ignore[operator]  # both set just above
     agg.update(aggregates)
     return {
         "name": name,

@@ -4,6 +4,7 @@ session's runs of unchanged cases, and where the previous document is remembered
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_plugin_eval.results import rerun, scoring
@@ -12,7 +13,7 @@ from pytest_plugin_eval.results.rerun import CACHE_KEY, merge, previous_results,
 from pytest_plugin_eval.results.store import write_json
 
 
-def case(case_dir: str, runs: list[RunResult] = (), *, prompt: str = "Say hi.", **kw) -> CaseResult:
+def case(case_dir: str, runs: Sequence[RunResult] = (), *, prompt: str = "Say hi.", **kw) -> CaseResult:
     out = CaseResult(
         name=Path(case_dir).name,
         dir=case_dir,
@@ -37,14 +38,14 @@ def run(arm: str, index: int, score: float | None, **kw) -> RunResult:
 
 
 def previous(*cases: CaseResult) -> SuiteResult:
-    cases = [scoring.aggregate(c) for c in cases]
+    aggregated = [scoring.aggregate(c) for c in cases]
     return SuiteResult(
         claude_version="2.1.0",
         started_at="2026-01-01T00:00:00.000Z",
         duration_seconds=1,
         suite=SuiteInfo(root="/suite", ablation="with-without"),
-        cases=cases,
-        aggregates=scoring.suite_aggregates(cases, 1.0),
+        cases=aggregated,
+        aggregates=scoring.suite_aggregates(aggregated, 1.0),
     )
 
 

@@ -36,7 +36,7 @@ TWO_ARM_KEYS = [
     "passAtK",
     "passHatK",
 ]
-NO_RUNS = {"score": None, "passRate": None, "stdevWith": None, "passAtK": {}, "passHatK": {}}
+NO_RUNS: dict[str, object] = {"score": None, "passRate": None, "stdevWith": None, "passAtK": {}, "passHatK": {}}
 
 
 def gr(weight: float, passed: bool, scored: bool = True, name: str = "g", cost: float = 0.0) -> GraderResult:

@@ -81,7 +81,7 @@ def trace_lines(
     **result,
 ) -> str:
     """A small stream-json trace: init, one assistant text block, one tool call, and the result line."""
-    usage = {MODEL: {"inputTokens": 10, "outputTokens": 5, "costUSD": 0.25}}
+    usage: dict[str, dict[str, object]] = {MODEL: {"inputTokens": 10, "outputTokens": 5, "costUSD": 0.25}}
     usage.update({m: {"inputTokens": 1, "outputTokens": 1, "costBasis": "unknown"} for m in unpriced})
     lines = [
         {"type": "system", "subtype": "init", "model": MODEL, "tools": ["Read"]},
