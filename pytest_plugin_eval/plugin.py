@@ -9,7 +9,6 @@ from collections.abc import Generator, Iterable
 from pathlib import Path
 
 import pytest
-from _pytest.config import create_terminal_writer
 
 from .load.suite import find_eval_roots
 from .session import extras as _extras
@@ -100,6 +99,6 @@ def pytest_configure(config: pytest.Config) -> None:
 def terminal_to_stderr(config: pytest.Config) -> None:
     """`--json` without a path prints the document on stdout: pytest's own output goes to stderr, so that stdout
     is the document alone."""
-    terminal = config.pluginmanager.get_plugin("terminalreporter")
-    if terminal is not None:
-        terminal._tw = create_terminal_writer(config, sys.stderr)
+    from .session.pytest_internals import redirect_terminal
+
+    redirect_terminal(config, sys.stderr)

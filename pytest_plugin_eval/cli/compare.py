@@ -17,13 +17,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..core.errors import UsageError
 from ..report.comparison import write_comparison
 from ..report.terminal import StreamTerminal
 from ..results.compare import LEVEL, CompareError, compare, read_document
 from ..results.store import document_text, write_atomic
 
 
-class _Refused(Exception):
+class _Refused(UsageError):
     """A command-line problem argparse found: printed, exit 1 (every user error of plugin-eval is exit 1)."""
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from ..core.errors import UsageError
 from ..load.suite import eval_dir_name, is_plugin_dir
 from ..run.agent import ClaudeNotFound, claude_version, find_claude
 from ..session.options import OPTIONS, TRIGGER_MARKER
@@ -71,7 +72,7 @@ options (claude plugin eval's; list options also take comma-separated values, --
 """
 
 
-class CliError(Exception):
+class CliError(UsageError):
     """A command-line problem: printed, exit 1."""
 
 

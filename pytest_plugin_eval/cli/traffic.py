@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..core.errors import UsageError
+
 PROMPT_CAP = 2_000  # characters kept of one prompt
 SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 # Texts Claude Code writes into the user's turn that the user did not type.
@@ -32,7 +34,7 @@ NOT_TYPED = (
 )
 
 
-class TrafficError(Exception):
+class TrafficError(UsageError):
     """A --from file that cannot be read."""
 
 

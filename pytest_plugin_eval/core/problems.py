@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import InvalidSpec
 from .paths import display_path
 
 
@@ -32,7 +33,7 @@ class Problem:
         return {"file": file, "key": self.key, "message": self.message}
 
 
-class SpecError(ValueError):
+class SpecError(InvalidSpec, ValueError):
     """A definition that cannot work, raised where it is found. The key is known where the value is checked;
     the file is added by whoever reads the file (`in_file`)."""
 

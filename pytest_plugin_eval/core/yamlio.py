@@ -17,13 +17,15 @@ import re
 import frontmatter
 import yaml
 
+from .errors import InvalidSpec
+
 MAX_DEPTH = 64  # levels of nesting, counting what aliases stand for
 MAX_NODES = 20_000  # values (scalars, lists, mappings) a document stands for once its aliases are expanded
 MAX_CHARS = 4 * 1024 * 1024  # characters of text in a document, likewise; and of the document itself
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-class YamlError(ValueError):
+class YamlError(InvalidSpec, ValueError):
     """Unparseable YAML, or YAML over one of the limits; the message says where ("line 4, column 11: …"), and so
     do `line` and `column` (1-based; None when the parser could not tell). `key` is the key path the problem is
     under ('' when it is not known, or is the document itself)."""
@@ -173,8 +175,8 @@ def load_yaml(text: str) -> object:
         raise YamlError(f"nested too deeply to read (the limit is {MAX_DEPTH} levels)") from None
 
 
-class FrontmatterError(ValueError):
-    pass
+class FrontmatterError(InvalidSpec, ValueError):
+    """A Markdown file whose frontmatter block cannot be split from its body."""
 
 
 _HANDLER = frontmatter.YAMLHandler()

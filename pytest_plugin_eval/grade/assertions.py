@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import HarnessError
 from ..core.problems import SpecError
 from ..load.graders import parse_grader
 from ..run.output import RunOutput
@@ -20,7 +21,7 @@ from .judge import JudgeUnavailable
 from .types import grader_types
 
 
-class GraderUnavailable(RuntimeError):
+class GraderUnavailable(HarnessError, RuntimeError):
     """The grader could not judge (its judge was unavailable): neither a pass nor a failure."""
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import quickjs
 
+from ..core.errors import HarnessError, InvalidSpec
+
 FLAG_CHARS = "dgimsuvy"
 # Per evaluation, measured by QuickJS with clock(): the process's CPU time, so busy threads besides count too.
 TIME_LIMIT_SECONDS = 5.0
@@ -53,11 +55,11 @@ function __stringify(s) { return JSON.stringify(JSON.parse(s)); }
 """
 
 
-class RegexError(ValueError):
+class RegexError(InvalidSpec, ValueError):
     """A pattern or flag string the JavaScript engine refuses."""
 
 
-class RegexAborted(Exception):
+class RegexAborted(HarnessError):
     """The engine stopped an evaluation at its CPU-time or memory limit (catastrophic backtracking, most likely)."""
 
 

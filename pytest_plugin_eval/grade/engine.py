@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.errors import HarnessError
 from ..load.graders import GraderSpec
 from .base import GradeContext, Verdict
 from .ecmaregex import RegexAborted
@@ -80,11 +81,11 @@ class Graded:
         return not self.indicator and not self.verdict.errored and not self.verdict.skipped
 
 
-class GradingStopped(Exception):
+class GradingStopped(HarnessError):
     """The session stopped (Ctrl-C, SIGTERM) while a run was being graded: the run is left ungraded."""
 
 
-class GraderTimeout(Exception):
+class GraderTimeout(HarnessError):
     """Raised in the thread of a grader the harness gave up on, to stop it at its next Python bytecode."""
 
 

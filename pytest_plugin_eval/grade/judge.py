@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import prices
+from ..core.errors import HarnessError
 from ..core.prices import Usage
 
 VOTES = 3
@@ -80,7 +81,7 @@ def resolve_judge_model(option: str | None, environ: Mapping[str, str] | None = 
     )
 
 
-class JudgeUnavailable(Exception):
+class JudgeUnavailable(HarnessError):
     """The judge could not give a verdict (API errors after retries, replies with no verdict word). `cost_usd` is
     what the calls that were answered cost."""
 

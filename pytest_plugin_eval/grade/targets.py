@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from ..core.errors import HarnessError
 from ..core.paths import inside
 from ..core.problems import SpecError
 from ..core.validate import known_keys, type_name
@@ -33,7 +34,7 @@ class FileTarget:
 Target = str | FileTarget
 
 
-class TargetError(Exception):
+class TargetError(HarnessError):
     """The target cannot be read for this run (missing file, binary content, no mocks…)."""
 
 

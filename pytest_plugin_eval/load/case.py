@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import InvalidSpec
 from ..core.kinds import Source
 from ..core.paths import inside, within_suite
 from ..core.problems import Problem, Problems, SpecError
@@ -48,7 +49,7 @@ DEFAULT_MAX_TURNS = 10
 DEFAULT_TIMEOUT = 300
 
 
-class CaseLoadError(Exception):
+class CaseLoadError(InvalidSpec):
     """A case that cannot run. `name` and `tags` are set when its own files were readable, so that
     --case/--tag can tell whether the user asked for it."""
 

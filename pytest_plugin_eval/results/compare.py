@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import stats
+from ..core.errors import UsageError
 from ..core.kinds import Arm
 from .model import SCHEMA_VERSION, CaseResult, GraderInfo, SuiteResult
 from .store import RESULTS_FILE
@@ -31,7 +32,7 @@ BETTER, WORSE, NO_CHANGE = "better", "worse", "no_detectable_change"
 COMPARED, ADDED, REMOVED = "compared", "added", "removed"
 
 
-class CompareError(ValueError):
+class CompareError(UsageError, ValueError):
     """A path that is not a readable results document; the message is one line naming the file and the fix."""
 
 

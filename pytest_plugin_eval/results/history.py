@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import InvalidSpec
 from .model import SCHEMA_VERSION, SuiteResult
 from .rerun import same_case
 from .store import RESULTS_FILE
@@ -52,7 +53,7 @@ class Scan:
     not_read: int = 0  # older results folders left alone past the limit
 
 
-class Unreadable(ValueError):
+class Unreadable(InvalidSpec, ValueError):
     """A file that is not a results document this version reads; the message says why."""
 
 

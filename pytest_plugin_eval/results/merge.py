@@ -6,12 +6,13 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from ..core.errors import UsageError
 from . import scoring
 from .model import SuiteResult
 from .triggers import TriggerSetResult
 
 
-class MergeError(ValueError):
+class MergeError(UsageError, ValueError):
     """Documents that are not shares of one suite."""
 
 

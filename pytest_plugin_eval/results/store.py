@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import HarnessError
 from ..run.artefacts import RunFolder
 from .model import SuiteResult
 
@@ -31,7 +32,7 @@ RECORDINGS_DIR = "mock-recordings"
 LOCK_FILE = ".plugin-eval.lock"
 
 
-class FolderInUse(OSError):
+class FolderInUse(HarnessError, OSError):
     """Another session is writing to this results folder."""
 
     def __init__(self, path: Path):

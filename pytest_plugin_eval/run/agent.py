@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ..core.errors import HarnessError, UsageError
 from ..core.kinds import ErrorKind
 from .transcript import Transcript
 
@@ -24,11 +25,11 @@ AUTH_WORDS = re.compile(r"not logged in|authenticat|api key|x-api-key|/login", r
 DEATH_SIGNAL = ("setpriv", "--pdeathsig", "KILL", "--") if sys.platform == "linux" and shutil.which("setpriv") else ()
 
 
-class ClaudeNotFound(Exception):
-    pass
+class ClaudeNotFound(UsageError):
+    """No Claude Code binary where one was looked for; the message says where and what to do."""
 
 
-class AgentStartError(Exception):
+class AgentStartError(HarnessError):
     """The run could not start: a missing or broken binary, no sandbox for a granted shell, a failed scaffold."""
 
 

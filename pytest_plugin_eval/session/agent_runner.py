@@ -11,6 +11,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ..core.errors import InvalidSpec
 from ..core.kinds import Arm
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, is_case_dir, load_case
 from ..load.mocks import MockSet, load_mocks
@@ -21,7 +22,7 @@ from ..run.stand_ins import MockPlan, first_abort, grader_view, plan_mocks, read
 from ..run.workspace import Workspace
 
 
-class NotACaseFolder(FileNotFoundError):
+class NotACaseFolder(InvalidSpec, FileNotFoundError):
     """`eval_agent.run_case` was given a path that is not a case folder."""
 
 

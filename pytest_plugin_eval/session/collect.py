@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from ..adaptive import STOP_REASONS
+from ..core.errors import HarnessError, InvalidSpec
 from ..core.paths import display_path
 from ..load.case import Case, CaseLoadError
 from ..results import rerun
@@ -23,6 +24,7 @@ from ..results.model import RERUN_KINDS, UNFINISHED_KINDS, LoadErrorEntry, RunRe
 from ..results.scoring import passes_threshold
 from . import wire
 from .pool import Outcome
+from .pytest_internals import child_node_id
 from .rounds import round_of
 from .state import EvalSession, get_session
 from .verdicts import JUNIT_ATTR
@@ -30,7 +32,7 @@ from .verdicts import JUNIT_ATTR
 ARM_LABELS = {"with": "with-plugin", "without": "no-plugin"}
 
 
-class CaseLoadFailure(Exception):
+class CaseLoadFailure(InvalidSpec):
     """Raised while collecting a case that does not load; reported as a collection error."""
 
     def __init__(self, error: CaseLoadError):
@@ -67,16 +69,8 @@ class CaseFile(pytest.File):
                 case=case,
                 arm=arm,
                 index=index,
-                **self._id_of(case.name, f"{ARM_LABELS[arm]}-{index}"),
+                **child_node_id(self, case.name, f"{ARM_LABELS[arm]}-{index}"),
             )
-
-    def _id_of(self, name: str, params: str) -> dict:
-        # pytest ≥ 9 keeps node ids structured: the bracket is a parameter, as for parametrized tests, so that
-        # ids read back from the cache (--lf, --ff) match the items.
-        parent_id = getattr(self, "id", None)
-        if parent_id is None or not hasattr(parent_id, "with_params"):
-            return {}
-        return {"nodeid": parent_id.child(name).with_params(params)}
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, CaseLoadFailure):
@@ -102,7 +96,7 @@ class CaseFile(pytest.File):
         return wire.LoadErrorReport(entry, str(self.eval_root))
 
 
-class RunFailed(Exception):
+class RunFailed(HarnessError):
     def __init__(self, result: RunResult):
         super().__init__(result.error or "graders failed")
         self.result = result

@@ -14,6 +14,7 @@ import pytest
 from ..results import rerun, scoring
 from ..results.model import SuiteResult
 from . import progress as status
+from . import pytest_internals
 from .documents import Documents
 from .gather import Gatherer
 from .interrupts import install_sigterm
@@ -115,9 +116,8 @@ class Controller:
         """Collection is done: the runs are expected, --lf's and --shard's choice said, and CI gets a line a run."""
         session = self.session
         self.expect(item.nodeid for item in pytest_session.items)
-        lf = session.config.pluginmanager.get_plugin("lfplugin")
-        if session.rerun_status and hasattr(lf, "_report_status"):
-            lf._report_status = session.rerun_status  # pytest counts test ids; --lf here chose runs
+        if session.rerun_status:  # pytest counts test ids; --lf here chose runs
+            pytest_internals.set_last_failed_status(session.config, session.rerun_status)
         share, shard = session.shard_share, session.options.shard
         if share is not None and shard is not None:
             self.gather.collected.notice(

@@ -7,10 +7,11 @@ import argparse
 import math
 import os
 
+from ..core.errors import UsageError
 from ..core.tools import GATED, NEVER, REMOVABLE_TOOLS, tool_of
 
 
-class OptionError(Exception):
+class OptionError(UsageError):
     """A bad option value; the message is what the user sees (the session exits 1)."""
 
 

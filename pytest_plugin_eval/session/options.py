@@ -16,6 +16,7 @@ from ..adaptive import AutoRuns
 from ..core.kinds import Ablation
 from ..core.tools import disallow_problem, grant_problem
 from .option_values import ListValues, OptionError, list_option, local_worker, number, parse_shard, share
+from .pytest_internals import add_short_option
 
 ABLATIONS = ("none", "with-without")
 MOCK_MODES = ("record", "off")
@@ -325,7 +326,7 @@ def add_options(parser) -> None:
             kwargs.update(nargs="?", const="-")
         if option.names[0] == "-j":
             # pytest reserves lowercase short options for plugins that register them this way (as xdist does -n).
-            group._addoption(*option.names, **kwargs)
+            add_short_option(group, option.names, **kwargs)
         else:
             group.addoption(*option.names, **kwargs)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..report.view import usd
 from ..results.model import RunResult
+from .pytest_internals import terminal_file, terminal_writer
 from .verdicts import VERDICT_ATTR
 from .wire import RUN_ATTR, TRIGGER_ATTR, UNNEEDED_ATTR
 
@@ -78,7 +79,7 @@ class Progress:
             return
         self.erase()
         # Backspaces cannot cross a wrapped line: the status only ever uses what is left of this one.
-        tw = self.terminal._tw
+        tw = terminal_writer(self.terminal)
         room = tw.fullwidth - tw.width_of_current_line - 1
         if room < 20:
             return
@@ -87,7 +88,7 @@ class Progress:
 
     def _raw(self, text: str) -> None:
         # Written past pytest's terminal writer, so that its idea of the current line stays right.
-        out = self.terminal._tw._file
+        out = terminal_file(self.terminal)
         out.write(text)
         out.flush()
 

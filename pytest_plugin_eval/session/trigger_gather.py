@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from _pytest.reports import TestReport
 
 from ..report import triggers as text
 from ..results.model import PartialReason
@@ -156,7 +155,7 @@ def report_test(
             result, longrepr = "failed", verdicts.VerdictRepr(message)
         elif when == "call" and outcome == "skipped":
             result, longrepr = "skipped", (node_file, 0, f"Skipped: {message}")
-        report = TestReport(
+        report = pytest.TestReport(
             nodeid,
             location,
             keywords,

@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..core.errors import UsageError
 from ..results.store import write_json
 
 
@@ -31,7 +32,7 @@ def remember(folders: list[Path]) -> None:
     write_json(trust_file(), {"trusted": sorted(known)})
 
 
-class TrustRefused(Exception):
+class TrustRefused(UsageError):
     """The plugin is not trusted: nothing of it may run. The message says why and what to do."""
 
 

@@ -17,11 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from _pytest.junitxml import xml_key
-from _pytest.reports import TestReport
 
 from ..results.model import CaseResult
 from ..results.verdict import CaseVerdict
+from .pytest_internals import junit_xml
 
 CASE_KEYWORD = "plugin_eval_case"
 VERDICT_ATTR = "plugin_eval_verdict"  # on a case's call report: the verdict's headline
@@ -70,7 +69,7 @@ def report_case(config: pytest.Config, case_file: str, label: str, case: CaseRes
             outcome, longrepr = "failed", VerdictRepr(verdict.text)
         elif when == "call" and verdict.outcome == "skipped":
             outcome, longrepr = "skipped", (case_file, 0, f"Skipped: {verdict.headline}")
-        report = TestReport(
+        report = pytest.TestReport(
             nodeid,
             location,
             keywords,
@@ -98,9 +97,9 @@ def properties(case: CaseResult) -> list[tuple[str, object]]:
     return out
 
 
-def junit(config: pytest.Config, report: TestReport, classname: str, name: str, props: Any = ()) -> None:
+def junit(config: pytest.Config, report: pytest.TestReport, classname: str, name: str, props: Any = ()) -> None:
     """Readable names (and properties) for a report's testcase in JUnit XML, when --junitxml is on."""
-    xml = config.stash.get(xml_key, None)
+    xml = junit_xml(config)
     if xml is None:
         return
     reporter = xml.node_reporter(report)

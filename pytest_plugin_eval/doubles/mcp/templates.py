@@ -16,6 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from ...core.errors import InvalidSpec
 from ...core.paths import inside
 
 # `{{input}}`, `{{input.a.0}}`, or `{{file:path}}` where the path may hold `{input.x}` substitutions.
@@ -24,7 +25,7 @@ _SEGMENT = re.compile(r"\{input(?P<field>(?:\.[^\s.{}]+)+)\}")
 _MISSING = object()
 
 
-class TemplateError(Exception):
+class TemplateError(InvalidSpec):
     """A body that cannot be rendered for this input; the message is the tool error the model sees."""
 
 
