@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pytest_plugin_eval.core.kinds import Arm
 from pytest_plugin_eval.results.model import (
     CaseResult,
     GraderInfo,
@@ -18,6 +19,7 @@ from pytest_plugin_eval.results.model import (
 from pytest_plugin_eval.results.scoring import aggregate, suite_aggregates
 
 GREETING = GraderInfo("greeting", "regex", 1, {"pattern": "^Hello"})
+SAYS_HI = GraderInfo("says-hi", "regex", 1, {"pattern": "hi"})
 STARTED_AT = "2026-11-30T10:00:00.000Z"
 
 
@@ -48,6 +50,31 @@ def case_result(
     return aggregate(
         CaseResult(name=name, dir=f"evals/{name}", source="prose", graders=list(graders), arms=arms, **fields)
     )
+
+
+def case_of(
+    *runs: RunResult,
+    name: str = "a",
+    dir: str | None = None,
+    graders: Sequence[GraderInfo] = (SAYS_HI,),
+    hints: Sequence[str] = (),
+    **fields,
+) -> CaseResult:
+    """A case `name` (in evals/<name> unless `dir` says otherwise) of exactly these runs, each in its own arm,
+    aggregated; `fields` sets CaseResult's other fields."""
+    fields.setdefault("prompt", "Say hi.")
+    fields.setdefault("runs_per_case", 3)
+    fields.setdefault("timeout_seconds", 300)
+    fields.setdefault("max_turns", 10)
+    fields.setdefault("runs_per_arm", len(runs))
+    arms: dict[Arm, list[RunResult]] = {}
+    for run in runs:
+        arms.setdefault(run.arm, []).append(run)
+    case = CaseResult(name=name, dir=dir or f"evals/{name}", source="prose", graders=list(graders), **fields)
+    case.arms = arms
+    case = aggregate(case)
+    case.hints = list(hints)
+    return case
 
 
 def as_runs(arm: str, runs: Sequence[RunResult] | Sequence[float]) -> list[RunResult]:

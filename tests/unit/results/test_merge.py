@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from helpers.documents import case_of
 
 from pytest_plugin_eval.results.merge import MergeError, merge
 from pytest_plugin_eval.results.model import (
@@ -21,20 +22,7 @@ from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, Trigger
 
 def case(name: str, *scores: float) -> CaseResult:
     runs = [RunResult("with", i, score=s, passed=s == 1.0, cost_usd=0.5) for i, s in enumerate(scores, 1)]
-    return aggregate(
-        CaseResult(
-            name=name,
-            dir=f"evals/{name}",
-            source="prose",
-            prompt="p",
-            runs_per_case=3,
-            timeout_seconds=300,
-            max_turns=10,
-            graders=[],
-            runs_per_arm=len(scores),
-            arms={"with": runs},
-        )
-    )
+    return case_of(*runs, name=name, graders=(), prompt="p")
 
 
 def document(*cases: CaseResult, shard: str = "1/2", threshold: float = 0.5, **more) -> SuiteResult:

@@ -8,31 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.documents import case_of
 
 from pytest_plugin_eval.results import scoring
-from pytest_plugin_eval.results.model import CaseResult, GraderInfo, GraderResult, RunResult
+from pytest_plugin_eval.results.model import CaseResult, GraderResult, RunResult
 from pytest_plugin_eval.results.verdict import CaseVerdict, case_verdict, failing_graders
 
 
 def case(*runs: RunResult, case_dir: str = "evals/a", hints=(), warnings=()) -> CaseResult:
-    out = CaseResult(
-        name=Path(case_dir).name,
-        dir=case_dir,
-        source="prose",
-        prompt="Say hi.",
-        runs_per_case=3,
-        timeout_seconds=300,
-        max_turns=10,
-        graders=[GraderInfo("says-hi", "regex", 1, {"pattern": "hi"})],
-        runs_per_arm=len(runs),
-        warnings=list(warnings),
-    )
-    out.arms = {}
-    for run in runs:
-        out.arms.setdefault(run.arm, []).append(run)
-    out = scoring.aggregate(out)
-    out.hints = list(hints)
-    return out
+    return case_of(*runs, name=Path(case_dir).name, dir=case_dir, hints=hints, warnings=list(warnings))
 
 
 def g(name: str, passed: bool, explanation: str = "", *, weight: float = 1, scored: bool = True) -> GraderResult:

@@ -14,10 +14,10 @@ import pytest
 from _pytest._io import TerminalWriter
 from _pytest.junitxml import LogXML, xml_key
 from _pytest.reports import TestReport
+from helpers.documents import case_of
 from helpers.fakes import FakeHook, FakeLogXML
 
-from pytest_plugin_eval.results import scoring
-from pytest_plugin_eval.results.model import CaseResult, GraderInfo, GraderResult, RunResult
+from pytest_plugin_eval.results.model import CaseResult, GraderResult, RunResult
 from pytest_plugin_eval.results.verdict import CaseVerdict, case_verdict
 from pytest_plugin_eval.session import verdicts
 from pytest_plugin_eval.session.verdicts import VerdictRepr, junit, properties, report_case
@@ -26,21 +26,7 @@ CASE_FILE = "evals/a/prompt.md"
 
 
 def case(*runs: RunResult, name: str = "a") -> CaseResult:
-    out = CaseResult(
-        name=name,
-        dir=f"evals/{name}",
-        source="prose",
-        prompt="Say hi.",
-        runs_per_case=3,
-        timeout_seconds=300,
-        max_turns=10,
-        graders=[GraderInfo("says-hi", "regex", 1, {"pattern": "hi"})],
-        runs_per_arm=len(runs),
-    )
-    out.arms = {}
-    for run in runs:
-        out.arms.setdefault(run.arm, []).append(run)
-    return scoring.aggregate(out)
+    return case_of(*runs, name=name)
 
 
 def run(arm: str, index: int, score: float | None, **kw) -> RunResult:
