@@ -281,6 +281,7 @@ class _Handler(BaseHTTPRequestHandler):
         if body.get("stream"):
             self._send_stream(message, turn)
         else:
+            endpoint._pause(turn.stall)  # a reply that is not streamed stalls as a whole (Claude Code's fallback)
             self._send_json(200, message)
 
     # -- wire --------------------------------------------------------------
@@ -321,7 +322,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # no terminating chunk: the client sees a broken stream
             return
         for event in events:
-            self._send_chunk(_sse(*event))
+            for piece in _trickled(event) if turn.trickle else (event,):
+                self.server.endpoint._pause(turn.trickle)
+                self._send_chunk(_sse(*piece))
         self._send_chunk(b"")
 
     def _send_chunk(self, data: bytes) -> None:
@@ -444,6 +447,18 @@ def _stream_events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any
         },
     )
     yield "message_stop", {"type": "message_stop"}
+
+
+def _trickled(event: tuple[str, dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """A content delta as one delta per character (other events as they are)."""
+    name, data = event
+    delta = data.get("delta") or {}
+    field = {"text_delta": "text", "input_json_delta": "partial_json"}.get(str(delta.get("type")))
+    if name != "content_block_delta" or field is None or not delta[field]:
+        yield event
+        return
+    for char in delta[field]:
+        yield name, {**data, "delta": {**delta, field: char}}
 
 
 def _sse(event: str, data: dict[str, Any]) -> bytes:

@@ -26,7 +26,7 @@ ARMS = ("with", "without")
 _TOP_KEYS = ("with", "without", "all", "judge")
 _KINDS = ("text", "tool", "blocks", "error")
 _JUDGE_KINDS = ("text", "error")
-_MODIFIERS = ("delay", "usage", "drop", "stall", "repeat")
+_MODIFIERS = ("delay", "usage", "drop", "stall", "trickle", "repeat")
 _USAGE_KEYS = tuple(Usage.__dataclass_fields__)
 _ERROR_KEYS = ("status", "message", "type", "retry_after")
 _ERROR_TYPES = {
@@ -80,6 +80,7 @@ class Turn:
     delay: float = 0.0
     drop: bool = False
     stall: float = 0.0
+    trickle: float = 0.0  # a streamed reply comes one character every `trickle` seconds: slow, but never silent
 
     def substitute(self, values: Mapping[str, str]) -> Turn:
         """Fill ``{cwd}``, ``{arm}``, ``{run}`` (those present in ``values``) into every string."""
@@ -228,9 +229,10 @@ def _parse_turn(item: Any, key: str, kinds: tuple[str, ...]) -> tuple[Turn, int]
         delay=seconds(item.get("delay", 0), f"{key}.delay"),
         drop=boolean(item.get("drop", False), f"{key}.drop"),
         stall=seconds(item.get("stall", 0), f"{key}.stall"),
+        trickle=seconds(item.get("trickle", 0), f"{key}.trickle"),
     )
-    if error and (turn.drop or turn.stall):
-        raise SpecError(key, "drop and stall apply to streamed replies, not errors; remove one of them")
+    if error and (turn.drop or turn.stall or turn.trickle):
+        raise SpecError(key, "drop, stall and trickle apply to replies, not errors; remove them")
     return turn, _repeat(item.get("repeat", 1), f"{key}.repeat")
 
 

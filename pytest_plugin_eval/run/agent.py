@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..core.errors import HarnessError, UsageError
 from ..core.kinds import ErrorKind
+from . import partial
 from .transcript import Transcript
 
 KILL_GRACE_SECONDS = 3
@@ -188,7 +189,7 @@ def stop_group(child: subprocess.Popen, grace: float = KILL_GRACE_SECONDS) -> No
 class RunError:
     """Why a run did not end normally. `kind` decides how it counts:
     api/auth (the model could not be reached, or its stream stalled until the run's time limit: infrastructure,
-    not the plugin), timeout (the agent was still working at the limit), max_turns, prompt_too_long (the request
+    not the plugin), timeout (the agent, or the model's reply, was still coming at the limit), max_turns, prompt_too_long (the request
     outgrew the model's context — what the agent was given, plugin included, not an outage), agent (the child
     reported an error), crash (no result at all), start (could not be started), interrupted (the session stopped
     it)."""
@@ -207,8 +208,8 @@ class RunError:
         return self.infrastructure or self.kind == "interrupted"
 
 
-# A model request in flight this long when the run's time limit strikes, with the trace silent all along, is a
-# stalled stream — the model's fault, not the agent's (a run with a short limit: half of it).
+# No byte of the model's reply for this long while its request is open is a stalled stream, whatever the run's time
+# limit: a real model can take many seconds to its first byte, so a short limit striking first is a timeout.
 STALL_SECONDS = 60.0
 PROMPT_TOO_LONG = re.compile(r"prompt is too long|context (?:length|window)", re.IGNORECASE)
 
@@ -216,10 +217,11 @@ PROMPT_TOO_LONG = re.compile(r"prompt is too long|context (?:length|window)", re
 def awaiting_model(transcript: Transcript) -> bool:
     """Whether the trace ends waiting for the model: after the session started, after tool results, or partway
     through an assistant message (its last block not a tool call, no result line). After a tool call, the agent's
-    tool is running instead."""
-    if not transcript.events or transcript.result is not None:
+    tool is running instead. Partial-message lines say nothing about that: the reply they stream is in flight."""
+    events = [event for event in transcript.events if not partial.is_partial(event)]
+    if not events or transcript.result is not None:
         return False
-    last = transcript.events[-1]
+    last = events[-1]
     kind = last.get("type")
     if kind in ("system", "user"):  # the session's start (or a status line), or tool results sent back
         return True
@@ -231,23 +233,46 @@ def awaiting_model(transcript: Transcript) -> bool:
     return False
 
 
-def stalled(exit: ChildExit, transcript: Transcript, timeout: float) -> bool:
-    """The time limit struck while a model request had been in flight, the trace silent, for STALL_SECONDS (half
-    the limit, for a shorter one): the model's stream stalled — unlike an agent busy until the limit, whose trace
-    keeps growing, or one whose own tool was running."""
-    return exit.timed_out and exit.silent >= min(STALL_SECONDS, timeout / 2) and awaiting_model(transcript)
+def api_trouble(transcript: Transcript) -> str | None:
+    """What Claude Code reported going wrong with the open request since the model last sent something: a retry
+    of a failed request, or a stream it dropped for silence (its idle limit) and asked for again."""
+    for event in reversed(transcript.events):
+        kind = event.get("type")
+        if kind == "system" and event.get("subtype") == "api_retry":
+            status = event.get("error_status")
+            cause = f"HTTP {status}: {event.get('error')}" if status else str(event.get("error"))
+            return f"the model's API was failing: Claude Code was retrying a request ({cause})"
+        if kind == "stream_event":
+            if event.get("abandoned_blocks"):
+                return "the model's stream stalled: Claude Code dropped it at its idle limit and was asking again"
+            return None  # a byte of the reply
+        if kind in ("assistant", "user", "result"):
+            return None
+    return None
+
+
+def stalled(exit: ChildExit, transcript: Transcript) -> str | None:
+    """The evidence that the API stalled, when the time limit struck while a model request was open: Claude Code's
+    own retry or dropped-stream events since the model last sent something, or no byte of its reply for
+    STALL_SECONDS (the trace streams every byte of a reply, see partial.py). None for an agent busy until the
+    limit — a model still streaming, slowly or not, or the agent's own tool running."""
+    if not (exit.timed_out and awaiting_model(transcript)):
+        return None
+    trouble = api_trouble(transcript)
+    if trouble is not None:
+        return trouble
+    if exit.silent >= STALL_SECONDS:
+        return f"the model's stream stalled: no byte of its reply for {exit.silent:.0f}s"
+    return None
 
 
 def classify(exit: ChildExit, transcript: Transcript, timeout: float) -> RunError | None:
     if exit.stopped:
         return None  # the harness stopped it on purpose (a mock aborted the run): reported as `aborted`
     if exit.timed_out:
-        if stalled(exit, transcript, timeout):
-            return RunError(
-                "api",
-                f"the model's stream stalled: no reply for {exit.silent:.0f}s, until the run's time limit "
-                f"({timeout:g}s) stopped it",
-            )
+        evidence = stalled(exit, transcript)
+        if evidence is not None:
+            return RunError("api", f"{evidence}, until the run's time limit ({timeout:g}s) stopped it")
         return RunError("timeout", f"timed out after {timeout:g}s")
     result = transcript.result
     if result is not None:

@@ -26,7 +26,7 @@ from ..core.clock import now_iso
 from ..core.kinds import Arm
 from ..load.case import Case
 from ..load.suite import plugin_at
-from . import permissions, trigger
+from . import partial, permissions, trigger
 from .agent import AgentCommand, AgentStartError, Child, RunError, classify
 from .output import RunOutput
 from .redact import Redactor
@@ -149,6 +149,7 @@ def build_argv(plan: RunPlan, ws: Workspace, mock_plan: MockPlan | None = None) 
         "--output-format",
         "stream-json",
         "--verbose",
+        partial.FLAG,
         "--max-turns",
         str(case.max_turns),
         "--permission-mode",
@@ -312,7 +313,9 @@ class StartedAgent:
         redactor.names(ws.cwd)
         redactor.run_output(ws.out)
         exit_ = dataclasses.replace(exit_, stderr=redactor.text(exit_.stderr))
-        transcript = Transcript.from_file(ws.trace)
+        # A time limit is judged on the whole stream (were bytes still coming?), graders read the trace without it.
+        streamed = Transcript.from_file(ws.trace) if exit_.timed_out else None
+        transcript = Transcript(partial.take_out(ws.trace))
         changes = ws.record_changes(self.before)
         redactor.tree(ws.cwd, (*changes.created, *changes.modified))
         calls = read_calls(ws.out) if active else []
@@ -327,7 +330,7 @@ class StartedAgent:
             mock_calls=grader_view(calls) if active else None,
             error=RunError("interrupted", "interrupted: the session was stopped")
             if plan.stop is not None and plan.stop.is_set()
-            else classify(exit_, transcript, case.timeout_seconds),
+            else classify(exit_, transcript if streamed is None else streamed, case.timeout_seconds),
             cost_usd=agent_cost(transcript, plan.model) + mock_cost,
             workspace=ws,
             started_at=started_at,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -21,7 +22,9 @@ from helpers.stand_in import PREFIX, call_log, fixed, stand_in_config, text_of
 from pytest_plugin_eval.core.prices import Usage, price
 from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
 from pytest_plugin_eval.load.script import parse_script
-from pytest_plugin_eval.run.agent import bundled_claude
+from pytest_plugin_eval.run import partial
+from pytest_plugin_eval.run.agent import AgentCommand, Child, awaiting_model, bundled_claude
+from pytest_plugin_eval.run.transcript import Transcript
 
 PRIORITY = {"path": "priority", "kind": "enum", "value": ["low", "medium", "high"]}
 CLAUDE = bundled_claude()
@@ -383,3 +386,63 @@ def test_real_claude_code_runs_against_the_script(endpoint: ScriptedEndpoint, tm
     assert texts[-1] == "done 1"
     assert reads == [{"file_path": f"{cwd}/a.txt"}]
     assert len(endpoint.calls(kind="agent", token=url)) == 2
+
+
+def claude_code_child(tmp_path: Path, url: str, timeout: float, *flags: str) -> Child:
+    """The real Claude Code asked "Say hello." by the scripted endpoint at `url`, under a Child's supervision."""
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    for folder in (home, cwd):
+        folder.mkdir(exist_ok=True)
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "config"),
+        "ANTHROPIC_BASE_URL": url,
+        "ANTHROPIC_API_KEY": "x",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    argv = (str(CLAUDE), "-p", "--output-format", "stream-json", "--verbose", *flags, "--max-turns", "3")
+    argv += ("--permission-mode", "dontAsk", "--setting-sources", "user")
+    trace = tmp_path / f"trace{len(list(tmp_path.glob('trace*.jsonl')))}.jsonl"
+    return Child(AgentCommand(argv, env, cwd, "Say hello.", timeout), trace, trace.with_suffix(".err"))
+
+
+@needs_claude
+def test_a_reply_still_streaming_at_the_time_limit_keeps_the_trace_growing(endpoint, tmp_path) -> None:
+    # One character every 0.3 s: the reply is still coming when the 12 s limit strikes.
+    slow = parse_script({"with": [{"text": "Hello from a model that takes its time to say so. " * 2, "trickle": 0.3}]})
+    silent = {}
+    for flags in ((), (partial.FLAG,)):
+        child = claude_code_child(tmp_path, endpoint.agent_url(slow, prompt="Say hello."), 12, *flags)
+        exit_ = child.run()
+        assert exit_.timed_out and awaiting_model(Transcript.from_file(child.trace_path))
+        silent[flags] = exit_.silent
+    # Claude Code alone writes nothing until the block is complete; with partial messages every byte shows.
+    assert silent[()] > 4 and silent[(partial.FLAG,)] < 2
+
+
+VARYING = re.compile(r"id|uuid|session_id|tool_use_id|timestamp|messaging_socket_path|.*_ms")
+
+
+def comparable(value: Any) -> Any:
+    """A trace's events without what differs from one run to the next (ids, times, the child's own socket)."""
+    if isinstance(value, str) and value.startswith("{"):
+        return [comparable(json.loads(line)) for line in value.splitlines()]
+    if isinstance(value, dict):
+        return {key: None if VARYING.fullmatch(key) else comparable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [comparable(item) for item in value]
+    return value
+
+
+@needs_claude
+def test_taking_the_partial_messages_out_leaves_the_trace_claude_code_writes_without_them(endpoint, tmp_path) -> None:
+    loaded = parse_script({"with": [{"tool": "Glob", "input": {"pattern": "*"}}, {"text": "done"}]})
+    traces = []
+    for flags in ((), (partial.FLAG,)):
+        child = claude_code_child(tmp_path, endpoint.agent_url(loaded, prompt="Say hello."), 60, *flags)
+        assert child.run().returncode == 0
+        traces.append(child.trace_path.read_text())
+    plain, streamed = traces
+    assert '"stream_event"' in streamed and '"stream_event"' not in plain
+    assert comparable(partial.take_out(tmp_path / "trace1.jsonl")) == comparable(plain)

@@ -22,13 +22,15 @@ BACKTRACKS = "a" * 41 + "b"
 # ---- 5. a fault is never read as the plugin's failure -----------------------------------------------------------
 
 
-def test_a_stream_stalled_until_the_time_limit_is_an_outage_and_a_busy_agent_a_timeout(suite):
-    # Claude Code's own idle limit (90 s) is longer than the run's: the stalled stream is still in flight at 8 s.
+def test_a_stream_stalled_until_the_time_limit_is_an_outage_and_a_busy_agent_a_timeout(suite, monkeypatch):
+    # Claude Code drops a stream silent for its idle limit (10 s at the least) and asks again without streaming;
+    # that request stalls too: its own evidence that the API stalled when the run's limit strikes at 20 s.
+    monkeypatch.setenv("CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS", "10000")
     suite.case(
         "stalled",
-        frontmatter={"runs": 1, "timeout_seconds": 8},
+        frontmatter={"runs": 1, "timeout_seconds": 20},
         graders=GREETING,
-        script={"all": [{"text": "Hel", "stall": 60}]},
+        script={"all": [{"text": "Hel", "stall": 60, "repeat": 3}]},
     )
     suite.case(
         "busy",
@@ -39,10 +41,30 @@ def test_a_stream_stalled_until_the_time_limit_is_an_outage_and_a_busy_agent_a_t
     run = suite.run("--ablation", "none", "--api-retries", "0", "-j", "2")
     [stalled] = run.case("stalled")["arms"]["with"]
     assert stalled["errorKind"] == "api" and stalled["score"] is None and stalled["graders"] == []
-    assert stalled["error"].startswith("the model's stream stalled: no reply for ")
+    assert stalled["error"] == (
+        "the model's stream stalled: Claude Code dropped it at its idle limit and was asking again, until the run's "
+        "time limit (20s) stopped it"
+    )
     [busy] = run.case("busy")["arms"]["with"]
     assert (busy["errorKind"], busy["error"], busy["score"]) == ("timeout", "timed out after 8s", 0.0)
     assert run.doc["partialReason"] == "api_error" and run.rc == 2
+
+
+def test_a_reply_still_streaming_at_the_time_limit_is_graded_on_what_the_run_produced(suite):
+    # The model's last reply comes one character every 0.5 s: still streaming when the 8 s limit strikes.
+    suite.case(
+        "streaming",
+        frontmatter={"runs": 1, "timeout_seconds": 8},
+        graders={**GREETING, "globbed": "---\ntype: tool_used\ntool: Glob\n---\n"},
+        script={"all": [{"tool": "Glob", "input": {"pattern": "*"}}, {"text": HELLO * 2, "trickle": 0.5}]},
+    )
+    run = suite.run("--ablation", "none")
+    [only] = run.case("streaming")["arms"]["with"]
+    assert (only["errorKind"], only["error"]) == ("timeout", "timed out after 8s")
+    assert {g["name"]: g["passed"] for g in only["graders"]} == {"greeting": False, "globbed": True}
+    assert run.doc["partial"] is False and run.rc == 1  # the plugin's failure, not an outage
+    [trace] = (suite.root / "evals" / "results").glob("*/runs/streaming/with-1/trace.jsonl")
+    assert '"Glob"' in trace.read_text() and '"stream_event"' not in trace.read_text()
 
 
 def test_a_judge_that_never_says_pass_or_fail_errors_its_grader(suite):

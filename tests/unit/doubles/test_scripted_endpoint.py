@@ -184,7 +184,7 @@ def test_judge_replies() -> None:
         ("with: [a, {delay: 1}]\n", "with[1]: a turn needs exactly one of text, tool, blocks, error (got: none)"),
         (
             "with: [{text: a, colour: red}]\n",
-            "with[0].colour: is not a key of a text turn (expected: text, delay, usage, drop, stall, repeat)",
+            "with[0].colour: is not a key of a text turn (expected: text, delay, usage, drop, stall, trickle, repeat)",
         ),
         ("with: [{text: a, input: {}}]\n", "with[0].input: is not a key of a text turn"),
         ("with: [a, {tool: Read, input: [x]}]\n", "with[1].input: input must be a mapping"),
@@ -204,7 +204,15 @@ def test_judge_replies() -> None:
             "with: [{error: {status: 500, retry_after: soon}}]\n",
             "with[0].error.retry_after: must be a number of seconds ≥ 0 (got a string 'soon')",
         ),
-        ("with: [{error: {status: 500}, drop: true}]\n", "with[0]: drop and stall apply to streamed replies"),
+        (
+            "with: [{error: {status: 500}, drop: true}]\n",
+            "with[0]: drop, stall and trickle apply to replies, not errors",
+        ),
+        (
+            "with: [{error: {status: 500}, trickle: 1}]\n",
+            "with[0]: drop, stall and trickle apply to replies, not errors",
+        ),
+        ("with: [{text: a, trickle: -1}]\n", "with[0].trickle: must be a number of seconds ≥ 0 (got -1)"),
         (
             "with: [{text: a, usage: {input_tokens: -1}}]\n",
             "with[0].usage.input_tokens: must be a whole number ≥ 0 (got -1)",
@@ -379,6 +387,24 @@ def test_delay_and_stall_slow_the_reply(endpoint: ScriptedEndpoint) -> None:
     started = time.monotonic()
     with client(url).messages.stream(model="m", max_tokens=10, messages=history(1), tools=TOOLS) as stream:
         assert stream.get_final_text() == "stalled"
+    assert time.monotonic() - started >= 0.3
+
+
+def test_trickle_streams_the_reply_one_character_at_a_time(endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.agent_url(script({"with": [{"text": "slow", "trickle": 0.05}, {"tool": "Glob", "trickle": 0.01}]}))
+    started = time.monotonic()
+    with client(url).messages.stream(model="m", max_tokens=10, messages=history(0), tools=TOOLS) as stream:
+        pieces = [event.delta.text for event in stream if event.type == "content_block_delta"]
+    assert pieces == ["s", "l", "o", "w"]
+    assert time.monotonic() - started >= 0.2
+    with client(url).messages.stream(model="m", max_tokens=10, messages=history(1), tools=TOOLS) as stream:
+        assert [block.name for block in stream.get_final_message().content] == ["Glob"]
+
+
+def test_a_reply_that_is_not_streamed_stalls_as_a_whole(endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.agent_url(script({"with": [{"text": "late", "stall": 0.3}]}))
+    started = time.monotonic()
+    assert text_of(ask(url)) == "late"
     assert time.monotonic() - started >= 0.3
 
 

@@ -96,6 +96,7 @@ def test_the_argv_of_a_plain_case(suite, ws):
         "--output-format",
         "stream-json",
         "--verbose",
+        "--include-partial-messages",  # evidence of a reply still coming at a time limit (run/partial.py)
         "--max-turns",
         "10",
         "--permission-mode",
