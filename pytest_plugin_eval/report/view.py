@@ -18,6 +18,7 @@ PARTIAL_LABELS = {
     "api_error": "API errors",
     "interrupted": "interrupted",
     "worker_lost": "a worker process died",
+    "sandbox_failed": "the shell's sandbox failed to start",
     "judge_error": "judge unavailable",
     "trigger_run_error": "trigger runs that erred",
 }

@@ -28,6 +28,7 @@ PartialReason = Literal[
     "auth_failed",
     "api_error",
     "missing_artefacts",
+    "sandbox_failed",
     "judge_error",
     "trigger_run_error",
 ]
@@ -35,7 +36,7 @@ SkipReason = Literal["cost_ceiling"]
 
 # Run error kinds by what they mean. The harness could not make or read the run: its item fails, and --lf runs it
 # again (also one stopped by the user or a lost worker); of those, a failure of the harness itself fails the session.
-UNFINISHED_KINDS: tuple[ErrorKind, ...] = ("start", "api", "auth", "harness", "missing_artefacts")
+UNFINISHED_KINDS: tuple[ErrorKind, ...] = ("start", "api", "auth", "harness", "missing_artefacts", "sandbox")
 RERUN_KINDS: tuple[ErrorKind, ...] = (*UNFINISHED_KINDS, "interrupted", "worker_lost")
 SESSION_FAILING_KINDS: tuple[ErrorKind, ...] = ("start", "harness")
 

@@ -36,7 +36,7 @@ from .scoring import judge_cost, run_score
 from .store import RESULTS_FILE, RUNS_DIR, ResultsFolder
 
 # Runs that were never graded stay as they were.
-UNGRADED_KINDS = ("api", "auth", "start", "scaffold", "interrupted", "harness", "missing_artefacts")
+UNGRADED_KINDS = ("api", "auth", "start", "scaffold", "interrupted", "harness", "missing_artefacts", "sandbox")
 MISSING: ErrorKind = "missing_artefacts"  # the errorKind of a run whose stored trace is missing or unreadable
 
 

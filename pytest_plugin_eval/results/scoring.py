@@ -125,6 +125,8 @@ def partial_reason(runs: Iterable[RunResult], interrupted: str | None, runs_skip
         return "api_error"
     if "missing_artefacts" in kinds:
         return "missing_artefacts"
+    if "sandbox" in kinds:
+        return "sandbox_failed"
     if any(g.errored for r in runs for g in r.graders):
         return "judge_error"
     return None

@@ -192,7 +192,7 @@ class RunError:
     not the plugin), timeout (the agent, or the model's reply, was still coming at the limit), max_turns, prompt_too_long (the request
     outgrew the model's context — what the agent was given, plugin included, not an outage), agent (the child
     reported an error), crash (no result at all), start (could not be started), interrupted (the session stopped
-    it)."""
+    it), sandbox (the OS sandbox of a granted shell did not start: the machine's fault, not graded)."""
 
     kind: ErrorKind
     message: str
@@ -204,8 +204,9 @@ class RunError:
 
     @property
     def ungraded(self) -> bool:
-        """The run says nothing about the plugin: the model was not reached, or the session stopped it."""
-        return self.infrastructure or self.kind == "interrupted"
+        """The run says nothing about the plugin: the model was not reached, its shell had no sandbox, or the
+        session stopped it."""
+        return self.infrastructure or self.kind in ("interrupted", "sandbox")
 
 
 # No byte of the model's reply for this long while its request is open is a stalled stream, whatever the run's time

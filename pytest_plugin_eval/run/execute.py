@@ -330,7 +330,8 @@ class StartedAgent:
             mock_calls=grader_view(calls) if active else None,
             error=RunError("interrupted", "interrupted: the session was stopped")
             if plan.stop is not None and plan.stop.is_set()
-            else classify(exit_, transcript if streamed is None else streamed, case.timeout_seconds),
+            else sandbox_fault(plan, ws, transcript, exit_.stderr)
+            or classify(exit_, transcript if streamed is None else streamed, case.timeout_seconds),
             cost_usd=agent_cost(transcript, plan.model) + mock_cost,
             workspace=ws,
             started_at=started_at,
@@ -344,6 +345,15 @@ class StartedAgent:
         """The run will not be made: stop the child and remove its workspace."""
         self.child.kill()
         self.workspace.remove()
+
+
+def sandbox_fault(plan: RunPlan, ws: Workspace, transcript: Transcript, stderr: str) -> RunError | None:
+    """A granted shell whose sandbox did not start: the machine's fault, not the plugin's (see permissions)."""
+    if not permissions.shell_granted(plan.settings.allow_tools):
+        return None
+    texts = [error for shell in permissions.SHELLS for _, error in transcript.failed_calls(shell)] + [stderr]
+    why = permissions.sandbox_failure(texts, ws.tmp)
+    return RunError("sandbox", why) if why else None
 
 
 def mock_warnings(mock_plan: MockPlan | None) -> list[str]:

@@ -20,6 +20,7 @@ folders: the plugin would have to become a working directory, which the model is
 
 from __future__ import annotations
 
+import re
 import shutil
 import string
 import sys
@@ -111,9 +112,12 @@ DENIED_TOOLS = (
 PATH_TOOLS = FILE_TOOLS
 # Tools that write files: a bare grant is scoped to the run's cwd and tmp.
 WRITERS = ("Edit", "Write", "NotebookEdit")
-# The names Workspace.create and the session's scratch folder give their temp folders (mkdtemp prefixes).
+# The names Workspace.create and the session's scratch folder give their temp folders (mkdtemp prefixes), and
+# the run's own TMPDIR (in SHORT_TMP, see Workspace.create).
 WORKSPACE_PREFIX = "claude-eval-"
 SESSION_PREFIX = "plugin-eval-session-"
+TMP_PREFIX = "pe-"
+SHORT_TMP = Path("/tmp")
 # Where a home keeps credentials: denied by name too when the home cannot be hidden whole (the plugin or the run
 # lies in it — or is it).
 HOME_SECRETS = (
@@ -303,6 +307,14 @@ def other_runs(root: Path, temp_dir: Path | None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def other_tmps(tmp: Path) -> list[str]:
+    """Path patterns for every other run's TMPDIR beside this run's own in /tmp (Workspace.create)."""
+    if not tmp.name.startswith(TMP_PREFIX):
+        return []
+    suffix = tmp.name[len(TMP_PREFIX) :]
+    return [f"{glob_escape(str(tmp.parent))}/{TMP_PREFIX}{p}" for p in other_than(suffix)]
+
+
 def reader_roots(folders: RunFolders) -> list[Path]:
     """Where a granted reader may read: the run's home (cwd inside it) and tmp, and the plugin's files but its
     eval folder."""
@@ -374,7 +386,7 @@ def elsewhere_rules(folders: RunFolders) -> list[str]:
     for path in folders.hidden_in_homes():
         rules += both("Read", path) + both("Edit", path)
     if folders.root is not None:
-        for pattern in other_runs(folders.root, folders.temp_dir):
+        for pattern in other_runs(folders.root, folders.temp_dir) + other_tmps(folders.tmp):
             rules += both("Read", pattern)
     for path in folders.credential_files:
         rules.append(rule("Read", path))
@@ -413,7 +425,9 @@ def sandbox_settings(folders: RunFolders, plugins: tuple[Path, ...], secret_vars
     around = [folders.temp_dir] if folders.temp_dir is not None else []
     if folders.root is not None and folders.root.parent != Path(folders.root.anchor):
         around.append(folders.root.parent)
-    around = [p for p in around if p != Path(p.anchor)]
+    if folders.root is not None and folders.root not in folders.tmp.parents:
+        around.append(folders.tmp.parent)  # /tmp, where every other run keeps its TMPDIR too
+    around = list(dict.fromkeys(p for p in around if p != Path(p.anchor)))
     secrets = list(dict.fromkeys((*SANDBOX_SECRET_VARS, *sorted(secret_vars))))
     return {
         "enabled": True,
@@ -464,5 +478,26 @@ def sandbox_missing() -> str | None:
                 f"a shell tool (Bash) was granted, but this machine cannot confine it: {' and '.join(missing)} "
                 f"{'is' if len(missing) == 1 else 'are'} not installed — install them (apt install bubblewrap "
                 f"socat), or drop the Bash grant; the run was not started rather than run unconfined"
+            )
+    return None
+
+
+# What Claude Code answers every shell command with when its sandbox could not start (bubblewrap cannot make its
+# namespaces, socat cannot open the bridge sockets, …).
+SANDBOX_FAILED = re.compile(r"Sandbox is (?:required|enabled) but failed to initialize(?:: ([^\n]*?))?\.(?: |$)")
+
+
+def sandbox_failure(texts: Iterable[str], tmp: Path) -> str | None:
+    """Why the run's sandbox did not start, with the fix, when one of `texts` (the errors the shell's calls got,
+    Claude Code's stderr) says so; or None. Not the plugin's doing: its shell never ran."""
+    for text in texts:
+        found = SANDBOX_FAILED.search(text)
+        if found:
+            cause = found.group(1) or "no reason given"
+            return (
+                f"harness fault: Claude Code's sandbox failed to start ({cause}), so none of the agent's shell "
+                f"commands ran and the run is not graded — check that `bwrap --unshare-all --dev-bind / / true` and "
+                f"`socat -V` work for this user and that the run's TMPDIR ({tmp}) can hold its sockets, then run "
+                f"again (or drop the Bash grant)"
             )
     return None

@@ -1,8 +1,13 @@
 """One run's throwaway folders and environment.
 
 Each run gets a fresh root holding `home/` (the agent's HOME), `home/cwd/` (its working directory, a fresh git
-repository), `config/` (CLAUDE_CONFIG_DIR), `tmp/` (TMPDIR) and `out/` (the trace). Nothing of the
+repository), `config/` (CLAUDE_CONFIG_DIR), `tmp` (TMPDIR) and `out/` (the trace). Nothing of the
 operator's environment reaches the agent except an allow-list: what it needs to run and to reach the model.
+
+`tmp` is a link to a private folder of its own in /tmp (`/tmp/pe-XXXXXXXX`, 0700) wherever the root is: Claude
+Code's sandbox puts its bridge sockets in TMPDIR (`claude-socks-<16 hex>.sock`), and a unix socket path holds
+at most 107 bytes — a root under the operator's TMPDIR and the session's scratch folder is already longer than
+the rest allows. (Where /tmp cannot be written, `tmp` is a folder in the root.)
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from ..core.paths import code_units
 from .agent import AgentStartError
 from .artefacts import CHANGES, STDERR, TRACE
 from .output import Changes, tree_files
+from .permissions import SHORT_TMP, TMP_PREFIX, WORKSPACE_PREFIX
 
 # Operator variables passed through by exact name: what the child needs to run.
 PASS_NAMES = frozenset(
@@ -318,7 +324,8 @@ class Workspace:
 
     @property
     def tmp(self) -> Path:
-        return self.root / "tmp"
+        link = self.root / "tmp"
+        return Path(os.readlink(link)) if link.is_symlink() else link
 
     @property
     def out(self) -> Path:
@@ -339,10 +346,14 @@ class Workspace:
 
     @classmethod
     def create(cls, base: Path | None = None) -> Workspace:
-        root = Path(tempfile.mkdtemp(prefix="claude-eval-", dir=base))
+        root = Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX, dir=base))
         ws = cls(root)
-        for folder in (ws.home, ws.cwd, ws.config, ws.tmp, ws.out):  # home before cwd
+        short = short_tmp()
+        if short is not None:
+            (root / "tmp").symlink_to(short, target_is_directory=True)
+        for folder in (ws.home, ws.cwd, ws.config, ws.out):  # home before cwd
             folder.mkdir()
+        ws.tmp.mkdir(exist_ok=True)
         (ws.home / ".gitconfig").write_text(GITCONFIG)
         ws.write_settings()
         (ws.config / ".claude.json").write_text(json.dumps({"hasCompletedOnboarding": True}))
@@ -496,11 +507,26 @@ class Workspace:
         return changes
 
     def remove(self) -> None:
-        # The agent may have left read-only files or folders behind.
-        for folder, subdirs, _files in os.walk(self.root):
-            for name in subdirs:
-                try:
-                    os.chmod(os.path.join(folder, name), 0o700)
-                except OSError:
-                    pass
-        shutil.rmtree(self.root, ignore_errors=True)
+        tmp = self.tmp
+        if tmp.parent == SHORT_TMP and tmp.name.startswith(TMP_PREFIX):  # the link's target, never another folder
+            remove_tree(tmp)
+        remove_tree(self.root)
+
+
+def short_tmp() -> Path | None:
+    """A new private folder in /tmp for a run's TMPDIR, or None where /tmp cannot be written."""
+    try:
+        return Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=SHORT_TMP))
+    except OSError:
+        return None
+
+
+def remove_tree(path: Path) -> None:
+    # The agent may have left read-only files or folders behind.
+    for folder, subdirs, _files in os.walk(path):
+        for name in subdirs:
+            try:
+                os.chmod(os.path.join(folder, name), 0o700)
+            except OSError:
+                pass
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,8 +1,8 @@
 """A session's scratch folder, and leaving nothing behind.
 
 Every run's workspace lives under one folder of the session (and the --max-cost-usd ledger beside them), so a
-fresh session never inherits another's ledger, and the end of the session removes them all — also the workspaces
-of a worker that was killed. Every process a run starts carries the session's tag in its environment; what is
+fresh session never inherits another's ledger, and the end of the session removes them all, with the TMPDIRs in
+/tmp they link to — also the workspaces of a worker that was killed. Every process a run starts carries the session's tag in its environment; what is
 still running with it at the end (a sandbox helper left by a killed `claude`, say) is killed. A session killed
 outright (kill -9) cannot clean up after itself: the next session does, for every scratch folder whose owner
 process is gone.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 import signal
 import tempfile
 from dataclasses import dataclass
@@ -20,6 +19,8 @@ from pathlib import Path
 
 from ..run.execute import SESSION_TAG
 from ..run.permissions import SESSION_PREFIX as PREFIX
+from ..run.permissions import WORKSPACE_PREFIX
+from ..run.workspace import Workspace, remove_tree
 
 OWNER_FILE = "owner"  # "<pid> <tag>" of the session process that made the folder
 
@@ -51,13 +52,9 @@ class Scratch:
         if not self.owner:
             return
         kill_tagged(self.tag)
-        for folder, subdirs, _ in os.walk(self.path):  # the agent may have left read-only folders behind
-            for name in subdirs:
-                try:
-                    os.chmod(os.path.join(folder, name), 0o700)
-                except OSError:
-                    pass
-        shutil.rmtree(self.path, ignore_errors=True)
+        for folder in self.workspaces.glob(f"{WORKSPACE_PREFIX}*"):  # each with its TMPDIR in /tmp
+            Workspace(folder).remove()
+        remove_tree(self.path)
 
 
 def sweep_abandoned() -> list[Path]:

@@ -6,10 +6,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 import textwrap
 from pathlib import Path
 
+import pytest
 from helpers.e2e import ANY, GREETING_GRADERS, bash, needs_sandbox, tool_results
+
+from pytest_plugin_eval.run.workspace import Workspace
 
 
 @needs_sandbox
@@ -59,6 +63,51 @@ def test_bash_writes_its_workspace_only_and_sees_no_secrets(suite, monkeypatch, 
     assert "denied" in results[6]
     files = suite.root / "evals" / "results"
     assert list(files.glob("*/runs/probe/with-1/files/inside.txt"))  # created by Bash, kept
+
+
+@pytest.fixture
+def long_tmpdir(monkeypatch):
+    """A 60-character TMPDIR for the session, as CI runners, tox and containers set them."""
+    base = Path(tempfile.mkdtemp(prefix="long-", dir="/tmp"))
+    folder = base / ("t" * (60 - len(str(base)) - 1))
+    folder.mkdir()
+    assert len(str(folder)) == 60
+    monkeypatch.setenv("TMPDIR", str(folder))
+    yield folder
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@needs_sandbox
+def test_bash_works_under_a_long_tmpdir(suite, long_tmpdir):
+    script = {
+        "all": [bash("echo SHELL-WORKS > ./shell.txt && cat shell.txt && echo x > $TMPDIR/t && echo TMP-OK"), "done"]
+    }
+    suite.case("shell", frontmatter={"runs": 1}, graders=ANY, script=script)
+    run = suite.run("--ablation", "none", "--allow-tools", "Bash")
+    [only] = run.case("shell")["arms"]["with"]
+    [result] = tool_results(only)
+    assert "SHELL-WORKS" in result and "TMP-OK" in result, result
+    assert only["error"] is None and run.rc == 0
+    assert list(long_tmpdir.iterdir()) == []  # the session's scratch folder is gone
+
+
+@needs_sandbox
+def test_a_sandbox_that_fails_to_start_is_a_fault_of_the_machine_not_the_plugins_score(
+    suite, monkeypatch, tmp_path_factory
+):
+    # A socat that cannot open a socket: Claude Code's bridges never come up, and every shell command is refused.
+    bin_dir = tmp_path_factory.mktemp("broken-bin")
+    (bin_dir / "socat").write_text("#!/bin/sh\nexit 1\n")
+    (bin_dir / "socat").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    suite.case("shell", frontmatter={"runs": 1}, graders=ANY, script={"all": [bash("echo hi"), "done"]})
+    run = suite.run("--ablation", "none", "--allow-tools", "Bash")
+    [only] = run.case("shell")["arms"]["with"]
+    assert only["errorKind"] == "sandbox" and only["score"] is None and only["graders"] == []
+    assert only["error"].startswith("harness fault: Claude Code's sandbox failed to start (")
+    assert "socat -V" in only["error"]  # the fix
+    assert run.doc["partial"] is True and run.doc["partialReason"] == "sandbox_failed" and run.rc == 2
+    assert "the shell's sandbox failed to start" in run.out
 
 
 def test_a_shell_grant_without_a_sandbox_refuses_to_start(suite, monkeypatch, tmp_path_factory):
@@ -216,7 +265,7 @@ def test_a_history_case_resumes_the_transcript_and_runs_single_arm(suite):
     (folder / "graders").mkdir(parents=True)
     shutil.copyfile(transcripts[0], folder / "hist.jsonl")
     recorded = transcripts[0].read_bytes()
-    shutil.rmtree(workspace)  # kept for this test alone: leave nothing in the system temp folder
+    Workspace(Path(workspace)).remove()  # kept for this test alone: leave nothing in the system temp folder
     (folder / "case.yaml").write_text(
         textwrap.dedent("""
         schema_version: "1.0"

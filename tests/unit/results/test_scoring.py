@@ -393,6 +393,7 @@ def test_partial_reason_each_cause():
     assert partial_reason([failing_run(skipped_paid=True)], None, False) == "cost_ceiling"
     assert partial_reason([failing_run("auth")], None, False) == "auth_failed"
     assert partial_reason([failing_run("api")], None, False) == "api_error"
+    assert partial_reason([failing_run("sandbox")], None, False) == "sandbox_failed"
     assert partial_reason([failing_run(judge_errored=True)], None, False) == "judge_error"
 
 

@@ -28,6 +28,8 @@ from pytest_plugin_eval.run.permissions import (
     elsewhere_rules,
     other_runs,
     other_than,
+    other_tmps,
+    sandbox_failure,
     sandbox_settings,
 )
 from pytest_plugin_eval.run.workspace import (
@@ -228,6 +230,25 @@ def test_other_runs_rules_are_read_rules_on_both_spellings(folders):
         assert f"Read(/{pattern})" in rules and f"Read(/{pattern}/**)" in rules
 
 
+def test_a_tmp_in_the_short_temp_folder_hides_every_other_runs_tmp_beside_it(folders, tmp_path):
+    short = tmp_path / "short"
+    own = with_(folders, tmp=short / "pe-k2x_9qaz")
+    patterns = other_tmps(own.tmp)
+    rules = elsewhere_rules(own)
+
+    def denied(path: Path) -> bool:
+        return any(matches(p, str(path)) or matches(f"{p}/**", str(path)) for p in patterns)
+
+    for path in (short / "pe-zzzzzzzz", short / "pe-k2x_9qa_" / "claude-socks-1.sock"):
+        assert denied(path), path
+    assert not denied(own.tmp) and not denied(own.tmp / "x.txt")
+    assert all(f"Read(/{p})" in rules for p in patterns)
+    assert other_tmps(folders.tmp) == []  # a tmp inside the run's root has no siblings of that kind
+    sandbox = sandbox_settings(own, own.plugins)
+    assert f"/{short}" in sandbox["filesystem"]["denyRead"]  # with the run's own carved back out:
+    assert f"/{own.tmp}" in sandbox["filesystem"]["allowRead"] and f"/{own.tmp}" in sandbox["filesystem"]["allowWrite"]
+
+
 def test_results_folders_are_hidden_with_the_suite(folders, tmp_path):
     results = tmp_path / "elsewhere" / "results"
     results.mkdir(parents=True)
@@ -282,6 +303,24 @@ def test_the_sandbox_withholds_every_credential_of_the_child(folders):
 def test_the_sandbox_never_hides_a_filesystem_root(folders):
     at_root = with_(folders, temp_dir=Path("/"), caller_homes=(Path("/"),))
     assert "//" not in sandbox_settings(at_root, ())["filesystem"]["denyRead"]
+
+
+@pytest.mark.parametrize(
+    "text, cause",
+    [
+        (
+            "Sandbox is required but failed to initialize: Failed to create bridge sockets after 5 attempts. Restart "
+            "to retry. Running it outside the sandbox (dangerouslyDisableSandbox) is not allowed either.",
+            "Failed to create bridge sockets after 5 attempts",
+        ),
+        ("Sandbox is enabled but failed to initialize. Until the sandbox can start, …", "no reason given"),
+    ],
+)
+def test_a_sandbox_that_did_not_start_is_named_with_its_cause_and_the_fix(text, cause):
+    why = sandbox_failure(["command not found: x", text], Path("/tmp/pe-x"))
+    assert why.startswith(f"harness fault: Claude Code's sandbox failed to start ({cause}), so none of")
+    assert "`socat -V`" in why and "/tmp/pe-x" in why
+    assert sandbox_failure(["exit code 1", "Sandbox is nice"], Path("/tmp")) is None
 
 
 # ---- credentials: the allow-list names them, the shell never sees them ---------------------------------------

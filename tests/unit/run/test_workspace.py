@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -155,7 +156,6 @@ def test_create_layout(ws, tmp_path):
     assert ws.home == ws.root / "home"
     assert ws.cwd == ws.root / "home" / "cwd"
     assert ws.config == ws.root / "config"
-    assert ws.tmp == ws.root / "tmp"
     assert ws.out == ws.root / "out"
     assert ws.trace == ws.root / "out" / "trace.jsonl"
     for folder in (ws.home, ws.cwd, ws.config, ws.tmp, ws.out):
@@ -164,6 +164,32 @@ def test_create_layout(ws, tmp_path):
     assert (ws.home / ".gitconfig").read_text() == GITCONFIG
     assert json.loads((ws.config / "settings.json").read_text()) == {"env": {"DISABLE_AUTOUPDATER": "1"}}
     assert json.loads((ws.config / ".claude.json").read_text()) == {"hasCompletedOnboarding": True}
+
+
+def test_tmp_is_a_private_folder_of_its_own_in_the_short_temp_folder(ws, short_tmp):
+    # Claude Code's sandbox puts its sockets in TMPDIR: a unix socket path holds at most 107 bytes.
+    assert (ws.root / "tmp").is_symlink() and ws.tmp.parent == short_tmp and ws.tmp.name.startswith("pe-")
+    assert stat.S_IMODE(ws.tmp.stat().st_mode) == 0o700
+    assert ws.agent_env({}, {})["TMPDIR"] == str(ws.tmp) and Workspace(ws.root).tmp == ws.tmp
+    (ws.tmp / "left.txt").write_text("x")
+    ws.remove()
+    assert not ws.tmp.exists() and not ws.root.exists()
+
+
+def test_where_the_short_temp_folder_cannot_be_written_tmp_is_in_the_root(tmp_path, monkeypatch):
+    monkeypatch.setattr(workspace, "SHORT_TMP", tmp_path / "missing")
+    ws = Workspace.create(tmp_path)
+    assert ws.tmp == ws.root / "tmp" and ws.tmp.is_dir() and not ws.tmp.is_symlink()
+
+
+def test_remove_leaves_a_tmp_link_to_anything_else_alone(tmp_path):
+    elsewhere = tmp_path / "pe-elsewhere"
+    elsewhere.mkdir()
+    root = tmp_path / "claude-eval-x"
+    root.mkdir()
+    (root / "tmp").symlink_to(elsewhere)
+    Workspace(root).remove()
+    assert elsewhere.is_dir() and not root.exists()
 
 
 def test_create_makes_cwd_a_git_repository_on_main(ws):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_plugin_eval.run.workspace import Workspace
 from pytest_plugin_eval.session.scratch import OWNER_FILE, PREFIX, Scratch, sweep_abandoned
 
 
@@ -47,3 +48,12 @@ def test_a_later_session_sweeps_the_folders_of_dead_owners_only(temp):
     fresh = Scratch.create()  # a new session sweeps first
     assert fresh.path.exists()
     fresh.close()
+
+
+def test_closing_removes_the_tmp_folders_of_its_workspaces_too(temp, short_tmp):
+    scratch = Scratch.create()
+    runs = [Workspace.create(scratch.workspaces) for _ in range(2)]
+    assert all(ws.tmp.parent == short_tmp for ws in runs)
+    (runs[0].tmp / "left-by-a-killed-run").write_text("x")
+    scratch.close()
+    assert not any(ws.tmp.exists() or ws.root.exists() for ws in runs)
