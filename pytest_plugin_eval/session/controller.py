@@ -55,10 +55,10 @@ class Controller:
 
     @pytest.hookimpl(tryfirst=True)  # pytest writes at the start of an item: the status makes way
     def pytest_runtest_logstart(self, nodeid, location) -> None:
-        self.erase_status()
+        self.item_started(nodeid)
 
     def pytest_runtest_logfinish(self, nodeid, location) -> None:
-        self.draw_status()
+        self.item_ended(nodeid)
 
     def pytest_collectreport(self, report) -> None:
         self.gather.collect_report(report)
@@ -143,6 +143,15 @@ class Controller:
             pytest.exit(problem, returncode=1)
         self.outputs.failed = True
         self.gather.stop(problem)
+
+    def item_started(self, nodeid: str) -> None:
+        """An item starts, here or on a worker (xdist forwards the event): it is in flight until it ends."""
+        self.gather.started(nodeid)
+        self.erase_status()
+
+    def item_ended(self, nodeid: str) -> None:
+        self.gather.ended(nodeid)
+        self.draw_status()
 
     def erase_status(self) -> None:
         if self.progress is not None:

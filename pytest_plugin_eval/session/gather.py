@@ -8,14 +8,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..core.kinds import Arm
-from ..load.case import CaseLoadError
+from ..core.kinds import ErrorKind
 from ..results import hints
 from ..results.model import CaseResult, RunResult
 from ..results.verdict import case_verdict
-from . import verdicts, wire
+from . import lost, verdicts, wire
 from .documents import aggregated
-from .gathered import CaseItems, Collected, case_file_of, merge_suite
+from .gathered import RUN_PARAMS, CaseItems, Collected, case_file_of, merge_suite
 from .interrupts import signal_name
 from .progress import Progress
 from .trigger_gather import TriggerGather
@@ -41,6 +40,7 @@ class Gatherer:
         self.exit_requested: int | None = None  # pytest.exit(…, returncode)
         self.verdicts_counted = False
         self.triggers = TriggerGather(self.collected)
+        self.in_flight: set[str] = set()  # run items started (here or on a worker) whose run is not recorded yet
         # What each kind of item carries on its call report, and what records it: a kind of item adds a line.
         self.call_reports: dict[str, Callable[[Any, str], None]] = {
             wire.RUN_ATTR: lambda data, nodeid: self.record_run(wire.RunReport.from_json(data), nodeid),
@@ -103,6 +103,7 @@ class Gatherer:
                 self.call_reports[attr](data, nodeid)
 
     def record_run(self, report: wire.RunReport, nodeid: str) -> None:
+        self.in_flight.discard(nodeid)
         run = report.run
         if not self.collected.runs and run.error_kind == "auth":
             self.stop(AUTH_STOP)
@@ -140,35 +141,20 @@ class Gatherer:
         case_file = case_file_of(nodeid)
         if case_file is None:
             return
-        params = nodeid.rsplit("[", 1)[1].rstrip("]")  # with-plugin-2
-        arm: Arm = "with" if params.startswith("with-") else "without"
-        index = int(params.rsplit("-", 1)[1])
-        case_dir = (self.session.config.rootpath / case_file).parent
-        eval_root = self.session.eval_root(case_dir)
-        try:
-            case = self.session.load(case_dir, eval_root) if eval_root is not None else None
-        except CaseLoadError:
-            case = None
-        if case is None:
-            return
-        run = RunResult(
-            arm,
-            index,
-            score=None,
-            passed=False,
-            error_kind="worker_lost",
-            error="the pytest-xdist worker running it died; its run was lost",
-        )
-        self.record_run(
-            wire.RunReport(
-                case=self.session.case_result(case),
-                run=run,
-                suite=self.session.suite_info(case),
-                eval_root=str(case.eval_root),
-                label=self.session.suite_label(case.eval_root),
-            ),
-            nodeid,
-        )
+        self.record_lost(nodeid, "worker_lost", "the pytest-xdist worker running it died; its run was lost")
+
+    def record_lost(self, nodeid: str, kind: ErrorKind, message: str) -> None:
+        case_file = case_file_of(nodeid)
+        report = lost.lost_run(self.session, nodeid, case_file, kind, message) if case_file else None
+        if report is not None:
+            self.record_run(report, nodeid)
+
+    def started(self, nodeid: str) -> None:
+        if RUN_PARAMS.search(nodeid):
+            self.in_flight.add(nodeid)
+
+    def ended(self, nodeid: str) -> None:
+        self.in_flight.discard(nodeid)
 
     def interrupt(self, exc: BaseException) -> None:
         """Ctrl-C, SIGTERM or pytest.exit: the runs in flight are stopped and recorded (interrupted), with any that
@@ -178,6 +164,9 @@ class Gatherer:
         for item, outcome in self.session.stop_runs():  # collect.PooledItems
             item.ended(outcome)
             self.record_carried(item.carried(), item.nodeid)
+        if self.session.config.pluginmanager.getplugin("dsession") is not None:
+            for nodeid in sorted(self.in_flight):  # on the workers, torn down after the results are written
+                self.record_lost(nodeid, "interrupted", "interrupted: the session was stopped")
 
     def stop(self, reason: str) -> None:
         """Stop starting runs (runs in flight finish), with or without pytest-xdist."""

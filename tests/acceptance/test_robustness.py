@@ -121,6 +121,28 @@ def test_sigterm_with_runs_in_flight_records_them_interrupted_and_leaves_nothing
     assert not any(Path(f"/proc/{pid}").exists() for pid in children)  # no claude child left
 
 
+def test_sigterm_before_any_run_came_back_from_two_workers_records_the_runs_in_flight(suite):
+    suite.case("slow", frontmatter={"runs": 1}, graders=GREETING, script=SLOW)
+    proc = session(suite, "--json", "out.json", "-n", "2")
+    children = wait_for(
+        lambda: len(found := [p for p, c in descendants(proc.pid).items() if "stream-json" in c]) == 2 and found
+    )
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, out + err
+    document = json.loads((suite.root / "out.json").read_text())
+    assert document["partial"] is True and document["partialReason"] == "interrupted"
+    assert len(document["cases"]) == 1, out + err
+    [case] = document["cases"]
+    assert {arm: [run["errorKind"] for run in runs] for arm, runs in case["arms"].items()} == {
+        "with": ["interrupted"],
+        "without": ["interrupted"],
+    }
+    assert list((suite.root / "evals" / "results").glob("*/aggregate-result.json")), out + err
+    time.sleep(1)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in children)
+
+
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="runs are started ahead only with a core to spare")
 def test_one_at_a_time_the_next_runs_agent_waits_ready_and_never_outlives_the_session(suite):
     suite.case("slow", frontmatter={"runs": 3}, graders=GREETING, script=SLOW)
