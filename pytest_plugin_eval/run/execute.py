@@ -32,7 +32,7 @@ from .output import RunOutput
 from .redact import Redactor
 from .stand_ins import MockPlan, first_abort, grader_view, plan_mocks, read_calls, run_summary, write_configs
 from .transcript import Transcript
-from .workspace import Snapshot, Workspace, credential_files, credential_names, operator_env
+from .workspace import Snapshot, Workspace, credential_files, credential_names, operator_env, run_label
 
 
 @dataclass(frozen=True)
@@ -264,6 +264,7 @@ def start_agent(plan: RunPlan, ws: Workspace) -> StartedAgent:
     """Stage the workspace and start the child, which loads itself and then waits for its prompt (given by
     `finish`). Raises AgentStartError when it cannot start."""
     case = plan.case
+    ws.run_file.write_text(run_label(case.dir, plan.arm, plan.index), encoding="utf-8")
     stage(plan, ws)
     mock_plan = stand_ins(plan, ws)
     before = ws.snapshot()  # after staging: scaffold files are the run's starting point, not its work

@@ -506,11 +506,33 @@ class Workspace:
         self.changes_file.write_text(json.dumps(changes.to_json()))
         return changes
 
+    @property
+    def run_file(self) -> Path:
+        """Which run the workspace is for (`run_label`), for a controller that must clean up after a dead worker.
+        In out/, which the agent cannot read: it must not learn its arm."""
+        return self.out / "run"
+
+    @classmethod
+    def of_run(cls, base: Path, label: str) -> list[Workspace]:
+        """The workspaces in `base` made for the run `label`."""
+        found = []
+        for root in base.glob(f"{WORKSPACE_PREFIX}*"):
+            try:
+                if (cls(root).run_file).read_text(encoding="utf-8") == label:
+                    found.append(cls(root))
+            except OSError:
+                continue
+        return found
+
     def remove(self) -> None:
         tmp = self.tmp
         if tmp.parent == SHORT_TMP and tmp.name.startswith(TMP_PREFIX):  # the link's target, never another folder
             remove_tree(tmp)
         remove_tree(self.root)
+
+
+def run_label(case_dir: Path, arm: str, index: int) -> str:
+    return f"{case_dir.resolve()}\n{arm}\n{index}\n"
 
 
 def short_tmp() -> Path | None:

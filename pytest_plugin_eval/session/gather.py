@@ -141,6 +141,7 @@ class Gatherer:
         case_file = case_file_of(nodeid)
         if case_file is None:
             return
+        lost.remove_workspace(self.session, nodeid, case_file)
         self.record_lost(nodeid, "worker_lost", "the pytest-xdist worker running it died; its run was lost")
 
     def record_lost(self, nodeid: str, kind: ErrorKind, message: str) -> None:

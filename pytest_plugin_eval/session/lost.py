@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..core.kinds import Arm, ErrorKind
 from ..load.case import CaseLoadError
 from ..results.model import RunResult
+from ..run.workspace import Workspace, run_label
 from . import wire
 from .view import SessionView
 
@@ -39,3 +40,14 @@ def lost_run(session: SessionView, nodeid: str, case_file: str, kind: ErrorKind,
         eval_root=str(case.eval_root),
         label=session.suite_label(case.eval_root),
     )
+
+
+def remove_workspace(session: SessionView, nodeid: str, case_file: str) -> None:
+    """Remove the workspace (and TMPDIR) of the run of a worker that died: nothing else would before the session
+    ends."""
+    base = session.workspace_base
+    if base is None:  # --keep-temp
+        return
+    arm, index = run_of(nodeid)
+    for workspace in Workspace.of_run(base, run_label((session.config.rootpath / case_file).parent, arm, index)):
+        workspace.remove()

@@ -74,3 +74,6 @@ class SessionView(Protocol):
     def suite_info(self, case: Case) -> SuiteInfo: ...
 
     def stop_runs(self) -> list: ...
+
+    @property
+    def workspace_base(self) -> Path | None: ...  # where runs' workspaces are (None: --keep-temp)

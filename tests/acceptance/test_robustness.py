@@ -200,3 +200,32 @@ def test_a_worker_killed_mid_run_is_recorded_and_the_session_is_partial(suite):
     assert proc.returncode == 2
     time.sleep(1)
     assert not Path(f"/proc/{child}").exists()  # the dead worker's claude did not outlive it
+
+
+def test_a_killed_workers_workspace_is_removed_with_its_lost_run(suite, tmp_path_factory, monkeypatch):
+    temp = tmp_path_factory.mktemp("session-temp")
+    monkeypatch.setenv("TMPDIR", str(temp))  # this session's scratch folder alone is in it
+    suite.case("slow", frontmatter={"runs": 3}, graders=GREETING, script=SLOW)
+    proc = session(suite, "--json", "out.json", "-n", "2")
+
+    def a_worker_in_a_run():
+        for pid, cmdline in descendants(proc.pid).items():
+            if "stream-json" in cmdline:
+                worker = processes().get(pid, (0, ""))[0]
+                while worker and "python" not in processes().get(worker, (0, ""))[1]:
+                    worker = processes().get(worker, (0, ""))[0]
+                return worker, pid
+        return None
+
+    worker, child = wait_for(a_worker_in_a_run)
+    workspace = Path(f"/proc/{child}/cwd").resolve().parents[1]  # <workspace>/home/cwd
+    tmp = (workspace / "tmp").resolve()
+    assert workspace.name.startswith("claude-eval-") and tmp.is_dir()
+    os.kill(worker, signal.SIGKILL)
+    # Removed when the controller records the lost run, while the other runs go on (5 more of 6 s, two at a time)
+    # in workspaces beside it: not only when the session's scratch folder goes at the end.
+    wait_for(lambda: not workspace.exists() and not tmp.exists())
+    assert workspace.parent.is_dir() and proc.poll() is None
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 2, out + err
+    assert list(temp.iterdir()) == []

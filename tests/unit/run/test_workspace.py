@@ -664,3 +664,13 @@ def test_disallowed_tools_plus_removals(folders):
 def test_denied_tools_cover_the_gated_and_never_tools():
     assert set(tools.GATED) <= set(DENIED_TOOLS)
     assert set(tools.NEVER) <= set(DENIED_TOOLS)
+
+
+def test_a_workspace_is_found_by_the_run_it_was_made_for(tmp_path):
+    first, second = Workspace.create(tmp_path), Workspace.create(tmp_path)
+    label = workspace.run_label(tmp_path / "evals" / "c", "with", 2)
+    first.run_file.write_text(label)
+    second.run_file.write_text(workspace.run_label(tmp_path / "evals" / "c", "without", 2))
+    assert Workspace.of_run(tmp_path, label) == [first]
+    assert Workspace.of_run(tmp_path, workspace.run_label(tmp_path / "evals" / "d", "with", 2)) == []
+    assert first.run_file.parent == first.out  # not the agent's to read: it would learn its arm

@@ -148,6 +148,10 @@ class FakeSession:
     def stop_runs(self) -> list:
         return self.pool.stop()
 
+    @property
+    def workspace_base(self) -> Path | None:
+        return None  # no workspace to clean up after a dead worker
+
 
 class IdlePool:
     """No run in flight, none to stop."""
