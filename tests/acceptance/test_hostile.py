@@ -139,7 +139,8 @@ def test_a_catastrophic_regex_is_errored_by_its_time_limit(suite):
     [only] = run.case("backtracks")["arms"]["with"]
     [slow] = only["graders"]
     assert slow["errored"] is True and slow["scored"] is False
-    assert "stopped after 5 s of CPU time (the limit)" in slow["explanation"]
+    # 5 s of wall time at the most, however little of a core the loaded machine gives the engine.
+    assert "stopped after 5 s" in slow["explanation"] and "(the limit)" in slow["explanation"]
     assert run.rc == 2 and run.doc["partial"] is True
 
 

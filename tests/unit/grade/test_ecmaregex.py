@@ -287,7 +287,7 @@ def test_each_thread_gets_its_own_context():
     contexts = []
 
     def grab():
-        ecmaregex.search("a", "", "a")
+        ecmaregex.check("a")
         contexts.append(ecmaregex._local.ctx)
 
     threads = [threading.Thread(target=grab) for _ in range(3)]
@@ -301,7 +301,7 @@ def test_each_thread_gets_its_own_context():
 
 def test_catastrophic_backtracking_is_stopped_at_the_cpu_limit(monkeypatch):
     monkeypatch.setattr(ecmaregex, "TIME_LIMIT_SECONDS", 0.2)
-    monkeypatch.setattr(ecmaregex._local, "ctx", None, raising=False)  # made afresh, with the limit
+    monkeypatch.setattr(ecmaregex, "_idle", [])  # engines made afresh, with the limit
     started = time.monotonic()
     for call in (ecmaregex.search, ecmaregex.count, ecmaregex.find):
         with pytest.raises(ecmaregex.RegexAborted, match=r"^stopped after 0.2 s of CPU time \(the limit\)"):
@@ -309,3 +309,23 @@ def test_catastrophic_backtracking_is_stopped_at_the_cpu_limit(monkeypatch):
     assert time.monotonic() - started < 10
     assert ecmaregex.search("^(a+)+$", "", "aaaa") is True  # the engine is usable afterwards
     assert issubclass(ecmaregex.RegexAborted, Exception) and not issubclass(ecmaregex.RegexAborted, ValueError)
+
+
+def test_catastrophic_backtracking_is_stopped_at_the_wall_time_limit_whatever_the_cpu_time(monkeypatch):
+    # A loaded machine gives the engine a fraction of a core: its CPU time grows slower than the clock.
+    monkeypatch.setattr(ecmaregex, "TIME_LIMIT_SECONDS", 3.0)  # what the abandoned evaluation still gets
+    monkeypatch.setattr(ecmaregex, "WALL_LIMIT_SECONDS", 0.2)
+    monkeypatch.setattr(ecmaregex, "_idle", [])
+    started = time.monotonic()
+    with pytest.raises(ecmaregex.RegexAborted, match=r"^stopped after 0.2 s \(the limit\) — the pattern most likely"):
+        ecmaregex.search("^(a+)+$", "", "a" * 41 + "b")
+    assert time.monotonic() - started < 3  # not the CPU limit
+    assert ecmaregex.search("^(a+)+$", "", "aaaa") is True  # another engine answers
+
+
+def test_an_engine_serves_match_after_match_and_errors_alike(monkeypatch):
+    monkeypatch.setattr(ecmaregex, "_idle", [])
+    assert ecmaregex.search("a", "", "a") and ecmaregex.count("a", "g", "aa") == 2
+    with pytest.raises(ecmaregex.RegexError):
+        ecmaregex.search("(", "", "x")
+    assert len(ecmaregex._idle) == 1  # one engine did it all

@@ -378,7 +378,8 @@ def test_the_session_stopping_stops_grading_at_once(tmp_path):
 
 
 def test_a_catastrophic_regex_is_errored_by_its_cpu_limit(tmp_path, monkeypatch):
-    monkeypatch.setattr(ecmaregex, "TIME_LIMIT_SECONDS", 0.3)  # each grader's thread makes its context afresh
+    monkeypatch.setattr(ecmaregex, "TIME_LIMIT_SECONDS", 0.3)
+    monkeypatch.setattr(ecmaregex, "_idle", [])  # engines made afresh, with the limit
     started = time.monotonic()
     regex, used = g("regex", **CATASTROPHIC), g("used", type="tool_used", tool="Read", input_match="(a+)+$")
     events = [
@@ -404,6 +405,7 @@ def test_a_signal_is_handled_in_the_main_thread_while_a_regex_runs(tmp_path, mon
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals are delivered to the main thread")
     monkeypatch.setattr(ecmaregex, "TIME_LIMIT_SECONDS", 2.0)
+    monkeypatch.setattr(ecmaregex, "_idle", [])
 
     class Signalled(Exception):
         pass
