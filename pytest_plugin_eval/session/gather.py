@@ -17,7 +17,7 @@ from .documents import aggregated
 from .gathered import RUN_PARAMS, CaseItems, Collected, case_file_of, merge_suite
 from .interrupts import signal_name
 from .progress import Progress
-from .trigger_gather import TriggerGather
+from .trigger_gather import TRIGGER_PARAMS, TriggerGather
 from .view import SessionView
 
 AUTH_STOP = (
@@ -120,6 +120,7 @@ class Gatherer:
             self.progress.finished(run)
 
     def record_trigger(self, report: wire.TriggerReport, nodeid: str) -> None:
+        self.in_flight.discard(nodeid)
         self.triggers.record(report, nodeid)
         suite = self.collected.of(report.eval_root)
         suite.suite = merge_suite(suite.suite, report.suite)
@@ -139,9 +140,8 @@ class Gatherer:
         """A pytest-xdist worker died while running a run: the run is recorded, errored, and the session is
         partial — never lost, never a pass."""
         case_file = case_file_of(nodeid)
-        if case_file is None:
-            return
-        lost.remove_workspace(self.session, nodeid, case_file)
+        if case_file is not None:
+            lost.remove_workspace(self.session, nodeid, case_file)
         self.record_lost(nodeid, "worker_lost", "the pytest-xdist worker running it died; its run was lost")
 
     def record_lost(self, nodeid: str, kind: ErrorKind, message: str) -> None:
@@ -149,9 +149,13 @@ class Gatherer:
         report = lost.lost_run(self.session, nodeid, case_file, kind, message) if case_file else None
         if report is not None:
             self.record_run(report, nodeid)
+            return
+        trigger = lost.lost_trigger_run(self.session, nodeid, kind, message)
+        if trigger is not None:
+            self.record_trigger(trigger, nodeid)
 
     def started(self, nodeid: str) -> None:
-        if RUN_PARAMS.search(nodeid):
+        if RUN_PARAMS.search(nodeid) or TRIGGER_PARAMS in nodeid:
             self.in_flight.add(nodeid)
 
     def ended(self, nodeid: str) -> None:

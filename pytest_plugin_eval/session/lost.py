@@ -5,11 +5,15 @@ Either way the run is in the results, errored and not scored, never lost and nev
 
 from __future__ import annotations
 
+import re
+
 from ..core.kinds import Arm, ErrorKind
 from ..load.case import CaseLoadError
+from ..load.triggers import TriggerLoadError
 from ..results.model import RunResult
+from ..results.triggers import TriggerRun
 from ..run.workspace import Workspace, run_label
-from . import wire
+from . import trigger_items, wire
 from .view import SessionView
 
 
@@ -51,3 +55,27 @@ def remove_workspace(session: SessionView, nodeid: str, case_file: str) -> None:
     arm, index = run_of(nodeid)
     for workspace in Workspace.of_run(base, run_label((session.config.rootpath / case_file).parent, arm, index)):
         workspace.remove()
+
+
+TRIGGER_RUN = re.compile(r"^(?P<file>[^:]+)::(?P<skill>[^/\[]+)/(?P<query>[^\[]+)\[run-(?P<index>\d+)\]$")
+
+
+def lost_trigger_run(session: SessionView, nodeid: str, kind: ErrorKind, message: str) -> wire.TriggerReport | None:
+    """The report of trigger run `nodeid` (`<file>::<skill>/<query>[run-N]`) that never came: it decided nothing.
+    None for another node id, or a trigger file that no longer loads."""
+    match = TRIGGER_RUN.match(nodeid)
+    if match is None:
+        return None
+    path = (session.config.rootpath / match["file"]).absolute()
+    # the eval dir whose suite it belongs to (a skill folder's file belongs to its plugin's eval dir)
+    eval_root = next((r for r in session.eval_roots if path.is_relative_to(r.parent)), None)
+    try:
+        sets = session.load_triggers(path, eval_root) if eval_root is not None else []
+    except TriggerLoadError:
+        return None
+    for trigger_set in sets:
+        query = next((q for q in trigger_set.queries if q.id == match["query"]), None)
+        if trigger_set.name == match["skill"] and query is not None:
+            run = TriggerRun(int(match["index"]), None, error=message, error_kind=kind)
+            return trigger_items.report_of(session, trigger_set, query, run)
+    return None

@@ -22,6 +22,7 @@ from . import rules, wire
 from .collect import CaseFile, CaseLoadFailure, RunFailed, RunItem
 from .options import TRIGGER_MARKER
 from .state import get_session
+from .view import SessionView
 
 
 class TriggerFile(CaseFile):
@@ -81,16 +82,7 @@ class TriggerItem(RunItem):
     def trigger_report(self) -> dict | None:
         if self.trigger_run is None:
             return None
-        session = get_session(self.config)
-        return wire.TriggerReport(
-            eval_root=str(self.case.eval_root),
-            label=session.suite_label(self.case.eval_root),
-            trigger_set=set_header(self.trigger_set, session.options.model),
-            query=QueryResult(self.query.id, self.query.query, self.query.should_fire),
-            run=self.trigger_run,
-            suite=session.suite_info(self.case),
-            position=self.trigger_set.queries.index(self.query),
-        ).to_json()
+        return report_of(get_session(self.config), self.trigger_set, self.query, self.trigger_run).to_json()
 
     def reportinfo(self):
         return self.path, None, f"{self.case.name} [trigger run {self.index}]"
@@ -110,6 +102,22 @@ class TriggerItem(RunItem):
 
     def html_extras(self) -> list:
         return []
+
+
+def report_of(
+    session: SessionView, trigger_set: TriggerSet, query: TriggerQuery, run: TriggerRun
+) -> wire.TriggerReport:
+    """What a trigger run's call report carries to the controller."""
+    case = query_case(trigger_set, query)
+    return wire.TriggerReport(
+        eval_root=str(trigger_set.eval_root),
+        label=session.suite_label(trigger_set.eval_root),
+        trigger_set=set_header(trigger_set, session.options.model),
+        query=QueryResult(query.id, query.query, query.should_fire),
+        run=run,
+        suite=session.suite_info(case),
+        position=trigger_set.queries.index(query),
+    )
 
 
 def set_header(trigger_set: TriggerSet, model_override: str | None) -> TriggerSetResult:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..load.case import Case
+from ..load.triggers import TriggerSet
 from ..results.ledger import CostLedger
 from ..results.model import CaseResult, SuiteInfo
 from ..results.regrade import StoredResults
@@ -68,6 +69,8 @@ class SessionView(Protocol):
     def suite_label(self, eval_root: Path) -> str: ...
 
     def load(self, case_dir: Path, eval_root: Path) -> Case: ...
+
+    def load_triggers(self, path: Path, eval_root: Path) -> list[TriggerSet]: ...
 
     def case_result(self, case: Case) -> CaseResult: ...
 

@@ -143,6 +143,24 @@ def test_sigterm_before_any_run_came_back_from_two_workers_records_the_runs_in_f
     assert not any(Path(f"/proc/{pid}").exists() for pid in children)
 
 
+def test_sigterm_with_trigger_runs_in_flight_on_two_workers_records_them_interrupted(suite):
+    slow = [{"text": "Hello.", "delay": 6}]
+    (suite.root / "evals" / "triggers.yaml").write_text(
+        json.dumps(
+            {"runs": 1, "skills": {"greet": {"should_fire": [{"query": q, "scripted": slow} for q in ("hi", "yo")]}}}
+        )
+    )
+    proc = session(suite, "--json", "out.json", "-n", "2")
+    wait_for(lambda: len([p for p, c in descendants(proc.pid).items() if "stream-json" in c]) == 2)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, out + err
+    document = json.loads((suite.root / "out.json").read_text())
+    assert document["partial"] is True and document["partialReason"] == "interrupted"
+    runs = {q["id"]: [r["errorKind"] for r in q["runs"]] for s in document["triggers"] for q in s["queries"]}
+    assert runs == {"hi": ["interrupted"], "yo": ["interrupted"]}, out + err
+
+
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="runs are started ahead only with a core to spare")
 def test_one_at_a_time_the_next_runs_agent_waits_ready_and_never_outlives_the_session(suite):
     suite.case("slow", frontmatter={"runs": 3}, graders=GREETING, script=SLOW)

@@ -139,6 +139,9 @@ class FakeSession:
             raise CaseLoadError(folder, [])
         return folder.name  # what case_result is asked about
 
+    def load_triggers(self, path: Path, root: Path) -> Any:
+        return []  # no trigger sets in these suites
+
     def case_result(self, case: Any) -> CaseResult:
         return self.loadable[case]
 
