@@ -78,8 +78,9 @@ def descriptions_of(plugin_root: Path) -> dict[str, str | None]:
 
 
 def content_hash(plugin_root: Path, exclude: tuple[Path, ...] = ()) -> str:
-    """A sha256 over the plugin's files (sorted relative paths, each with its bytes), outside the folders in
-    `exclude` (the eval dir: cases and results are not the plugin) and version-control or dependency folders.
+    """A sha256 over the plugin's files (sorted relative paths, each with its bytes), but the folders and files in
+    `exclude` (the eval dir: cases and results are not the plugin; a session's own output files) and
+    version-control or dependency folders.
     Stable across machines and checkouts: it names no absolute path, no time, no permission bit."""
     root = Path(plugin_root).absolute()
     skip = {Path(p).absolute() for p in exclude}
@@ -89,7 +90,7 @@ def content_hash(plugin_root: Path, exclude: tuple[Path, ...] = ()) -> str:
         subdirs[:] = [d for d in subdirs if d not in _NOT_CONTENT and here / d not in skip]
         for name in names:
             path = here / name
-            if path.is_file():
+            if path.is_file() and path not in skip:
                 files.append((path.relative_to(root).as_posix(), path))
     digest = hashlib.sha256()
     for written, path in sorted(files, key=lambda f: code_units(f[0])):
@@ -132,3 +133,18 @@ def _lenient_frontmatter(text: str) -> dict:
         if match:
             out[match.group(1)] = match.group(2).strip().strip("\"'")
     return out
+
+
+@dataclass(frozen=True)
+class PluginFacts:
+    """What the runs saw of a plugin: each skill's description by its qualified name, and its content hash."""
+
+    skill_descriptions: dict[str, str | None]
+    content_hash: str
+
+
+def facts_of(plugin_root: Path, exclude: tuple[Path, ...] = ()) -> PluginFacts | None:
+    """None when the plugin folder is not there to read."""
+    if not Path(plugin_root).is_dir():
+        return None
+    return PluginFacts(descriptions_of(plugin_root), content_hash(plugin_root, exclude))

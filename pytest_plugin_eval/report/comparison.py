@@ -47,6 +47,7 @@ class View:
     old: str  # which session: its folder or file, and when it started
     new: str
     level: str  # "95%"
+    plugin_changes: list[str]  # "the description of skill p:s changed", "plugin content changed"
     warnings: list[str]
     rows: list[Row]
     two_arm: bool  # some row has a Δ
@@ -166,6 +167,7 @@ def view(comparison: Comparison) -> View:
         old=_side(comparison.old),
         new=_side(comparison.new),
         level=f"{comparison.level * 100:g}%",
+        plugin_changes=list(comparison.plugin_changes),
         warnings=[w.message for w in comparison.warnings],
         rows=rows,
         two_arm=any(r.delta for r in rows),
@@ -206,6 +208,8 @@ def table(v: View) -> list[str]:
 def lines(v: View) -> list[str]:
     """Everything but the title: warnings, the table, added/removed cases, graders that moved, the summary."""
     out = [f"old: {v.old}", f"new: {v.new}"]
+    if v.plugin_changes:
+        out.append(f"changed in the plugin: {'; '.join(v.plugin_changes)}")
     out += [f"⚠ not comparable: {w}" for w in v.warnings]
     if v.rows:
         out += ["", *table(v)]

@@ -4,7 +4,7 @@ folders that were passed over and why."""
 from __future__ import annotations
 
 from ..core.paths import display_path
-from ..results.history import HistoryRow, Scan, summarize
+from ..results.history import HistoryRow, Scan, changes_since_previous, summarize
 from . import view
 from .trend import commit_text, short_time
 
@@ -14,6 +14,7 @@ HEADINGS = (
     "VERSION",
     "COMMIT",
     "MODEL",
+    "CASES",
     "SCORE",
     "MEAN Δ",
     "TRIGGERS",
@@ -21,6 +22,7 @@ HEADINGS = (
     "RUNS",
     "PARTIAL",
     "NOTE",
+    "PLUGIN CHANGES",
 )
 
 
@@ -30,7 +32,7 @@ def runs_text(runs: tuple[int, ...]) -> str:
     return str(runs[0]) if len(runs) == 1 else f"{runs[0]}-{runs[-1]}"
 
 
-def cells(row: HistoryRow) -> tuple[str, ...]:
+def cells(row: HistoryRow, changes: list[str]) -> tuple[str, ...]:
     note = row.note or ""
     if row.note == "shard" and row.shard:
         note = f"shard {row.shard}"
@@ -39,6 +41,7 @@ def cells(row: HistoryRow) -> tuple[str, ...]:
         row.version or MISSING,
         commit_text(row.git_commit, row.git_dirty) if row.git_commit else MISSING,
         row.model,
+        str(row.cases),
         view.score(row.overall_score, MISSING),
         view.signed(row.mean_delta, MISSING),
         f"{row.trigger_queries[0]}/{row.trigger_queries[1]} right" if row.trigger_queries else MISSING,
@@ -46,11 +49,13 @@ def cells(row: HistoryRow) -> tuple[str, ...]:
         runs_text(row.runs_per_arm),
         view.partial_label(row.partial_reason) if row.partial else "",
         note,
+        "; ".join(changes),
     )
 
 
 def history_lines(found: Scan) -> list[str]:
-    rows = [cells(summarize(session)) for session in found.sessions]
+    changes = changes_since_previous(found.sessions)
+    rows = [cells(summarize(s), c) for s, c in zip(found.sessions, changes, strict=True)]
     headings: tuple[str, ...] = HEADINGS
     column = HEADINGS.index("TRIGGERS")
     if all(r[column] == MISSING for r in rows):  # a suite without trigger sets: no column for them
@@ -64,6 +69,8 @@ def history_lines(found: Scan) -> list[str]:
         if any(r[2].endswith("*") for r in rows):
             lines.append("")
             lines.append("* uncommitted changes under the plugin folder")
+        if any(changes):
+            lines.append("PLUGIN CHANGES: what the plugin's files say differently from the session on the line below")
     else:
         lines.append("No past sessions found.")
     if found.not_read:

@@ -211,7 +211,9 @@ def trigger_changes_markdown(v: compared.View) -> list[str]:
 def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
     v = compared.view(comparison)
     h = "#" * level
-    out = [f"{h} Compared with an earlier session", "", f"- old: {v.old}", f"- new: {v.new}", ""]
+    out = [f"{h} Compared with an earlier session", "", f"- old: {v.old}", f"- new: {v.new}"]
+    out += [f"- changed in the plugin: {cell('; '.join(v.plugin_changes))}"] if v.plugin_changes else []
+    out.append("")
     if v.warnings:
         out += ["> ⚠ **Not comparable** — read the changes with care:"]
         out += [f"> - {cell(w)}" for w in v.warnings] + [""]

@@ -24,6 +24,7 @@ from .. import stats
 from ..core.errors import UsageError
 from ..core.kinds import Arm
 from .model import SCHEMA_VERSION, CaseResult, GraderInfo, SuiteResult
+from .plugin_changes import description_changed, plugin_changes
 from .store import RESULTS_FILE
 from .trigger_compare import TriggerSetChange, compare_triggers, scripted_warning
 
@@ -272,6 +273,8 @@ class Comparison:
         """Trigger queries that moved against their label (`skill/query`), which `--fail-on-worse` fails on too."""
         return [f"{t.name}/{q.id}" for t in self.triggers for q in t.worse]
 
+    plugin_changes: list[str] = field(default_factory=list)  # what changed in the plugin (results.plugin_changes)
+
     @property
     def compared(self) -> list[CaseComparison]:
         return [c for c in self.cases if c.status == COMPARED]
@@ -317,6 +320,7 @@ class Comparison:
             "old": self.old.to_json(),
             "new": self.new.to_json(),
             "comparable": self.comparable,
+            "pluginChanges": list(self.plugin_changes),
             "warnings": [w.to_json() for w in self.warnings],
             "summary": {
                 "compared": len(self.compared),
@@ -528,6 +532,19 @@ def warnings_of(old: SuiteResult, new: SuiteResult, pairs: list[tuple[CaseResult
             if _models(old, a) != _models(new, b):
                 models.setdefault((_models(old, a), _models(new, b)), []).append(b.name)
         out += _grouped("model", "the agent's model differs", models)
+    if (
+        old.suite.scripted
+        and new.suite.scripted
+        and description_changed(plugin_changes(old.suite.plugins, new.suite.plugins))
+    ):
+        out.append(
+            CompareWarning(
+                "scripted",
+                "both sessions were answered by the scripted endpoint, which follows scripted.yaml whatever a "
+                "skill's description says: they cannot show the effect of the description change — compare "
+                "two sessions run with a model",
+            )
+        )
     judge_old, judge_new = old.suite.judge_model_resolved, new.suite.judge_model_resolved
     if judge_old and judge_new and judge_old != judge_new:
         out.append(CompareWarning("judgeModel", f"the judge model differs: {judge_old} → {judge_new}"))
@@ -588,6 +605,7 @@ def compare(
         mean_delta=Change(*_means(both_delta)),
         triggers=triggers,
         trigger_note=scripted_warning(old.suite.scripted, new.suite.scripted, triggers),
+        plugin_changes=plugin_changes(old.suite.plugins, new.suite.plugins),
     )
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..core.errors import InvalidSpec
 from .model import SCHEMA_VERSION, SuiteResult
+from .plugin_changes import plugin_changes
 from .rerun import same_case
 from .store import RESULTS_FILE
 
@@ -240,11 +241,20 @@ def _trigger_queries(document: SuiteResult) -> tuple[int, int] | None:
     return (sum(1 for s, q in queries if q.correct(s.threshold)), len(queries)) if queries else None
 
 
+def changes_since_previous(sessions: list[PastSession]) -> list[list[str]]:
+    """For each session (newest first), what changed in the plugin since the session listed below it."""
+    plugins = [s.document.suite.plugins for s in sessions]
+    return [plugin_changes(plugins[i + 1], newer) if i + 1 < len(plugins) else [] for i, newer in enumerate(plugins)]
+
+
 def history_json(scan_result: Scan) -> dict:
     """`plugin-eval history --json`: the sessions (newest first) and the folders passed over."""
+    changes = changes_since_previous(scan_result.sessions)
     return {
         "schemaVersion": SCHEMA_VERSION,
-        "sessions": [summarize(s).to_json() for s in scan_result.sessions],
+        "sessions": [
+            {**summarize(s).to_json(), "pluginChanges": c} for s, c in zip(scan_result.sessions, changes, strict=True)
+        ],
         "skipped": [{"folder": str(s.folder), "reason": s.reason} for s in scan_result.skipped],
         "notRead": scan_result.not_read,
     }

@@ -226,11 +226,20 @@ def _bool_or_none(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
+def _descriptions(value: Any) -> dict[str, str | None] | None:
+    """Skill name → description; a description that is not text reads as none."""
+    if not isinstance(value, dict):
+        return None
+    return {str(name): text if isinstance(text, str) else None for name, text in value.items()}
+
+
 @dataclass
 class PluginInfo(Document):
     """The plugin under test: its manifest's name and version, its folder, and — when the folder is in a git
     repository — the commit checked out (`gitCommit`) and whether the work tree had uncommitted changes under
-    the folder (`gitDirty`; None when that could not be told)."""
+    the folder (`gitDirty`; None when that could not be told); what the runs saw of it: each skill's
+    `description` by its qualified name (`skillDescriptions`; None: a skill without one) and a hash of its files
+    outside the eval dir (`contentHash`), so two sessions of one commit still tell a description change apart."""
 
     name: str = field(metadata=key("name", missing=""))
     _: KW_ONLY
@@ -238,6 +247,11 @@ class PluginInfo(Document):
     path: str = field(kw_only=False, metadata=key("path", missing=""))
     git_commit: str | None = field(default=None, metadata=key("gitCommit", omit="none", read=_str_or_none))
     git_dirty: bool | None = field(default=None, metadata=key("gitDirty", omit="none", read=_bool_or_none))
+    # None: not recorded (a document written before these fields were)
+    skill_descriptions: dict[str, str | None] | None = field(
+        default=None, metadata=key("skillDescriptions", omit="none", read=_descriptions)
+    )
+    content_hash: str | None = field(default=None, metadata=key("contentHash", omit="none", read=_str_or_none))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 
 

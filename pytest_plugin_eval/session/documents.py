@@ -12,6 +12,7 @@ from .. import adaptive
 from ..core import prices
 from ..core.paths import display_path
 from ..load.case import CaseLoadError
+from ..load.plugin_facts import PluginFacts, facts_of
 from ..load.provenance import GitState, git_state
 from ..load.suite import plugin_at, resolve_plugin
 from ..results import hints, rerun, scoring
@@ -43,6 +44,7 @@ class Documents:
         self.session = session
         self.collected = collected
         self.git_states: dict[str, GitState | None] = {}  # plugin folder → its git state, asked once
+        self.plugin_facts: dict[str, PluginFacts | None] = {}  # plugin folder → its skills and content hash
 
     def build(self, interrupted: str | None) -> list[SuiteResult]:
         """A document per eval dir the reports named; a session that collected nothing still gets one, saying so."""
@@ -182,17 +184,47 @@ class Documents:
             old = next((p for p in stored.document.suite.plugins if p.name == plugin.name), None)
             if old is None:
                 return dataclasses.replace(plugin, git_commit=None, git_dirty=None)
-            return dataclasses.replace(plugin, version=old.version, git_commit=old.git_commit, git_dirty=old.git_dirty)
+            return dataclasses.replace(
+                plugin,
+                version=old.version,
+                git_commit=old.git_commit,
+                git_dirty=old.git_dirty,
+                skill_descriptions=old.skill_descriptions,
+                content_hash=old.content_hash,
+            )
+        facts = self.facts(plugin.path)
+        if facts is not None:
+            plugin = dataclasses.replace(
+                plugin, skill_descriptions=facts.skill_descriptions, content_hash=facts.content_hash
+            )
         state = self.git_state(plugin.path)
         if state is None:
             return plugin
         return dataclasses.replace(plugin, git_commit=state.commit, git_dirty=state.dirty)
 
     def plugin_before_runs(self, eval_root: Path) -> None:
-        """The git state of the eval dir's plugin as it is before the runs, not after (asked once)."""
+        """The git state, skills and content of the eval dir's plugin as they are before the runs, not after
+        (read once)."""
         plugin = resolve_plugin(eval_root, eval_root)
         if plugin is not None and self.session.stored is None:
             self.git_state(str(plugin_at(plugin).path))
+            self.facts(str(plugin_at(plugin).path))
+
+    def output_files(self) -> list[str]:
+        """The files this session writes wherever it is told (--json, --report, --md, pytest-html, JUnit XML)."""
+        options, option = self.session.options, self.session.config.option
+        paths = [options.json_path, options.report, options.md_path]
+        paths += [getattr(option, "htmlpath", None), getattr(option, "xmlpath", None)]
+        return [p for p in paths if isinstance(p, str) and p and p != "-"]
+
+    def facts(self, plugin_path: str) -> PluginFacts | None:
+        """Read once per plugin folder and session; the eval dirs (cases, results) are not the plugin."""
+        if plugin_path not in self.plugin_facts:
+            ours = [*self.session.eval_roots]
+            ours += [folder.path for folder in map(self.session.results_folder, ours) if folder is not None]
+            ours += [Path(p).absolute() for p in self.output_files()]  # the last session's, at the same paths
+            self.plugin_facts[plugin_path] = facts_of(Path(plugin_path), exclude=tuple(ours))
+        return self.plugin_facts[plugin_path]
 
     def git_state(self, plugin_path: str) -> GitState | None:
         """Asked of git once per plugin folder and session; the results folders never make the tree dirty."""

@@ -135,3 +135,34 @@ def test_a_wrong_compare_to_stops_the_session_before_any_run(suite):
     assert result.rc == 1
     assert "Error: --compare-to bad.json: not valid JSON" in result.err + result.out
     assert result.doc is None and not (suite.root / "evals" / "results").exists()
+
+
+def test_a_description_change_is_recorded_named_and_warned_about_when_both_sessions_are_scripted(suite):
+    """Item 8 of issue 23: the commit cannot tell two sessions of an edited description apart; what each session
+    recorded (the skills' descriptions, the plugin's content hash) can."""
+    suite.case("greet", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    before = suite.run()
+    assert before.rc == 0, before.out
+    [plugin] = before.doc["suite"]["plugins"]
+    assert plugin["skillDescriptions"] == {"greeter:greet": "Greets the user warmly. Use when the user says hello."}
+    assert len(plugin["contentHash"]) == 64
+    assert before.doc["schemaVersion"] == 1
+
+    skill = suite.root / "skills" / "greet" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("Use when the user says hello.", "Use for any greeting."))
+    after = suite.run()
+    assert after.doc["suite"]["plugins"][0]["contentHash"] != plugin["contentHash"]
+
+    s1, s2 = sorted(str(p.parent) for p in (suite.root / "evals" / "results").glob("*/aggregate-result.json"))
+    shown = plugin_eval(suite.root, "compare", s1, s2)
+    assert shown.returncode == 0, shown.stderr
+    assert "changed in the plugin: the description of skill greeter:greet changed; plugin content changed" in (
+        shown.stdout
+    )
+    assert "⚠ not comparable: both sessions were answered by the scripted endpoint" in shown.stdout
+    assert "cannot show the effect of the description change" in shown.stdout
+
+    listed = plugin_eval(suite.root, "history", "evals", "--json")
+    assert listed.returncode == 0, listed.stderr
+    changes = [s["pluginChanges"] for s in json.loads(listed.stdout)["sessions"]]
+    assert changes[0] == ["the description of skill greeter:greet changed", "plugin content changed"]

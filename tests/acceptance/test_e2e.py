@@ -41,7 +41,14 @@ def test_two_arm_case_reports_delta_and_passes(suite):
     # indicators are not evaluated without the plugin
     assert [g["name"] for g in case["arms"]["without"][0]["graders"]] == ["greeting"]
     assert Path(first["tracePath"]).read_text().startswith('{"type":"system","subtype":"init"')
-    assert run.doc["suite"]["plugins"] == [{"name": "greeter", "version": "1.2.3", "path": str(suite.root)}]
+    [plugin] = run.doc["suite"]["plugins"]
+    assert plugin == {
+        "name": "greeter",
+        "version": "1.2.3",
+        "path": str(suite.root),
+        "skillDescriptions": {"greeter:greet": "Greets the user warmly. Use when the user says hello."},
+        "contentHash": plugin["contentHash"],
+    }
     assert run.doc["suite"]["ablation"] == "with-without"
     assert run.doc["claudeVersion"][0].isdigit()
     assert run.doc["aggregates"]["meanDelta"] == 1.0

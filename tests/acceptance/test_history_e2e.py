@@ -73,7 +73,8 @@ def test_history_lists_the_sessions_and_the_report_draws_the_trend(suite):
         ["1.2.3", second_commit[:7], "scripted"],
         ["1.2.3", first_commit[:7], "scripted"],
     ]
-    assert all(line.split()[5:7] == ["1.00", "+1.00"] for line in lines[1:4])
+    assert all(line.split()[5:8] == ["1", "1.00", "+1.00"] for line in lines[1:4])  # CASES, SCORE, MEAN Δ
+    assert lines[1].endswith("plugin content changed") and lines[3].endswith(" 1")  # the first: nothing before
 
     as_json = json.loads(plugin_eval(root, "history", "evals", "--json", "--limit", "2").stdout)
     assert [s["gitCommit"] for s in as_json["sessions"]] == [second_commit, second_commit]

@@ -151,6 +151,8 @@ def normalized(doc: dict) -> dict:
                 for key in ("startedAt", "durationSeconds", "tracePath"):
                     run.pop(key)
     doc["suite"].pop("concurrency")
+    for plugin in doc["suite"].get("plugins", []):
+        plugin.pop("contentHash", None)  # the plugin folder holds the other session's output files
     return doc
 
 

@@ -75,7 +75,7 @@ def test_the_table_lists_the_sessions_newest_first_and_what_was_skipped(plugin, 
         ["2026-03-01", "10:00:00", "1.2.3", "0123456"],
     ]
     assert lines[1].split()[-1] == "merged" and lines[2].split()[-1] == "regraded"
-    assert lines[1].split()[4:9] == ["default", "1.00", "+0.50", "$0.25", "3"]
+    assert lines[1].split()[4:10] == ["default", "1", "1.00", "+0.50", "$0.25", "3"]  # one case (CASES)
     assert lines[-1].startswith("skipped evals/results/broken: aggregate-result.json: not JSON")
 
 

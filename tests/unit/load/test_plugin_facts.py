@@ -75,3 +75,11 @@ def test_the_content_hash_is_the_same_for_a_copy_elsewhere(tmp_path):
         skill(root / "skills" / "s", "same")
     assert content_hash(one) == content_hash(two)
     assert len(content_hash(one)) == 64
+
+
+def test_files_in_exclude_are_left_out_too(tmp_path):
+    root = plugin(tmp_path / "p")
+    first = content_hash(root, exclude=(root / "result.json",))
+    (root / "result.json").write_text("{}")  # the last session's --json, at the path this one writes
+    assert content_hash(root, exclude=(root / "result.json",)) == first
+    assert content_hash(root) != first

@@ -25,8 +25,18 @@ def case(name: str, score: float, without: float | None = 0.0) -> CaseResult:
     return case_result(name, [score], None if without is None else [without], runs_per_case=1)
 
 
-def document(day: int, *cases: CaseResult, commit: str = SHA, dirty: bool = False) -> SuiteResult:
-    plugin = PluginInfo("greeter", "/p", version="1.2.3", git_commit=commit, git_dirty=dirty)
+def document(
+    day: int, *cases: CaseResult, commit: str = SHA, dirty: bool = False, skills=None, content=None
+) -> SuiteResult:
+    plugin = PluginInfo(
+        "greeter",
+        "/p",
+        version="1.2.3",
+        git_commit=commit,
+        git_dirty=dirty,
+        skill_descriptions=skills,
+        content_hash=content,
+    )
     return suite_result(
         *cases,
         started_at=f"2026-03-{day:02d}T10:00:00.000Z",
@@ -143,6 +153,7 @@ def test_history_lines(tmp_path):
         "VERSION",
         "COMMIT",
         "MODEL",
+        "CASES",
         "SCORE",
         "MEAN",
         "Δ",
@@ -150,13 +161,32 @@ def test_history_lines(tmp_path):
         "RUNS",
         "PARTIAL",
         "NOTE",
+        "PLUGIN",
+        "CHANGES",
     ]
-    assert lines[1].split() == ["2026-03-02", "10:00:00", "1.2.3", "abcdef0*", "default", "1.00", "+1.00", "$0.01", "1"]
-    assert lines[2].split() == ["2026-03-01", "10:00:00", "1.2.3", "abcdef0", "default", "0.50", "-", "$0.01", "1"]
+    assert lines[1].split() == [
+        *("2026-03-02", "10:00:00", "1.2.3", "abcdef0*", "default", "1", "1.00", "+1.00", "$0.01", "1")
+    ]
+    assert lines[2].split() == ["2026-03-01", "10:00:00", "1.2.3", "abcdef0", "default", "1", "0.50", "-", "$0.01", "1"]
     assert "* uncommitted changes under the plugin folder" in lines
     assert "3 older results folder(s) not read (--limit)" in lines
     assert lines[-1].startswith("skipped ") and lines[-1].endswith("init: no aggregate-result.json")
     assert history_lines(Scan([], [])) == ["No past sessions found."]
+
+
+def test_history_says_what_changed_in_the_plugin_since_the_session_below(tmp_path):
+    """Both sessions read `abcdef0*`: only the recorded descriptions and content hash tell them apart."""
+    newest = document(
+        3, case("greet", 1.0), case("bye", 1.0), dirty=True, skills={"greeter:hi": "Say hi."}, content="b"
+    )
+    middle = document(2, case("greet", 1.0), dirty=True, skills={"greeter:hi": "Greet."}, content="a")
+    oldest = document(1, case("greet", 1.0), dirty=True)  # written before these were recorded
+    sessions = [PastSession(tmp_path / n, d) for n, d in (("c", newest), ("b", middle), ("a", oldest))]
+    lines = history_lines(Scan(sessions, []))
+    assert lines[1].endswith("the description of skill greeter:hi changed; plugin content changed")
+    assert lines[1].split()[5] == "2"  # CASES
+    assert lines[2].split()[-1] == "1" and lines[3].split()[-1] == "1"  # nothing to say: the RUNS column ends them
+    assert any(line.startswith("PLUGIN CHANGES: ") for line in lines)
 
 
 def test_formats():

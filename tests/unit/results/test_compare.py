@@ -10,6 +10,8 @@ import pytest
 from helpers.documents import GREETING, case_result, suite_result
 
 from pytest_plugin_eval import stats
+from pytest_plugin_eval.report.comparison import lines, view
+from pytest_plugin_eval.report.markdown import comparison_markdown
 from pytest_plugin_eval.results.compare import (
     ADDED,
     BETTER,
@@ -254,6 +256,7 @@ def test_the_compare_document_is_plain_camel_case_json():
         "old",
         "new",
         "comparable",
+        "pluginChanges",
         "warnings",
         "summary",
         "meanWith",
@@ -323,3 +326,49 @@ def test_what_is_not_a_results_document_is_said_in_one_line(tmp_path, content, w
 def test_a_folder_without_a_document_names_the_file_it_wants(tmp_path):
     with pytest.raises(CompareError, match=r"no aggregate-result.json in this folder — name a results folder"):
         read_document(tmp_path)
+
+
+# ---- what changed in the plugin ------------------------------------------------------------------------------
+
+
+def described(document: SuiteResult, skills: dict | None, content: str | None) -> SuiteResult:
+    [plugin] = document.suite.plugins
+    plugin.skill_descriptions, plugin.content_hash = skills, content
+    return document
+
+
+def test_compare_says_which_skill_description_changed_beside_the_change():
+    old = described(document(case("a", ALL, NONE)), {"greeter:hi": "Greet.", "greeter:old": None}, "h1")
+    new = described(document(case("a", ALL, NONE)), {"greeter:hi": "Say hi.", "greeter:new": "New."}, "h2")
+    comparison = compare(old, new)
+    assert comparison.plugin_changes == [
+        "the description of skill greeter:hi changed",
+        "skill greeter:new added",
+        "skill greeter:old removed",
+        "plugin content changed",
+    ]
+    assert comparison.comparable  # a change of the plugin is what a comparison is for
+    assert comparison.to_json()["pluginChanges"] == comparison.plugin_changes
+    text = lines(view(comparison))
+    assert text[2].startswith("changed in the plugin: the description of skill greeter:hi changed; ")
+    assert "- changed in the plugin: the description of skill greeter:hi changed" in comparison_markdown(comparison)
+
+
+def test_only_the_content_hash_says_that_other_files_changed():
+    old = described(document(case("a", ALL)), {"greeter:hi": "Greet."}, "h1")
+    assert compare(old, described(document(case("a", ALL)), {"greeter:hi": "Greet."}, "h2")).plugin_changes == [
+        "plugin content changed"
+    ]
+    assert compare(old, described(document(case("a", ALL)), {"greeter:hi": "Greet."}, "h1")).plugin_changes == []
+    assert compare(document(case("a", ALL)), old).plugin_changes == []  # an older document recorded neither
+
+
+def test_two_scripted_sessions_cannot_show_a_description_change():
+    def session(description: str, scripted: bool) -> SuiteResult:
+        return described(document(case("a", ALL), scripted=scripted), {"greeter:hi": description}, description)
+
+    warned = compare(session("Greet.", True), session("Say hi.", True))
+    [warning] = warned.warnings
+    assert warning.kind == "scripted" and "cannot show the effect of the description change" in warning.message
+    assert not compare(session("Greet.", False), session("Say hi.", False)).warnings
+    assert not compare(session("Greet.", True), session("Greet.", True)).warnings

@@ -113,7 +113,14 @@ def rich_suite() -> SuiteResult:
         extra={"futureCase": {"since": "v2"}},
     )
     plugin = PluginInfo(
-        "greeter", "/p", version="1.2.3", git_commit="a" * 40, git_dirty=False, extra={"futurePlugin": 1}
+        "greeter",
+        "/p",
+        version="1.2.3",
+        git_commit="a" * 40,
+        git_dirty=False,
+        skill_descriptions={"greeter:greet": "Greets the user.", "greeter:bare": None},
+        content_hash="c" * 64,
+        extra={"futurePlugin": 1},
     )
     suite = SuiteInfo(
         "/suite",
@@ -295,6 +302,12 @@ ODD: dict[str, tuple[type, tuple, Any]] = {
     "plugin-empty": (PluginInfo, (), {}),
     "plugin-wrong-git-types": (PluginInfo, (), {"gitCommit": 5, "gitDirty": "yes", "version": None}),
     "plugin-git-false": (PluginInfo, (), {"name": "p", "gitCommit": "", "gitDirty": False, "path": "/p"}),
+    "plugin-wrong-facts-types": (
+        PluginInfo,
+        (),
+        {"name": "p", "path": "/p", "skillDescriptions": {"p:s": 3, "p:t": "T."}, "contentHash": 5},
+    ),
+    "plugin-facts-not-a-mapping": (PluginInfo, (), {"name": "p", "path": "/p", "skillDescriptions": ["p:s"]}),
     "suite-info-empty": (SuiteInfo, (), {}),
     "suite-info-falsy": (
         SuiteInfo,
