@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ..core.paths import display_path
 from ..core.problems import Problem
-from ..core.tools import is_gated
+from ..core.tools import covers, is_gated
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
 from ..grade.judge import resolve_judge_model
 from ..grade.types import grader_types
@@ -49,6 +49,7 @@ from ..load.suite import (
     is_plugin_dir,
 )
 from ..load.triggers import TriggerLoadError, TriggerSet, is_trigger_file, load_trigger_file, skill_folder_files
+from ..run.stand_ins import mocked_tools
 from ..session.options import EvalOptions
 from ..session.rules import grant_warnings, two_arm
 from .estimate import CaseShape, Estimate, Prediction, estimate, predict_from_pilot
@@ -366,8 +367,16 @@ def plugin_eval_argv(short: bool = True) -> list[str]:
 
 
 def requested_grants(cases: list[Case]) -> list[str]:
-    """The gated tools the cases ask for (`allowed_tools`), which only the operator's --allow-tools grants."""
-    return list(dict.fromkeys(t for case in cases for t in case.allowed_tools if is_gated(t)))
+    """The gated tools the cases ask for (`allowed_tools`), which only the operator's --allow-tools grants — not
+    the mocked ones, which every run is granted."""
+    return list(
+        dict.fromkeys(
+            t
+            for case in cases
+            for t in case.allowed_tools
+            if is_gated(t) and not covers(mocked_tools(case.mocks, case.plugin_dirs), t)
+        )
+    )
 
 
 def pilot_argv(

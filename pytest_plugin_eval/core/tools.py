@@ -4,7 +4,9 @@ which are never available in an evaluation, and how a grant is spelled."""
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import re
+from collections.abc import Iterable
 
 # Built-in tools a case may remove with disallowed_tools (bare names only).
 REMOVABLE_TOOLS = frozenset(
@@ -59,6 +61,13 @@ def misspelling_of(entry: str) -> str | None:
 def tool_of(entry: str) -> str:
     """`Edit(src/**)` → `Edit`."""
     return entry.split("(", 1)[0]
+
+
+def covers(grants: Iterable[str], tool: str) -> bool:
+    """Whether a grant names `tool`: bare, with a pattern, or with a wildcard (`mcp__server__*`), as Claude Code
+    matches --allowed-tools entries."""
+    name = tool_of(tool)
+    return any(fnmatch.fnmatchcase(name, tool_of(g).replace("[", "[[]")) for g in grants)
 
 
 def is_gated(entry: str) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..load.mocks import MockSet, ServerMocks
-from ..load.suite import declared_servers
+from ..load.suite import declared_servers, plugin_at
 from .artefacts import MOCK_CALLS
 
 # A stand-in holds its answer to an aborting call this long: the harness stops the agent meanwhile, so the agent
@@ -67,6 +67,14 @@ class MockPlan:
 
     def granted_tools(self) -> list[str]:
         return [name for s in self.stand_ins for name in s.tool_names()]
+
+
+def mocked_tools(mocks: MockSet, plugin_dirs: tuple[Path, ...]) -> list[str]:
+    """The tools the case's stand-ins serve in the with arm, by the names the agent calls them. They are granted
+    to every run (an answer from a mock file is safe), as the reference tool grants its mocked tools: a grader
+    or an allowed_tools entry naming one needs no --allow-tools."""
+    plugins = {plugin_at(folder).name: folder for folder in plugin_dirs}
+    return plan_mocks(mocks, plugins, "with", allow_real_servers=False).granted_tools()
 
 
 def plan_mocks(mocks: MockSet, plugins: dict[str, Path], arm: str, *, allow_real_servers: bool) -> MockPlan:

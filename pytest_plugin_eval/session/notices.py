@@ -3,15 +3,14 @@
 
 from __future__ import annotations
 
-import fnmatch
 from pathlib import Path
 
-from ..core.tools import NEVER, is_gated, leaves_workspace, misspelling_of, tool_of
+from ..core.tools import NEVER, covers, is_gated, leaves_workspace, misspelling_of, tool_of
 from ..grade.judge import resolve_judge_model
 from ..load.case import Case
 from ..load.suite import plugin_at, resolve_plugin
 from .options import EvalOptions
-from .rules import ablation, ablation_for
+from .rules import ablation, ablation_for, granted_mocks
 
 
 def header_lines(eval_roots: list[Path], options: EvalOptions) -> list[str]:
@@ -69,7 +68,7 @@ def case_notices(case: Case, options: EvalOptions, *, regrading: bool = False) -
 def allowed_tools_notices(case: Case, options: EvalOptions) -> list[str]:
     """The case's allowed_tools entries a run will not get as written: misspelt, never available, reaching outside
     the workspace, or only the operator's to grant."""
-    granted = {tool_of(g) for g in options.allow_tools}
+    granted = [*options.allow_tools, *granted_mocks(case, options)]
     notes = []
     for entry in case.allowed_tools:
         tool = tool_of(entry)
@@ -88,7 +87,7 @@ def allowed_tools_notices(case: Case, options: EvalOptions) -> list[str]:
                 f"left out — grant {tool} (scoped to the run's folders and the plugin) or a pattern relative to "
                 f"the working directory, such as {tool}(src/**)"
             )
-        elif is_gated(entry) and tool not in granted and not any(fnmatch.fnmatchcase(tool, g) for g in granted):
+        elif is_gated(entry) and not covers(granted, tool):
             notes.append(
                 f'⚠ case "{case.name}": allowed_tools asks for {entry}, which only the operator can '
                 f"grant — the agent runs without it unless you pass --allow-tools {tool}"

@@ -7,9 +7,10 @@ from __future__ import annotations
 import fnmatch
 
 from ..core.kinds import Ablation, Arm
-from ..core.tools import is_gated, tool_of
+from ..core.tools import covers, is_gated, tool_of
 from ..load.case import Case
 from ..load.triggers import TriggerSet
+from ..run.stand_ins import mocked_tools
 from .options import EvalOptions
 
 
@@ -61,18 +62,24 @@ def glob(name: str, pattern: str) -> bool:
     return fnmatch.fnmatchcase(name, pattern.replace("[", "[[]"))
 
 
+def granted_mocks(case: Case, options: EvalOptions) -> list[str]:
+    """The mocked tools every run of the case is granted (none with --mocks off: the real servers answer)."""
+    return mocked_tools(case.mocks, case.plugin_dirs) if options.mocks == "record" else []
+
+
 def grant_warnings(case: Case, options: EvalOptions) -> list[str]:
     """What keeps a case from passing as written with these options: a grader that needs a tool the run is not
     given, or files only a tool that writes, or the scaffold, can make. (`plugin-eval check` asks with no options.)"""
     out: list[str] = []
     granted = {tool_of(g) for g in options.allow_tools} | {tool_of(t) for t in case.allowed_tools if not is_gated(t)}
+    granted |= set(granted_mocks(case, options))
     removed = set(case.disallowed_tools) | set(options.disallow_tools)
     writers = {"Write", "Edit", "NotebookEdit", "Bash", "PowerShell"} & (granted - removed)
     for spec in case.graders:
         for tool in spec.kind.required_tools(spec.config):
             if tool in removed:
                 out.append(f'grader "{spec.name}" needs the {tool} tool, which this case removes (disallowed_tools)')
-            elif is_gated(tool) and tool not in granted:
+            elif is_gated(tool) and not covers(granted, tool):
                 out.append(
                     f'grader "{spec.name}" needs the {tool} tool, which only you can grant: pass --allow-tools {tool}'
                 )

@@ -4,6 +4,7 @@ stand-ins answering from mock files."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import textwrap
 
@@ -282,3 +283,42 @@ def test_mock_files_that_are_symlinks_out_of_the_suite_are_refused(suite, tmp_pa
     run = suite.run("--ablation", "none")
     [error] = run.doc["loadErrors"]
     assert "symlink out of the suite" in error["message"] and "close_issue.md" in error["message"]
+
+
+def test_mocked_tools_are_granted_to_every_run_and_nothing_says_otherwise(suite):
+    """Issue 23 item 1: one rule — a mocked tool is granted to every run (as the reference tool grants its
+    mockedTools); a real server's tool needs --allow-tools, and a wildcard grant covers it."""
+    mock_plugin(suite)
+    wiki = "mcp__plugin_greeter_wiki__lookup"
+    suite.case(
+        "mocked",
+        frontmatter={"runs": 1, "allowed_tools": [TRACKER + "create_issue", wiki]},
+        graders={
+            "called": f"---\ntype: tool_used\ntool: {TRACKER}create_issue\n---\n",
+            "looked": f"---\ntype: tool_used\ntool: {wiki}\n---\n",
+        },
+        script={"all": [call(TRACKER + "create_issue", title="T", priority="low"), call(wiki), "done"]},
+    )
+    checked = subprocess.run(
+        [sys.executable, "-m", "pytest_plugin_eval.cli.main", "check", "."],
+        cwd=suite.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    said = checked.stdout + checked.stderr
+    assert TRACKER + "create_issue" not in said, said
+    assert f'grader "looked" needs the {wiki} tool, which only you can grant' in said, said
+
+    run = suite.run("--ablation", "none")
+    [only] = run.case("mocked")["arms"]["with"]
+    assert {g["name"]: g["passed"] for g in only["graders"]}["called"] is True, only["graders"]
+    notices = run.doc.get("notices", []) + run.case("mocked").get("warnings", [])
+    assert not any(TRACKER + "create_issue" in n for n in notices), notices
+    assert any(f"allowed_tools asks for {wiki}" in n for n in notices), notices  # not mocked: the operator's
+
+    wildcard = suite.run("--ablation", "none", "--allow-real-servers", "--allow-tools", "mcp__plugin_greeter_wiki__*")
+    notices = wildcard.doc.get("notices", []) + wildcard.case("mocked").get("warnings", [])
+    assert not any("only the operator can grant" in n or "only you can grant" in n for n in notices), notices
+    [only] = wildcard.case("mocked")["arms"]["with"]
+    assert only["score"] == 1.0, only["graders"]
