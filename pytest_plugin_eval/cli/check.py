@@ -6,7 +6,7 @@ case that passes here loads in a session; then the floor that makes a suite's Δ
 - at least one **should-not-fire** case: a prompt the plugin must leave alone, graded by `tool_used` on `Skill`
   (or on one of the plugin's `mcp__` tools) with `max: 0`;
 - every case has an **outcome grader**: a grader that reads what the run produced, not only which tools it
-  called (anything but `tool_used` / `tool_order`);
+  called (anything but `tool_used` / `tool_order`), and is scored in the arms that run (not an indicator);
 - every case runs at least **3 times per arm** (`runs`);
 - **two arms**: the folder under test has something for Claude Code to load (a manifest, skills, commands,
   agents, hooks or MCP servers), so the with arm differs from the without arm; no case is single-arm by
@@ -34,10 +34,11 @@ from ..core.paths import display_path
 from ..core.problems import Problem
 from ..core.tools import covers, is_gated
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
+from ..grade.engine import UNCOUNTED_WHY, indicators, uncounted
 from ..grade.judge import resolve_judge_model
 from ..grade.types import grader_types
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, find_case_dirs, is_case_dir, load_case
-from ..load.graders import GRADERS_DIR
+from ..load.graders import GRADERS_DIR, GraderSpec
 from ..load.script import SCRIPT_FILENAME
 from ..load.suite import (
     MANIFEST,
@@ -107,7 +108,14 @@ def is_should_not_fire(case: Case) -> bool:
 
 
 def has_outcome_grader(case: Case) -> bool:
-    return any(grader.type not in TRAJECTORY_TYPES for grader in case.graders)
+    """Some grader reads what the run produced and is scored in the arms that run (an indicator is not)."""
+    unscored = indicators(case.graders, two_arm(case, EvalOptions()), case.mocks_all_shadow)
+    return any(g.type not in TRAJECTORY_TYPES and g.name not in unscored for g in case.graders)
+
+
+def uncounted_graders(case: Case) -> list[GraderSpec]:
+    """As a session with the default --mocks record runs the case."""
+    return uncounted(case.graders, two_arm(case, EvalOptions()), case.mocks_all_shadow)
 
 
 def written_in(case: Case, key: str) -> Path:
@@ -127,12 +135,18 @@ def case_problems(case: Case) -> list[Problem]:
     """What keeps a loading case below the floor."""
     out = []
     if not has_outcome_grader(case):
+        silent = uncounted_graders(case)
         out.append(
             Problem(
                 case.prompt_file,
                 GRADERS_DIR,
-                "the case has no outcome grader — tool_used and tool_order only say which tools ran; add a grader "
-                "on what the run produced (regex, file_exists, llm, baseline, or graders/<name>.py)",
+                (
+                    f'the case has no outcome grader that counts — grader "{silent[0].name}" {UNCOUNTED_WHY}, or '
+                    f"add a grader on what the run produced"
+                )
+                if silent
+                else "the case has no outcome grader — tool_used and tool_order only say which tools ran; add a "
+                "grader on what the run produced (regex, file_exists, llm, baseline, or graders/<name>.py)",
             )
         )
     if case.runs_per_arm < MIN_RUNS:
@@ -331,6 +345,11 @@ def check_suite(
             result.warnings.extend(
                 f'case "{case.name}": {w}, or it cannot pass as written' for w in grant_warnings(case, EvalOptions())
             )
+            if has_outcome_grader(case):  # else the floor problem says it
+                result.warnings.extend(
+                    f'case "{case.name}": grader "{g.name}" counts in no score: it {UNCOUNTED_WHY}'
+                    for g in uncounted_graders(case)
+                )
     result.load_problems.extend(p for p in stray_folders(eval_root) if p.file is None or scope(p.file))
     check_triggers(result, root, eval_root)
     if result.trigger_sets and not result.cases:

@@ -60,6 +60,21 @@ def indicators(graders: Sequence[GraderSpec], two_arm: bool, mock_calls_with_onl
     return frozenset() if len(names) == len(graders) else names
 
 
+def uncounted(graders: Sequence[GraderSpec], two_arm: bool, mock_calls_with_only: bool = True) -> list[GraderSpec]:
+    """The graders an author would take for scored but that count in no score: a `mock_calls` target or focus
+    in a case whose mocks all shadow the plugin's servers is an indicator by default (reported in the with arm,
+    not scored) unless its `arm: both` says otherwise."""
+    excluded = indicators(graders, two_arm, mock_calls_with_only)
+    return [g for g in graders if g.name in excluded and g.arm is None and reads_mock_calls(g)]
+
+
+UNCOUNTED_WHY = (
+    "reads mock_calls, and the case's mocks all shadow the plugin's servers (no stand-in answers without the "
+    "plugin), so it is a with-only indicator: reported in the with arm, not scored — add `arm: both` to score it "
+    "in both arms"
+)
+
+
 def graders_for(
     graders: Sequence[GraderSpec], arm: str, two_arm: bool, mock_calls_with_only: bool = True
 ) -> list[tuple[GraderSpec, bool]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.tools import NEVER, covers, is_gated, leaves_workspace, misspelling_of, tool_of
+from ..grade.engine import UNCOUNTED_WHY, uncounted
 from ..grade.judge import resolve_judge_model
 from ..load.case import Case
 from ..load.suite import plugin_at, resolve_plugin
@@ -46,6 +47,11 @@ def case_notices(case: Case, options: EvalOptions, *, regrading: bool = False) -
             f"against an unstaged workspace"
         )
     notes += allowed_tools_notices(case, options)
+    if options.mocks == "record" and ablation(case, options) == "with-without":
+        notes += [
+            f'⚠ case "{case.name}": grader "{g.name}" counts in no score: it {UNCOUNTED_WHY}'
+            for g in uncounted(case.graders, True, case.mocks_all_shadow)
+        ]
     if case.disallowed_tools:
         notes.append(
             f"{case.name}: removed from Claude's tools by the case's disallowed_tools: "

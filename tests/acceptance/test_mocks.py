@@ -4,6 +4,7 @@ stand-ins answering from mock files."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -322,3 +323,23 @@ def test_mocked_tools_are_granted_to_every_run_and_nothing_says_otherwise(suite)
     assert not any("only the operator can grant" in n or "only you can grant" in n for n in notices), notices
     [only] = wildcard.case("mocked")["arms"]["with"]
     assert only["score"] == 1.0, only["graders"]
+
+
+def test_a_grader_that_counts_in_no_score_is_said_at_run_time(suite):
+    """Issue 23 item 2: the case's mocks all shadow the plugin's servers, so its regex on mock_calls is a with-only
+    indicator; the session says so, and what makes it count."""
+    mock_plugin(suite)
+    shutil.rmtree(suite.root / "evals" / "mocks" / "ghost")  # no standalone mock: all shadow
+    graders = {
+        "created": "---\ntype: regex\ntarget: mock_calls\npattern: create_issue\n---\n",
+        "called": f"---\ntype: tool_used\ntool: {TRACKER}create_issue\n---\n",
+    }
+    script = {"all": [call(TRACKER + "create_issue", title="T", priority="low"), "done"]}
+    suite.case("files", frontmatter={"runs": 1}, graders=graders, script=script)
+    run = suite.run()
+    notices = run.doc.get("notices", [])
+    assert any('case "files": grader "created" counts in no score' in n and "`arm: both`" in n for n in notices), (
+        notices
+    )
+    [first] = run.case("files")["arms"]["with"]
+    assert {g["name"]: g.get("scored", True) for g in first["graders"]}["created"] is False

@@ -241,3 +241,39 @@ def test_the_json_form_and_a_pilots_prediction(clean, capsys):
 def test_a_target_that_is_not_a_folder(tmp_path, capsys):
     assert check([str(tmp_path / "nope")]) == 1
     assert "not a folder" in capsys.readouterr().err
+
+
+def shadowing_mocks(root: Path) -> None:
+    """The plugin declares a tracker server and the suite mocks it: the mocks all shadow the plugin's servers."""
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"tracker": {"command": "false"}}}))
+    (root / "evals" / "mocks" / "tracker").mkdir(parents=True)
+    (root / "evals" / "mocks" / "tracker" / "create_issue.md").write_text("Created #1\n")
+
+
+def test_a_grader_that_will_not_be_scored_is_not_the_cases_outcome_grader(clean):
+    """Issue 23 item 2: a regex on mock_calls is a with-only indicator when the case's mocks all shadow the
+    plugin's servers — reported, never scored — so it cannot be what makes the case meet the floor."""
+    shadowing_mocks(clean)
+    calls = {"name": "created", "type": "regex", "target": "mock_calls", "pattern": "create_issue"}
+    tracker = {"name": "called", "type": "tool_used", "tool": "mcp__plugin_greeter_tracker__create_issue"}
+    case(clean, "files-an-issue", [calls, tracker], runs=3)  # the tool_used grader is scored, the regex not
+    result = check_suite(clean)
+    [problem] = [p for p in result.render_problems() if "files-an-issue" in p]
+    assert "no outcome grader that counts" in problem
+    assert 'grader "created"' in problem and "arm: both" in problem
+
+
+def test_a_grader_that_will_not_be_scored_is_named_beside_one_that_is(clean):
+    shadowing_mocks(clean)
+    calls = {"name": "created", "type": "regex", "target": "mock_calls", "pattern": "create_issue"}
+    case(clean, "files-an-issue", [calls, *FIRES], runs=3)
+    result = check_suite(clean)
+    assert not [p for p in result.render_problems() if "files-an-issue" in p]
+    [warning] = [w for w in result.warnings if "files-an-issue" in w]
+    assert 'grader "created"' in warning and "not scored" in warning and "`arm: both`" in warning
+    both = {**calls, "arm": "both"}
+    (clean / "evals" / "files-an-issue").rename(clean / "old")
+    case(clean, "files-an-issue", [both, *FIRES], runs=3)
+    result = check_suite(clean)
+    assert not [p for p in result.render_problems() if "files-an-issue" in p]
+    assert not [w for w in result.warnings if "files-an-issue" in w]
