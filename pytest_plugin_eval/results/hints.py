@@ -2,6 +2,8 @@
 
 - Δ flat while the plugin-fired indicator fails: Claude is not picking the skill — its `description` in
   SKILL.md is what makes Claude choose it.
+- The indicator failing in every with-plugin run whatever Δ is: a gain came from elsewhere (MCP tools, a
+  command), or the skill is not picked; the session says it as a notice too.
 - Δ negative although the skill fired: suspect the judge first (a stronger --judge-model, a tighter rubric).
 - Every run failing with the same API error: infrastructure, not a regression.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .model import CaseResult
-from .scoring import trend
+from .scoring import signed, trend
 
 
 def _indicator_results(case: CaseResult) -> list[bool]:
@@ -34,6 +36,14 @@ def case_hints(case: CaseResult) -> list[str]:
             "Δ is flat and the skill never fired: Claude is not picking it — sharpen the skill's "
             "`description` in SKILL.md (say when to use it, in the words users use)"
         )
+    elif fired and not any(fired):
+        delta = case.aggregates.delta
+        hints.append(
+            "the skill never fired in the with-plugin runs"
+            + (f", yet Δ is {signed(delta)}" if isinstance(delta, int | float) else "")
+            + ": the plugin's effect came from elsewhere (its MCP tools, a command, a hook) — or Claude does not "
+            "pick the skill: sharpen its `description` in SKILL.md (say when to use it, in the words users use)"
+        )
     elif direction == "regressed" and fired and all(fired):
         judged = any(g.type in ("llm", "baseline") for g in case.graders)
         hints.append(
@@ -45,6 +55,12 @@ def case_hints(case: CaseResult) -> list[str]:
             )
         )
     return hints
+
+
+def never_fired(case: CaseResult) -> bool:
+    """The case's plugin-fired indicator failed in every with-plugin run that reported it."""
+    fired = _indicator_results(case)
+    return bool(fired) and not any(fired)
 
 
 def suite_hints(cases: Sequence[CaseResult]) -> list[str]:

@@ -66,6 +66,8 @@ class Documents:
                 cases = self.with_previous_runs({case.dir: case for case in cases}, old, path)
         for case in cases:
             case.hints = hints.case_hints(case)
+            if hints.never_fired(case) and case.hints:  # said whatever the verdict: a pass is no proof here
+                self.collected.notice(f"💡 {case.name}: {case.hints[0]}")
         for hint in hints.suite_hints(cases):
             self.collected.notice(f"💡 {hint}")
         runs = [run for case in cases for run in case.runs()]

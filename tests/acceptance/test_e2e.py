@@ -434,3 +434,19 @@ def test_a_skill_claude_code_does_not_know_is_named_in_a_notice(suite):
     notice = next(n for n in run.doc["notices"] if "Skill" in n)
     assert notice.startswith('typo: the agent called Skill "greeter:gret" and Claude Code answered "'), notice
     assert "check that the skill's folder" in notice
+
+
+def test_a_case_that_improves_while_the_skill_never_fired_says_so(suite):
+    """Issue 23 item 3: the with arm answers better without ever calling the skill (as a plugin's MCP tool or
+    command would make it): a notice and a hint, although Δ is not flat."""
+    script = {"with": [{"text": "Hello from the plugin, friend."}], "without": [{"text": "Hi there."}]}
+    suite.case("improves", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=script)
+    run = suite.run()
+    assert run.rc == 0, run.out
+    case = run.case("improves")
+    assert case["aggregates"]["delta"] == 1.0
+    [hint] = case["hints"]
+    assert hint.startswith("the skill never fired in the with-plugin runs, yet Δ is +1.00")
+    assert "came from elsewhere" in hint and "`description`" in hint
+    assert any(n.startswith("💡 improves: the skill never fired") for n in run.doc["notices"]), run.doc["notices"]
+    assert "the skill never fired" in run.out

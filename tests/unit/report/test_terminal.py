@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_plugin_eval.report.terminal import summary_line, table
 from pytest_plugin_eval.report.view import notes_for
-from pytest_plugin_eval.results.hints import case_hints, suite_hints
+from pytest_plugin_eval.results.hints import case_hints, never_fired, suite_hints
 from pytest_plugin_eval.results.model import CaseResult, SuiteResult
 
 
@@ -110,6 +110,23 @@ def test_a_flat_delta_with_a_skill_that_never_fired_points_at_the_description():
         [run(0.5)],
     )
     assert case_hints(typed(fired)) == []
+
+
+def test_a_skill_that_never_fired_gets_a_hint_whatever_the_delta():
+    improved = case(
+        "improved",
+        {"score": 1.0, "scoreWithout": 0.33, "delta": 0.67},
+        [run(1.0, ("skill-fired", False, "Skill called 0x (expected 1..∞)", True))] * 3,
+        [run(0.33)],
+    )
+    [hint] = case_hints(typed(improved))
+    assert hint.startswith("the skill never fired in the with-plugin runs, yet Δ is +0.67: ")
+    assert "came from elsewhere (its MCP tools, a command, a hook)" in hint and "`description`" in hint
+    shown = typed(improved)
+    shown.hints = case_hints(shown)
+    assert never_fired(shown) and notes_for(shown) == hint  # the NOTES column says it, above the failing indicator
+    single = dict(improved, aggregates={"score": 1.0})
+    assert case_hints(typed(single))[0].startswith("the skill never fired in the with-plugin runs: ")
 
 
 def test_a_negative_delta_although_the_skill_fired_suspects_the_judge():
