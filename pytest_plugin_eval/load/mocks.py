@@ -24,6 +24,7 @@ MOCKS_DIR = "mocks"
 REPLAY_DIR = ".replay"
 SERVER_FILE = "_server.md"
 TOOLS_FILE = "_tools.json"
+INFO_MARK = "ℹ"  # a notice that informs about the set-up: the report shows it below the results, not as a banner
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 TYPE_NAMES = {
     "string": "string",
@@ -84,23 +85,27 @@ class ServerMocks:
     replay_dir: Path | None = None
     notes: tuple[str, ...] = ()
 
-    def tool_listing(self) -> tuple[list[dict], list[str]]:
-        """The tools/list answer (mocked tools only), and warnings for tools served without a recorded schema."""
-        tools, warnings = [], []
-        for name in sorted(self.responders):
-            recorded = self.tools_json.get(name)
-            if recorded is None:
-                warnings.append(
-                    f"{self.name}: no {TOOLS_FILE} entry for {name} — served with a permissive schema and "
-                    f"no description; record the real server's tools/list into mocks/{self.name}/{TOOLS_FILE}"
-                )
-                recorded = {
-                    "name": name,
-                    "description": "",
-                    "inputSchema": {"type": "object", "additionalProperties": True},
-                }
-            tools.append(recorded)
-        return tools, warnings
+    def tool_listing(self) -> list[dict]:
+        """The tools/list answer (mocked tools only): the recorded entry, else a permissive one."""
+        permissive = {"description": "", "inputSchema": {"type": "object", "additionalProperties": True}}
+        return [self.tools_json.get(name) or {"name": name, **permissive} for name in sorted(self.responders)]
+
+    def unlisted(self) -> list[str]:
+        """The mocked tools with no entry in _tools.json: Claude sees them with no description or schema."""
+        return [name for name in sorted(self.responders) if name not in self.tools_json]
+
+    def unlisted_notice(self) -> str | None:
+        """Said once per server and session (the text names no case), below the results rather than above."""
+        missing = self.unlisted()
+        if not missing:
+            return None
+        return (
+            f"{INFO_MARK} mocks/{self.name}/: {len(missing)} mocked tool{'s' if len(missing) > 1 else ''} "
+            f"{'have' if len(missing) > 1 else 'has'} no entry in {TOOLS_FILE} ({', '.join(missing)}) — Claude "
+            f"sees {'them' if len(missing) > 1 else 'it'} with no description and a permissive schema, not as the "
+            f"real server describes {'them' if len(missing) > 1 else 'it'}; save the real server's tools/list "
+            f"answer as mocks/{self.name}/{TOOLS_FILE} (the README's Mocks section shows how)"
+        )
 
 
 @dataclass(frozen=True)

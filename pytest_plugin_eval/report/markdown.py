@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.paths import display_path
+from ..load.mocks import INFO_MARK
 from ..results.compare import Comparison
 from ..results.model import SuiteResult
 from ..results.triggers import VERDICT_WORDS, TriggerSetResult
@@ -153,8 +154,9 @@ def suite_markdown(part: SessionPart, level: int = 2) -> str:
             f"not graded, so the scores below are incomplete.",
             "",
         ]
-    if document.notices:
-        out += [f"- {cell(notice)}" for notice in document.notices] + [""]
+    banners = [n for n in document.notices if not n.startswith(INFO_MARK)]
+    if banners:
+        out += [f"- {cell(notice)}" for notice in banners] + [""]
     if document.load_errors:
         n = len(document.load_errors)
         out += [f"**✗ {n} case{'s' if n != 1 else ''} did not load** (not run — fix their files):", ""]
@@ -176,6 +178,9 @@ def suite_markdown(part: SessionPart, level: int = 2) -> str:
         out += [f"{h}# Failing cases", "", *failing, ""]
     if part.comparison is not None:
         out += [comparison_markdown(part.comparison, level + 1).rstrip("\n"), ""]
+    notes = [n for n in document.notices if n.startswith(INFO_MARK)]  # set-up notes: after the results
+    if notes:
+        out += [f"- {cell(note)}" for note in notes] + [""]
     kept = [
         f"{label}: {code(display_path(path))}"
         for label, path in (("Results", part.results_path), ("Report", part.report_path))

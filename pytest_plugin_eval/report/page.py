@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ..load.mocks import INFO_MARK
 from ..results.history import Trend
 from ..results.model import CaseResult, GraderInfo, GraderResult, PluginInfo, RunResult, SuiteResult
 from ..results.scoring import trend
@@ -53,7 +54,8 @@ class Header:
     plugins: list[PluginInfo]
     scripted: bool
     partial: str | None  # why the results are partial
-    notices: list[str]
+    notices: list[str]  # banners
+    notes: list[str]  # set-up notes (INFO_MARK), shown below the results
     facts: list[Fact]  # after the plugins
     verdict: list[tuple[str, str]]  # (style class, text)
 
@@ -201,7 +203,8 @@ def header(document: SuiteResult, rows: list[CaseRow]) -> Header:
         plugins=list(suite.plugins),
         scripted=suite.scripted,
         partial=partial_label(document.partial_reason) if document.partial else None,
-        notices=list(document.notices),
+        notices=[n for n in document.notices if not n.startswith(INFO_MARK)],
+        notes=[n for n in document.notices if n.startswith(INFO_MARK)],
         facts=facts,
         verdict=_verdict(document, rows),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.paths import display_path
+from ..load.mocks import INFO_MARK
 from ..results.model import SuiteResult
 from . import triggers, view
 
@@ -68,7 +69,8 @@ def write_summary(
 ) -> None:
     """The summary of one suite; `label` names it when the session had several (their notices are shown once)."""
     terminal.write_sep("=", f"plugin eval · {label}" if label else "plugin eval")
-    for notice in document.notices if notices else ():
+    shown = document.notices if notices else []
+    for notice in (n for n in shown if not n.startswith(INFO_MARK)):
         terminal.write_line(notice)
     for error in document.load_errors:
         message = error.message if error.message.startswith(error.dir) else f"{error.dir}: {error.message}"
@@ -91,6 +93,8 @@ def write_summary(
     if document.load_errors:
         n = len(document.load_errors)
         terminal.write_line(f"Couldn't load {n} file{'s' if n != 1 else ''} of the suite — see above.", red=True)
+    for note in (n for n in shown if n.startswith(INFO_MARK)):  # set-up notes: after the results, not above
+        terminal.write_line(note)
     if results_path is not None:
         terminal.write_line(f"Results: {display_path(results_path)}")
     if report_path is not None:

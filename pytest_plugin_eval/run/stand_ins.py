@@ -122,7 +122,7 @@ def write_configs(plan: MockPlan, out: Path, agent: dict | None, record_dir: Pat
     servers = {}
     for stand_in in plan.stand_ins:
         config = folder / f"{re.sub(r'[^A-Za-z0-9_-]', '_', stand_in.registered)}.json"
-        tools, _ = stand_in.mocks.tool_listing() if stand_in.mocks else ([], [])
+        tools = stand_in.mocks.tool_listing() if stand_in.mocks else []
         responders = {t: r.to_config() for t, r in (stand_in.mocks.responders.items() if stand_in.mocks else ())}
         uses_agent = any(r["kind"] == "agent" for r in responders.values())
         agent_config = None

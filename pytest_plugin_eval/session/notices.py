@@ -47,6 +47,8 @@ def case_notices(case: Case, options: EvalOptions, *, regrading: bool = False) -
             f"against an unstaged workspace"
         )
     notes += allowed_tools_notices(case, options)
+    if options.mocks == "record":
+        notes += [n for s in case.mocks.servers.values() if (n := s.unlisted_notice()) is not None]
     if options.mocks == "record" and ablation(case, options) == "with-without":
         notes += [
             f'⚠ case "{case.name}": grader "{g.name}" counts in no score: it {UNCOUNTED_WHY}'

@@ -94,6 +94,7 @@ def test_fixed_mocks_answer_from_files_and_the_calls_are_graded(suite):
         ]
     }
     suite.case("basic", frontmatter={"runs": 1, "max_turns": 10}, graders=graders, script=script)
+    suite.case("again", frontmatter={"runs": 2}, graders=ANY, script={"all": ["done"]})
     run = suite.run("--ablation", "none")
     [only] = run.case("basic")["arms"]["with"]
     results = tool_results(only)
@@ -110,10 +111,20 @@ def test_fixed_mocks_answer_from_files_and_the_calls_are_graded(suite):
     kinds = {s["server"]: s for s in mocks["servers"]}
     assert kinds["tracker"]["kind"] == "shadow" and kinds["ghost"]["kind"] == "standalone"
     assert kinds["wiki"] == {"server": "wiki", "kind": "shadow", "withheld": True, "tools": []}
-    assert any("no _tools.json entry for get_issue" in w for w in mocks["warnings"])
-    assert not any("entry for create_issue" in w for w in mocks["warnings"])
+    # Tools served without a recorded schema: one notice per server and session, not per run or case.
+    assert not any("_tools.json" in w for w in mocks["warnings"])
+    listings = [n for n in run.doc["notices"] if "_tools.json" in n]
+    assert [n.split(":")[0] for n in listings] == ["ℹ mocks/ghost/", "ℹ mocks/tracker/"]
+    assert listings[1].startswith(
+        "ℹ mocks/tracker/: 2 mocked tools have no entry in _tools.json (get_issue, list_issues)"
+    )
+    assert "create_issue" not in listings[1] and "tools/list" in listings[1]
     stored = next((suite.root / "evals" / "results").glob("*/runs/basic/with-1/mock-calls.jsonl")).read_text()
     assert json.loads(stored.splitlines()[0])["input"]["title"] == "Bug X"
+    page = next((suite.root / "evals" / "results").glob("*/report.html")).read_text()
+    header = page.split("<header>", 1)[1].split("</header>", 1)[0]
+    assert "_tools.json" not in header  # not a banner above the summary cards
+    assert page.count("2 mocked tools have no entry in _tools.json") == 1
 
 
 def test_an_expect_violation_aborts_the_run_at_once_and_says_why(suite):
