@@ -1,8 +1,10 @@
 """`pytest --lf`: re-run only the runs that failed, and report the whole suite.
 
 pytest's --lf re-runs failed items only. The results document should still describe every case, so the runs
-not re-run are taken from the previous session's document — but only for cases whose prompt and graders are
-unchanged (a changed case is reported with its new runs alone). Reused runs are marked `reused: true`.
+not re-run are taken from the previous sessions' documents — each case as the newest session that ran it left it
+(a `-k` session of a few cases leaves the others as the full session before it had them) — but only for cases
+whose prompt and graders are unchanged (a changed case is reported with its new runs alone). Reused runs are
+marked `reused: true`.
 """
 
 from __future__ import annotations
@@ -15,28 +17,43 @@ from .scoring import aggregate
 from .store import read_results
 
 CACHE_KEY = "plugin-eval/last-results"
+REMEMBERED = 20  # documents: the sessions since the last one of the whole suite are rarely more
 # What makes two sessions' runs of a case comparable.
 SAME_CASE_KEYS = ("promptMarkdown", "graders", "maxTurns", "timeoutSeconds", "model")
 
 
 def remember(config, results_paths: list[Path]) -> None:
-    """Note where this session's documents are (one per eval dir), for the next `--lf` session."""
+    """Note where this session's documents are (one per eval dir), for the next `--lf` session — after the
+    earlier sessions' (up to REMEMBERED), so that a `-k` session of a few cases does not hide the others."""
     cache = getattr(config, "cache", None)
     if cache is not None and results_paths:
-        cache.set(CACHE_KEY, [str(path) for path in results_paths])
+        new = [str(path) for path in results_paths]
+        earlier = [p for p in _remembered(cache) if p not in new]
+        cache.set(CACHE_KEY, [*earlier, *new][-REMEMBERED:])
+
+
+def _remembered(cache) -> list[str]:
+    paths = cache.get(CACHE_KEY, None)
+    return [paths] if isinstance(paths, str) else [p for p in paths or [] if isinstance(p, str)]
 
 
 def previous_results(config) -> list[tuple[SuiteResult, str]]:
-    """The last session's documents that can still be read."""
+    """The last results of each eval dir (by its suite's root), with the path of its newest document: every case
+    as its newest session left it — a case the last session did not run keeps an earlier session's runs."""
     cache = getattr(config, "cache", None)
-    paths = cache.get(CACHE_KEY, None) if cache is not None else None
-    found = []
-    for path in [paths] if isinstance(paths, str) else paths or []:
+    by_root: dict[str, tuple[SuiteResult, str]] = {}
+    for path in _remembered(cache) if cache is not None else []:
         try:
-            found.append((read_results(Path(path)), path))
+            document = read_results(Path(path))
         except (OSError, ValueError, KeyError, TypeError):
             continue
-    return found
+        older = by_root.get(document.suite.root)
+        if older is not None:
+            newer = {case.dir for case in document.cases}
+            kept = [case for case in older[0].cases if case.dir not in newer]
+            document = dataclasses.replace(document, cases=[*kept, *document.cases])
+        by_root[document.suite.root] = (document, path)
+    return list(by_root.values())
 
 
 def same_case(a: CaseResult, b: CaseResult) -> bool:

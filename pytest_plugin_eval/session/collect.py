@@ -363,7 +363,7 @@ def failed_last_time(config, items: list) -> None:
         status += " whole (--runs auto decides their runs afresh)"
     elif changed & cases:
         status += f", {len(changed & cases)} of them changed since (both arms measured again)"
-    session.rerun_status = status + (f"; {len(dropped)} run(s) taken from the last results" if dropped else "")
+    session.rerun_status = status  # the runs reused are counted once, in the notice of the document they join
 
 
 def describe_run(result: RunResult, case: Case) -> str:

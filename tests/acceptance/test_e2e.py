@@ -450,3 +450,24 @@ def test_a_case_that_improves_while_the_skill_never_fired_says_so(suite):
     assert "came from elsewhere" in hint and "`description`" in hint
     assert any(n.startswith("💡 improves: the skill never fired") for n in run.doc["notices"]), run.doc["notices"]
     assert "the skill never fired" in run.out
+
+
+def test_lf_after_a_k_session_keeps_every_case_of_the_last_full_document(suite):
+    """Issue 23 item 5: a `-k` session in between does not shrink what `--lf` reports, and one count is printed."""
+    greeting = {"greeting": GREETING_GRADERS["greeting"]}
+    suite.case("fails", frontmatter={"runs": 1}, graders=greeting, script={"all": ["Nope."]})
+    for name in ("good-one", "good-two"):
+        suite.case(name, frontmatter={"runs": 1}, graders=greeting, script={"all": ["Hello from the plugin."]})
+    args = ("evals", "--trust-plugin", "--scripted")
+    assert suite.pytester.runpytest_subprocess(*args, "--json", "full.json").ret == 1
+    assert suite.pytester.runpytest_subprocess(*args, "-k", "good-one", "--json", "some.json").ret == 0
+    (suite.root / "evals" / "fails" / "scripted.yaml").write_text("all: ['Hello from the plugin.']\n")
+    last = suite.pytester.runpytest_subprocess(*args, "--lf", "--json", "lf.json")
+    out = last.stdout.str()
+    assert last.ret == 0, out
+    doc = json.loads((suite.root / "lf.json").read_text())
+    assert [c["name"] for c in doc["cases"]] == ["fails", "good-one", "good-two"]
+    assert next(c for c in doc["cases"] if c["name"] == "fails")["aggregates"]["score"] == 1.0
+    assert "taken from the last results" not in out  # one count: the runs reused
+    [reused] = [n for n in doc["notices"] if "reused" in n]
+    assert reused.startswith("--lf: 5 run(s) of unchanged cases reused")  # all but the with run of "fails"

@@ -195,7 +195,9 @@ def test_the_last_document_is_remembered_and_read_back(tmp_path):
 def test_one_document_per_eval_dir_is_remembered(tmp_path):
     paths = [tmp_path / name / "aggregate-result.json" for name in ("a", "b")]
     for path in paths:
-        write_json(path, previous(case("evals/a", [run("with", 1, 1.0)])).to_json())
+        document = previous(case("evals/a", [run("with", 1, 1.0)]))
+        document.suite.root = f"/suite-{path.parent.name}"  # two eval dirs
+        write_json(path, document.to_json())
     config = Config(Cache())
     remember(config, paths)
     assert [where for _, where in previous_results(config)] == [str(p) for p in paths]
@@ -229,3 +231,27 @@ def test_an_unreadable_previous_document_is_ignored(tmp_path):
     config.cache.set(CACHE_KEY, str(tmp_path / "list.json"))
     assert previous_results(config) == []
     assert rerun.SAME_CASE_KEYS == ("promptMarkdown", "graders", "maxTurns", "timeoutSeconds", "model")
+
+
+def test_a_session_of_a_few_cases_leaves_the_others_as_the_full_session_had_them(tmp_path):
+    """Issue 23 item 5: after `-k` ran one case, --lf still knows every case of the full session before."""
+    full, some = tmp_path / "full.json", tmp_path / "some.json"
+    write_json(full, previous(case("evals/a", [run("with", 1, 0.0)]), case("evals/b", [run("with", 1, 0.0)])).to_json())
+    write_json(some, previous(case("evals/b", [run("with", 1, 1.0)])).to_json())
+    config = Config(Cache())
+    remember(config, [full])
+    remember(config, [some])
+    assert config.cache.values[CACHE_KEY] == [str(full), str(some)]
+    [(document, where)] = previous_results(config)
+    assert where == str(some)
+    assert {c.dir: c.runs()[0].score for c in document.cases} == {"evals/a": 0.0, "evals/b": 1.0}
+    remember(config, [full])  # remembered again: it moves to the end, once
+    assert config.cache.values[CACHE_KEY] == [str(some), str(full)]
+
+
+def test_only_the_last_documents_are_remembered(tmp_path):
+    config = Config(Cache())
+    for i in range(rerun.REMEMBERED + 5):
+        remember(config, [tmp_path / f"{i}.json"])
+    assert config.cache.values[CACHE_KEY][0] == str(tmp_path / "5.json")
+    assert len(config.cache.values[CACHE_KEY]) == rerun.REMEMBERED

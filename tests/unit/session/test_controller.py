@@ -910,7 +910,7 @@ def test_lf_completes_the_session_with_the_previous_runs_of_unchanged_cases(tmp_
     assert a.aggregates.score == 1.0 and b.aggregates.score == 0.5
     assert f"--lf: 3 run(s) of unchanged cases reused from {display_path(previous)}" in document.notices
     assert pytest_session.exitstatus == 1  # b still fails
-    assert cache.values[CACHE_KEY] == [str(session.folder.results_file)]
+    assert cache.values[CACHE_KEY] == [str(previous), str(session.folder.results_file)]  # this one last
 
 
 def test_lf_without_a_previous_document_keeps_this_sessions_runs(tmp_path):
