@@ -169,7 +169,13 @@ def _trigger_verdict(sets) -> list[tuple[str, str]]:
 def _case_verdict(document: SuiteResult, rows: list[CaseRow]) -> list[tuple[str, str]]:
     if document.two_arm:
         trends = [row.trend for row in rows]
-        parts = [(name, f"{name} {trends.count(name)}") for name in ("improved", "flat", "regressed")]
+        # A Δ whose interval holds 0 is counted apart, "(n.s.)" as the table marks it: it may be noise.
+        noise = [row.trend for row in rows if row.significant is False and row.trend in ("improved", "regressed")]
+        parts = []
+        for name in ("improved", "flat", "regressed"):
+            parts.append((name, f"{name} {trends.count(name) - noise.count(name)}"))
+            if noise.count(name):
+                parts.append(("muted", f"{name} (n.s.) {noise.count(name)}"))
         if None in trends:
             parts.append(("muted", f"no Δ {trends.count(None)}"))
         return parts

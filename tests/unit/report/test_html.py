@@ -393,7 +393,7 @@ def test_header_verdict_and_cards(two_arm_doc):
     two_arm_doc.update(partial=True, partialReason="judge_error", notices=["3 runs reused a cached plugin"])
     html = render_report(two_arm_doc)
     page = Page(html)
-    assert "improved 1 · flat 0 · regressed 1" in re.sub(r"<[^>]+>", "", html)
+    assert "improved 1 · flat 0 · regressed 0 · regressed (n.s.) 1" in re.sub(r"<[^>]+>", "", html)
     assert any("scripted endpoint" in t and "not from a real model" in t for t in page.texts("scripted"))
     assert page.texts("partial") == [
         "⚠ Partial results: judge unavailable. Some runs did not finish or were not "
@@ -686,7 +686,7 @@ def test_embedded_summary_and_run(two_arm_doc):
     _, summary = embedded(summary_html(two_arm_doc))
     page = Page(summary)
     assert page.rows("summary")[1][:4] == ["improves", "1.00", "0.60", "+0.40"]
-    assert "improved 1 · flat 0 · regressed 1" in re.sub(r"<[^>]+>", "", summary)
+    assert "improved 1 · flat 0 · regressed 0 · regressed (n.s.) 1" in re.sub(r"<[^>]+>", "", summary)
     assert not [v for tag, key, v in page.attrs if key == "href"]  # no case sections here to link to
     assert "<section" not in summary
     _, one = embedded(run_html(two_arm_doc, 1))
@@ -750,3 +750,12 @@ def test_jinja2_is_imported_only_when_a_report_is_written():
                 eager.append(path.relative_to(package).as_posix())
     assert jinja_users == {"report/html.py"}
     assert eager == []
+
+
+def test_the_headline_counts_a_delta_that_is_not_significant_apart(two_arm_doc):
+    """Issue 23 item 11: the table marks such a Δ n.s.; the headline must not call it improved."""
+    text = re.sub(r"<[^>]+>", "", render_report(two_arm_doc))
+    assert "improved 1 · flat 0 · regressed 0 · regressed (n.s.) 1" in text
+    two_arm_doc["cases"][0]["aggregates"]["deltaSignificant"] = False
+    text = re.sub(r"<[^>]+>", "", render_report(two_arm_doc))
+    assert "improved 0 · improved (n.s.) 1 · flat 0 · regressed 0 · regressed (n.s.) 1" in text
