@@ -54,6 +54,7 @@ from ..run.stand_ins import mocked_tools
 from ..session.options import EvalOptions
 from ..session.rules import grant_warnings, two_arm
 from .estimate import CaseShape, Estimate, Prediction, estimate, predict_from_pilot
+from .template import PLACEHOLDER_PATTERN, PLACEHOLDER_PROMPT
 
 MIN_RUNS = 3
 TRAJECTORY_TYPES = frozenset({"tool_used", "tool_order"})
@@ -131,6 +132,36 @@ def written_in(case: Case, key: str) -> Path:
     return case_yaml
 
 
+def placeholder_problems(case: Case) -> list[Problem]:
+    """What `init --bare` wrote as a placeholder and is still there: a pilot of it would spend money on nothing."""
+    out = []
+    if case.prompt.strip() == PLACEHOLDER_PROMPT:
+        out.append(
+            Problem(
+                written_in(case, "prompt") if (case.dir / PROMPT_FILE).is_file() else case.dir / CASE_FILE,
+                "prompt",
+                "is still the placeholder init --bare wrote — replace it with a request a user would make, in their "
+                "words, without naming the plugin or the skill",
+            )
+        )
+    for grader in case.graders:
+        if grader.type == "regex" and getattr(grader.config, "pattern", None) == PLACEHOLDER_PATTERN:
+            out.append(
+                Problem(
+                    grader_file(case, grader),
+                    "pattern",
+                    f"'{PLACEHOLDER_PATTERN}' passes any reply (init --bare's placeholder) — match what the answer "
+                    "must say, or read it with an llm grader",
+                )
+            )
+    return out
+
+
+def grader_file(case: Case, grader: GraderSpec) -> Path:
+    own = case.dir / GRADERS_DIR / f"{grader.name}.md"
+    return own if own.is_file() else case.dir / CASE_FILE
+
+
 def case_problems(case: Case) -> list[Problem]:
     """What keeps a loading case below the floor."""
     out = []
@@ -149,6 +180,7 @@ def case_problems(case: Case) -> list[Problem]:
                 "grader on what the run produced (regex, file_exists, llm, baseline, or graders/<name>.py)",
             )
         )
+    out += placeholder_problems(case)
     if case.runs_per_arm < MIN_RUNS:
         out.append(
             Problem(

@@ -22,33 +22,11 @@ from ..load.suite import RESERVED_DIR, eval_dir_name, is_plugin_dir, plugin_at
 from .gitignore import GITIGNORE, ignore
 from .init_triggers import write_triggers
 from .interview import add_arguments, author
+from .template import PLACEHOLDER_SKILL, PROMPT, REPLIED, SCRIPT, SKILL_FIRED
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
 RESERVED = {RESERVED_DIR, "results"}
 
-PROMPT = """---
-runs: 3
-max_turns: 10
-allowed_tools: [Read, Glob, Grep, Skill]
----
-Replace this paragraph with a request a user would make, in their words, without naming your plugin or skill.
-"""
-REPLIED = "---\ntype: regex\npattern: '\\S'\n---\n"
-SKILL_FIRED = """---
-type: tool_used
-tool: Skill
-input_match: {input_match}
----
-"""
-SCRIPT = """# What the scripted endpoint answers (pytest --scripted): checks the plumbing offline. Edit or delete.
-with:
-  - tool: Skill
-    input: {{skill: {skill}}}
-  - text: "A reply that uses the skill."
-without:
-  - text: "A reply without the plugin."
-"""
-PLACEHOLDER_SKILL = "your-skill"
 REGEX_SPECIAL = re.compile(r"[\\^$.*+?()[\]{}|/]")
 
 

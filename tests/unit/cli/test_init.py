@@ -130,3 +130,25 @@ def test_refused_names_write_nothing(in_plugin, capsys):
     assert init(["--bare", "results"]) == 1
     assert "reserved" in capsys.readouterr().err
     assert not (in_plugin / ".gitignore").exists() and not (in_plugin / "evals").exists()
+
+
+def test_check_refuses_the_untouched_template_and_prints_no_pilot(in_plugin, capsys):
+    """Issue 23 item 7: the placeholder prompt and the free `\\S` grader are problems, not a suite."""
+    from pytest_plugin_eval.cli.check import check
+
+    plugin(in_plugin, "greeter", {"greet": "greet"})
+    assert init(["--bare", "hello"]) == 0
+    assert init(["--bare", "unrelated"]) == 0
+    capsys.readouterr()
+    assert check(["."]) == 1
+    out = capsys.readouterr().out
+    assert "evals/hello/prompt.md: prompt: is still the placeholder init --bare wrote" in out
+    assert "evals/hello/graders/replied.md: pattern: '\\S' passes any reply" in out
+    assert "Pilot" not in out
+    prompt = in_plugin / "evals" / "hello" / "prompt.md"
+    prompt.write_text(prompt.read_text().replace("Replace this paragraph", "Please greet me; replace nothing"))
+    (in_plugin / "evals" / "hello" / "graders" / "replied.md").write_text("---\ntype: regex\npattern: Hello\n---\n")
+    check(["."])
+    out = capsys.readouterr().out
+    assert "evals/hello/prompt.md: prompt" not in out and "evals/hello/graders/replied.md" not in out
+    assert "evals/unrelated/prompt.md: prompt: is still the placeholder" in out
