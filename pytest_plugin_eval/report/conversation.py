@@ -106,7 +106,22 @@ def _system(event: dict) -> Entry:
     facts = (
         f"Claude Code {event.get('claude_code_version', '?')} · model {event.get('model', '?')} · plugins: {plugins}"
     )
-    return Entry("system", "Session start", texts=(facts,))
+    return Entry("system", "Session start", texts=(facts, *_skills(event)))
+
+
+def _skills(event: dict) -> list[str]:
+    """The skills the run had, the plugins' apart from Claude Code's own (built in, in both arms)."""
+    skills = [str(s) for s in event.get("skills") or [] if isinstance(s, str)]
+    loaded = {
+        str(p.get("name"))
+        for p in event.get("plugins") or []
+        if isinstance(p, dict) and p.get("path") != "builtin" and not str(p.get("source", "")).endswith("@builtin")
+    }
+    ours = [s for s in skills if s.split(":", 1)[0] in loaded and ":" in s]
+    builtin = [s for s in skills if s not in ours]
+    if not skills:
+        return []
+    return [f"plugin skills: {', '.join(ours) or 'none'} · built-in skills (both arms): {', '.join(builtin) or 'none'}"]
 
 
 def _assistant(event: dict, block: dict, tool_names: dict[str, str], sub: bool) -> Entry:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -471,3 +472,15 @@ def test_lf_after_a_k_session_keeps_every_case_of_the_last_full_document(suite):
     assert "taken from the last results" not in out  # one count: the runs reused
     [reused] = [n for n in doc["notices"] if "reused" in n]
     assert reused.startswith("--lf: 5 run(s) of unchanged cases reused")  # all but the with run of "fails"
+
+
+def test_the_report_shows_the_skills_each_arm_had(suite):
+    """Issue 23 item 10: both arms have Claude Code's built-in skills; the report says which, beside the plugin's."""
+    suite.case("greets", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    run = suite.run()
+    assert run.rc == 0, run.out
+    page = next((suite.root / "evals" / "results").glob("*/report.html")).read_text()
+    said = re.findall(r"plugin skills: ([^<·]*) · built-in skills \(both arms\): ([^<]*)<", page)
+    assert sorted(ours.strip() for ours, _ in said) == ["greeter:greet", "none"], said
+    builtin = [set(b.split(", ")) for _, b in said]
+    assert builtin[0] == builtin[1] and builtin[0] - {"none"}  # the same built-in skills in both arms

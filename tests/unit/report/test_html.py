@@ -77,7 +77,11 @@ INIT = line(
         "subtype": "init",
         "model": "claude-test",
         "claude_code_version": "2.1.327",
-        "plugins": [{"name": "commit-craft"}],
+        "plugins": [
+            {"name": "commit-craft", "path": "/p", "source": "commit-craft@inline"},
+            {"name": "cc-plugin-plugin-authoring", "path": "builtin", "source": "cc-plugin-plugin-authoring@builtin"},
+        ],
+        "skills": ["code-review", "commit-craft:commit-message", "plugin-authoring"],
     }
 )
 
@@ -487,7 +491,12 @@ def test_transcript_reads_as_a_conversation(tmp_path):
     assert '<div class="msg synthetic">' in conv and "Write a conventional commit." in conv
     assert "The user wants a commit message." in conv
     assert "success · 3 turns · $0.01 · stop reason: end_turn" in conv
-    assert "plugins: commit-craft" in conv
+    assert "plugins: commit-craft, cc-plugin-plugin-authoring" in conv
+    # issue 23 item 10: what both arms have of Claude Code's own, beside the plugin's skills
+    assert (
+        "plugin skills: commit-craft:commit-message · built-in skills (both arms): code-review, plugin-authoring"
+        in (conv)
+    )
 
 
 def test_failed_result_line_is_red_and_lists_errors():
