@@ -22,8 +22,10 @@ import time
 import uuid
 from pathlib import Path
 
+from ..core.paths import display_path
 from ..load.suite import eval_dir_name, is_plugin_dir
-from ..run.agent import ClaudeNotFound, find_claude
+from ..run.agent import ChildExit, ClaudeNotFound, classify, find_claude
+from ..run.transcript import Transcript
 from ..session.trust import remember, trusted_folders
 from .authoring import AuthoringConfig, first_turn, new_config, settings, system_prompt
 from .check import CheckResult, check_suite, plugin_eval_argv, requested_grants, summary
@@ -209,11 +211,8 @@ def draft(cfg: AuthoringConfig, argv: list[str], opening: str, args: argparse.Na
             child.wait()
             raise
     if child.returncode != 0:
-        tail = out.with_suffix(".stderr").read_text(encoding="utf-8", errors="replace").strip()[-2000:]
-        print(
-            f"Error: the drafting session failed (exit {child.returncode}){': ' + tail if tail else ''}",
-            file=sys.stderr,
-        )
+        stderr = out.with_suffix(".stderr").read_text(encoding="utf-8", errors="replace").strip()[-2000:]
+        print(failure_text(child.returncode, stderr, out), file=sys.stderr)
     new = [c for c in check_suite(cfg.root_path, cfg.eval_dir).cases if cfg.in_session(c.dir)]
     if new:
         names = ", ".join(os.path.relpath(c.dir, cfg.root) for c in new)
@@ -224,6 +223,24 @@ def draft(cfg: AuthoringConfig, argv: list[str], opening: str, args: argparse.Na
         print(f"Notes for your review: {cfg.notes}")
     status = report(cfg)
     return status if new and child.returncode == 0 else 1
+
+
+def failure_text(returncode: int, stderr: str, trace: Path) -> str:
+    """Why the drafting session ended: Claude Code's own error (the trace's result line, as a run's is read), and
+    what to do about it."""
+    error = classify(ChildExit(returncode, False, 0.0, stderr), Transcript.from_file(trace), 0.0)
+    said = error.message.split(": ", 1)[-1] if error is not None else ""
+    text = f"Error: the drafting session failed (exit {returncode})"
+    text += (
+        f": Claude Code said: {said}" if said and not said.startswith("no output") else f": {stderr}" if stderr else ""
+    )
+    if error is not None and error.kind == "auth":
+        return (
+            f"{text}\nDrafting and the interview ask a real model: set ANTHROPIC_API_KEY (or your provider's "
+            "credentials), or log in with `claude` and /login, then run this again. --scripted cannot stand in for "
+            "them (only the pilot runs offline); `plugin-eval init --bare NAME` writes a case without a model."
+        )
+    return f"{text}\nThe whole session is in {display_path(trace)}."
 
 
 def report(cfg: AuthoringConfig) -> int:

@@ -475,3 +475,15 @@ def test_a_new_user_drafts_the_example_plugin_and_runs_it_offline(endpoint, tmp_
     assert doc["loadErrors"] == []
     scores = {c["name"]: c["aggregates"]["score"] for c in doc["cases"]}
     assert scores["commit-message-for-a-fix"] == 1.0 and scores["explains-a-merge-conflict"] == 1.0
+
+
+def test_a_draft_without_credentials_says_claude_codes_own_error_and_what_to_do(greeter, tmp_path):
+    """Issue 23 item 6: the cause was only in the saved transcript; it is printed, with what to do."""
+    env = session_env(tmp_path, greeter, "http://127.0.0.1:9")
+    del env["ANTHROPIC_API_KEY"], env["ANTHROPIC_BASE_URL"]
+    out = plugin_eval(greeter, "init", "--draft", "--trust-plugin", env=env)
+    assert out.returncode == 1
+    assert "Error: the drafting session failed (exit 1): Claude Code said: Not logged in · Please run /login" in (
+        out.stderr
+    ), out.stderr
+    assert "ANTHROPIC_API_KEY" in out.stderr and "--scripted" in out.stderr
