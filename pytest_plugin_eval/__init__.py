@@ -3,6 +3,9 @@
 The public API, and nothing else: the grader helpers for Python tests, the types a custom grader type is made
 of, what a run looks like to a grader, and the results document as types. Every name is imported on first use,
 so that loading the pytest plugin (every pytest run in an environment that has it installed) stays cheap.
+
+PYTEST_DONT_REWRITE: `plugin-eval` imports this package before it starts pytest, which (installed from a wheel)
+would then warn that the plugin's package was imported too early to rewrite its asserts; it has none to rewrite.
 """
 
 from __future__ import annotations

@@ -195,6 +195,16 @@ def pytest_args(cmd: Command, root: Path, installed: bool, json_file: str | None
     return args + cmd.options + cmd.passthrough
 
 
+class NoConfigFile:
+    """`-c os.devnull` keeps the plugin folder's own pytest configuration (its addopts, say) out of the session;
+    pytest would then name /dev/null as the session's config file in its header. There is none: say nothing."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config: pytest.Config) -> None:
+        if config.inipath is not None and str(config.inipath) == os.devnull:
+            config._inipath = None  # what the header reads; pytest has no public way to run without a config file
+
+
 def run(argv: list[str], only_triggers: bool = False) -> int:
     """The eval suite of the target (`only_triggers`: its trigger sets alone, `plugin-eval triggers`)."""
     try:
@@ -218,7 +228,7 @@ def run(argv: list[str], only_triggers: bool = False) -> int:
         # With --json, stdout carries only the document (or "Wrote FILE"): pytest's own output goes to stderr.
         quiet = contextlib.redirect_stdout(sys.stderr) if cmd.json else contextlib.nullcontext()
         with quiet:
-            status = pytest.main(args)
+            status = pytest.main(args, plugins=[NoConfigFile()])
         written = Path(json_file) if json_file else None
         if cmd.json == "-" and written and written.exists():
             sys.stdout.write(written.read_text(encoding="utf-8"))

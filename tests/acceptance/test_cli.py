@@ -190,3 +190,24 @@ def test_a_reader_that_leaves_early_gets_no_traceback(suite):
     child.stdout.close()  # `plugin-eval check | head -0`
     _, err = child.communicate(timeout=120)
     assert b"Traceback" not in err and b"BrokenPipe" not in err, err
+
+
+def test_a_plugin_eval_session_names_no_config_file_and_ends_without_a_warning(suite):
+    """Issue 23 item 9: the header said `configfile: ../../../dev/null` (the plugin folder's own pytest config is
+    kept out with -c /dev/null), and, installed from a wheel, the session ended on PytestAssertRewriteWarning."""
+    suite.case("greets", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    ran = plugin_eval(suite.root, ".", "--trust-plugin", "--scripted")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    said = ran.stdout + ran.stderr
+    assert f"rootdir: {suite.root}" in said and "configfile" not in said and "dev/null" not in said, said
+    assert "warnings summary" not in said and not re.search(r"\b\d+ warnings?\b", said), said
+
+
+def test_the_package_asks_pytest_not_to_rewrite_it():
+    """From a wheel, pytest marks the plugin's package for assert rewriting after `plugin-eval` has imported it;
+    PYTEST_DONT_REWRITE in its docstring is pytest's own way to say it has nothing to rewrite (no warning)."""
+    from _pytest.assertion.rewrite import AssertionRewriter
+
+    import pytest_plugin_eval
+
+    assert AssertionRewriter.is_rewrite_disabled(pytest_plugin_eval.__doc__ or "")
