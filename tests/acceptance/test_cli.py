@@ -211,3 +211,39 @@ def test_the_package_asks_pytest_not_to_rewrite_it():
     import pytest_plugin_eval
 
     assert AssertionRewriter.is_rewrite_disabled(pytest_plugin_eval.__doc__ or "")
+
+
+def test_the_ci_recipes_install_line_works_as_written(tmp_path):
+    """Issue 23 item 12: the README's CI jobs installed from `git+https://github.com/<owner>/…`, which works
+    nowhere. They now install a wheel kept in the plugin's repository: build it as the README says, and each
+    job's install line finds it and installs it."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    ci = readme.split("\n## CI\n", 1)[1].split("\n## ", 1)[0]
+    assert "<owner>" not in ci and "git+https" not in ci
+    installs = set(re.findall(r"- run: (pip install .+)", ci))
+    assert installs == {"pip install tools/pytest_plugin_eval-*.whl"}
+    build = next(line for line in ci.splitlines() if line.startswith("pip wheel "))
+    build = build.split("#")[0].replace("/path/to/pytest-plugin-eval", str(Path(__file__).resolve().parents[2]))
+    plugin_repo = tmp_path / "plugin"
+    plugin_repo.mkdir()
+    built = subprocess.run(
+        [sys.executable, "-m", *build.split()],
+        cwd=plugin_repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    copy = next(line for line in ci.splitlines() if line.startswith("mkdir -p tools"))
+    subprocess.run(copy.split(" && git add")[0], shell=True, cwd=plugin_repo, check=True)
+    [install] = installs
+    dry = subprocess.run(
+        f"{sys.executable} -m {install.replace('pip install', 'pip install --dry-run --no-deps --no-index')}",
+        shell=True,
+        cwd=plugin_repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert dry.returncode == 0, dry.stderr
+    assert "Would install pytest-plugin-eval" in dry.stdout, dry.stdout
