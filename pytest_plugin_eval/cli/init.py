@@ -16,8 +16,8 @@ import re
 import sys
 from pathlib import Path
 
-from ..core.paths import code_units, display_path
-from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
+from ..core.paths import display_path
+from ..load.plugin_facts import skills_of
 from ..load.suite import RESERVED_DIR, eval_dir_name, is_plugin_dir, plugin_at
 from .gitignore import GITIGNORE, ignore
 from .init_triggers import write_triggers
@@ -118,17 +118,10 @@ def name_problem(name: str) -> str | None:
 
 
 def first_skill(root: Path) -> str | None:
-    """The name of the plugin's first skill (skills/<folder>/SKILL.md in name order): its frontmatter's
-    `name:`, else the folder's name. None when the plugin has no skill."""
-    files = sorted(root.glob("skills/*/SKILL.md"), key=lambda p: code_units(p.parent.name))
-    if not files:
-        return None
-    try:
-        meta, _ = split_frontmatter(files[0].read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, FrontmatterError, YamlError):
-        meta = None
-    name = (meta or {}).get("name")
-    return name.strip() if isinstance(name, str) and name.strip() else files[0].parent.name
+    """The name of the plugin's first skill as Claude Code names it (load.plugin_facts: by its folder), or None
+    when the plugin has no skill."""
+    skills = skills_of(root)
+    return skills[0].name if skills else None
 
 
 def skill_match(plugin: str, skill: str) -> str:

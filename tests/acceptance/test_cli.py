@@ -247,3 +247,20 @@ def test_the_ci_recipes_install_line_works_as_written(tmp_path):
     )
     assert dry.returncode == 0, dry.stderr
     assert "Would install pytest-plugin-eval" in dry.stdout, dry.stdout
+
+
+def test_init_names_a_skill_as_claude_code_does_by_its_folder(suite):
+    """A plugin's skill is `plugin:<folder>` to Claude Code whatever its frontmatter's `name:` says (the trace's
+    init event lists `greeter:greet-folder`); the template's script and indicator must call it that."""
+    folder = suite.root / "skills" / "greet"
+    folder.rename(suite.root / "skills" / "greet-folder")
+    assert plugin_eval(suite.root, "init", "--bare", "my-case").returncode == 0
+    assert "greeter:greet-folder" in (suite.root / "evals" / "my-case" / "scripted.yaml").read_text()
+    plugin_eval(suite.root, "--trust-plugin", "--scripted", "--json", "r.json")
+    doc = json.loads((suite.root / "r.json").read_text())
+    first, *_ = doc["cases"][0]["arms"]["with"]
+    assert {g["name"]: g["passed"] for g in first["graders"]}["skill-fired"] is True
+    assert not any("Unknown skill" in n for n in doc.get("notices", [])), doc.get("notices")
+    trace = Path(first["tracePath"])
+    init = next(json.loads(line) for line in trace.read_text().splitlines() if '"subtype":"init"' in line)
+    assert "greeter:greet-folder" in init["skills"] and "greeter:greet" not in init["skills"]

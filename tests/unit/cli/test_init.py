@@ -46,11 +46,12 @@ def in_plugin(tmp_path, monkeypatch):
 
 
 def test_the_case_names_the_plugins_first_skill(in_plugin, capsys):
+    """As Claude Code names it: by its folder (its frontmatter's `name:` does not rename a plugin's skill)."""
     plugin(in_plugin, "greeter", {"b-second": "farewell", "a-first": "greet"})
     assert init(["--bare", "hello"]) == 0
     case = in_plugin / "evals" / "hello"
-    assert scripted_skill(case) == "greeter:greet"
-    assert skill_fired(case) == {"type": "tool_used", "tool": "Skill", "input_match": '"skill":"(greeter:)?greet"'}
+    assert scripted_skill(case) == "greeter:a-first"
+    assert skill_fired(case) == {"type": "tool_used", "tool": "Skill", "input_match": '"skill":"(greeter:)?a-first"'}
     out = capsys.readouterr().out
     assert out.startswith("Created evals/hello/prompt.md, evals/hello/scripted.yaml, ")
     assert "Added evals/results/ to .gitignore" in out
@@ -74,7 +75,7 @@ def test_the_written_case_loads_and_its_grader_matches_the_scripted_call(in_plug
     "manifest, skills, expected",
     [
         ("greeter", {"greet": None}, "greeter:greet"),  # no name: in the frontmatter → the folder's name
-        (None, {"greet": "hello"}, "{root}:hello"),  # no manifest → the plugin is named after its folder
+        (None, {"greet": "hello"}, "{root}:greet"),  # no manifest → the plugin is named after its folder
         ("greeter", {}, "greeter:your-skill"),  # no skill at all → a placeholder to edit
     ],
 )
