@@ -104,7 +104,7 @@ class ServerMocks:
             f"{'have' if len(missing) > 1 else 'has'} no entry in {TOOLS_FILE} ({', '.join(missing)}) — Claude "
             f"sees {'them' if len(missing) > 1 else 'it'} with no description and a permissive schema, not as the "
             f"real server describes {'them' if len(missing) > 1 else 'it'}; save the real server's tools/list "
-            f"answer as mocks/{self.name}/{TOOLS_FILE} (the README's Mocks section shows how)"
+            f"answer as mocks/{self.name}/{TOOLS_FILE} (docs/mocks.md shows how)"
         )
 
 

@@ -217,11 +217,13 @@ def test_the_ci_recipes_install_line_works_as_written(tmp_path):
     """Issue 23 item 12: the README's CI jobs installed from `git+https://github.com/<owner>/…`, which works
     nowhere. They now install a wheel kept in the plugin's repository: build it as the README says, and each
     job's install line finds it and installs it."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    ci = readme.split("\n## CI\n", 1)[1].split("\n## ", 1)[0]
+    ci = (Path(__file__).resolve().parents[2] / "docs" / "ci.md").read_text()
     assert "<owner>" not in ci and "git+https" not in ci
     installs = set(re.findall(r"- run: (pip install .+)", ci))
-    assert installs == {"pip install tools/pytest_plugin_eval-*.whl"}
+    assert installs == {
+        "pip install tools/pytest_plugin_eval-*.whl",
+        'pip install "$(echo tools/pytest_plugin_eval-*.whl)[html]"',
+    }
     build = next(line for line in ci.splitlines() if line.startswith("pip wheel "))
     build = build.split("#")[0].replace("/path/to/pytest-plugin-eval", str(Path(__file__).resolve().parents[2]))
     plugin_repo = tmp_path / "plugin"
@@ -236,17 +238,17 @@ def test_the_ci_recipes_install_line_works_as_written(tmp_path):
     assert built.returncode == 0, built.stderr
     copy = next(line for line in ci.splitlines() if line.startswith("mkdir -p tools"))
     subprocess.run(copy.split(" && git add")[0], shell=True, cwd=plugin_repo, check=True)
-    [install] = installs
-    dry = subprocess.run(
-        f"{sys.executable} -m {install.replace('pip install', 'pip install --dry-run --no-deps --no-index')}",
-        shell=True,
-        cwd=plugin_repo,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert dry.returncode == 0, dry.stderr
-    assert "Would install pytest-plugin-eval" in dry.stdout, dry.stdout
+    for install in installs:
+        dry = subprocess.run(
+            f"{sys.executable} -m {install.replace('pip install', 'pip install --dry-run --no-deps --no-index')}",
+            shell=True,
+            cwd=plugin_repo,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert dry.returncode == 0, dry.stderr
+        assert "Would install pytest-plugin-eval" in dry.stdout, dry.stdout
 
 
 def test_init_names_a_skill_as_claude_code_does_by_its_folder(suite):
