@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..core.paths import display_path
-from ..results.compare import BETTER, NO_CHANGE, WORSE, Change, Comparison, GraderChange, Tally
+from ..results.comparison import BETTER, NO_CHANGE, WORSE, Change, Comparison, GraderChange, Tally
 from ..results.trigger_compare import TriggerSetChange
 from .view import MISSING, partial_label, score, seconds, signed, usd
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from ..results.compare import Comparison
+from ..results.comparison import Comparison
 from ..results.history import Trend
 from ..results.model import RunResult, SuiteResult
 from ..results.store import write_atomic

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..core.paths import display_path
 from ..load.mocks import INFO_MARK
-from ..results.compare import Comparison
+from ..results.comparison import Comparison
 from ..results.model import SuiteResult
 from ..results.triggers import VERDICT_WORDS, TriggerSetResult
 from ..results.verdict import case_verdict

@@ -12,19 +12,8 @@ from helpers.documents import GREETING, case_result, suite_result
 from pytest_plugin_eval import stats
 from pytest_plugin_eval.report.comparison import lines, view
 from pytest_plugin_eval.report.markdown import comparison_markdown
-from pytest_plugin_eval.results.compare import (
-    ADDED,
-    BETTER,
-    COMPARED,
-    NO_CHANGE,
-    REMOVED,
-    WORSE,
-    Change,
-    CompareError,
-    change_of_delta,
-    compare,
-    read_document,
-)
+from pytest_plugin_eval.results.compare import CompareError, change_of_delta, compare, read_document
+from pytest_plugin_eval.results.comparison import ADDED, BETTER, COMPARED, NO_CHANGE, REMOVED, WORSE, Change
 from pytest_plugin_eval.results.model import (
     CaseResult,
     GraderInfo,
