@@ -15,7 +15,7 @@ import secrets
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from os import PathLike
 from typing import Any
@@ -62,6 +62,7 @@ class ScriptedEndpoint:
         self._served: dict[tuple, int] = defaultdict(int)
         self._calls: list[dict[str, Any]] = []
         self._counters: dict[str, Iterator[int]] = defaultdict(lambda: itertools.count(1))
+        self._cache: dict[tuple[str, str], bool] = {}  # (token, marked prefix) → written (its reply has begun)
         self._stopping = threading.Event()
 
     # -- lifecycle ---------------------------------------------------------
@@ -191,6 +192,28 @@ class ScriptedEndpoint:
         replies = route.script.judge_replies(route.grader or "default") if route.script else (text_turn("PASS"),)
         return replies[min(index, len(replies) - 1)].substitute(route.values())
 
+    def _cache_usage(self, token: str, body: dict[str, Any], usage: Usage) -> tuple[Usage, Callable[[], None]]:
+        """Prompt caching as the API does it, for a judge's request that marks `cache_control`: the marked prefix is
+        written to the cache by the first request (cache-creation tokens) and read by the later requests on the
+        same judge URL (one grader in one run) that come once that reply has begun (cache-read tokens); a request that arrives while the
+        writing one is still unanswered writes it again. The turn's input tokens stand for the prefix. Returns
+        the usage and what to call once the reply is sent. A script's own cache figures are served as given."""
+        prefix = _marked_prefix(body)
+        if prefix is None or usage.cache_read_input_tokens or usage.cache_creation_input_tokens:
+            return usage, _nothing
+        key = (token, prefix)
+        with self._lock:
+            written = self._cache.setdefault(key, False)
+        tokens = usage.input_tokens
+        if written:
+            return replace(usage, input_tokens=0, cache_read_input_tokens=tokens), _nothing
+
+        def begun() -> None:
+            with self._lock:
+                self._cache[key] = True
+
+        return replace(usage, input_tokens=0, cache_creation_input_tokens=tokens), begun
+
     def _next_id(self, prefix: str) -> str:
         with self._lock:
             return f"{prefix}_{next(self._counters[prefix])}"
@@ -277,12 +300,15 @@ class _Handler(BaseHTTPRequestHandler):
             headers = {"retry-after": f"{turn.error.retry_after:g}"} if turn.error.retry_after is not None else {}
             self._send_json(turn.error.status, _error_body(turn.error.type, turn.error.message), headers=headers)
             return
-        message = _message(turn, model, endpoint._next_id)
+        # judges only: the agent's figures (and so the cost Claude Code reports) stay what the script says
+        usage, begun = endpoint._cache_usage(token, body, turn.usage) if kind == "judge" else (turn.usage, _nothing)
+        message = _message(replace(turn, usage=usage), model, endpoint._next_id)
         if body.get("stream"):
             self._send_stream(message, turn)
         else:
             endpoint._pause(turn.stall)  # a reply that is not streamed stalls as a whole (Claude Code's fallback)
             self._send_json(200, message)
+        begun()
 
     # -- wire --------------------------------------------------------------
 
@@ -383,6 +409,22 @@ def _unknown_token_message(token: str | None) -> str:
     if token is None:
         return "no scripted token in the URL; use a base URL from ScriptedEndpoint.agent_url() or judge_url()"
     return f"unknown scripted token {token!r}; use a base URL from agent_url() or judge_url() of this running endpoint"
+
+
+def _nothing() -> None:
+    pass
+
+
+def _marked_prefix(body: dict[str, Any]) -> str | None:
+    """The request up to its last `cache_control` mark, in the API's order (tools, system, messages), as
+    canonical JSON; None when nothing is marked."""
+    blocks: list[Any] = []
+    for part in (body.get("tools"), body.get("system"), *(body.get("messages") or [])):
+        content = part.get("content") if isinstance(part, dict) and "role" in part else part
+        blocks += [part.get("role")] if content is not part else []
+        blocks += content if isinstance(content, list) else [content]
+    marked = [i for i, block in enumerate(blocks) if isinstance(block, dict) and block.get("cache_control")]
+    return json.dumps(blocks[: marked[-1] + 1], sort_keys=True) if marked else None
 
 
 def _error_body(error_type: str, message: str) -> dict[str, Any]:

@@ -7,6 +7,12 @@ verdict word at all (empty, "lorem ipsum", a proxy's HTML error page) is no vote
 replaced by another, up to three lost votes. Calls that fail are retried a few times, honouring `retry-after`; a
 judge that still gives no majority leaves the grader *errored* (an outage is not the plugin's fault), never
 failed.
+
+The votes of one grader share their whole prompt. A prompt long enough to be cached (the API caches from about
+1024 tokens, more for some models) is marked cacheable (Anthropic prompt caching) and its first vote is cast
+alone, since a cache entry can be read only once the reply that wrote it has begun: the votes after it pay the
+cache-read price. A shorter prompt is not marked (the API would ignore the mark) and keeps the first two votes in
+parallel. Where a model's minimum is higher than the estimate, the mark is ignored and costs nothing.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ MAX_ATTEMPTS = 4  # per vote, for retryable errors
 BAD_REQUEST_ATTEMPTS = 2  # a 400 is retried once
 BACKOFF_SECONDS = (1.0, 2.0, 4.0)
 MAX_RETRY_AFTER = 30.0
+CACHEABLE_CHARS = 4 * 1024  # about the 1024 tokens the API needs before it caches a prompt (~4 characters a token)
+CACHE_MARK = {"type": "ephemeral"}
 
 SYSTEM_PROMPT = (
     "You grade the output of an AI coding agent against one criterion. Judge only what the evidence "
@@ -79,6 +87,22 @@ def resolve_judge_model(option: str | None, environ: Mapping[str, str] | None = 
         or environ.get("ANTHROPIC_DEFAULT_HAIKU_MODEL")
         or prices.resolve_model("haiku")
     )
+
+
+def cacheable(content: list[dict]) -> list[dict]:
+    """The user content with a cache breakpoint on its last block: the system prompt and all of the content
+    become the prefix the other votes read from the cache."""
+    if not content:
+        return content
+    return [*content[:-1], {**content[-1], "cache_control": CACHE_MARK}]
+
+
+def long_enough_to_cache(content: list[dict]) -> bool:
+    """Whether the prompt may reach the API's caching minimum (an estimate from its text; images count a lot)."""
+    chars = len(SYSTEM_PROMPT)
+    for block in content:
+        chars += len(block.get("text", "")) if block.get("type") == "text" else CACHEABLE_CHARS
+    return chars >= CACHEABLE_CHARS
 
 
 class JudgeUnavailable(HarnessError):
@@ -181,10 +205,14 @@ class Judge:
             return parse_verdict(text), prices.price(self.model, usage), text
 
     def ballot(self, grader: str, content: list[dict]) -> Ballot:
-        """Votes until two agree (at most three), the first two in parallel. A vote lost to API errors, or to a
+        """Votes until two agree (at most three), the first two in parallel — unless the prompt is long enough to be
+        cached: then it is marked cacheable and the first vote goes alone. A vote lost to API errors, or to a
         reply with no verdict word, is replaced by another, up to three lost votes; without a majority the judge
         is unavailable (JudgeUnavailable, saying why each vote was lost)."""
         ballot = Ballot()
+        cached = long_enough_to_cache(content)
+        if cached:
+            content = cacheable(content)
 
         def cast(n: int) -> None:
             with ThreadPoolExecutor(max_workers=n) as pool:
@@ -201,7 +229,7 @@ class Judge:
                 else:
                     ballot.votes.append(verdict)
 
-        cast(2)
+        cast(1 if cached else 2)  # alone, the first vote writes what the others read
         while not ballot.decided and len(ballot.votes) < VOTES and ballot.lost < VOTES:
             cast(1)
         if not ballot.decided:

@@ -351,9 +351,11 @@ def test_vote_sequences_garbage_replies_and_judge_costs(suite):
     assert not graders["not-pass"]["passed"] and graders["not-pass"]["scored"] is True
     assert graders["base"]["passed"] and "evidence" not in graders["base"]
     assert all(g["judgeModel"] == "claude-sonnet-5-5" for g in graders.values())
-    # the votes and the lost votes … priced at sonnet's list price ($2/$10 per Mtok) for 100 input + 20 output each
-    calls = 3 + 2 + 3 + 2 + 2
-    assert only["judgeCostUsd"] == pytest.approx(calls * (100 * 2 + 20 * 10) / 1e6)
+    # the votes and the lost votes … priced at sonnet's list price ($2/$10 per Mtok) for 100 input + 20 output each;
+    # the baseline grader's prompt holds the whole trace, long enough to be cached: a cache write ($2.50), a read ($0.10)
+    calls = 3 + 2 + 3 + 2
+    baseline = (100 * 2.5 + 20 * 10 + 100 * 0.1 + 20 * 10) / 1e6
+    assert only["judgeCostUsd"] == pytest.approx(calls * (100 * 2 + 20 * 10) / 1e6 + baseline)
     assert only["costUsd"] == pytest.approx(only["judgeCostUsd"] + 0.0008)
     assert run.doc["suite"]["judgeModel"] == "sonnet" and run.doc["suite"]["judgeModelResolved"] == "claude-sonnet-5-5"
 
@@ -484,3 +486,22 @@ def test_the_report_shows_the_skills_each_arm_had(suite):
     assert sorted(ours.strip() for ours, _ in said) == ["greeter:greet", "none"], said
     builtin = [set(b.split(", ")) for _, b in said]
     assert builtin[0] == builtin[1] and builtin[0] - {"none"}  # the same built-in skills in both arms
+
+
+def test_judge_votes_after_the_first_pay_cache_read_prices(suite):
+    """The votes of one grader share their prompt, marked cacheable: a prompt long enough to be cached has its
+    first vote cast alone (it writes the cache), and the second and third read it."""
+    rubric = "---\ntype: llm\n---\nThe reply greets the user.\n"
+    suite.case(
+        "cached",
+        frontmatter={"runs": 1},
+        graders={"split": rubric},
+        script={"all": ["Hello! " + "Welcome aboard. " * 400], "judge": {"split": ["PASS", "FAIL", "PASS"]}},
+    )
+    run = suite.run("--ablation", "none", "--threshold", "0", "--judge-model", "sonnet")
+    [only] = run.case("cached")["arms"]["with"]
+    [grader] = only["graders"]
+    assert grader["judgeVotes"] == [True, False, True]  # cast one after another, in the script's order
+    # sonnet: $2 input, $10 output, $2.50 cache write, $0.10 cache read per Mtok; 100 prompt + 20 output tokens
+    written, read = (100 * 2.5 + 20 * 10) / 1e6, (100 * 0.1 + 20 * 10) / 1e6
+    assert only["judgeCostUsd"] == pytest.approx(written + 2 * read)

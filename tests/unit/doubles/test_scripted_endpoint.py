@@ -507,3 +507,47 @@ def test_stop_does_not_wait_for_a_stalled_stream() -> None:
     worker.join(timeout=5)
     assert time.monotonic() - started < 2
     assert not worker.is_alive()
+
+
+def marked(text: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}]}]
+
+
+def test_a_request_marking_cache_control_writes_then_reads_the_cache(endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.judge_url(script({"judge": {"g": ["PASS"]}}), "g")
+    ask_marked = functools.partial(client(url).messages.create, model="claude-test", max_tokens=10)
+    first, second, third = (ask_marked(messages=marked("criterion and evidence")).usage for _ in range(3))
+    assert (first.input_tokens, first.cache_creation_input_tokens, first.cache_read_input_tokens) == (0, 100, None)
+    assert (second.input_tokens, second.cache_creation_input_tokens, second.cache_read_input_tokens) == (0, None, 100)
+    assert third.cache_read_input_tokens == 100
+    other = ask_marked(messages=marked("another prompt")).usage  # another prefix is another cache entry
+    assert other.cache_creation_input_tokens == 100
+    plain = ask_marked(messages=[{"role": "user", "content": "criterion and evidence"}]).usage  # nothing marked
+    assert (plain.input_tokens, plain.cache_read_input_tokens, plain.cache_creation_input_tokens) == (100, None, None)
+    elsewhere = endpoint.judge_url(script({}), "g")  # the cache is per run and grader, like the scripts' counts
+    assert (
+        client(elsewhere)
+        .messages.create(model="claude-test", max_tokens=10, messages=marked("criterion and evidence"))
+        .usage.cache_creation_input_tokens
+        == 100
+    )
+
+
+def test_a_script_s_own_cache_figures_are_served_as_given(endpoint: ScriptedEndpoint) -> None:
+    given = {"input_tokens": 7, "cache_read_input_tokens": 5}
+    url = endpoint.judge_url(script({"judge": {"g": [{"text": "PASS", "usage": given}]}}), "g")
+    usage = client(url).messages.create(model="claude-test", max_tokens=10, messages=marked("x")).usage
+    assert (usage.input_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens) == (7, 5, None)
+
+
+def test_agent_requests_keep_the_script_s_figures_whatever_they_mark(endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.agent_url(script({"with": ["a", "b"]}))
+    for _ in range(2):
+        usage = (
+            client(url).messages.create(model="claude-test", max_tokens=10, messages=marked("go"), tools=TOOLS).usage
+        )
+        assert (usage.input_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens) == (
+            100,
+            None,
+            None,
+        )

@@ -302,11 +302,60 @@ def test_ballot_sends_the_request_shape():
         "model": "claude-sonnet-4-6",
         "max_tokens": MAX_TOKENS,
         "system": SYSTEM_PROMPT,
-        "messages": [{"role": "user", "content": CONTENT}],
+        "messages": [{"role": "user", "content": CONTENT}],  # too short to be cached: not marked
     }
     assert MAX_TOKENS == 64
     assert "PASS" in SYSTEM_PROMPT and "FAIL" in SYSTEM_PROMPT
     assert ANSWER_LINE == "Answer with exactly one word: PASS or FAIL."
+
+
+LONG_CONTENT = [{"type": "text", "text": "Criterion: x\n"}, {"type": "text", "text": "evidence " * 600}]
+
+
+class InFlight(FakeClient):
+    """A FakeClient that records how many calls were in flight at once."""
+
+    def __init__(self, script):
+        super().__init__(script)
+        self.now = self.most = 0
+        self.both_started = threading.Barrier(2, timeout=0.5)
+
+    def create(self, **kw):
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        try:
+            self.both_started.wait()  # two calls sent at once meet here; a lone call goes on after the timeout
+        except threading.BrokenBarrierError:
+            pass
+        try:
+            return super().create(**kw)
+        finally:
+            with self.lock:
+                self.now -= 1
+
+
+@pytest.mark.parametrize(("content", "most"), [(CONTENT, 2), (LONG_CONTENT, 1)])
+def test_a_prompt_long_enough_to_cache_has_its_first_vote_cast_alone(content, most):
+    client = InFlight(["PASS", "PASS"])
+    ballot = Judge(HAIKU, lambda grader: client, sleep=Sleeps()).ballot("g", content)
+    assert ballot.votes == [True, True] and client.most == most
+    for call in client.calls:  # a long prompt is marked in every vote, its breakpoint on the last block
+        *head, last = call["messages"][0]["content"]
+        assert last.get("cache_control") == ({"type": "ephemeral"} if most == 1 else None)
+        assert all("cache_control" not in b for b in head)
+    assert all("cache_control" not in b for b in content)  # the caller's blocks are not marked in place
+
+
+def test_cache_tokens_are_priced_in_the_ballot():
+    written = reply("PASS", input_tokens=3, cache_creation_input_tokens=2000)
+    read = reply("PASS", input_tokens=3, cache_read_input_tokens=2000)
+    client = FakeClient([written, read])
+    ballot = Judge(HAIKU, lambda grader: client, sleep=Sleeps()).ballot("g", LONG_CONTENT)
+    expected = cost.price(HAIKU, Usage(input_tokens=6, output_tokens=20, cache_creation_input_tokens=2000))
+    expected += cost.price(HAIKU, Usage(cache_read_input_tokens=2000))
+    assert ballot.cost_usd == pytest.approx(expected)
+    assert ballot.cost_usd < cost.price(HAIKU, Usage(input_tokens=2 * 2003, output_tokens=20))
 
 
 def test_ballot_split_then_pass():
