@@ -9,7 +9,7 @@ ARMS: tuple[Arm, ...] = ("with", "without")
 
 # How a case was written: prompt.md, case.yaml, or both; "python": made by `eval_agent.run(prompt)`; "trigger": a
 # query of a trigger set, run as a case (never a case of the document); "": a results document that does not say.
-Source = Literal["prose", "case_yaml", "mixed", "python", "trigger", ""]
+Source = Literal["prose", "case_yaml", "mixed", "python", "trigger", "skill_creator", ""]
 
 # What a plugin offers Claude to pick (load/skills.py), and the two formats of a trigger set (load/triggers.py).
 ComponentKind = Literal["skill", "command"]

@@ -81,11 +81,13 @@ class LoaderCrash(CaseLoadError):
 
 @dataclass(frozen=True)
 class Context:
-    """case.yaml `context:` — staging a run: a scaffold script, a resumed history, readable fixture folders."""
+    """case.yaml `context:` — staging a run: a scaffold script, a resumed history, readable fixture folders, files
+    copied into the run's working directory (each a source and its path there)."""
 
     scaffold_script: Path | None = None
     history_file: Path | None = None
     add_dirs: tuple[Path, ...] = ()
+    files: tuple[tuple[Path, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -212,7 +214,7 @@ EXECUTION_FIELDS: dict[str, Check] = {
 FRONTMATTER_KEYS = tuple(TOP_FIELDS) + tuple(EXECUTION_FIELDS)
 # A bad name or tags leave --case/--tag unable to tell whether the case was asked for.
 IDENTITY_KEYS = ("name", "tags")
-CONTEXT_KEYS = ("scaffold_script", "history_file", "add_dirs")
+CONTEXT_KEYS = ("scaffold_script", "history_file", "add_dirs", "files")
 
 
 # ---- the case ---------------------------------------------------------------------------------------------
@@ -375,7 +377,17 @@ def _context(case_dir: Path, raw: dict, file: Path, errors: Problems) -> Context
                 path = _case_path(case_dir, value, f"context.add_dirs[{i}]", file, errors, folder=True)
                 if path:
                     dirs.append(path)
-    return Context(scaffold, history, tuple(dirs))
+    files: list[tuple[Path, str]] = []
+    listed = raw.get("files")
+    if listed is not None:
+        if not isinstance(listed, list):
+            errors.add(file, "context.files", f"must be a list of files (got {type_name(listed)})")
+        else:
+            for i, value in enumerate(listed):
+                path = _case_path(case_dir, value, f"context.files[{i}]", file, errors, folder=False)
+                if path:
+                    files.append((path, os.path.normpath(value)))
+    return Context(scaffold, history, tuple(dirs), tuple(files))
 
 
 def _plugins(

@@ -102,9 +102,12 @@ def caller_homes(environ: dict) -> tuple[Path, ...]:
 
 
 def stage(plan: RunPlan, ws: Workspace) -> None:
-    """Prepare the workspace before the child starts: the case's context (a resumed history, the scaffold script
-    with --scaffold), and the OS sandbox for a granted shell."""
+    """Prepare the workspace before the child starts: the case's context (its files, a resumed history, the
+    scaffold script with --scaffold), and the OS sandbox for a granted shell."""
     context = plan.case.context
+    for source, rel in context.files:  # the case's input files, where its prompt says they are
+        (ws.cwd / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, ws.cwd / rel)
     if context.history_file is not None:
         shutil.copyfile(context.history_file, ws.history)
     if context.scaffold_script is not None and plan.settings.scaffold:

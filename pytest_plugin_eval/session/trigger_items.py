@@ -18,7 +18,7 @@ from ..load.suite import SKILL_FILE, enclosing_plugin
 from ..load.triggers import TriggerLoadError, TriggerQuery, TriggerSet, query_case, skill_folder_files
 from ..results.trigger_runs import trigger_run_of
 from ..results.triggers import QueryResult, TriggerRun, TriggerSetResult
-from . import rules, wire
+from . import rules, skill_eval_items, wire
 from .collect import CaseFile, CaseLoadFailure, RunFailed, RunItem
 from .options import TRIGGER_MARKER
 from .state import get_session
@@ -137,8 +137,8 @@ def set_header(trigger_set: TriggerSet, model_override: str | None) -> TriggerSe
 
 
 class EvalDir(pytest.Directory):
-    """A plugin's eval dir, which also collects the skill-creator trigger files kept in the plugin's skill
-    folders: they belong to this suite (its results folder), not to an eval dir of their own."""
+    """A plugin's eval dir, which also collects the skill-creator files kept in the plugin's skill folders (trigger
+    files, output evals): they belong to this suite (its results folder), not to an eval dir of their own."""
 
     def collect(self):
         # Its files, as pytest's own Dir collects them (Dir.collect reads only what every Directory has).
@@ -148,6 +148,7 @@ class EvalDir(pytest.Directory):
             return
         for path in skill_folder_files(plugin):
             yield TriggerFile.from_parent(self, path=path, eval_root=self.path)
+        yield from skill_eval_items.collect(self, plugin)  # and their output evals (evals/evals.json)
 
 
 def in_skill_folder(path: Path) -> bool:

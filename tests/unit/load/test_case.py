@@ -40,7 +40,7 @@ EXEC_KEYS = (
     "model, max_turns, timeout_seconds, allowed_tools, disallowed_tools, artifact_publish, "
     "growthbook_overrides, append_system_prompt, env, prompt"
 )
-CTX_KEYS = "scaffold_script, history_file, add_dirs"
+CTX_KEYS = "scaffold_script, history_file, add_dirs, files"
 REGEX_KEYS = "type, name, weight, arm, pattern, target, match, flags"
 NO_GRADERS = (
     "graders: the case has no graders — add graders/<name>.md files (each with a `type:` frontmatter), "
@@ -1146,6 +1146,27 @@ def test_context_path_leaving_the_case_folder(suite, value):
         f'evals/c/case.yaml: context.scaffold_script: "{value}" leaves the case folder '
         f"(absolute or `..`) — it must name something inside it"
     ]
+
+
+def test_context_files_are_copied_to_the_same_path_in_the_workspace(suite):
+    folder = suite.evals / "c"
+    (folder / "inputs").mkdir(parents=True)
+    (folder / "inputs" / "sales.csv").write_text("a,b\n")
+    ctx_case(suite, "context:\n  files: [inputs/sales.csv]\n")
+    assert suite.load().context.files == ((folder / "inputs" / "sales.csv", "inputs/sales.csv"),)
+
+
+def test_context_files_must_be_files_inside_the_case(suite):
+    (suite.evals / "c" / "inputs").mkdir(parents=True)
+    ctx_case(suite, "context:\n  files: [inputs, ../x, nope.csv]\n")
+    assert suite.problems() == [
+        'evals/c/case.yaml: context.files[0]: "inputs" is not a file',
+        'evals/c/case.yaml: context.files[1]: "../x" leaves the case folder (absolute or `..`) — it must name '
+        "something inside it",
+        'evals/c/case.yaml: context.files[2]: "nope.csv" does not exist in the case folder',
+    ]
+    ctx_case(suite, "context:\n  files: inputs\n")
+    assert suite.problems() == ["evals/c/case.yaml: context.files: must be a list of files (got a string)"]
 
 
 def test_context_add_dirs_leaving_the_case_folder(suite):

@@ -1,0 +1,79 @@
+"""skill-creator's output evals end to end, through the real Claude Code against the scripted endpoint: an
+`evals/evals.json` in a skill's folder run as cases in both arms (its files in the workspace, its expectations
+judged), `plugin-eval import` turning it into case folders that give the same verdicts, and the session written in
+skill-creator's benchmark.json schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+EVALS = {
+    "skill_name": "greet",
+    "evals": [
+        {
+            "id": 1,
+            "prompt": "Greet everyone listed in evals/files/guests.txt.",
+            "expected_output": "A warm greeting naming Ada and Linus.",
+            "files": ["evals/files/guests.txt"],
+            "expectations": ["The greeting names Ada", "The greeting starts with Hello from the plugin"],
+        },
+        {"prompt": "Say hello to me.", "assertions": ["The reply is a greeting"]},
+    ],
+}
+SCRIPTED = {
+    1: {
+        "with": [
+            {"tool": "Read", "input": {"file_path": "{cwd}/evals/files/guests.txt"}},
+            {"text": "Hello from the plugin, Ada and Linus!"},
+        ],
+        "without": [{"tool": "Read", "input": {"file_path": "{cwd}/evals/files/guests.txt"}}, {"text": "Hi all."}],
+        "judge": {"the-greeting-starts-with-hello-from": ["FAIL"]},
+    }
+}
+
+
+def skill_evals(suite, scripted: dict | None = SCRIPTED) -> Path:
+    folder = suite.root / "skills" / "greet" / "evals"
+    (folder / "files").mkdir(parents=True)
+    (folder / "files" / "guests.txt").write_text("Ada\nLinus\n")
+    (folder / "evals.json").write_text(json.dumps(EVALS))
+    if scripted is not None:
+        (folder / "scripted.yaml").write_text(yaml.safe_dump(scripted))
+    return folder
+
+
+def test_an_evals_json_in_a_skill_folder_runs_as_cases_in_both_arms_with_its_files_and_judged_expectations(suite):
+    skill_evals(suite)
+    run = suite.run()
+    assert run.rc == 1, run.out  # one expectation's judge says FAIL: below the threshold
+    first, second = run.case("greet/1"), run.case("greet/say-hello-to-me")
+    assert first["dir"] == "evals/skill-evals/greet/1"
+    assert len(first["arms"]["with"]) == 3 and len(first["arms"]["without"]) == 3
+    graders = {g["name"]: g for g in first["arms"]["with"][0]["graders"]}
+    assert set(graders) == {"the-greeting-names-ada", "the-greeting-starts-with-hello-from"}
+    assert graders["the-greeting-names-ada"]["passed"] is True
+    assert graders["the-greeting-starts-with-hello-from"]["passed"] is False
+    # the file was copied into the run's workspace: the agent's Read of it returned its content, which the judge saw
+    assert "Ada\\nLinus" in graders["the-greeting-names-ada"]["evidence"]
+    config = first["graders"][0]
+    assert config["type"] == "llm" and "Expectation: The greeting names Ada" in config["config"]["criteria"]
+    assert "A warm greeting naming Ada and Linus." in config["config"]["criteria"]  # the reference answer
+    assert second["aggregates"]["score"] == 1.0  # no scripted entry: the default answer, every judge PASS
+    assert "skills/greet/evals/evals.json::greet/1[with-plugin-1] PASSED" in run.out
+
+
+def test_an_evals_json_with_a_bad_expectation_is_a_load_error_naming_the_json_path(suite):
+    folder = skill_evals(suite, scripted=None)
+    data = json.loads((folder / "evals.json").read_text())
+    data["evals"][1]["assertions"] = ["fine", 3]
+    data["evals"][0]["files"] = ["evals/files/missing.csv"]
+    (folder / "evals.json").write_text(json.dumps(data))
+    run = suite.run()
+    assert run.rc != 0
+    assert "evals[1].assertions[1]" in run.out and "evals[0].files[0]" in run.out, run.out
+    [error] = run.doc["loadErrors"]
+    assert error["dir"] == "skills/greet/evals/evals.json"
+    assert {p["key"] for p in error["problems"]} == {"evals[1].assertions[1]", "evals[0].files[0]"}
