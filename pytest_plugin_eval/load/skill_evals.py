@@ -43,6 +43,7 @@ EVAL_KEYS = ("id", "name", "prompt", "expected_output", "files", "expectations",
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 GRADER_FOCUS = "trace"  # skill-creator's grader reads the transcript, not only the last message
 DEFAULT_ANSWER = "Done."
+EXPECTATION = "Expectation: "  # how a rubric made from an expectation begins
 
 STRICTNESS = (
     "Grade as a strict reviewer: PASS only when the evidence clearly shows the expectation is met, and met in "
@@ -290,13 +291,19 @@ def _where(path: Path, key: str) -> str:
 
 def criteria(expectation: str, expected_output: str | None) -> str:
     """An expectation as an llm grader's rubric: the statement, how strictly it is graded, the reference answer."""
-    text = f"Expectation: {expectation}\n\n{STRICTNESS}"
+    text = f"{EXPECTATION}{expectation}\n\n{STRICTNESS}"
     if expected_output:
         text += (
             "\n\nReference answer (what the author expects a good run to produce; the run need not match it word "
             f"for word):\n<reference>\n{expected_output}\n</reference>"
         )
     return text
+
+
+def expectation_of(rubric: str) -> str | None:
+    """The expectation an llm grader made from evals.json judges (its rubric's first line), else None."""
+    first = rubric.split("\n", 1)[0]
+    return first.removeprefix(EXPECTATION) if first.startswith(EXPECTATION) else None
 
 
 def grader_names(expectations: tuple[str, ...]) -> list[str]:

@@ -60,6 +60,7 @@ class EvalOptions:
     shard: tuple[int, int] | None = None  # (K, N): run the K-th of N shares of the suite
     compare_to: str | None = None  # an earlier session's results folder or JSON file, checked readable
     md_path: str | None = None  # --md: where the Markdown summary goes
+    benchmark_path: str | None = None  # --skill-creator-benchmark: the session as skill-creator's benchmark.json
     trigger_skill: str | None = None  # the skill of skill-creator trigger entries that name none
     min_recall: float | None = None  # a trigger set below this recall fails
     max_false_fire: float | None = None  # a trigger set above this false-fire rate fails
@@ -285,6 +286,13 @@ OPTIONS = (
         metavar="PATH",
     ),
     Option(
+        ("--skill-creator-benchmark",),
+        "eval_skill_creator_benchmark",
+        "Also write the session to PATH in skill-creator's benchmark.json schema (with_skill / without_skill runs, "
+        "run_summary, delta, notes), for skill-creator's viewer",
+        metavar="PATH",
+    ),
+    Option(
         ("--trigger-skill",),
         "eval_trigger_skill",
         "The skill (or command) of the plugin that skill-creator trigger-eval.json entries naming none are about",
@@ -440,6 +448,7 @@ def parse_options(option) -> EvalOptions:
         shard=parse_shard(getattr(option, "eval_shard", None)),
         compare_to=compare_to,
         md_path=getattr(option, "eval_md", None),
+        benchmark_path=getattr(option, "eval_skill_creator_benchmark", None),
         trigger_skill=getattr(option, "eval_trigger_skill", None),
         min_recall=share(getattr(option, "eval_min_recall", None), "--min-recall"),
         max_false_fire=share(getattr(option, "eval_max_false_fire", None), "--max-false-fire"),

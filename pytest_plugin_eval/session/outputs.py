@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,7 @@ class Outputs:
             self.written.append(self.write_suite(document, suite, documents))
         self.write_json_option(documents)
         self.write_markdown()
+        self.write_benchmark()
 
     def write_suite(self, document: SuiteResult, suite: SuiteRuns, documents: list[SuiteResult]) -> Written:
         """One eval dir's results.json and HTML report (in its results folder, or where --report says)."""
@@ -136,6 +138,21 @@ class Outputs:
         else:
             target = Path(path).absolute()
             self.saved(target, lambda: write_json(target, output))
+
+    def write_benchmark(self) -> None:
+        """--skill-creator-benchmark PATH: each suite in skill-creator's benchmark.json schema (with several
+        suites, one file each, named after the suite)."""
+        path = self.session.options.benchmark_path
+        if not path:
+            return
+        from ..results.benchmark import benchmark
+
+        many = len(self.written) > 1
+        for written in self.written:
+            target = Path(path).absolute()
+            if many:
+                target = target.with_name(f"{target.stem}-{written.label}{target.suffix}")
+            self.saved(target, partial(write_json, target, benchmark(written.document)))
 
     def comparison(self, document: SuiteResult, documents: list[SuiteResult], source: str) -> Any:
         """--compare-to: this suite against the earlier session — the session's only suite, or the one that
@@ -195,12 +212,18 @@ def append(path: Path, text: str) -> None:
 
 def output_path_problem(options: EvalOptions) -> str | None:
     """What keeps --json PATH or --report PATH from being written, found before any run (money) is spent."""
-    for flag, value in (("--json", options.json_path), ("--report", options.report), ("--md", options.md_path)):
+    paths = (
+        ("--json", options.json_path),
+        ("--report", options.report),
+        ("--md", options.md_path),
+        ("--skill-creator-benchmark", options.benchmark_path),
+    )
+    for flag, value in paths:
         if not value or value == "-":
             continue
         path = Path(value).absolute()
         if path.is_dir():
-            return f"Error: {flag} {value}: that is a folder — name a file, such as {path / {'--json': 'results.json', '--md': 'summary.md'}.get(flag, 'report.html')}"
+            return f"Error: {flag} {value}: that is a folder — name a file, such as {path / {'--json': 'results.json', '--md': 'summary.md', '--skill-creator-benchmark': 'benchmark.json'}.get(flag, 'report.html')}"
         parent = next(p for p in path.parents if p.exists())
         if not parent.is_dir():
             return f"Error: {flag} {value}: {parent} is a file, so no folder can be made there for it"

@@ -77,3 +77,54 @@ def test_an_evals_json_with_a_bad_expectation_is_a_load_error_naming_the_json_pa
     [error] = run.doc["loadErrors"]
     assert error["dir"] == "skills/greet/evals/evals.json"
     assert {p["key"] for p in error["problems"]} == {"evals[1].assertions[1]", "evals[0].files[0]"}
+
+
+# What skill-creator's viewer reads, by name (references/schemas.md, benchmark.json).
+RUN_RESULT_KEYS = {"pass_rate", "passed", "failed", "total", "time_seconds", "tokens", "tool_calls", "errors"}
+STATS_KEYS = {"mean", "stddev", "min", "max"}
+
+
+def test_the_session_is_written_in_skill_creators_benchmark_schema(suite):
+    skill_evals(suite)
+    out = suite.root / "bench" / "benchmark.json"
+    run = suite.run("--runs", "2", "--skill-creator-benchmark", str(out))
+    assert run.rc == 1, run.out
+    data = json.loads(out.read_text())
+    assert set(data) == {"metadata", "runs", "run_summary", "notes"}
+    meta = data["metadata"]
+    assert set(meta) == {
+        "skill_name",
+        "skill_path",
+        "executor_model",
+        "analyzer_model",
+        "timestamp",
+        "evals_run",
+        "runs_per_configuration",
+    }
+    assert meta["skill_name"] == "greet" and meta["evals_run"] == [1, 2] and meta["runs_per_configuration"] == 2
+    assert len(data["runs"]) == 8
+    first = data["runs"][0]
+    assert set(first) == {"eval_id", "eval_name", "configuration", "run_number", "result", "expectations", "notes"}
+    assert (first["eval_id"], first["eval_name"], first["configuration"], first["run_number"]) == (
+        1,
+        "greet/1",
+        "with_skill",
+        1,
+    )
+    assert set(first["result"]) == RUN_RESULT_KEYS
+    assert first["result"]["pass_rate"] == 0.5 and first["result"]["passed"] == 1 and first["result"]["total"] == 2
+    assert first["result"]["tokens"] > 0 and first["result"]["tool_calls"] == 1
+    assert first["expectations"][0] == {
+        "text": "The greeting names Ada",
+        "passed": True,
+        "evidence": "judge votes: PASS PASS",
+    }
+    assert {r["configuration"] for r in data["runs"]} == {"with_skill", "without_skill"}
+    summary = data["run_summary"]
+    assert set(summary) == {"with_skill", "without_skill", "delta"}
+    for configuration in ("with_skill", "without_skill"):
+        assert set(summary[configuration]) == {"pass_rate", "time_seconds", "tokens"}
+        assert all(set(summary[configuration][m]) == STATS_KEYS for m in summary[configuration])
+    assert summary["with_skill"]["pass_rate"]["mean"] == 0.75  # greet/1 at 0.5, the default-scripted eval at 1.0
+    assert summary["delta"]["pass_rate"] == "+0.00" and summary["delta"]["tokens"].startswith(("+", "-"))
+    assert isinstance(data["notes"], list)

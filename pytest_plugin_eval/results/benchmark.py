@@ -1,0 +1,136 @@
+"""A session in skill-creator's benchmark.json schema (`--skill-creator-benchmark PATH`), so that its viewer can
+show our runs: a `runs[]` entry per run (configuration `with_skill` / `without_skill`, pass rate, time, tokens),
+`run_summary` per configuration (mean, sample stddev, min, max) and `delta`, and our hints as `notes`.
+
+The field names are the ones skill-creator's viewer reads (references/schemas.md). Where skill-creator guesses, we
+say what we measured: tokens are the agent's from Claude Code's own usage, not characters; `delta` is always
+with_skill − without_skill, whatever the names sort as; `runs_per_configuration` is the runs actually made.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..load.skill_evals import expectation_of
+from ..run.transcript import Transcript
+from ..stats import mean, stdev
+from .hints import suite_hints
+from .model import CaseResult, GraderResult, RunResult, SuiteResult
+
+CONFIGURATIONS = {"with": "with_skill", "without": "without_skill"}
+METRICS = ("pass_rate", "time_seconds", "tokens")
+DELTA_FORMATS = {"pass_rate": "{:+.2f}", "time_seconds": "{:+.1f}", "tokens": "{:+.0f}"}
+
+
+def benchmark(document: SuiteResult) -> dict[str, Any]:
+    """The benchmark.json of one suite's results document."""
+    ids = eval_ids(document.cases)
+    runs = [
+        run_entry(case, ids[case.name], arm, run)
+        for case in document.cases
+        for arm in ("with", "without")
+        for run in case.runs(arm)
+        if run.score is not None or run.error
+    ]
+    summary: dict[str, Any] = {}
+    for configuration in CONFIGURATIONS.values():
+        results = [r["result"] for r in runs if r["configuration"] == configuration]
+        if results:
+            summary[configuration] = {metric: spread([r[metric] for r in results]) for metric in METRICS}
+    if len(summary) == 2:
+        summary["delta"] = {
+            metric: DELTA_FORMATS[metric].format(
+                summary["with_skill"][metric]["mean"] - summary["without_skill"][metric]["mean"]
+            )
+            for metric in METRICS
+        }
+    return {
+        "metadata": metadata(document, ids),
+        "runs": runs,
+        "run_summary": summary,
+        "notes": notes(document),
+    }
+
+
+def metadata(document: SuiteResult, ids: dict[str, int | str]) -> dict[str, Any]:
+    plugin = document.suite.plugins[0] if document.suite.plugins else None
+    skills = {case.name.split("/")[0] for case in document.cases if case.source == "skill_creator"}
+    models = {case.effective_model or case.model for case in document.cases} - {None}
+    executor = document.suite.model_override or (models.pop() if len(models) == 1 else None)
+    return {
+        "skill_name": skills.pop() if len(skills) == 1 else (plugin.name if plugin else ""),
+        "skill_path": plugin.path if plugin else document.suite.root,
+        "executor_model": executor or "default",
+        "analyzer_model": document.suite.judge_model_resolved or document.suite.judge_model or "",
+        "timestamp": document.started_at,
+        "evals_run": list(ids.values()),
+        "runs_per_configuration": max((len(case.runs(arm)) for case in document.cases for arm in case.arms), default=0),
+    }
+
+
+def eval_ids(cases: list[CaseResult]) -> dict[str, int | str]:
+    """Each case's eval id: an evals.json eval's own when it is a number, else the case's place in the suite."""
+    out: dict[str, int | str] = {}
+    for number, case in enumerate(cases, 1):
+        own = case.name.rsplit("/", 1)[-1] if case.source == "skill_creator" else ""
+        out[case.name] = int(own) if own.isdigit() else number
+    return out
+
+
+def run_entry(case: CaseResult, eval_id: int | str, arm: str, run: RunResult) -> dict[str, Any]:
+    graded = [g for g in run.graders if g.scored and not g.errored and not g.skipped]
+    passed = sum(1 for g in graded if g.passed)
+    usage = run_usage(run)
+    return {
+        "eval_id": eval_id,
+        "eval_name": case.name,
+        "configuration": CONFIGURATIONS[arm],
+        "run_number": run.index,
+        "result": {
+            "pass_rate": round(passed / len(graded), 4) if graded else 0.0,
+            "passed": passed,
+            "failed": len(graded) - passed,
+            "total": len(graded),
+            "time_seconds": round(run.duration_seconds, 3),
+            "tokens": usage[0],
+            "tool_calls": usage[1],
+            "errors": 1 if run.error else 0,
+        },
+        "expectations": [expectation(case, g) for g in graded],
+        "notes": [run.error] if run.error else [],
+    }
+
+
+def expectation(case: CaseResult, grader: GraderResult) -> dict[str, Any]:
+    info = next((g for g in case.graders if g.name == grader.name), None)
+    text = expectation_of(info.markdown or "") if info is not None else None
+    return {"text": text or grader.name, "passed": grader.passed, "evidence": grader.explanation}
+
+
+def run_usage(run: RunResult) -> tuple[int, int]:
+    """(tokens, tool calls) of the run's agent, from its trace; (0, 0) when the trace is gone."""
+    if not run.trace_path or not Path(run.trace_path).is_file():
+        return 0, 0
+    transcript = Transcript.from_file(Path(run.trace_path))
+    tokens = sum(
+        u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
+        for u in transcript.usage_by_model().values()
+    )
+    return tokens, len(transcript.tool_calls)
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    centre = mean(values) or 0.0
+    return {
+        "mean": round(centre, 4),
+        "stddev": round(stdev(values) or 0.0, 4),
+        "min": min(values),
+        "max": max(values),
+    }
+
+
+def notes(document: SuiteResult) -> list[str]:
+    """Our hints, each case's named, and the suite's."""
+    out = [f"{case.name}: {hint}" for case in document.cases for hint in case.hints]
+    return out + suite_hints(document.cases)
