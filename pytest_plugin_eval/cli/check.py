@@ -54,6 +54,7 @@ from ..run.stand_ins import mocked_tools
 from ..session.options import EvalOptions
 from ..session.rules import grant_warnings, two_arm
 from .estimate import CaseShape, Estimate, Prediction, estimate, predict_from_pilot
+from .import_evals import mechanical_hints
 from .template import PLACEHOLDER_PATTERN, PLACEHOLDER_PROMPT
 
 MIN_RUNS = 3
@@ -372,6 +373,7 @@ def check_suite(
         result.cases.append(case)
         result.warnings.extend(w for w in case.warnings if w not in result.warnings)
         if scope(case_dir):
+            result.warnings.extend(mechanical_hints(case))  # a judged expectation a regex or tool grader checks
             result.case_floor_problems.extend(case_problems(case))
             # As written, with nothing granted on the command line: what a session would say first.
             result.warnings.extend(

@@ -4,6 +4,7 @@
     plugin-eval init [TARGET] | init --draft [TARGET] [--from FILE…] | init --bare NAME [--eval-dir DIR]
     plugin-eval triggers [TARGET] [options]
     plugin-eval check [TARGET]
+    plugin-eval import [TARGET]
     plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--fail-on-worse]
     plugin-eval --version
 
@@ -44,6 +45,7 @@ USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
        plugin-eval init --draft [TARGET] [--trust-plugin] [--from FILE…]
        plugin-eval init --bare NAME [--eval-dir DIR]
        plugin-eval check [TARGET] [--eval-dir DIR] [--json]
+       plugin-eval import [TARGET] [--eval-dir DIR]
        plugin-eval merge DIR... [--output-dir DIR] [--json PATH]
        plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--level L] [--fail-on-worse]
        plugin-eval history [EVAL_DIR | PLUGIN_DIR] [--json] [--limit N]
@@ -62,6 +64,8 @@ commands:
                and real prompts (--from prompts.txt or session .jsonl); --bare NAME: one blank case
   check        load the suite and check its floor (a should-not-fire case, an outcome grader per case,
                runs >= 3, two arms) without running it: exit 0 or 1, each problem named
+  import       write skill-creator's evals/evals.json of each skill as case folders (prompt.md, graders/*.md,
+               context files), leaving existing folders as they are
   merge        combine the results folders of --shard K/N jobs into one session's results
   compare      did a change help? two sessions' results side by side: per case the change in WITH and
                in Δ with an interval and a verdict, graders whose pass rate moved, cost; --fail-on-worse
@@ -302,6 +306,10 @@ def _main(argv: list[str]) -> int:
         from .check import check
 
         return check(argv[1:])
+    if argv[:1] == ["import"]:
+        from .import_evals import import_command
+
+        return import_command(argv[1:])
     if argv[:1] == ["merge"]:
         from .merge import merge_command
 

@@ -6,9 +6,13 @@ skill-creator's benchmark.json schema."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
+
+PLUGIN_EVAL = [sys.executable, "-m", "pytest_plugin_eval.cli.main"]
 
 EVALS = {
     "skill_name": "greet",
@@ -20,7 +24,7 @@ EVALS = {
             "files": ["evals/files/guests.txt"],
             "expectations": ["The greeting names Ada", "The greeting starts with Hello from the plugin"],
         },
-        {"prompt": "Say hello to me.", "assertions": ["The reply is a greeting"]},
+        {"prompt": "Say hello to me.", "assertions": ['The reply includes the word "hello"']},
     ],
 }
 SCRIPTED = {
@@ -128,3 +132,59 @@ def test_the_session_is_written_in_skill_creators_benchmark_schema(suite):
     assert summary["with_skill"]["pass_rate"]["mean"] == 0.75  # greet/1 at 0.5, the default-scripted eval at 1.0
     assert summary["delta"]["pass_rate"] == "+0.00" and summary["delta"]["tokens"].startswith(("+", "-"))
     assert isinstance(data["notes"], list)
+
+
+def verdicts(run) -> dict[str, tuple]:
+    """Per case, by eval: each arm's score and each grader's pass count."""
+    out = {}
+    for case in run.doc["cases"]:
+        eval_id = case["name"].replace("greet/", "").replace("greet-", "")
+        graders = {
+            (arm, g["name"]): sum(
+                1 for r in case["arms"][arm] for x in r["graders"] if x["name"] == g["name"] and x["passed"]
+            )
+            for arm in case["arms"]
+            for g in case["graders"]
+        }
+        out[eval_id] = (case["aggregates"]["score"], case["aggregates"]["scoreWithout"], graders)
+    return out
+
+
+def test_import_writes_case_folders_that_load_and_give_the_same_verdicts_and_never_overwrites(suite):
+    folder = skill_evals(suite)
+    before = suite.run("--runs", "1")
+    done = subprocess.run([*PLUGIN_EVAL, "import", "."], cwd=suite.root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "✓ evals/greet-1/: prompt.md, 2 grader(s), 1 file(s), scripted.yaml" in done.stdout
+    case = suite.root / "evals" / "greet-1"
+    assert (case / "evals" / "files" / "guests.txt").read_text() == "Ada\nLinus\n"
+    assert yaml.safe_load((case / "case.yaml").read_text())["context"] == {"files": ["evals/files/guests.txt"]}
+    assert sorted(p.name for p in (case / "graders").iterdir()) == [
+        "the-greeting-names-ada.md",
+        "the-greeting-starts-with-hello-from.md",
+    ]
+    (folder / "evals.json").rename(folder / "evals.json.moved")  # the folders replace it
+    after = suite.run("--runs", "1")
+    assert after.rc == before.rc == 1, after.out
+    assert {c["source"] for c in after.doc["cases"]} == {"mixed", "prose"}
+    assert verdicts(after) == verdicts(before)
+
+    (case / "prompt.md").write_text("mine\n")
+    again = subprocess.run([*PLUGIN_EVAL, "import", "."], cwd=suite.root, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 1 and "no skill of the plugin has an evals/evals.json" in again.stdout
+    (folder / "evals.json.moved").rename(folder / "evals.json")
+    again = subprocess.run([*PLUGIN_EVAL, "import", "."], cwd=suite.root, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "· evals/greet-1/ exists: left as it is" in again.stdout
+    assert (case / "prompt.md").read_text() == "mine\n"
+
+
+def test_check_says_which_imported_expectations_look_mechanical(suite):
+    skill_evals(suite, scripted=None)
+    subprocess.run([*PLUGIN_EVAL, "import", "."], cwd=suite.root, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([*PLUGIN_EVAL, "check", "."], cwd=suite.root, capture_output=True, text=True, timeout=120)
+    assert (
+        'case "greet-say-hello-to-me": grader the-reply-includes-the-word-hello '
+        '("The reply includes the word "hello"") looks mechanical — a regex grader: pattern: \'hello\' checks it '
+        "without a judge"
+    ) in done.stdout, done.stdout
+    assert "the-greeting-names-ada" not in done.stdout  # a judgment, not a word to find
