@@ -174,15 +174,25 @@ def mechanical_hints(case: Case) -> list[str]:
     return out
 
 
-def import_command(argv: list[str]) -> int:
+def command_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="plugin-eval import",
         description="Write skill-creator's evals/evals.json of each skill of the plugin as case folders "
         "(prompt.md, graders/*.md, context files); existing folders are left as they are.",
     )
     parser.add_argument("target", nargs="?", default=".", help="the plugin folder (default .)")
-    parser.add_argument("--eval-dir", default=None)
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--eval-dir",
+        default=None,
+        metavar="DIR",
+        help="the folder below the plugin the case folders go in (default: the manifest's experimental.evals, "
+        "else evals)",
+    )
+    return parser
+
+
+def import_command(argv: list[str]) -> int:
+    args = command_parser().parse_args(argv)
     root = Path(args.target)
     if not root.is_dir():
         print(f"✗ {args.target}: not a folder (import takes a plugin folder)", file=sys.stderr)

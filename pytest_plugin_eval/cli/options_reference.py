@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..session.options import OPTIONS, Option
-from . import check, compare, history, init, merge
+from . import check, compare, history, import_evals, init, merge
 from .main import USAGE
 
 PAGE = Path("docs/reference/options.md")
@@ -59,6 +59,7 @@ The [reference command line](../cli.md) takes the options above and these comman
 COMMANDS = {
     "init": init.command_parser,
     "check": check.command_parser,
+    "import": import_evals.command_parser,
     "merge": merge.command_parser,
     "compare": compare.command_parser,
     "history": history.command_parser,

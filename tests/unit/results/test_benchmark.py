@@ -4,10 +4,11 @@ in skill-creator's formats, eval ids, and our hints as notes."""
 
 from __future__ import annotations
 
+from helpers.documents import case_result, suite_result
+
 from pytest_plugin_eval.load.skill_evals import criteria
 from pytest_plugin_eval.results.benchmark import benchmark, spread
 from pytest_plugin_eval.results.model import GraderInfo, GraderResult, RunResult
-from tests.unit.documents import case_result, suite_result
 
 ADA = GraderInfo("names-ada", "llm", 1, {}, markdown=criteria("It names Ada", "Hello Ada."))
 TONE = GraderInfo("tone", "regex", 1, {"pattern": "!"})
