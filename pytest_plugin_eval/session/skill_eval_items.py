@@ -11,6 +11,7 @@ import pytest
 from ..load.skill_evals import EvalsLoadError, eval_cases, evals_files, read_evals
 from ..load.suite import resolve_plugin
 from .collect import ARM_LABELS, CaseFile, CaseLoadFailure, RunItem
+from .pytest_internals import child_node_id
 
 
 class EvalsFile(CaseFile):
@@ -36,7 +37,7 @@ class EvalsFile(CaseFile):
                     case=case,
                     arm=arm,
                     index=index,
-                    **self._id_of(case.name, f"{ARM_LABELS[arm]}-{index}"),
+                    **child_node_id(self, case.name, f"{ARM_LABELS[arm]}-{index}"),
                 )
 
 
