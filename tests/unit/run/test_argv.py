@@ -311,7 +311,7 @@ def test_stage_copies_the_history_into_the_workspace(suite, ws):
 
 def test_stage_copies_the_case_files_into_the_working_directory_at_their_path(suite, ws):
     yaml = 'schema_version: "1.0"\nname: n\nexecution:\n  prompt: Hi\ncontext:\n  files: [in/sales.csv]\n'
-    case = suite.case(case_yaml=yaml, files={"in/sales.csv": "a,b\n"})
+    case = suite.loaded(md=False, case_yaml=yaml, files={"in/sales.csv": "a,b\n"})
     stage(plan(case), ws)
     assert (ws.cwd / "in" / "sales.csv").read_text() == "a,b\n"
 
