@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import re
 
+from ..core.errors import UsageError
+
 MAX_DESCRIPTION = 1024
 _KEY = re.compile(r"^description[ \t]*:(.*)$")
 _PLAIN = re.compile(r"^[A-Za-z0-9(][^\n#:]*$")  # safe as a YAML plain scalar (no ': ', ' #', leading indicator)
 
 
-class ApplyError(ValueError):
+class ApplyError(UsageError, ValueError):
     """A SKILL.md (or description) that cannot be rewritten safely; the message says why and what to do."""
 
 

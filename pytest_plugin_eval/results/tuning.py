@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..core.errors import UsageError
 from ..stats import Z95
 
 # Each part needs queries of both labels, and one query per label cannot tell a better description from luck.
@@ -24,7 +25,7 @@ TEST_SHARE = 0.25
 MIN_PER_LABEL = MIN_PER_PART * len(PARTS)
 
 
-class SetTooSmall(ValueError):
+class SetTooSmall(UsageError, ValueError):
     """A trigger set that cannot be split honestly; the message says how many queries per label are needed."""
 
 
