@@ -12,6 +12,7 @@ import pytest
 
 from .load.suite import find_eval_roots
 from .session import extras as _extras
+from .session import option_parse as _option_parse
 from .session import options as _options
 from .session.fixtures import eval_agent, eval_mocks  # noqa: F401  (fixtures are found on the plugin module)
 
@@ -38,8 +39,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     if hasattr(early_config, "workerinput"):
         return  # a worker of a session its controller let start
     try:  # a bad option value is said first, once, before any question or import; pytest_configure reuses it
-        early_config.stash[OPTIONS_KEY] = _options.parse_options(namespace)
-    except _options.OptionError as e:
+        early_config.stash[OPTIONS_KEY] = _option_parse.parse_options(namespace)
+    except _option_parse.OptionError as e:
         sys.stderr.write(f"{e}\n")
         raise SystemExit(1) from None  # pytest.exit is not handled this early
     if getattr(namespace, "trust_plugin", False):
@@ -83,14 +84,14 @@ def pytest_configure(config: pytest.Config) -> None:
     options = config.stash.get(OPTIONS_KEY, None)
     if options is None:  # an xdist worker, which skips the early check
         try:
-            options = _options.parse_options(config.option)
-        except _options.OptionError as e:
+            options = _option_parse.parse_options(config.option)
+        except _option_parse.OptionError as e:
             pytest.exit(str(e), returncode=1)
     if options.json_path == "-":
         terminal_to_stderr(config)
-    roots = eval_roots_of(_options.collection_paths(config), options.eval_dir)
+    roots = eval_roots_of(_option_parse.collection_paths(config), options.eval_dir)
     worker_of_eval = _options.WORKER_INPUT_KEY in getattr(config, "workerinput", {})
-    if roots or worker_of_eval or _options.eval_options_given(config.option):
+    if roots or worker_of_eval or _option_parse.eval_options_given(config.option):
         from .session import hooks
 
         hooks.start(config, options, roots)

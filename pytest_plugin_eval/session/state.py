@@ -37,7 +37,8 @@ from ..run.execute import RunPlan, RunSettings
 from . import describe, notices, rules
 from .execute import Evaluation, evaluate, harness_result
 from .models import ModelCalls
-from .options import WORKER_INPUT_KEY, EvalOptions, collection_paths, eval_options_given, parse_options
+from .option_parse import collection_paths, eval_options_given, parse_options
+from .options import WORKER_INPUT_KEY, EvalOptions
 from .pool import Outcome, RunPool, workers
 from .prestart import Prestarts, RunKey, SpareCores, cpu_count
 from .resources import Lazy, Resources

@@ -40,7 +40,7 @@ def test_every_exception_the_package_defines_is_in_one_branch_of_the_family():
 @pytest.mark.parametrize(
     "module, name, family, builtin",
     [
-        ("session.options", "OptionError", UsageError, Exception),
+        ("session.option_values", "OptionError", UsageError, Exception),
         ("session.trust", "TrustRefused", UsageError, Exception),
         ("run.agent", "ClaudeNotFound", UsageError, Exception),
         ("results.compare", "CompareError", UsageError, ValueError),
