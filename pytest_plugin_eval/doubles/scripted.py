@@ -52,8 +52,9 @@ class _Route:
 class ScriptedEndpoint:
     """A local HTTP server speaking the Anthropic Messages API from scripts."""
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    def __init__(self, host: str = "127.0.0.1", keep_bodies: bool = False) -> None:
         self._host = host
+        self._keep_bodies = keep_bodies  # calls() then has each request's parsed body (tests compare them)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -125,7 +126,8 @@ class ScriptedEndpoint:
         return f"{self.url}/s/{token}"
 
     def calls(self, kind: str | None = None, token: str | None = None) -> list[dict[str, Any]]:
-        """Logged requests, oldest first; ``token`` may also be a URL from agent_url/judge_url."""
+        """Logged requests, oldest first; ``token`` may also be a URL from agent_url/judge_url. With
+        `keep_bodies`, a messages request's entry has its parsed JSON body under "body"."""
         if token is not None:
             token = token.rstrip("/").rsplit("/s/", 1)[-1]
         with self._lock:
@@ -141,7 +143,9 @@ class ScriptedEndpoint:
         with self._lock:
             return self._routes.get(token) if token else None
 
-    def _record(self, kind: str, token: str | None, route: _Route | None, model: str | None, path: str) -> None:
+    def _record(
+        self, kind: str, token: str | None, route: _Route | None, model: str | None, path: str, body: Any = None
+    ) -> None:
         entry = {
             "kind": kind,
             "token": token,
@@ -151,6 +155,8 @@ class ScriptedEndpoint:
             "model": model,
             "path": path,
         }
+        if self._keep_bodies:
+            entry["body"] = body
         with self._lock:
             self._calls.append(entry)
 
@@ -294,7 +300,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
 
         kind, turn = endpoint._reply(token, route, body)
-        endpoint._record(kind, token, route, model, self.path)
+        endpoint._record(kind, token, route, model, self.path, body)
         endpoint._pause(turn.delay)
         if turn.error is not None:
             headers = {"retry-after": f"{turn.error.retry_after:g}"} if turn.error.retry_after is not None else {}

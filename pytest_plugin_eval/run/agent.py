@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import re
@@ -89,10 +90,27 @@ class ChildExit:
 POLL_SECONDS = 0.2
 
 
+def prompt_parts(prompt: str) -> tuple[bytes, bytes]:
+    """The prompt's bytes as the child gets them: its first character at once, the rest when its run begins.
+
+    Claude Code (2.1.x, `-p` with a piped prompt) waits 3 s for the first byte of stdin and then gives up ("no
+    stdin data received in 3s"), but once a byte has come it reads until the end of input however long that
+    takes, and joins what it read: the prompt reaches the model byte for byte as if written at once, in the same
+    single-shot session. Stream-json input (`--input-format stream-json`) would wait too, but it makes a
+    different session: measured with 2.1.327, the very first request already differs (the Bash tool's
+    background time limit, 1800000 ms instead of 600000), and more changes in how background tasks, monitors
+    and MCP tasks behave, so it is not used. tests/acceptance/test_prompt_delivery.py compares the requests."""
+    data = prompt.encode("utf-8")
+    first = len(prompt[:1].encode("utf-8"))  # a whole character: the child decodes what it reads as UTF-8
+    return data[:first], data[first:]
+
+
 class Child:
-    """A `claude -p` child, started before its prompt is given: Claude Code spends about half a run starting up
+    """A `claude -p` child, started before its prompt is given: Claude Code spends part of a run starting up
     (loading itself, reading settings and plugins) before it reads the prompt from stdin, so a run started ahead
-    (`Child(...)` while an earlier run works) only has the rest to do when `run()` gives it its prompt.
+    (`Child(...)` while an earlier run works) only has the rest to do when `run()` gives it its prompt. The
+    prompt's first character is written at once, so that the child waits for the rest however long its turn
+    takes to come (prompt_parts); nothing reaches the model before the end of the prompt.
 
     Its stdout *is* the trace: written verbatim to `trace_path`. The child gets its own process group so that a
     timeout (or Ctrl-C) stops everything it started."""
@@ -111,11 +129,32 @@ class Child:
                 stderr=err,
                 start_new_session=True,
             )
+        self._first, self._rest = prompt_parts(cmd.prompt)
+        self._write(self._first, close=False)
 
     @property
     def age(self) -> float:
         """Seconds since the child was started."""
         return time.monotonic() - self.started
+
+    @property
+    def alive(self) -> bool:
+        """Whether the child is still running (a child waiting for its prompt should be)."""
+        return self.process.poll() is None
+
+    def _write(self, data: bytes, close: bool) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None  # stdin=PIPE
+        try:
+            if data:
+                stdin.write(data)
+                stdin.flush()
+            if close:
+                stdin.close()
+        except (BrokenPipeError, ValueError):  # the child is gone: its exit says why
+            if close:
+                with contextlib.suppress(OSError):
+                    stdin.close()
 
     def run(
         self,
@@ -130,12 +169,7 @@ class Child:
         timed_out = stopped = False
         size, grew, silent = 0, started, 0.0  # the trace's size, when it last grew, and for how long it had not
         try:
-            try:
-                assert child.stdin is not None  # stdin=PIPE
-                child.stdin.write(self.cmd.prompt.encode("utf-8"))
-                child.stdin.close()
-            except BrokenPipeError:
-                pass
+            self._write(self._rest, close=True)
             while child.poll() is None:
                 try:
                     now_size = self.trace_path.stat().st_size

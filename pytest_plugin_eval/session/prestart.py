@@ -9,10 +9,10 @@ starting) costs nothing but its start-up: it is stopped and its workspace remove
 One run is ahead at a time, and only while the machine has a core to spare: on a busy machine (four runs at once
 on two cores with a fast model, or other work) a child started ahead only crowds the runs in flight.
 
-Claude Code waits 3 s for the first byte of a piped prompt, then gives up ("no stdin data received in 3s"). A child
-started ahead is therefore used only if its run begins within PROMPT_PATIENCE of its start; an older one is stopped
-and the run starts afresh. Once that has happened, runs are long (a real model, not a scripted one) and nothing more
-is started ahead in this session: it would only cost each run a second start-up.
+The child started ahead waits for its prompt however long the run before it takes (a real model's seconds per
+call): it has the prompt's first character at once, and Claude Code then reads until the end of input
+(run/agent.py, prompt_parts). A child that has died while it waited (killed from outside, out of memory) is not
+used: its run starts afresh, as if nothing had been started ahead.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from ..run.execute import RunPlan, StartedAgent, start_agent
 from ..run.workspace import Workspace
 
 RunKey = tuple[str, str, int]  # (case, arm, index)
-PROMPT_PATIENCE = 2.5  # seconds a child started ahead is used for: Claude Code waits 3 s (after loading) for stdin
 
 
 class Prestarts:
@@ -37,13 +36,12 @@ class Prestarts:
         self._starting: dict[RunKey, threading.Event] = {}
         self._begun: set[RunKey] = set()  # runs already taken (or made without): never started ahead again
         self._closed = False
-        self.too_slow = False  # a child started ahead waited too long for its run: runs are long, start none ahead
 
     def start(self, key: RunKey, plan: Callable[[], tuple[RunPlan, Path | None]]) -> None:
         """Start the run `key` ahead, unless it is (or has begun) already. `plan()` gives its plan and where its
         workspace goes; whatever goes wrong here is left for the run itself to meet (and report) at its turn."""
         with self._lock:
-            if self._closed or self.too_slow or key in self._ready or key in self._starting or key in self._begun:
+            if self._closed or key in self._ready or key in self._starting or key in self._begun:
                 return
             stale = [self._ready.pop(other) for other in list(self._ready)]  # not taken: not wanted
             started_event = self._starting[key] = threading.Event()
@@ -69,8 +67,8 @@ class Prestarts:
             started.discard()
 
     def take(self, key: RunKey) -> StartedAgent | None:
-        """The run `key` begins: its agent if it was started ahead (the caller's from now on). A start still in
-        progress is waited for (it takes milliseconds: the child then loads on its own)."""
+        """The run `key` begins: its agent if it was started ahead and is still waiting (the caller's from now on).
+        A start still in progress is waited for (it takes milliseconds: the child then loads on its own)."""
         with self._lock:
             pending = self._starting.get(key)
         if pending is not None:
@@ -78,10 +76,9 @@ class Prestarts:
         with self._lock:
             self._begun.add(key)
             started = self._ready.pop(key, None)
-            if started is None or started.child.age <= PROMPT_PATIENCE:
+            if started is None or started.child.alive:
                 return started
-            self.too_slow = True
-        started.discard()  # Claude Code has given up waiting for its prompt, or is about to
+        started.discard()  # died before its prompt was given: not a run of the case, which starts afresh
         return None
 
     def discard(self, key: RunKey) -> None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from pytest_plugin_eval.run.agent import AgentCommand, Child, ChildExit, classify
+from pytest_plugin_eval.run.agent import AgentCommand, Child, ChildExit, classify, prompt_parts
 from pytest_plugin_eval.run.transcript import Transcript
 
 
@@ -209,8 +210,9 @@ def eventually(condition, timeout: float = 10) -> bool:
 def test_a_child_started_ahead_gets_its_prompt_only_when_it_runs(tmp_path):
     child = shell_child(tmp_path, 'echo started > started; cat > got; echo "{\\"type\\": \\"result\\"}"')
     assert eventually((tmp_path / "started").exists)
+    assert eventually(lambda: (tmp_path / "got").exists() and (tmp_path / "got").read_text() == "t")
     time.sleep(0.1)
-    assert not (tmp_path / "got").exists() or (tmp_path / "got").read_text() == ""  # waiting for its prompt
+    assert (tmp_path / "got").read_text() == "t" and child.alive  # its first character only: waiting for the rest
     exit_ = child.run()
     assert exit_.returncode == 0 and not exit_.timed_out
     assert (tmp_path / "got").read_text() == "the prompt"
@@ -231,3 +233,34 @@ def test_a_child_that_will_not_run_is_stopped_with_what_it_started(tmp_path):
     child.kill()
     assert child.process.poll() is not None
     assert eventually(lambda: not Path(f"/proc/{grandchild}").exists())
+
+
+# Claude Code's rule for a piped prompt: the first byte within 3 s (here 1 s), then whatever comes until the end.
+IMPATIENT_READER = """
+import select, sys
+if not select.select([sys.stdin], [], [], 1.0)[0]:
+    sys.exit("no stdin data received in 1s")
+open("got", "wb").write(sys.stdin.buffer.read())
+"""
+
+
+def test_a_child_waits_for_its_prompt_longer_than_claude_code_waits_for_a_first_byte(tmp_path):
+    cmd = AgentCommand((sys.executable, "-c", IMPATIENT_READER), dict(os.environ), tmp_path, "/greet — ünï\n-x", 30)
+    child = Child(cmd, tmp_path / "trace.jsonl", tmp_path / "stderr.txt")
+    time.sleep(1.5)  # longer than the reader waits for a first byte
+    assert child.alive
+    assert child.run().returncode == 0
+    assert (tmp_path / "got").read_bytes() == "/greet — ünï\n-x".encode()  # byte for byte, the whole of it
+
+
+@pytest.mark.parametrize("prompt", ["Say hello.", "ünïcødé", "日本語", "🙂 emoji first", "-leading dash", "x", ""])
+def test_the_prompt_is_split_on_a_whole_first_character(prompt):
+    first, rest = prompt_parts(prompt)
+    assert first + rest == prompt.encode("utf-8")
+    assert first.decode("utf-8") == prompt[:1]  # never half a character
+
+
+def test_a_child_that_died_before_its_prompt_is_not_alive_and_its_run_reports_the_exit(tmp_path):
+    child = shell_child(tmp_path, "exit 3")
+    assert eventually(lambda: not child.alive)
+    assert child.run().returncode == 3  # giving it the rest of its prompt does not raise

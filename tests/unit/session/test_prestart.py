@@ -16,7 +16,7 @@ from pytest_plugin_eval.session.prestart import Prestarts, SpareCores
 class FakeStarted:
     def __init__(self, plan, ws):
         self.plan, self.workspace = plan, ws
-        self.child = SimpleNamespace(age=0.1)  # seconds since its child started
+        self.child = SimpleNamespace(age=0.1, alive=True)  # seconds since its child started; still running
         self.discarded = False
 
     def discard(self) -> None:
@@ -117,14 +117,23 @@ def test_a_start_in_progress_is_waited_for(monkeypatch, tmp_path):
     assert taken is not None and taken.plan == "plan 2"
 
 
-def test_a_child_that_waited_too_long_for_its_prompt_is_not_used_and_none_is_started_ahead_again(started, tmp_path):
+def test_a_child_that_waited_long_for_its_prompt_is_used(started, tmp_path):
     ahead = Prestarts()
     ahead.start(key(2), lambda: ("plan 2", tmp_path))
-    started[0].child.age = prestart.PROMPT_PATIENCE + 0.5  # Claude Code stops waiting for stdin after 3 s
-    assert ahead.take(key(2)) is None  # the run starts afresh
-    assert started[0].discarded
+    started[0].child.age = 60.0  # a real model kept the run before it busy for a minute: the child still waits
+    assert ahead.take(key(2)) is started[0] and not started[0].discarded
+    ahead.start(key(3), lambda: ("plan 3", tmp_path))  # and runs go on being started ahead
+    assert ahead.take(key(3)) is started[1]
+
+
+def test_a_child_that_died_before_its_prompt_is_replaced_by_a_fresh_start(started, tmp_path):
+    ahead = Prestarts()
+    ahead.start(key(2), lambda: ("plan 2", tmp_path))
+    started[0].child.alive = False  # killed from outside while it waited
+    assert ahead.take(key(2)) is None  # the run starts afresh, as if nothing had been started ahead
+    assert started[0].discarded and not started[0].workspace.root.exists()
     ahead.start(key(3), lambda: ("plan 3", tmp_path))
-    assert [s.plan for s in started] == ["plan 2"] and ahead.take(key(3)) is None
+    assert ahead.take(key(3)) is started[1]
 
 
 # ---- spare cores ------------------------------------------------------------------------------------------
