@@ -6,8 +6,9 @@ stdin: when that run's turn comes, it only has the rest of the run to do. Nothin
 prompt, so a child that is never used (the session stopped, the run was not needed, the cost ceiling kept it from
 starting) costs nothing but its start-up: it is stopped and its workspace removed.
 
-One run is ahead at a time, and only while the machine has a core to spare: on a busy machine (four runs at once
-on two cores with a fast model, or other work) a child started ahead only crowds the runs in flight.
+One run is ahead at a time, and only while the session's own runs leave a core to spare: with four runs at once on
+two cores and a fast model, a child started ahead only crowds the runs in flight. Other work on the machine does
+not count (session_cpu_times): the child's start-up is work its run does anyway, only earlier.
 
 The child started ahead waits for its prompt however long the run before it takes (a real model's seconds per
 call): it has the prompt's first character at once, and Claude Code then reads until the end of input
@@ -109,6 +110,56 @@ def cpu_times() -> Sample | None:
     if len(fields) < 4:
         return None
     return fields[3] + (fields[4] if len(fields) > 4 else 0.0), sum(fields[:8])
+
+
+def tree_cpu_ticks(root: int) -> float | None:
+    """CPU time (clock ticks) spent by process `root` and every process under it, alive or reaped (Linux); None
+    where /proc cannot be read."""
+    parents: dict[int, int] = {}
+    spent: dict[int, float] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        parents[int(name)] = int(fields[1])
+        spent[int(name)] = sum(float(v) for v in fields[11:15])  # utime stime cutime cstime: reaped children too
+    if root not in spent:
+        return None
+    total, frontier = 0.0, [root]
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parents.items():
+        children.setdefault(ppid, []).append(pid)
+    while frontier:
+        pid = frontier.pop()
+        total += spent.get(pid, 0.0)
+        frontier.extend(children.get(pid, ()))
+    return total
+
+
+def session_cpu_times(root: int, cores: int | None = None) -> Callable[[], Sample | None]:
+    """A reader like cpu_times whose idle time is what the cores had left over from the session's own process
+    tree (`root`: this process, or the pytest-xdist controller above the workers): other work on the machine
+    does not count. A child started ahead only moves its start-up earlier (it is used however long it waits),
+    so it crowds nothing but the session's own runs — the runs in flight of a fast model — not other work."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    n = cores if cores is not None else cpu_count()
+
+    def read() -> Sample | None:
+        own = tree_cpu_ticks(root)
+        if own is None:
+            return None
+        total = time.monotonic() * ticks * n
+        return total - own, total
+
+    return read
 
 
 def cpu_count() -> int:

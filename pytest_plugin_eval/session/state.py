@@ -40,7 +40,7 @@ from .models import ModelCalls
 from .option_parse import collection_paths, eval_options_given, parse_options
 from .options import WORKER_INPUT_KEY, EvalOptions
 from .pool import Outcome, RunPool, workers
-from .prestart import Prestarts, RunKey, SpareCores, cpu_count
+from .prestart import Prestarts, RunKey, SpareCores, cpu_count, session_cpu_times
 from .resources import Lazy, Resources
 from .rounds import RoundBoard
 from .scratch import Scratch
@@ -67,9 +67,10 @@ def session_for(config) -> EvalSession:
     return config.stash[SESSION_KEY]
 
 
-SPARE_CORE = 0.2  # idle cores lately below which no run is started ahead (measured on 2 cores, a look per run:
-# one run at a time with one started ahead leaves 0.1–0.8 idle, 0.45 on average; -j 4 or -n 2 with a fast model
-# 0–0.15; with a model taking a second per answer, -j 4 leaves more than one core idle)
+SPARE_CORE = 0.2  # cores the session's own processes left idle lately, below which no run is started ahead
+# (measured on 2 cores, a look per run: one run at a time with one started ahead leaves 0.1–0.8 idle, 0.45 on
+# average; -j 4 or -n 2 with a fast model 0–0.15; with a model taking a second per answer, -j 4 leaves more than
+# one core idle)
 
 
 def worker_count(workerinput: dict) -> int:
@@ -105,7 +106,8 @@ class EvalSession:
         # The next run's agent starts while runs work, on a core that would otherwise idle. Where idle cores cannot
         # be measured, only while fewer runs go at once than there are cores (each worker of -n runs one at a time).
         at_once = worker_count(worker) if worker else max(in_process, 1)
-        self.spare_cores = SpareCores(fallback=1.0 if at_once < cpu_count() else 0.0)
+        own = os.getppid() if worker else os.getpid()  # under pytest-xdist: the controller and all its workers
+        self.spare_cores = SpareCores(fallback=1.0 if at_once < cpu_count() else 0.0, read=session_cpu_times(own))
 
     # ---- start-up ------------------------------------------------------------------------------------
 

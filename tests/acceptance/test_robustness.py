@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -183,15 +184,75 @@ def test_one_at_a_time_the_next_runs_agent_waits_ready_and_never_outlives_the_se
     assert not any(Path(f"/proc/{pid}").exists() for pid in children)
 
 
-def test_a_run_started_ahead_longer_ago_than_claude_code_waits_for_a_prompt_starts_afresh(suite):
-    # Claude Code gives up on a piped prompt after 3 s; the first run keeps the second waiting for 6.
-    suite.case("slow", frontmatter={"runs": 2}, graders=GREETING, script=SLOW)
+def written(pid: int) -> int | None:
+    """How much a child has written to its stdout (its trace file)."""
+    try:
+        return os.stat(f"/proc/{pid}/fd/1").st_size
+    except OSError:
+        return None
+
+
+class ClaudeChildren:
+    """Watches a session's `claude` children from a thread: when each was first seen and last seen alive. With
+    `kill_waiting`, the first child started ahead (one that has written nothing while another runs) is killed
+    while it waits."""
+
+    def __init__(self, proc: subprocess.Popen, kill_waiting: bool = False):
+        self.proc, self.kill_waiting = proc, kill_waiting
+        self.seen: dict[int, list[float]] = {}  # pid → [first seen, last seen]
+        self.killed: int | None = None
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.thread.start()
+
+    def _watch(self) -> None:
+        while self.proc.poll() is None:
+            now = time.monotonic()
+            alive = [pid for pid, cmdline in descendants(self.proc.pid).items() if "stream-json" in cmdline]
+            for pid in alive:
+                self.seen.setdefault(pid, [now, now])[1] = now
+            if self.kill_waiting and self.killed is None and len(alive) == 2:
+                waiting = [pid for pid in alive if written(pid) == 0]  # nothing in its trace: no prompt yet
+                if len(waiting) == 1 and now - self.seen[waiting[0]][0] > 1.0:
+                    self.killed = waiting[0]
+                    os.kill(self.killed, signal.SIGKILL)
+            time.sleep(0.1)
+
+    def longest_overlap(self) -> float:
+        """The longest two children were alive at once (one waiting for its prompt while the other ran)."""
+        spans = sorted(self.seen.values())
+        return max((min(b[1], a[1]) - b[0] for a, b in zip(spans, spans[1:], strict=False)), default=0.0)
+
+
+SLOW_4 = {"all": [{"text": "Hello from the plugin.", "delay": 4}]}  # a real model's seconds per answer
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="runs are started ahead only with a core to spare")
+def test_a_run_started_ahead_waits_for_its_prompt_as_long_as_the_model_keeps_the_run_before_busy(suite):
+    # Claude Code gives up on a piped prompt that has not begun after 3 s; each run here takes more than 4.
+    suite.case("slow", frontmatter={"runs": 3}, graders=GREETING, script=SLOW_4)
     proc = session(suite, "--json", "out.json", "-k", "with-plugin")
+    children = ClaudeChildren(proc)
     out, err = proc.communicate(timeout=300)
+    children.thread.join(5)
     assert proc.returncode == 0, out + err
-    document = json.loads((suite.root / "out.json").read_text())
-    runs = document["cases"][0]["arms"]["with"]
-    assert [(run["score"], run.get("error")) for run in runs] == [(1.0, None), (1.0, None)]
+    runs = json.loads((suite.root / "out.json").read_text())["cases"][0]["arms"]["with"]
+    assert [(run["score"], run.get("error")) for run in runs] == [(1.0, None)] * 3
+    assert len(children.seen) == 3  # one child per run: each started ahead was used, none replaced
+    assert children.longest_overlap() > 3.5  # and one waited longer than Claude Code waits for a first byte
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="runs are started ahead only with a core to spare")
+def test_a_run_whose_child_died_while_started_ahead_starts_afresh_and_is_not_a_failed_run(suite):
+    suite.case("slow", frontmatter={"runs": 2}, graders=GREETING, script=SLOW_4)
+    proc = session(suite, "--json", "out.json", "-k", "with-plugin")
+    children = ClaudeChildren(proc, kill_waiting=True)
+    out, err = proc.communicate(timeout=300)
+    children.thread.join(5)
+    assert children.killed is not None, "no run was started ahead"
+    assert proc.returncode == 0, out + err
+    runs = json.loads((suite.root / "out.json").read_text())["cases"][0]["arms"]["with"]
+    assert [(run["score"], run.get("error")) for run in runs] == [(1.0, None)] * 2
+    assert len(children.seen) == 3  # the killed child was replaced by a fresh one
 
 
 def test_a_worker_killed_mid_run_is_recorded_and_the_session_is_partial(suite):

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_plugin_eval.session import prestart
-from pytest_plugin_eval.session.prestart import Prestarts, SpareCores
+from pytest_plugin_eval.session.prestart import Prestarts, SpareCores, session_cpu_times, tree_cpu_ticks
 
 
 class FakeStarted:
@@ -171,3 +171,28 @@ def test_spare_cores_are_the_idle_share_of_the_cores_since_the_last_look():
 def test_where_cpu_time_cannot_be_read_the_fallback_stands():
     assert SpareCores(fallback=1.0, read=lambda: None, cores=2)() == 1.0
     assert SpareCores(fallback=0.0, read=lambda: None, cores=2)() == 0.0
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="Linux: CPU time from /proc")
+def test_the_session_counts_the_cpu_time_of_its_own_process_tree_alive_or_reaped():
+    import os
+    import subprocess
+    import sys
+
+    before = tree_cpu_ticks(os.getpid())
+    assert before is not None
+    busy = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass\n"
+    subprocess.run([sys.executable, "-c", busy], check=True)  # a child's CPU time, reaped
+    after = tree_cpu_ticks(os.getpid())
+    assert after is not None and after - before >= 0.4 * os.sysconf("SC_CLK_TCK")
+    assert tree_cpu_ticks(2**22 + 12345) is None  # no such process
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="Linux: CPU time from /proc")
+def test_a_session_that_only_waits_leaves_its_cores_to_spare_whatever_else_the_machine_does():
+    import os
+    import time
+
+    spare = SpareCores(fallback=0.0, read=session_cpu_times(os.getpid(), cores=2), cores=2)
+    time.sleep(0.5)  # waiting, as for a model's answer
+    assert spare() > 1.5
