@@ -41,11 +41,14 @@ class _Route:
     cwd: str | None = None
     grader: str | None = None
     prompt: str | None = None
+    model: str | None = None  # the agent's model (a matrix's), whose own turns the script may give (models:)
 
     def values(self) -> dict[str, str]:
         values = {"arm": self.arm, "run": str(self.run)}
         if self.cwd is not None:
             values["cwd"] = self.cwd
+        if self.model is not None:
+            values["model"] = self.model
         return values
 
 
@@ -110,10 +113,13 @@ class ScriptedEndpoint:
         run: int = 1,
         cwd: str | PathLike[str] | None = None,
         prompt: str | None = None,
+        model: str | None = None,
     ) -> str:
         """The ANTHROPIC_BASE_URL for one agent run. With `prompt`, turns are counted from the user message
-        that holds it, so a run that resumes an earlier conversation starts at the script's first turn."""
-        return self._register(_Route("agent", script, arm, run, cwd=None if cwd is None else str(cwd), prompt=prompt))
+        that holds it, so a run that resumes an earlier conversation starts at the script's first turn. `model`:
+        the run's model, whose own turns (the script's `models:`) answer it."""
+        cwd_text = None if cwd is None else str(cwd)
+        return self._register(_Route("agent", script, arm, run, cwd=cwd_text, prompt=prompt, model=model))
 
     def judge_url(self, script: Script | None, grader: str, arm: str = "with", run: int = 1) -> str:
         """The base URL for one grader's judge calls in one run."""
@@ -177,12 +183,12 @@ class ScriptedEndpoint:
         if route.script is None:
             return text_turn(NO_SCRIPT_REPLY)
         index = _turn_index(body.get("messages") or [], route.prompt)
-        steps = _steps(route.script.turns(route.arm, route.run))
+        steps = _steps(route.script.turns(route.arm, route.run, route.model))
         if index >= len(steps):
             return text_turn(f"(scripted model: no turn {index + 1} in the script for the {route.arm} arm)")
         faults, reply = steps[index]
         with self._lock:
-            key = (id(route.script), route.arm, route.run, index)
+            key = (id(route.script), route.arm, route.run, index, route.model)
             served = self._served[key]
             self._served[key] += 1
         if served < len(faults):

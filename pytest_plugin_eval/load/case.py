@@ -103,6 +103,7 @@ class Case:
     max_turns: int = DEFAULT_MAX_TURNS
     timeout_seconds: int = DEFAULT_TIMEOUT
     model: str | None = None
+    models: tuple[str, ...] = ()  # models: the models of a matrix this case runs on (empty: all)
     allowed_tools: tuple[str, ...] = ()
     disallowed_tools: tuple[str, ...] = ()
     append_system_prompt: str | None = None
@@ -199,6 +200,7 @@ TOP_FIELDS: dict[str, Check] = {
     "plugins": string_list,
     "runs": whole_number(1, 50),
     "expected_outcome": string,
+    "models": string_list,  # a model matrix runs the case on these of its models only (docs/matrix.md)
 }
 EXECUTION_FIELDS: dict[str, Check] = {
     "model": string,
@@ -541,6 +543,7 @@ def _load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind])
         max_turns=settings.get("max_turns", DEFAULT_MAX_TURNS),
         timeout_seconds=settings.get("timeout_seconds", DEFAULT_TIMEOUT),
         model=settings.get("model"),
+        models=tuple(settings.get("models", ())),
         allowed_tools=tuple(settings.get("allowed_tools", ())),
         disallowed_tools=disallowed,
         append_system_prompt=settings.get("append_system_prompt"),

@@ -23,7 +23,7 @@ from ..core.yamlio import YamlError, load_yaml
 SCRIPT_FILENAME = "scripted.yaml"
 ARMS = ("with", "without")
 
-_TOP_KEYS = ("with", "without", "all", "judge")
+_TOP_KEYS = ("with", "without", "all", "judge", "models")
 _KINDS = ("text", "tool", "blocks", "error")
 _JUDGE_KINDS = ("text", "error")
 _MODIFIERS = ("delay", "usage", "drop", "stall", "trickle", "repeat")
@@ -38,7 +38,7 @@ _ERROR_TYPES = {
     529: "overloaded_error",
 }
 _EMPTY_REPLY = "<empty>"
-_PLACEHOLDER = re.compile(r"\{(cwd|arm|run)\}")
+_PLACEHOLDER = re.compile(r"\{(cwd|arm|run|model)\}")
 # What the scripted endpoint reports for a turn without `usage:`; a script's usage overrides it key by key.
 DEFAULT_USAGE = Usage(input_tokens=100, output_tokens=20)
 _run_number = whole_number(1)
@@ -83,7 +83,7 @@ class Turn:
     trickle: float = 0.0  # a streamed reply comes one character every `trickle` seconds: slow, but never silent
 
     def substitute(self, values: Mapping[str, str]) -> Turn:
-        """Fill ``{cwd}``, ``{arm}``, ``{run}`` (those present in ``values``) into every string."""
+        """Fill ``{cwd}``, ``{arm}``, ``{run}``, ``{model}`` (those present in ``values``) into every string."""
         blocks = tuple(_substitute_block(block, values) for block in self.blocks)
         error = replace(self.error, message=_fill(self.error.message, values)) if self.error else None
         return replace(self, blocks=blocks, error=error)
@@ -109,9 +109,11 @@ class Script:
     path: str
     arms: Mapping[str, ArmScript] = field(default_factory=dict)
     judge: Mapping[str, tuple[Turn, ...]] = field(default_factory=dict)
+    # models: a model matrix's model → its own arms, each replacing the script's arm of that name on that model
+    by_model: Mapping[str, Mapping[str, ArmScript]] = field(default_factory=dict)
 
-    def turns(self, arm: str, run: int) -> tuple[Turn, ...]:
-        arm_script = self.arms.get(arm)
+    def turns(self, arm: str, run: int, model: str | None = None) -> tuple[Turn, ...]:
+        arm_script = self.by_model.get(model or "", {}).get(arm) or self.arms.get(arm)
         return arm_script.turns(run) if arm_script else ()
 
     def judge_replies(self, grader: str) -> tuple[Turn, ...]:
@@ -148,7 +150,26 @@ def _parse_script(data: Any, path: str) -> Script:
     # An arm's own key replaces `all` as a whole; `all` is still validated.
     arms = {arm: parsed[arm] if arm in parsed else parsed["all"] for arm in ARMS if arm in parsed or "all" in parsed}
     judge = _parse_judge(data["judge"]) if "judge" in data else {}
-    return Script(path=path, arms=arms, judge=judge)
+    return Script(path=path, arms=arms, judge=judge, by_model=_parse_models(data.get("models")))
+
+
+def _parse_models(value: Any) -> dict[str, dict[str, ArmScript]]:
+    """`models: {MODEL: {with: …, without: …, all: …}}`: what the script answers on one model of a matrix."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise SpecError(
+            "models", f"must map a model's name to its arms (with:, without:, all:); got {type_name(value)}"
+        )
+    out: dict[str, dict[str, ArmScript]] = {}
+    for model, arms in value.items():
+        key = subkey("models", str(model))
+        if not isinstance(arms, dict):
+            raise SpecError(key, f"must be a mapping of arms (with:, without:, all:); got {type_name(arms)}")
+        known_keys(arms, ("all", *ARMS), key, "a model's arms")
+        parsed = {arm: _parse_arm(arms[arm], subkey(key, arm)) for arm in ("all", *ARMS) if arm in arms}
+        out[str(model)] = {arm: parsed.get(arm) or parsed["all"] for arm in ARMS if arm in parsed or "all" in parsed}
+    return out
 
 
 def _parse_arm(value: Any, key: str) -> ArmScript:

@@ -34,6 +34,7 @@ from ..core.validate import (
     nonempty_string,
     positive_number,
     string,
+    string_list,
     subkey,
     type_name,
     whole_number,
@@ -52,7 +53,7 @@ DEFAULT_RUNS = 5  # fewer can never decide at 95%: 4 of 4 is the least that clea
 DEFAULT_MAX_TURNS = 5
 DEFAULT_TIMEOUT = 120
 DEFAULT_THRESHOLD = 0.5
-TOP_KEYS = ("runs", "model", "max_turns", "timeout_seconds", "threshold", "skills")
+TOP_KEYS = ("runs", "model", "models", "max_turns", "timeout_seconds", "threshold", "skills")
 SKILL_KEYS = ("should_fire", "should_not_fire")
 QUERY_KEYS = ("query", "id", "scripted")
 JSON_KEYS = ("query", "should_trigger", "skill", "scripted")
@@ -84,6 +85,7 @@ class TriggerSet:
     format: TriggerFormat = "yaml"
     runs: int = DEFAULT_RUNS
     model: str | None = None
+    models: tuple[str, ...] = ()  # the models of a matrix this set runs on (empty: all)
     max_turns: int = DEFAULT_MAX_TURNS
     timeout_seconds: int = DEFAULT_TIMEOUT
     threshold: float = DEFAULT_THRESHOLD
@@ -200,6 +202,7 @@ def _finish(draft: _Draft, path, eval_root, plugin_root, components, mocks) -> T
 _SETTINGS = {
     "runs": whole_number(1, 100),
     "model": nonempty_string,
+    "models": string_list,
     "max_turns": whole_number(1, 50),
     "timeout_seconds": whole_number(1, 3600),
     "threshold": positive_number,
@@ -455,6 +458,7 @@ def query_case(trigger_set: TriggerSet, query: TriggerQuery, scripted: bool = Fa
         max_turns=trigger_set.max_turns,
         timeout_seconds=trigger_set.timeout_seconds,
         model=trigger_set.model,
+        models=trigger_set.models,
         mocks=trigger_set.mocks,
         script=script,
         trigger=TriggerTarget(

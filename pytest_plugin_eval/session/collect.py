@@ -4,7 +4,9 @@ reported and interrupted like a run.
 
 Node ids are anchored on the case's file, so one run can be picked out by id:
 `evals/drafts-commit-message/prompt.md::drafts-commit-message[with-plugin-2]`. The arm labels are chosen so
-that `-k with-plugin` and `-k no-plugin` each select one arm (neither contains the other).
+that `-k with-plugin` and `-k no-plugin` each select one arm (neither contains the other). In a model matrix
+(`--model A,B`) the model comes first, `drafts-commit-message[haiku-with-plugin-2]`, so `-k haiku` selects that
+model's runs.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..core.errors import HarnessError, InvalidSpec
 from ..core.paths import display_path
 from ..load.case import Case, CaseLoadError
 from ..results import rerun
+from ..results.matrix import model_dirname
 from ..results.model import RERUN_KINDS, UNFINISHED_KINDS, LoadErrorEntry, RunResult, SkippedRun
 from ..results.scoring import passes_threshold
 from . import wire
@@ -62,14 +65,16 @@ class CaseFile(pytest.File):
                 return  # --case/--tag left this case out (as the reference tool does, whatever else is wrong)
             self.load_error = e
             raise CaseLoadFailure(e) from None
-        for arm, index in self.eval_session.runs_to_collect(case):
+        for model, arm, index in self.eval_session.matrix_runs(case):
+            params = run_params(model, f"{ARM_LABELS[arm]}-{index}")
             yield RunItem.from_parent(
                 self,
-                name=f"{case.name}[{ARM_LABELS[arm]}-{index}]",
+                name=f"{case.name}[{params}]",
                 case=case,
                 arm=arm,
                 index=index,
-                **child_node_id(self, case.name, f"{ARM_LABELS[arm]}-{index}"),
+                model=model,
+                **child_node_id(self, case.name, params),
             )
 
     def repr_failure(self, excinfo, style=None):
@@ -124,15 +129,24 @@ class PooledItem(pytest.Item):
         `runtest` would have, so that `carried()` says what it came to."""
 
 
-class RunItem(PooledItem):
-    """One run of a case in one arm. It fails only when the harness could not run it; its case's verdict (score
-    against the threshold, over all of the case's runs) is reported as a test of its own (verdicts.py)."""
+def run_params(model: str | None, params: str) -> str:
+    """A run item's parameters: `with-plugin-2`, in a matrix with its model first (`haiku-with-plugin-2`)."""
+    return params if model is None else f"{model_dirname(model)}-{params}"
 
-    def __init__(self, *, case: Case, arm: str, index: int, **kwargs):
+
+class RunItem(PooledItem):
+    """One run of a case in one arm (on one model of a matrix). It fails only when the harness could not run it;
+    its case's verdict (score against the threshold, over all of the case's runs) is reported as a test of its
+    own (verdicts.py)."""
+
+    model: str | None = None  # a matrix's model (None: the session's one model)
+
+    def __init__(self, *, case: Case, arm: str, index: int, model: str | None = None, **kwargs):
         super().__init__(**kwargs)
         self.case = case
         self.arm = arm
         self.index = index
+        self.model = model
         self.result: RunResult | None = None
         self.skipped_run: SkippedRun | None = None  # set when the cost ceiling kept the run from starting
         self.unneeded: str | None = None  # --runs auto: why the case needed no more runs
@@ -169,7 +183,8 @@ class RunItem(PooledItem):
         return super().repr_failure(excinfo)
 
     def reportinfo(self):
-        return self.path, None, f"{self.case.name} [{ARM_LABELS[self.arm]} run {self.index}]"
+        on = f" on {self.model}" if self.model is not None else ""
+        return self.path, None, f"{self.case.name} [{ARM_LABELS[self.arm]} run {self.index}{on}]"
 
     def run_report(self) -> wire.RunReport | None:
         """What the call report carries to the controller."""
@@ -177,12 +192,13 @@ class RunItem(PooledItem):
             return None
         session = get_session(self.config)
         return wire.RunReport(
-            case=session.case_result(self.case),
+            case=session.case_result(self.case, self.model),
             run=self.result,
-            suite=session.suite_info(self.case),
+            suite=session.suite_info(self.case, self.model),
             eval_root=str(self.case.eval_root),
-            label=session.suite_label(self.case.eval_root),
-            notices=session.case_notices(self.case),
+            label=session.suite_label(self.case.eval_root, self.model),
+            notices=session.case_notices(self.case, self.model),
+            model=self.model,
         )
 
     def carry(self, report: pytest.TestReport, when: str) -> None:
@@ -208,11 +224,13 @@ class RunItem(PooledItem):
         self.result = outcome.result
 
     def skip_report(self) -> wire.SkipReport | None:
-        return wire.SkipReport(self.skipped_run, str(self.case.eval_root)) if self.skipped_run else None
+        if self.skipped_run is None:
+            return None
+        return wire.SkipReport(self.skipped_run, str(self.case.eval_root), model=self.model)
 
     def junit_names(self) -> list[str]:
         """[classname, name] of this run in JUnit XML: `<plugin>.<case>`, `with-plugin-2`."""
-        label = get_session(self.config).suite_label(self.case.eval_root)
+        label = get_session(self.config).suite_label(self.case.eval_root, self.model)
         return [f"{label}.{self.case.name}", f"{ARM_LABELS[self.arm]}-{self.index}"]
 
     def html_extras(self) -> list:

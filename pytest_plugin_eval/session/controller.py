@@ -202,6 +202,11 @@ class Controller:
                 from ..report.comparison import write_comparison
 
                 write_comparison(terminalreporter, w.comparison)
+        if self.outputs.matrices:
+            from ..report.matrix import write_matrix
+
+            for m in self.outputs.matrices:
+                write_matrix(terminalreporter, m.matrix, m.rows, m.path, self.session.options.max_cost_usd)
 
     def html_summaries(self) -> list[str]:
         if not self.outputs.written:

@@ -57,12 +57,13 @@ class Documents:
     def document(
         self, suite: SuiteRuns, previous: list[tuple[SuiteResult, str]], interrupted: str | None
     ) -> SuiteResult:
-        """One eval dir's results document."""
+        """One eval dir's results document (in a model matrix, of one model: as a session of that model alone
+        would have written it)."""
         keys = sorted(suite.cases, key=lambda k: Path(k).parts)
         cases = [aggregated(suite.cases[k], self.session.options.auto_runs) for k in keys]
         info = self.suite_info(suite)
         for old, path in previous:
-            if old.suite.root == info.root:
+            if old.suite.root == info.root and (suite.model is None or old.suite.model_override == suite.model):
                 cases = self.with_previous_runs({case.dir: case for case in cases}, old, path)
         for case in cases:
             case.hints = hints.case_hints(case)
@@ -112,7 +113,7 @@ class Documents:
         return merged
 
     def recording_notice(self, suite: SuiteRuns) -> None:
-        folder = self.session.results_folder(Path(suite.eval_root)) if suite.eval_root else None
+        folder = self.session.results_folder(Path(suite.eval_root), suite.model) if suite.eval_root else None
         recordings = list(folder.recordings.glob("*/*.json")) if folder else []
         if folder and recordings:
             self.collected.notice(
@@ -155,8 +156,8 @@ class Documents:
             return "unknown"
 
     def suite_info(self, suite: SuiteRuns) -> SuiteInfo:
-        """The suite the cases came from, with the session's options."""
-        options, session = self.session.options, self.session
+        """The suite the cases came from, with the session's options (a matrix's model: as --model gives it)."""
+        options, session = self.session.options.for_model(suite.model), self.session
         base = suite.suite or self.empty_suite(suite.eval_root)
         case_filter = None
         if options.case_globs:

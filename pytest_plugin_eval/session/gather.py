@@ -14,7 +14,7 @@ from ..results.model import CaseResult, RunResult
 from ..results.verdict import case_verdict
 from . import lost, verdicts, wire
 from .documents import aggregated
-from .gathered import RUN_PARAMS, CaseItems, Collected, case_file_of, merge_suite
+from .gathered import RUN_PARAMS, CaseItems, Collected, case_file_of, case_slot_of, merge_suite, slot_file, slot_model
 from .interrupts import signal_name
 from .progress import Progress
 from .trigger_gather import TRIGGER_PARAMS, TriggerGather
@@ -32,7 +32,7 @@ class Gatherer:
 
     def __init__(self, session: SessionView):
         self.session = session
-        self.collected = Collected()
+        self.collected = Collected(models=session.options.models)
         self.items = CaseItems()
         self.progress: Progress | None = None  # made when the session starts (an eval session only)
         self.non_eval_failures = 0
@@ -57,7 +57,7 @@ class Gatherer:
         self.triggers.expect(nodeids)
         if self.progress is not None:
             self.progress.expect(sum(len(ids) for ids in self.items.expected.values()))
-        files = [*self.items.expected, *self.triggers.files_expected]
+        files = [*map(slot_file, self.items.expected), *self.triggers.files_expected]
         roots = [self.session.eval_root(self.session.config.rootpath / file) for file in files]
         return list(dict.fromkeys(root for root in roots if root is not None))
 
@@ -107,22 +107,22 @@ class Gatherer:
         run = report.run
         if not self.collected.runs and run.error_kind == "auth":
             self.stop(AUTH_STOP)
-        suite = self.collected.of(report.eval_root)
+        suite = self.collected.of(report.eval_root, report.model)
         case = suite.cases.setdefault(report.case.dir, report.case)
         case.arms.setdefault(run.arm, []).append(run)
         suite.suite = merge_suite(suite.suite, report.suite)
         for text in [*report.notices, *run.notes]:
             self.collected.notice(text)
-        case_file = case_file_of(nodeid)
-        if case_file is not None:
-            self.items.where[case_file] = (report.eval_root, report.case.dir, report.label)
+        slot = case_slot_of(nodeid)
+        if slot is not None:
+            self.items.where[slot] = (report.eval_root, report.case.dir, report.label, report.model)
         if self.progress is not None:
             self.progress.finished(run)
 
     def record_trigger(self, report: wire.TriggerReport, nodeid: str) -> None:
         self.in_flight.discard(nodeid)
         self.triggers.record(report, nodeid)
-        suite = self.collected.of(report.eval_root)
+        suite = self.collected.of(report.eval_root, report.model)
         suite.suite = merge_suite(suite.suite, report.suite)
         for note in report.run.notes:
             self.collected.notice(note)
@@ -131,10 +131,12 @@ class Gatherer:
             self.progress.finished(RunResult("with", run.index, score=None, passed=False, cost_usd=run.cost_usd))
 
     def record_skip(self, report: wire.SkipReport) -> None:
-        self.collected.of(report.eval_root).skipped.append(report.run)
+        self.collected.of(report.eval_root, report.model).skipped.append(report.run)
 
     def record_load_error(self, report: wire.LoadErrorReport) -> None:
-        self.collected.of(report.eval_root).load_errors.setdefault(report.entry.dir, report.entry)
+        """A case that does not load is in every model's document of a matrix (it ran on none)."""
+        for suite in self.collected.of_every_model(report.eval_root):
+            suite.load_errors.setdefault(report.entry.dir, report.entry)
 
     def worker_crashed(self, nodeid: str) -> None:
         """A pytest-xdist worker died while running a run: the run is recorded, errored, and the session is
@@ -155,7 +157,7 @@ class Gatherer:
             self.record_trigger(trigger, nodeid)
 
     def started(self, nodeid: str) -> None:
-        if RUN_PARAMS.search(nodeid) or TRIGGER_PARAMS in nodeid:
+        if RUN_PARAMS.search(nodeid) or TRIGGER_PARAMS.search(nodeid):
             self.in_flight.add(nodeid)
 
     def ended(self, nodeid: str) -> None:
@@ -184,18 +186,17 @@ class Gatherer:
 
     # ---- verdicts --------------------------------------------------------------------------------------
 
-    def report_case(self, case_file: str, case: CaseResult | None = None) -> None:
-        """Report a case's verdict, once, as a test of its own."""
-        if case_file in self.items.reported or case_file not in self.items.where:
+    def report_case(self, slot: str, case: CaseResult | None = None) -> None:
+        """Report a case's verdict (on one model of a matrix), once, as a test of its own."""
+        if slot in self.items.reported or slot not in self.items.where:
             return
-        eval_root, case_dir, label = self.items.where[case_file]
+        eval_root, case_dir, label, model = self.items.where[slot]
         if case is None:
-            case = aggregated(self.collected.of(eval_root).cases[case_dir], self.session.options.auto_runs)
+            case = aggregated(self.collected.of(eval_root, model).cases[case_dir], self.session.options.auto_runs)
             case.hints = hints.case_hints(case)
-        self.items.reported.add(case_file)
-        verdicts.report_case(
-            self.session.config, case_file, label, case, case_verdict(case, self.session.options.threshold)
-        )
+        self.items.reported.add(slot)
+        verdict = case_verdict(case, self.session.options.threshold)
+        verdicts.report_case(self.session.config, slot_file(slot), label, case, verdict, model=slot_model(slot))
 
     def report_remaining(self, documents: list) -> None:
         """At the end: the verdicts not reported yet (--lf's, and cases whose last run never reported), from the
@@ -203,6 +204,6 @@ class Gatherer:
         self.triggers.report_verdicts(self.session.config, self.session.options)
         for document, suite in zip(documents, self.collected.suites.values(), strict=True):
             by_dir = {case.dir: case for case in document.cases}
-            for case_file, (eval_root, case_dir, _) in self.items.where.items():
-                if eval_root == suite.eval_root and case_dir in by_dir:
-                    self.report_case(case_file, by_dir[case_dir])
+            for slot, (eval_root, case_dir, _, model) in self.items.where.items():
+                if eval_root == suite.eval_root and model == suite.model and case_dir in by_dir:
+                    self.report_case(slot, by_dir[case_dir])

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from ..results.model import CaseResult, LoadErrorEntry, RunResult, SkippedRun, SuiteInfo
 from ..results.triggers import TriggerSetResult
 
-# A run item's node id is <case file>::<case name>[with-plugin-2] (or [no-plugin-1]).
-RUN_PARAMS = re.compile(r"\[(?:with-plugin|no-plugin)-\d+\]$")
+# A run item's node id is <case file>::<case name>[with-plugin-2] (or [no-plugin-1]); in a model matrix
+# <case file>::<case name>[<model>-with-plugin-2] (collect.run_params).
+RUN_PARAMS = re.compile(r"\[(?:(?P<model>[^\[\]]+)-)?(?P<arm>with-plugin|no-plugin)-(?P<index>\d+)\]$")
+SLOT_MODEL = "::["  # a case on one model of a matrix: <case file>::[<model>]
 
 
 def case_file_of(nodeid: str) -> str | None:
@@ -20,11 +22,32 @@ def case_file_of(nodeid: str) -> str | None:
     return nodeid.split("::", 1)[0] if RUN_PARAMS.search(nodeid) else None
 
 
+def case_slot_of(nodeid: str) -> str | None:
+    """What a run item's case verdict is reported for: its case file, in a matrix with its model
+    (`<case file>::[haiku]`). None for any other node id."""
+    match = RUN_PARAMS.search(nodeid)
+    if match is None:
+        return None
+    case_file = nodeid.split("::", 1)[0]
+    return case_file if match["model"] is None else f"{case_file}{SLOT_MODEL}{match['model']}]"
+
+
+def slot_file(slot: str) -> str:
+    """The case file of a verdict's slot."""
+    return slot.split(SLOT_MODEL, 1)[0]
+
+
+def slot_model(slot: str) -> str | None:
+    """The model (as node ids spell it) of a verdict's slot; None outside a matrix."""
+    return slot.split(SLOT_MODEL, 1)[1][:-1] if SLOT_MODEL in slot else None
+
+
 @dataclass
 class SuiteRuns:
     """What the reports say about the cases of one eval dir."""
 
     eval_root: str
+    model: str | None = None  # a model matrix's model whose runs these are (None: the session's one model)
     cases: dict[str, CaseResult] = field(default_factory=dict)  # case dir → the case, runs added
     load_errors: dict[str, LoadErrorEntry] = field(default_factory=dict)  # case dir → its load error
     skipped: list[SkippedRun] = field(default_factory=list)  # runs not started (cost ceiling)
@@ -47,11 +70,22 @@ class SuiteRuns:
 class Collected:
     """What the controller learns from the reports, per eval dir."""
 
-    suites: dict[str, SuiteRuns] = field(default_factory=dict)  # eval root → its runs
+    # (eval root, model) → its runs: a suite per eval dir, in a model matrix one per eval dir and model
+    suites: dict[tuple[str, str | None], SuiteRuns] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
+    models: tuple[str, ...] = ()  # the model matrix (--model A,B): each eval dir gets a suite per model
 
-    def of(self, eval_root: str) -> SuiteRuns:
-        return self.suites.setdefault(eval_root, SuiteRuns(eval_root))
+    def of(self, eval_root: str, model: str | None = None) -> SuiteRuns:
+        """The suite of an eval dir (on one model of a matrix). An eval dir first seen in a matrix gets every
+        model's suite at once, in the order of --model, whatever model's report came first."""
+        if (eval_root, model) not in self.suites:
+            for each in self.models if model is not None and self.models else (model,):
+                self.suites.setdefault((eval_root, each), SuiteRuns(eval_root, each))
+        return self.suites[(eval_root, model)]
+
+    def of_every_model(self, eval_root: str) -> list[SuiteRuns]:
+        """The eval dir's suites: one, or in a matrix one per model (what applies to every model goes in each)."""
+        return [self.of(eval_root, model) for model in (self.models or (None,))]
 
     def notice(self, text: str) -> None:
         if text not in self.notices:
@@ -68,18 +102,19 @@ class CaseItems:
 
     expected: dict[str, set[str]] = field(default_factory=dict)  # case file → node ids of its runs
     done: dict[str, set[str]] = field(default_factory=dict)
-    where: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # case file → (eval root, case dir, label)
+    # case slot (case_slot_of) → (eval root, case dir, label, model)
+    where: dict[str, tuple[str, str, str, str | None]] = field(default_factory=dict)
     reported: set[str] = field(default_factory=set)
 
     def expect(self, nodeids) -> None:
         for nodeid in map(str, nodeids):
-            case_file = case_file_of(nodeid)
+            case_file = case_slot_of(nodeid)
             if case_file is not None:
                 self.expected.setdefault(case_file, set()).add(nodeid)
 
     def finished(self, nodeid: str) -> str | None:
-        """The case file whose last run `nodeid` was, if it was."""
-        case_file = case_file_of(nodeid)
+        """The case file (a matrix: case slot) whose last run `nodeid` was, if it was."""
+        case_file = case_slot_of(nodeid)
         if case_file is None or case_file not in self.expected:
             return None
         self.done.setdefault(case_file, set()).add(nodeid)

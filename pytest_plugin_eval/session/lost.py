@@ -10,24 +10,36 @@ import re
 from ..core.kinds import Arm, ErrorKind
 from ..load.case import CaseLoadError
 from ..load.triggers import TriggerLoadError
+from ..results.matrix import model_dirname
 from ..results.model import RunResult
 from ..results.triggers import TriggerRun
 from ..run.workspace import Workspace, run_label
 from . import trigger_items, wire
+from .gathered import RUN_PARAMS
 from .view import SessionView
 
 
 def run_of(nodeid: str) -> tuple[Arm, int]:
-    """`…::greets[with-plugin-2]` → ("with", 2)."""
-    params = nodeid.rsplit("[", 1)[1].rstrip("]")
-    arm: Arm = "with" if params.startswith("with-") else "without"
-    return arm, int(params.rsplit("-", 1)[1])
+    """`…::greets[with-plugin-2]` (or `[haiku-with-plugin-2]`) → ("with", 2)."""
+    match = RUN_PARAMS.search(nodeid)
+    assert match is not None, nodeid
+    arm: Arm = "with" if match["arm"] == "with-plugin" else "without"
+    return arm, int(match["index"])
+
+
+def model_of(session: SessionView, spelt: str | None) -> str | None:
+    """A matrix's model as a node id spells it (collect.run_params) → the model."""
+    if spelt is None:
+        return None
+    return next((model for model in session.options.models if model_dirname(model) == spelt), spelt)
 
 
 def lost_run(session: SessionView, nodeid: str, case_file: str, kind: ErrorKind, message: str) -> wire.RunReport | None:
     """The report of the run of item `nodeid` (in `case_file`) that never came: errored with `kind` and `message`.
     None when its case no longer loads."""
     arm, index = run_of(nodeid)
+    match = RUN_PARAMS.search(nodeid)
+    model = model_of(session, match["model"] if match else None)
     case_dir = (session.config.rootpath / case_file).parent
     eval_root = session.eval_root(case_dir)
     try:
@@ -38,11 +50,12 @@ def lost_run(session: SessionView, nodeid: str, case_file: str, kind: ErrorKind,
         return None
     run = RunResult(arm, index, score=None, passed=False, error_kind=kind, error=message)
     return wire.RunReport(
-        case=session.case_result(case),
+        case=session.case_result(case, model),
         run=run,
-        suite=session.suite_info(case),
+        suite=session.suite_info(case, model),
         eval_root=str(case.eval_root),
-        label=session.suite_label(case.eval_root),
+        label=session.suite_label(case.eval_root, model),
+        model=model,
     )
 
 
@@ -57,7 +70,9 @@ def remove_workspace(session: SessionView, nodeid: str, case_file: str) -> None:
         workspace.remove()
 
 
-TRIGGER_RUN = re.compile(r"^(?P<file>[^:]+)::(?P<skill>[^/\[]+)/(?P<query>[^\[]+)\[run-(?P<index>\d+)\]$")
+TRIGGER_RUN = re.compile(
+    r"^(?P<file>[^:]+)::(?P<skill>[^/\[]+)/(?P<query>[^\[]+)\[(?:(?P<model>[^\[\]]+)-)?run-(?P<index>\d+)\]$"
+)
 
 
 def lost_trigger_run(session: SessionView, nodeid: str, kind: ErrorKind, message: str) -> wire.TriggerReport | None:
@@ -77,5 +92,5 @@ def lost_trigger_run(session: SessionView, nodeid: str, kind: ErrorKind, message
         query = next((q for q in trigger_set.queries if q.id == match["query"]), None)
         if trigger_set.name == match["skill"] and query is not None:
             run = TriggerRun(int(match["index"]), None, error=message, error_kind=kind)
-            return trigger_items.report_of(session, trigger_set, query, run)
+            return trigger_items.report_of(session, trigger_set, query, run, model_of(session, match["model"]))
     return None

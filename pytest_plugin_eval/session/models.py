@@ -25,12 +25,15 @@ class ModelCalls:
     def judge_model(self) -> str:
         return resolve_judge_model(self.options.judge_model)
 
-    def scripted_url(self, script: Any, prompt: str, arm: str, index: int) -> Callable[[Any], str] | None:
-        """cwd → the scripted endpoint's URL for one run answered from `script` (None without --scripted)."""
+    def scripted_url(
+        self, script: Any, prompt: str, arm: str, index: int, model: str | None = None
+    ) -> Callable[[Any], str] | None:
+        """cwd → the scripted endpoint's URL for one run on `model` answered from `script` (None without
+        --scripted)."""
         if not self.options.scripted:
             return None
         endpoint = self.resources.endpoint.get()
-        return lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd), prompt=prompt)
+        return lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd), prompt=prompt, model=model)
 
     def judge_for(self, case: Case, script, arm: str, index: int) -> Judge | None:
         if not any(g.kind.paid for g in case.graders):

@@ -95,13 +95,15 @@ def parse_options(option) -> EvalOptions:
             raise OptionError(f"Error: --compare-to {e}") from None
     if option.eval_claude and not os.access(option.eval_claude, os.X_OK):
         raise OptionError(f"Error: --claude {option.eval_claude}: no executable file there")
+    model, models = parse_models(option.eval_model, regrade=bool(option.eval_regrade))
     return EvalOptions(
         trust_plugin=option.trust_plugin,
         json_path=json_path,
         threshold=1.0 if threshold is None else threshold,
         runs=runs,
         auto_runs=auto_runs,
-        model=option.eval_model,
+        model=model,
+        models=models,
         judge_model=option.eval_judge_model,
         ablation=option.eval_ablation,
         allow_tools=allow_tools,
@@ -129,6 +131,24 @@ def parse_options(option) -> EvalOptions:
         min_recall=share(getattr(option, "eval_min_recall", None), "--min-recall"),
         max_false_fire=share(getattr(option, "eval_max_false_fire", None), "--max-false-fire"),
     )
+
+
+def parse_models(value: str | None, *, regrade: bool) -> tuple[str | None, tuple[str, ...]]:
+    """--model MODEL, or --model A,B,… (a matrix: each model once, in the order given) → (model, models)."""
+    if value is None or "," not in value:
+        return value, ()
+    names = [name.strip() for name in value.split(",")]
+    if not all(names):
+        raise OptionError(f"Error: --model {value}: an empty model name; give models as A,B (no empty entries)")
+    models = tuple(dict.fromkeys(names))
+    if len(models) == 1:
+        return models[0], ()
+    if regrade:
+        raise OptionError(
+            "Error: --model A,B runs a model matrix; --regrade makes no runs. Regrade each model's folder of the "
+            "matrix on its own (plugin-eval regrade RESULTS/<model>)."
+        )
+    return None, models
 
 
 def eval_options_given(option) -> bool:

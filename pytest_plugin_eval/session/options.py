@@ -33,7 +33,8 @@ class EvalOptions:
     threshold: float = 1.0
     runs: int | None = None
     auto_runs: AutoRuns | None = None  # --runs auto[:MAX[:WIDTH]]: runs per arm chosen case by case
-    model: str | None = None
+    model: str | None = None  # one model for every case (a matrix: None, and `models` names them)
+    models: tuple[str, ...] = ()  # --model A,B,…: the model matrix (two or more models; matrix.md)
     judge_model: str | None = None
     ablation: Ablation | None = None  # None = with-without when a plugin resolves, else none
     allow_tools: tuple[str, ...] = ()
@@ -60,6 +61,20 @@ class EvalOptions:
     trigger_skill: str | None = None  # the skill of skill-creator trigger entries that name none
     min_recall: float | None = None  # a trigger set below this recall fails
     max_false_fire: float | None = None  # a trigger set above this false-fire rate fails
+
+    @property
+    def matrix(self) -> bool:
+        """--model A,B,…: every case and trigger set runs on each model."""
+        return bool(self.models)
+
+    def for_model(self, model: str | None) -> EvalOptions:
+        """The options as a session with `--model MODEL` alone has them: what one model's runs and document are
+        made under in a matrix (itself outside one)."""
+        if model is None or not self.models:
+            return self
+        from dataclasses import replace
+
+        return replace(self, model=model, models=())
 
 
 @dataclass(frozen=True)
@@ -111,8 +126,9 @@ OPTIONS = (
     Option(
         ("--model",),
         "eval_model",
-        "Model of the agent under test, for every case (else the case's model:, else ANTHROPIC_MODEL)",
-        metavar="MODEL",
+        "Model of the agent under test, for every case (else the case's model:, else ANTHROPIC_MODEL); "
+        "A,B,… runs every case and trigger set on each model, a results document per model (docs/matrix.md)",
+        metavar="MODEL[,MODEL…]",
     ),
     Option(
         ("--judge-model",),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,8 @@ class Written:
     report_path: Path | None
     label: str
     comparison: Any = None  # --compare-to: results.compare.Comparison against the earlier session
+    eval_root: Path | None = field(default=None, compare=False)
+    model: str | None = field(default=None, compare=False)  # a model matrix's model of the document
 
 
 class Outputs:
@@ -42,6 +44,7 @@ class Outputs:
         self.collected = collected
         self.claimed: dict[Path, object] = {}  # eval root → the lock on its results folder, held to the end
         self.written: list[Written] = []
+        self.matrices: list = []  # matrix.MatrixWritten: a model matrix's, per eval dir
         self.failed = False  # some output was lost: the session's record is incomplete
 
     @property
@@ -92,6 +95,10 @@ class Outputs:
         for document, suite in zip(documents, suites, strict=True):
             document.notices = list(self.collected.notices)  # notices raised while building later documents too
             self.written.append(self.write_suite(document, suite, documents))
+        if self.session.options.matrix:
+            from .matrix import write_matrices
+
+            self.matrices = write_matrices(self.session, self.saved, self.written)
         self.write_json_option(documents)
         self.write_markdown()
         self.write_benchmark()
@@ -101,8 +108,8 @@ class Outputs:
         options = self.session.options
         root = Path(suite.eval_root) if suite.eval_root else None
         # Nothing collected from this eval dir (no cases): no results folder, as the reference tool does.
-        folder = self.session.results_folder(root) if suite.collected_anything else None
-        label = self.session.suite_label(root) if root else "suite"
+        folder = self.session.results_folder(root, suite.model) if suite.collected_anything else None
+        label = self.session.suite_label(root, suite.model) if root else "suite"
         comparison = self.comparison(document, documents, str(folder.path) if folder else "this session")
         results_path = folder.results_file if folder else None
         if folder is not None and not self.saved(
@@ -121,7 +128,7 @@ class Outputs:
             page = report
             if not self.saved(page, lambda: write_report(document, page, past, comparison)):
                 report = None
-        return Written(document, results_path, report, label, comparison)
+        return Written(document, results_path, report, label, comparison, root, suite.model)
 
     def write_json_option(self, documents: list[SuiteResult]) -> None:
         """--json PATH (or `-`, stdout): the document, or with several eval dirs one holding every suite's."""
@@ -186,6 +193,10 @@ class Outputs:
                 for w in self.written
             ]
         )
+        if self.matrices:
+            from ..report.matrix import markdown
+
+            text = "\n".join([*(markdown(m.matrix, m.rows) for m in self.matrices), text])
         if path:
             target = Path(path).absolute()
             self.saved(target, lambda: write_atomic(target, text))

@@ -10,7 +10,7 @@ import pytest
 
 from ..load.skill_evals import EvalsLoadError, eval_cases, evals_files, read_evals
 from ..load.suite import resolve_plugin
-from .collect import ARM_LABELS, CaseFile, CaseLoadFailure, RunItem
+from .collect import ARM_LABELS, CaseFile, CaseLoadFailure, RunItem, run_params
 from .pytest_internals import child_node_id
 
 
@@ -30,14 +30,16 @@ class EvalsFile(CaseFile):
         for case in cases:
             if not session.selected(case):
                 continue
-            for arm, index in session.runs_to_collect(case):
+            for model, arm, index in session.matrix_runs(case):
+                params = run_params(model, f"{ARM_LABELS[arm]}-{index}")
                 yield RunItem.from_parent(
                     self,
-                    name=f"{case.name}[{ARM_LABELS[arm]}-{index}]",
+                    name=f"{case.name}[{params}]",
                     case=case,
                     arm=arm,
                     index=index,
-                    **child_node_id(self, case.name, f"{ARM_LABELS[arm]}-{index}"),
+                    model=model,
+                    **child_node_id(self, case.name, params),
                 )
 
 

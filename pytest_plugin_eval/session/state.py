@@ -28,6 +28,7 @@ from ..load.script import SCRIPT_FILENAME
 from ..load.suite import NOT_CASE_DIRS, RESERVED_DIR, enclosing_plugin, eval_dir_name, eval_root_of
 from ..load.triggers import TriggerSet, is_trigger_file, load_trigger_file
 from ..results.ledger import CostLedger
+from ..results.matrix import case_models, model_dirname, restriction_notice
 from ..results.model import CaseResult, RunResult, SkippedRun, SuiteInfo
 from ..results.regrade import StoredResults, regrade_run
 from ..results.store import ResultsFolder
@@ -118,9 +119,18 @@ class EvalSession:
             self.config.option.continue_on_collection_errors = True
         self.resources.ledger.get()  # made now, before any run: a fresh ceiling every session
 
-    def results_folder(self, eval_root: Path | None) -> ResultsFolder | None:
+    def results_folder(self, eval_root: Path | None, model: str | None = None) -> ResultsFolder | None:
         """--output-dir, else <eval dir>/results/<session timestamp>/ (None without an eval dir). A session over
-        several eval dirs keeps their results apart: --output-dir gets a folder per suite."""
+        several eval dirs keeps their results apart: --output-dir gets a folder per suite. In a model matrix each
+        model's results are a folder of their own inside it (matrix.py)."""
+        folder = self.session_folder(eval_root)
+        if folder is None or model is None or not self.options.matrix:
+            return folder
+        return ResultsFolder(folder.path / model_dirname(model))
+
+    def session_folder(self, eval_root: Path | None) -> ResultsFolder | None:
+        """The folder this session writes an eval dir's results in (a matrix: its matrix.json and a folder per
+        model)."""
         if self.options.output_dir:
             folder = Path(self.options.output_dir).absolute()
             if eval_root is not None and len(self.eval_roots) > 1:
@@ -128,8 +138,15 @@ class EvalSession:
             return ResultsFolder(folder)
         return ResultsFolder.for_session(eval_root, self.started_at) if eval_root is not None else None
 
-    def suite_label(self, eval_root: Path) -> str:
-        return describe.suite_label(eval_root, self.eval_roots)
+    def suite_label(self, eval_root: Path, model: str | None = None) -> str:
+        """The suite's name in JUnit and the terminal; in a model matrix with its model: `commit-craft[haiku]`."""
+        label = describe.suite_label(eval_root, self.eval_roots)
+        return f"{label}[{model}]" if model is not None and self.options.matrix else label
+
+    @property
+    def matrix_models(self) -> tuple[str | None, ...]:
+        """The models every case runs on: a matrix's, else one (None: the case's own, else the default)."""
+        return self.options.models or (None,)
 
     @property
     def active(self) -> bool:
@@ -238,6 +255,12 @@ class EvalSession:
         runs = range(1, rules.runs_for(case, self.options) + 1)
         return [(arm, index) for arm in rules.arms_for(case, self.options) for index in runs]
 
+    def matrix_runs(self, case: Case) -> list[tuple[str | None, str, int]]:
+        """(model, arm, index) of the items of a case: its runs on each model it runs on, the models interleaved
+        run by run, so that a cost ceiling or an interruption leaves every model with comparable runs."""
+        models = case_models(case.models, self.matrix_models)
+        return [(model, arm, index) for arm, index in self.runs_to_collect(case) for model in models]
+
     def selected(self, case: Case) -> bool:
         return self.selected_name(case.name, case.tags)
 
@@ -266,25 +289,27 @@ class EvalSession:
 
     # ---- what the reports carry (describe.py, notices.py) ----------------------------------------------------
 
-    def case_result(self, case: Case) -> CaseResult:
-        """The case as the results document describes it, before any run."""
-        return describe.case_result(case, self.options, regrading=self.regrading)
+    def case_result(self, case: Case, model: str | None = None) -> CaseResult:
+        """The case as the results document describes it, before any run (on `model`, in a matrix)."""
+        return describe.case_result(case, self.options.for_model(model), regrading=self.regrading)
 
-    def suite_info(self, case: Case) -> SuiteInfo:
-        return describe.suite_info(case, self.options)
+    def suite_info(self, case: Case, model: str | None = None) -> SuiteInfo:
+        return describe.suite_info(case, self.options.for_model(model))
 
-    def case_notices(self, case: Case) -> list[str]:
-        return notices.case_notices(case, self.options, regrading=self.regrading)
+    def case_notices(self, case: Case, model: str | None = None) -> list[str]:
+        said = notices.case_notices(case, self.options.for_model(model), regrading=self.regrading)
+        restricted = restriction_notice(case.name, case.models, self.matrix_models)
+        return [*said, restricted] if restricted else said
 
     # ---- running -------------------------------------------------------------------------------------
 
     def execute(self, item, upcoming=None) -> Outcome:
         """One item's run, unless the cost ceiling keeps it from starting or (--runs auto) its case needs no more
         runs. Called from the pool's threads. `upcoming`: the item whose run starts next, started ahead."""
-        case, ledger = item.case, self.ledger
+        case, ledger, model = item.case, self.ledger, item.model
         if self.options.auto_runs is not None:
             reason = self.rounds.need(
-                case_key(case),
+                case_key(case, model),
                 item.index,
                 self.earlier_runs(item),
                 rules.two_arm(case, self.options),
@@ -292,7 +317,7 @@ class EvalSession:
                 trigger=(case.trigger.threshold, case.runs_per_arm) if case.trigger is not None else None,
             )
             if reason is not None:
-                self.prestarts.discard(run_key(case, item.arm, item.index))
+                self.prestarts.discard(run_key(case, item.arm, item.index, model))
                 return Outcome(unneeded=reason)
         outcome = Outcome()
         try:
@@ -303,19 +328,19 @@ class EvalSession:
                 )
                 skipped = SkippedRun(case.name, case.rel_dir, item.arm, item.index, "cost_ceiling")
                 outcome = Outcome(skipped=skipped, why_skipped=why)
-                self.prestarts.discard(run_key(case, item.arm, item.index))
+                self.prestarts.discard(run_key(case, item.arm, item.index, model))
             else:
-                outcome = Outcome(result=self.run_case(case, item.arm, item.index, upcoming))
+                outcome = Outcome(result=self.run_case(case, item.arm, item.index, upcoming, model))
         except Exception as e:  # a fault before the run's own guard (planning it, its judge, its folder)
             outcome = Outcome(result=harness_result(item.arm, item.index, e))
         finally:
             if self.options.auto_runs is not None:  # whatever came of it: the case's later runs may decide
-                self.rounds.record(case_key(case), item.arm, item.index, auto_score(case, outcome.result))
+                self.rounds.record(case_key(case, model), item.arm, item.index, auto_score(case, outcome.result))
         return outcome
 
     def earlier_runs(self, item) -> set[tuple[str, int]]:
         """The selected runs of `item`'s case in earlier rounds: what its need is decided on."""
-        earlier = self._earlier.get().get(case_key(item.case), set())
+        earlier = self._earlier.get().get(case_key(item.case, item.model), set())
         return {(arm, i) for arm, i in earlier if i < item.index}
 
     def _runs_by_case(self) -> dict[str, set[tuple[str, int]]]:
@@ -323,13 +348,13 @@ class EvalSession:
         out: dict[str, set[tuple[str, int]]] = {}
         for other in getattr(self.pytest_session, "items", None) or ():
             if hasattr(other, "case") and hasattr(other, "arm"):
-                out.setdefault(case_key(other.case), set()).add((other.arm, other.index))
+                out.setdefault(case_key(other.case, other.model), set()).add((other.arm, other.index))
         return out
 
-    def run_case(self, case: Case, arm: Arm, index: int, upcoming=None) -> RunResult:
-        """One run of `case` in `arm` (or, with --regrade, its stored run graded again). `upcoming`: the item
-        whose run comes next, whose agent this run starts ahead."""
-        folder = self.results_folder(case.eval_root)
+    def run_case(self, case: Case, arm: Arm, index: int, upcoming=None, model: str | None = None) -> RunResult:
+        """One run of `case` in `arm` (or, with --regrade, its stored run graded again) on `model` (a matrix's;
+        None: the session's). `upcoming`: the item whose run comes next, whose agent this run starts ahead."""
+        folder = self.results_folder(case.eval_root, model)
         assert folder is not None
         artefacts = folder.run_folder(os.path.relpath(case.dir, case.eval_root), arm, index)
         script = case.script if self.options.scripted else None
@@ -339,7 +364,7 @@ class EvalSession:
             return regrade_run(
                 case, stored, rules.two_arm(case, self.options), judge, artefacts, stop=self.pool.stopping
             )
-        plan = self.run_plan(case, arm, index)
+        plan = self.run_plan(case, arm, index, model)
         how = Evaluation(
             two_arm=rules.two_arm(case, self.options),
             artefacts=artefacts,
@@ -348,7 +373,7 @@ class EvalSession:
             attempts=1 + self.options.api_retries,
             workspace_base=self.workspace_base,
         )
-        ready = self.prestarts.take(run_key(case, arm, index))  # from here on, evaluate owns it
+        ready = self.prestarts.take(run_key(case, arm, index, model))  # from here on, evaluate owns it
         self.start_ahead(upcoming)
         return evaluate(plan, how, ready)
 
@@ -369,20 +394,24 @@ class EvalSession:
         auto = self.options.auto_runs
         if auto is not None and item.index > auto.first:
             return
-        case, arm, index = item.case, item.arm, item.index
-        self.prestarts.start(run_key(case, arm, index), lambda: (self.run_plan(case, arm, index), self.workspace_base))
+        case, arm, index, model = item.case, item.arm, item.index, item.model
+        self.prestarts.start(
+            run_key(case, arm, index, model), lambda: (self.run_plan(case, arm, index, model), self.workspace_base)
+        )
 
-    def run_plan(self, case: Case, arm: Arm, index: int) -> RunPlan:
-        folder = self.results_folder(case.eval_root)
+    def run_plan(self, case: Case, arm: Arm, index: int, model: str | None = None) -> RunPlan:
+        folder = self.results_folder(case.eval_root, model)
         assert folder is not None
         script = case.script if self.options.scripted else None
         return RunPlan(
             case=case,
             arm=arm,
             index=index,
-            settings=self.run_settings(),
+            settings=self.run_settings(model),
             claude=self.claude,
-            base_url=self.models.scripted_url(script, case.prompt, arm, index),
+            base_url=self.models.scripted_url(
+                script, case.prompt, arm, index, self.options.for_model(model).model or case.model
+            ),
             mock_agent=self.models.mock_agent(case, script, arm, index),
             record_dir=folder.recordings,
             stop=self.pool.stopping,
@@ -391,8 +420,8 @@ class EvalSession:
             hidden=(Path(self.options.output_dir).absolute(),) if self.options.output_dir else (),
         )
 
-    def run_settings(self) -> RunSettings:
-        o = self.options
+    def run_settings(self, model: str | None = None) -> RunSettings:
+        o = self.options.for_model(model)
         return RunSettings(
             model=o.model,
             allow_tools=o.allow_tools,
@@ -429,9 +458,11 @@ def auto_score(case: Case, result: RunResult | None) -> float | None:
     return None if fired is None else float(fired)
 
 
-def case_key(case: Case) -> str:
-    return str(case.dir.resolve())
+def case_key(case: Case, model: str | None = None) -> str:
+    """A case on one model (--runs auto decides each model's runs apart)."""
+    key = str(case.dir.resolve())
+    return key if model is None else f"{key}\0{model}"
 
 
-def run_key(case: Case, arm: str, index: int) -> RunKey:
-    return (case_key(case), arm, index)
+def run_key(case: Case, arm: str, index: int, model: str | None = None) -> RunKey:
+    return (case_key(case, model), arm, index)

@@ -4,6 +4,7 @@ sets add to the document, the exit status and the terminal."""
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,13 +12,15 @@ from typing import Any
 import pytest
 
 from ..report import triggers as text
+from ..results.matrix import model_dirname
 from ..results.model import PartialReason
 from ..results.triggers import QueryResult, TriggerSetResult
 from . import verdicts
 from .gathered import Collected
 from .wire import TriggerReport
 
-TRIGGER_PARAMS = "[run-"
+# A trigger run's parameters: [run-2], in a model matrix [haiku-run-2] (collect.run_params).
+TRIGGER_PARAMS = re.compile(r"\[(?:(?P<model>[^\[\]]+)-)?run-\d+\]$")
 
 
 @dataclass
@@ -25,14 +28,16 @@ class TriggerGather:
     """The trigger runs' reports, into each eval dir's SuiteRuns.trigger_sets (gathered.py)."""
 
     collected: Collected
-    files: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)  # set key → (node file, label)
+    # (set key, model) → (node file, label)
+    files: dict[tuple[tuple[str, str], str | None], tuple[str, str]] = field(default_factory=dict)
     order: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (set key, query id) → position
     expected: set[str] = field(default_factory=set)  # query node ids, for the progress count
 
     def expect(self, nodeids) -> None:
         for nodeid in map(str, nodeids):
-            if TRIGGER_PARAMS in nodeid:
-                self.expected.add(nodeid.rsplit("[", 1)[0])
+            match = TRIGGER_PARAMS.search(nodeid)
+            if match is not None:  # a query's verdict (on each model of a matrix)
+                self.expected.add(nodeid.rsplit("[", 1)[0] + (f"[{match['model']}]" if match["model"] else ""))
 
     @property
     def files_expected(self) -> list[str]:
@@ -40,7 +45,7 @@ class TriggerGather:
         return list(dict.fromkeys(nodeid.split("::", 1)[0] for nodeid in self.expected))
 
     def record(self, report: TriggerReport, nodeid: str) -> None:
-        sets = self.collected.of(report.eval_root).trigger_sets
+        sets = self.collected.of(report.eval_root, report.model).trigger_sets
         key = report.trigger_set.key()
         trigger_set = sets.setdefault(key, report.trigger_set)
         self.order[(key[0], key[1], report.query.id)] = report.position
@@ -51,13 +56,7 @@ class TriggerGather:
             trigger_set.queries.sort(key=lambda q: self.order.get((key[0], key[1], q.id), 0))
         query.runs.append(report.run)
         query.runs.sort(key=lambda r: r.index)
-        self.files[key] = (nodeid.split("::", 1)[0], report.label)
-
-    def of(self, eval_root: str) -> list[TriggerSetResult]:
-        return self.collected.of(eval_root).sorted_trigger_sets
-
-    def runs_of(self, eval_root: str) -> list:
-        return [run for s in self.of(eval_root) for run in s.runs]
+        self.files[(key, report.model)] = (nodeid.split("::", 1)[0], report.label)
 
     def failed(self, options) -> bool:
         """A query decided on the wrong side, or a set past --min-recall / --max-false-fire: the session fails."""
@@ -69,12 +68,13 @@ class TriggerGather:
         """Each query's verdict, and (when a threshold is set) each set's, as pytest tests of their own."""
         for suite in self.collected.suites.values():
             for key, trigger_set in suite.trigger_sets.items():
-                node_file, label = self.files.get(key, (trigger_set.file, ""))
+                node_file, label = self.files.get((key, suite.model), (trigger_set.file, ""))
+                on = "" if suite.model is None else f"[{model_dirname(suite.model)}]"
                 for query in trigger_set.queries:
                     outcome, message = text.verdict_text(query, trigger_set)
                     report_test(
                         config,
-                        f"{node_file}::{trigger_set.name}/{query.id}",
+                        f"{node_file}::{trigger_set.name}/{query.id}{on}",
                         outcome,
                         message,
                         junit_names=(f"{label}.triggers.{trigger_set.name}", query.id),
@@ -84,7 +84,7 @@ class TriggerGather:
                 if options.min_recall is not None or options.max_false_fire is not None:
                     report_test(
                         config,
-                        f"{node_file}::{trigger_set.name}",
+                        f"{node_file}::{trigger_set.name}{on}",
                         "failed" if failures else "passed",
                         "\n".join(f"✗ {f}" for f in failures) or text.skill_line(trigger_set),
                         junit_names=(f"{label}.triggers", trigger_set.name),

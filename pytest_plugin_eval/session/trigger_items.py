@@ -1,7 +1,8 @@
 """The pytest nodes of trigger evals: a trigger file collects into one item per query × run.
 
 Node ids are anchored on the file: `evals/triggers.yaml::commit-message/rename-getuser[run-2]`, so `-k
-commit-message` picks a skill's queries and `-k rename-getuser` one query. Each item is a with-plugin run of the
+commit-message` picks a skill's queries and `-k rename-getuser` one query; in a model matrix the model comes
+first, `…/rename-getuser[haiku-run-2]`. Each item is a with-plugin run of the
 query as a case (load/triggers.py), held and stopped at the deciding call (run/trigger.py); its report carries a
 TriggerReport to the controller, which reports each query's verdict as a test of its own.
 """
@@ -16,10 +17,11 @@ import pytest
 from ..core.paths import display_path
 from ..load.suite import SKILL_FILE, enclosing_plugin
 from ..load.triggers import TriggerLoadError, TriggerQuery, TriggerSet, query_case, skill_folder_files
+from ..results.matrix import case_models
 from ..results.trigger_runs import trigger_run_of
 from ..results.triggers import QueryResult, TriggerRun, TriggerSetResult
 from . import rules, skill_eval_items, wire
-from .collect import CaseFile, CaseLoadFailure, RunFailed, RunItem
+from .collect import CaseFile, CaseLoadFailure, RunFailed, RunItem, run_params
 from .options import TRIGGER_MARKER
 from .state import get_session
 from .view import SessionView
@@ -42,16 +44,19 @@ class TriggerFile(CaseFile):
                 case = query_case(trigger_set, query, scripted=session.options.scripted)
                 if not session.selected(case):
                     continue
+                models = case_models(trigger_set.models, session.matrix_models)
                 for index in range(1, rules.trigger_runs(trigger_set, session.options) + 1):
-                    yield TriggerItem.from_parent(
-                        self,
-                        name=f"{case.name}[run-{index}]",
-                        case=case,
-                        arm="with",
-                        index=index,
-                        trigger_set=trigger_set,
-                        query=query,
-                    )
+                    for model in models:
+                        yield TriggerItem.from_parent(
+                            self,
+                            name=f"{case.name}[{run_params(model, f'run-{index}')}]",
+                            case=case,
+                            arm="with",
+                            index=index,
+                            model=model,
+                            trigger_set=trigger_set,
+                            query=query,
+                        )
 
 
 class TriggerItem(RunItem):
@@ -82,10 +87,12 @@ class TriggerItem(RunItem):
     def trigger_report(self) -> dict | None:
         if self.trigger_run is None:
             return None
-        return report_of(get_session(self.config), self.trigger_set, self.query, self.trigger_run).to_json()
+        session = get_session(self.config)
+        return report_of(session, self.trigger_set, self.query, self.trigger_run, self.model).to_json()
 
     def reportinfo(self):
-        return self.path, None, f"{self.case.name} [trigger run {self.index}]"
+        on = f" on {self.model}" if self.model is not None else ""
+        return self.path, None, f"{self.case.name} [trigger run {self.index}{on}]"
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, RunFailed) and self.trigger_run is not None:
@@ -97,7 +104,7 @@ class TriggerItem(RunItem):
         return super().repr_failure(excinfo, style)
 
     def junit_names(self) -> list[str]:
-        label = get_session(self.config).suite_label(self.case.eval_root)
+        label = get_session(self.config).suite_label(self.case.eval_root, self.model)
         return [f"{label}.triggers.{self.trigger_set.name}", f"{self.query.id}-run-{self.index}"]
 
     def html_extras(self) -> list:
@@ -105,18 +112,19 @@ class TriggerItem(RunItem):
 
 
 def report_of(
-    session: SessionView, trigger_set: TriggerSet, query: TriggerQuery, run: TriggerRun
+    session: SessionView, trigger_set: TriggerSet, query: TriggerQuery, run: TriggerRun, model: str | None = None
 ) -> wire.TriggerReport:
-    """What a trigger run's call report carries to the controller."""
+    """What a trigger run's call report carries to the controller (`model`: a matrix's model of the run)."""
     case = query_case(trigger_set, query)
     return wire.TriggerReport(
         eval_root=str(trigger_set.eval_root),
-        label=session.suite_label(trigger_set.eval_root),
-        trigger_set=set_header(trigger_set, session.options.model),
+        label=session.suite_label(trigger_set.eval_root, model),
+        trigger_set=set_header(trigger_set, session.options.for_model(model).model),
         query=QueryResult(query.id, query.query, query.should_fire),
         run=run,
-        suite=session.suite_info(case),
+        suite=session.suite_info(case, model),
         position=trigger_set.queries.index(query),
+        model=model,
     )
 
 

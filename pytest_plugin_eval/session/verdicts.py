@@ -53,10 +53,14 @@ class _Crash:
     lineno: int = 0
 
 
-def report_case(config: pytest.Config, case_file: str, label: str, case: CaseResult, verdict: CaseVerdict) -> None:
-    """Report `case`'s verdict through pytest's report hooks, as a test named `<case file>::<case name>`."""
-    nodeid = f"{case_file}::{case.name}"
-    location = (case_file, None, f"{case.name} (the case, over its runs)")
+def report_case(
+    config: pytest.Config, case_file: str, label: str, case: CaseResult, verdict: CaseVerdict, model: str | None = None
+) -> None:
+    """Report `case`'s verdict through pytest's report hooks, as a test named `<case file>::<case name>` (on one
+    model of a matrix: `<case file>::<case name>[<model>]`)."""
+    nodeid = f"{case_file}::{case.name}" if model is None else f"{case_file}::{case.name}[{model}]"
+    on = "" if model is None else f" on {model}"
+    location = (case_file, None, f"{case.name} (the case, over its runs{on})")
     keywords: dict[str, Any] = {case.name: 1, CASE_KEYWORD: 1, "plugin_eval": 1}
     duration = sum(run.duration_seconds for run in case.runs())
     now = time.time()

@@ -24,9 +24,11 @@ class RunReport:
     eval_root: str
     label: str = ""  # the plugin's name, as JUnit and the terminal name the suite
     notices: list[str] = field(default_factory=list)
+    model: str | None = None  # a model matrix's model of the run (None: the session's one model)
 
     def to_json(self) -> dict:
         return {
+            "model": self.model,
             "label": self.label,
             "case": self.case.header_json(),
             "arm": self.run.arm,
@@ -48,6 +50,7 @@ class RunReport:
             eval_root=data["evalRoot"],
             label=data.get("label", ""),
             notices=list(data.get("notices", ())),
+            model=data.get("model"),
         )
 
 
@@ -68,13 +71,14 @@ class LoadErrorReport:
 class SkipReport:
     run: SkippedRun
     eval_root: str
+    model: str | None = None
 
     def to_json(self) -> dict:
-        return {"run": self.run.to_json(), "evalRoot": self.eval_root}
+        return {"run": self.run.to_json(), "evalRoot": self.eval_root, "model": self.model}
 
     @classmethod
     def from_json(cls, data: dict) -> SkipReport:
-        return cls(SkippedRun.from_json(data["run"]), data["evalRoot"])
+        return cls(SkippedRun.from_json(data["run"]), data["evalRoot"], data.get("model"))
 
 
 @dataclass
@@ -88,11 +92,13 @@ class TriggerReport:
     run: TriggerRun
     suite: SuiteInfo
     position: int = 0  # the query's place in its set
+    model: str | None = None  # a model matrix's model of the run
 
     def to_json(self) -> dict:
         header = self.trigger_set.to_json()
         query = self.query.to_json()
         return {
+            "model": self.model,
             "evalRoot": self.eval_root,
             "label": self.label,
             "set": header,
@@ -115,4 +121,5 @@ class TriggerReport:
             run=run,
             suite=SuiteInfo.from_json(data["suite"]),
             position=data.get("position", 0),
+            model=data.get("model"),
         )

@@ -72,7 +72,7 @@ def test_a_case_that_does_not_load_is_named_by_file_and_key(clean, capsys):
     )
     assert rendered(clean) == [
         "evals/says-hello/case.yaml: runz: is not a case.yaml key — did you mean runs? (top-level keys: schema_version, name, "
-        "description, tags, plugins, runs, expected_outcome, context, execution, graders)"
+        "description, tags, plugins, runs, expected_outcome, models, context, execution, graders)"
     ]
     assert check([str(clean)]) == 1
     assert capsys.readouterr().out.startswith("✗ evals/says-hello/case.yaml: runz: is not a case.yaml key")

@@ -35,7 +35,9 @@ FM_KEYS = (
     "timeout_seconds, allowed_tools, disallowed_tools, artifact_publish, growthbook_overrides, "
     "append_system_prompt, env"
 )
-TOP_KEYS = "schema_version, name, description, tags, plugins, runs, expected_outcome, context, execution, graders"
+TOP_KEYS = (
+    "schema_version, name, description, tags, plugins, runs, expected_outcome, models, context, execution, graders"
+)
 EXEC_KEYS = (
     "model, max_turns, timeout_seconds, allowed_tools, disallowed_tools, artifact_publish, "
     "growthbook_overrides, append_system_prompt, env, prompt"

@@ -118,15 +118,20 @@ class FakeSession:
     def claude(self) -> Path:
         raise ClaudeNotFound("no Claude Code binary found")
 
-    def results_folder(self, eval_root):
+    def results_folder(self, eval_root, model=None):
+        folder = self.session_folder(eval_root)
+        return folder if folder is None or model is None else ResultsFolder(folder.path / model)
+
+    def session_folder(self, eval_root):
         if eval_root is None:
             return None
         if eval_root not in self.folders:  # another eval dir: a folder of its own
             self.folders[eval_root] = ResultsFolder(self.tmp_path / "results" / self.suite_label(eval_root))
         return self.folders[eval_root]
 
-    def suite_label(self, eval_root: Path) -> str:
-        return self.labels.get(eval_root, eval_root.parent.name)
+    def suite_label(self, eval_root: Path, model: str | None = None) -> str:
+        label = self.labels.get(eval_root, eval_root.parent.name)
+        return label if model is None else f"{label}[{model}]"
 
     def ablation_for(self, has_plugin: bool) -> str:
         return self.options.ablation or ("with-without" if has_plugin else "none")
@@ -142,10 +147,10 @@ class FakeSession:
     def load_triggers(self, path: Path, root: Path) -> Any:
         return []  # no trigger sets in these suites
 
-    def case_result(self, case: Any) -> CaseResult:
+    def case_result(self, case: Any, model: str | None = None) -> CaseResult:
         return self.loadable[case]
 
-    def suite_info(self, case: Any) -> SuiteInfo:
+    def suite_info(self, case: Any, model: str | None = None) -> SuiteInfo:
         raise AssertionError("only a worker's crash asks for a case's suite, and no test here loads one")
 
     def stop_runs(self) -> list:
@@ -451,7 +456,7 @@ def test_without_any_run_the_suite_is_the_first_eval_dirs_plugin(session):
     controller, _ = finished(session)
     suite = only(controller).suite
     assert (suite.root, suite.ablation, suite.plugins) == ("/work/plugin", "none", [])
-    assert list(controller.gather.collected.suites) == ["/work/plugin/evals"]
+    assert list(controller.gather.collected.suites) == [("/work/plugin/evals", None)]
     (written,) = controller.outputs.written
     assert written.label == "plugin"
     assert written.results_path is None  # no case: no results folder, as the reference tool does
@@ -814,7 +819,7 @@ def test_report_option_writes_the_page_where_asked(tmp_path, html_reports):
 
 def test_without_a_results_folder_no_file_is_written(session, html_reports):
     session.folder = None
-    session.results_folder = lambda root: None
+    session.results_folder = lambda root, model=None: None
     controller, _ = finished(session, run_report())
     (written,) = controller.outputs.written
     assert (written.results_path, written.report_path, html_reports) == (None, None, [])
@@ -844,7 +849,7 @@ def test_the_results_path_is_remembered_for_lf(tmp_path):
 def test_nothing_is_remembered_without_a_results_file(tmp_path):
     cache = FakeCache({CACHE_KEY: ["/old/aggregate-result.json"]})
     session = FakeSession(tmp_path, config=FakeConfig(cache=cache))
-    session.results_folder = lambda root: None
+    session.results_folder = lambda root, model=None: None
     finished(session, run_report())
     assert cache.values == {CACHE_KEY: ["/old/aggregate-result.json"]}
 
@@ -984,7 +989,7 @@ def other(case_dir: str = "evals/a", result: RunResult | None = None, **kw) -> S
 def test_collected_keeps_each_eval_dirs_runs_apart():
     collected = Collected()
     assert collected.of("/x/evals") is collected.of("/x/evals")
-    assert collected.suites == {"/x/evals": SuiteRuns("/x/evals")}
+    assert collected.suites == {("/x/evals", None): SuiteRuns("/x/evals")}
     collected.of("/x/evals").cases["evals/a"] = header()
     collected.of("/x/evals").cases["evals/a"].arms = {"with": [run()]}
     collected.of("/y/evals").cases["evals/a"] = header()
@@ -1005,7 +1010,7 @@ def test_each_eval_dir_gets_its_own_document(tmp_path, html_reports):
         load_error_report("evals/broken", eval_root=OTHER),
         skip_report("a", "with", 2),
     )
-    assert list(controller.gather.collected.suites) == [EVALS, OTHER]
+    assert list(controller.gather.collected.suites) == [(EVALS, None), (OTHER, None)]
     mine, theirs = controller.gather.collected.suites.values()
     assert (list(mine.cases), list(mine.load_errors), [r.index for r in mine.skipped]) == (
         ["evals/b", "evals/a"],

@@ -20,8 +20,8 @@ def session(tmp_path: Path, stored=None) -> SimpleNamespace:
     return SimpleNamespace(
         stored=stored,
         eval_roots=[root],
-        results_folder=lambda eval_root: ResultsFolder(eval_root / "results" / "now"),
-        options=SimpleNamespace(json_path=str(tmp_path / "result.json"), report=None, md_path="-"),
+        results_folder=lambda eval_root, model=None: ResultsFolder(eval_root / "results" / "now"),
+        options=SimpleNamespace(json_path=str(tmp_path / "result.json"), report=None, md_path="-", models=()),
         config=SimpleNamespace(option=SimpleNamespace(htmlpath=None)),
     )
 

@@ -1,0 +1,207 @@
+"""A model matrix (`--model A,B,…`): one session's evaluation of a suite on several models. Each model's results
+are a complete results document of their own (schemaVersion 1, in a folder named after the model, read by every
+reader as a one-model session's), and `matrix.json` beside those folders says which models ran, where each
+model's document is, its verdict, exit status and cost:
+
+    evals/results/<timestamp>/
+      matrix.json                  the matrix (this module)
+      <model>/aggregate-result.json   each model's results document, report and runs (store.py's layout)
+
+Pure: the matrix document, the models a case runs on, and the case × model table the reports draw.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import UsageError
+from .model import SuiteResult
+from .scoring import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, document_failed, exit_status
+from .triggers import Rate
+
+MATRIX_FILE = "matrix.json"
+MATRIX_KIND = "plugin-eval/model-matrix"
+VERDICTS = {EXIT_OK: "passed", EXIT_FAILED: "failed", EXIT_PARTIAL: "partial"}
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class MatrixError(UsageError):
+    """A matrix folder (or its matrix.json) that cannot be read, or a model it does not hold."""
+
+
+def model_dirname(model: str) -> str:
+    """The folder a model's results go in: its name, with what a folder name cannot hold (`/`, `:`) as `-`."""
+    name = _UNSAFE.sub("-", model).strip(".-")
+    return name or "model"
+
+
+def case_models(restrict: tuple[str, ...], models: tuple[str | None, ...]) -> tuple[str | None, ...]:
+    """The models a case (or trigger set) runs on: with `models:`, those of the matrix it names (outside a
+    matrix, `models:` restricts nothing: the session's one model runs every case)."""
+    if not restrict or models == (None,):
+        return models
+    return tuple(model for model in models if model in restrict)
+
+
+def restriction_notice(name: str, restrict: tuple[str, ...], models: tuple[str | None, ...]) -> str | None:
+    """What to say of a case whose `models:` names a model the matrix does not run (a note: the case runs on the
+    others; none left, it runs on none)."""
+    if not restrict or models == (None,):
+        return None
+    missing = [model for model in restrict if model not in models]
+    if not missing:
+        return None
+    kept = case_models(restrict, models)
+    where = f"runs on {', '.join(str(m) for m in kept)} only" if kept else "runs on none of them"
+    return f"{name}: models: names {', '.join(missing)}, not in --model {','.join(str(m) for m in models)}; it {where}"
+
+
+def model_exit_status(document: SuiteResult, triggers_failed: bool = False) -> int:
+    """The exit status a session of this model alone would have had (the controller's rule, on one document)."""
+    interrupted = "SIGINT" if document.partial_reason == "interrupted" else None
+    failed = (
+        not (document.cases or document.triggers)
+        or bool(document.load_errors)
+        or (bool(document.cases) and document_failed(document))
+        or triggers_failed
+    )
+    return exit_status(interrupted=interrupted, partial=document.partial, failed=failed)
+
+
+@dataclass
+class MatrixModel:
+    """One model of a matrix: where its document is (relative to the matrix's folder) and what it came to."""
+
+    model: str
+    document: str
+    exit_status: int
+    cost_usd: float
+
+    @property
+    def verdict(self) -> str:
+        return VERDICTS.get(self.exit_status, "interrupted")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "document": self.document,
+            "verdict": self.verdict,
+            "exitStatus": self.exit_status,
+            "costUsd": round(self.cost_usd, 6),
+        }
+
+
+@dataclass
+class Matrix:
+    """The matrix document: the models in the order given, and the invocation's exit status over them."""
+
+    started_at: str
+    judge_model: str | None
+    exit_status: int
+    models: list[MatrixModel] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": MATRIX_KIND,
+            "schemaVersion": 1,
+            "startedAt": self.started_at,
+            "judgeModel": self.judge_model,
+            "exitStatus": self.exit_status,
+            "costUsd": round(sum(m.cost_usd for m in self.models), 6),
+            "models": [m.to_json() for m in self.models],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Matrix:
+        return cls(
+            started_at=str(data.get("startedAt", "")),
+            judge_model=data.get("judgeModel"),
+            exit_status=int(data.get("exitStatus", 0)),
+            models=[
+                MatrixModel(str(m["model"]), str(m["document"]), int(m.get("exitStatus", 0)), m.get("costUsd", 0.0))
+                for m in data.get("models", ())
+            ],
+        )
+
+    def entry(self, model: str) -> MatrixModel:
+        for entry in self.models:
+            if entry.model == model:
+                return entry
+        names = ", ".join(m.model for m in self.models)
+        raise MatrixError(f"the matrix has no model {model!r}; its models are {names}")
+
+
+def is_matrix(path: Path) -> bool:
+    """A matrix's folder, or its matrix.json."""
+    path = Path(path)
+    return path.name == MATRIX_FILE or (path.is_dir() and (path / MATRIX_FILE).is_file())
+
+
+def read_matrix(path: Path) -> tuple[Matrix, Path]:
+    """The matrix in a folder (or its matrix.json), and its folder. Raises MatrixError."""
+    path = Path(path)
+    file = path if path.name == MATRIX_FILE else path / MATRIX_FILE
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise MatrixError(f"{file}: not a readable matrix document ({e})") from None
+    if not isinstance(data, dict) or data.get("kind") != MATRIX_KIND:
+        raise MatrixError(f"{file}: not a model matrix document (no kind {MATRIX_KIND!r})")
+    return Matrix.from_json(data), file.parent
+
+
+# ---- the case × model table ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One case (or trigger set) on one model."""
+
+    score: float | None = None
+    delta: float | None = None
+    delta_ci: tuple[float, float] | None = None
+    two_arm: bool = False
+    passed: bool | None = None  # the case's verdict (None: no with-plugin run)
+    recall: Rate | None = None  # trigger sets: should-fire queries that fire
+    false_fire: Rate | None = None  # and should-not-fire queries that fire
+    cost_usd: float = 0.0
+
+
+@dataclass
+class Row:
+    kind: str  # "case" or "triggers"
+    name: str
+    cells: dict[str, Cell] = field(default_factory=dict)  # model → its cell (absent: not run on that model)
+
+
+def matrix_rows(documents: list[tuple[str, SuiteResult]]) -> list[Row]:
+    """A row per case and trigger set of any model's document, in the order they first appear; a cell per model
+    that ran it."""
+    rows: dict[tuple[str, str], Row] = {}
+    for model, document in documents:
+        threshold = document.suite.threshold
+        for case in document.cases:
+            agg = case.aggregates
+            row = rows.setdefault(("case", case.dir), Row("case", case.name))
+            row.cells[model] = Cell(
+                score=agg.score,
+                delta=agg.delta,
+                delta_ci=agg.delta_ci,
+                two_arm=case.two_arm,
+                passed=None if not case.runs("with") else agg.score is not None and agg.score >= threshold,
+                cost_usd=case.cost_usd,
+            )
+        for trigger_set in document.triggers:
+            row = rows.setdefault(("triggers", f"{trigger_set.file}\0{trigger_set.skill}"), Row("triggers", ""))
+            row.name = f"triggers: {trigger_set.name}"
+            row.cells[model] = Cell(
+                recall=trigger_set.recall,
+                false_fire=trigger_set.false_fire_rate,
+                passed=not trigger_set.wrong,
+                cost_usd=trigger_set.cost_usd,
+            )
+    return list(rows.values())
