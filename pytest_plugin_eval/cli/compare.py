@@ -2,6 +2,7 @@
 
     plugin-eval compare evals/results/<before>/ evals/results/<after>/ [--json [PATH]] [--md PATH]
                         [--level 0.95] [--fail-on-worse]
+    plugin-eval compare evals/results/<matrix>/ --model A --model B     two models of one model matrix
 
 OLD and NEW are results folders (holding aggregate-result.json) or results JSON files. Prints the comparison
 (results.compare) as a table; `--json` writes the compare document (alone on stdout without a PATH), `--md` its
@@ -21,6 +22,7 @@ from ..core.errors import UsageError
 from ..report.comparison import write_comparison
 from ..report.terminal import StreamTerminal
 from ..results.compare import LEVEL, CompareError, compare, read_document
+from ..results.matrix import MatrixError, of_two_models, read_matrix, same_matrix
 from ..results.store import document_text, write_atomic
 
 
@@ -41,7 +43,19 @@ def command_parser() -> argparse.ArgumentParser:
         "rate moved; cost and duration; and warnings when the sessions were not measured alike.",
     )
     parser.add_argument("old", metavar="OLD", help="the earlier session: a results folder or a results JSON file")
-    parser.add_argument("new", metavar="NEW", help="the later session: a results folder or a results JSON file")
+    parser.add_argument(
+        "new",
+        metavar="NEW",
+        nargs="?",
+        help="the later session: a results folder or a results JSON file (not with --model)",
+    )
+    parser.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        metavar="MODEL",
+        help="twice, with OLD a model matrix's results folder (--model A,B): compare model A's results with B's",
+    )
     parser.add_argument(
         "--json",
         nargs="?",
@@ -91,17 +105,28 @@ def compare_command(argv: list[str]) -> int:
         level = _level(args.level)
         if args.json not in (None, "-") and not args.json.endswith(".json"):
             raise _Refused(f"Error: --json {args.json}: the path must end in .json — or give --json alone to print")
+        models = matrix_sources(args)
+        if models is not None:
+            args.old, args.new = models
+        elif args.new is None:
+            raise _Refused(
+                "plugin-eval compare: error: the following arguments are required: NEW (or, for two models of a "
+                "model matrix, its results folder and --model A --model B)"
+            )
         old = read_document(args.old)
         new = read_document(args.new)
     except _Refused as e:
         print(e, file=sys.stderr)
         return 1
-    except CompareError as e:
+    except (CompareError, MatrixError) as e:
         print(f"Error: {e}", file=sys.stderr)
         return 1
     except SystemExit as e:  # --help
         return int(e.code or 0)
     comparison = compare(old, new, old_source=args.old, new_source=args.new, level=level)
+    pair = same_matrix(Path(args.old), Path(args.new))
+    if pair is not None:  # two models of one session: the model is what differs, not a reason to distrust
+        comparison, said = of_two_models(comparison, *pair)
     status = 1 if args.fail_on_worse and (comparison.worse or comparison.worse_queries) else 0
     try:
         if args.json not in (None, "-"):
@@ -118,6 +143,8 @@ def compare_command(argv: list[str]) -> int:
         out = sys.stderr
     else:
         out = sys.stdout
+    if pair is not None:
+        print(said, file=out)
     write_comparison(StreamTerminal(out), comparison)
     for label, path in (("Wrote", args.json if args.json != "-" else None), ("Wrote", args.md)):
         if path:
@@ -126,3 +153,17 @@ def compare_command(argv: list[str]) -> int:
         names = ", ".join([c.name for c in comparison.worse] + comparison.worse_queries)
         print(f"--fail-on-worse: worse in {names}", file=out)
     return status
+
+
+def matrix_sources(args: argparse.Namespace) -> tuple[str, str] | None:
+    """`DIR --model A --model B`: the two models' documents in the matrix DIR (None without --model)."""
+    if not args.model:
+        return None
+    if len(args.model) != 2 or args.new is not None:
+        raise _Refused(
+            "plugin-eval compare: error: --model compares two models of one matrix: give the matrix's results "
+            "folder and --model twice (plugin-eval compare DIR --model A --model B)"
+        )
+    matrix, folder = read_matrix(Path(args.old))
+    a, b = (matrix.entry(model) for model in args.model)
+    return str(folder / a.document), str(folder / b.document)

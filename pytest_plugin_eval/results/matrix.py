@@ -14,14 +14,26 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import UsageError
 from .model import SuiteResult
-from .scoring import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, document_failed, exit_status
+from .scoring import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    EXIT_TERMINATED,
+    document_failed,
+    exit_status,
+)
+from .store import RESULTS_FILE
 from .triggers import Rate
+
+if TYPE_CHECKING:
+    from .compare import Comparison
 
 MATRIX_FILE = "matrix.json"
 MATRIX_KIND = "plugin-eval/model-matrix"
@@ -58,6 +70,15 @@ def restriction_notice(name: str, restrict: tuple[str, ...], models: tuple[str |
     kept = case_models(restrict, models)
     where = f"runs on {', '.join(str(m) for m in kept)} only" if kept else "runs on none of them"
     return f"{name}: models: names {', '.join(missing)}, not in --model {','.join(str(m) for m in models)}; it {where}"
+
+
+# The invocation's exit status over the models: the first of these any model has, else 0.
+PRECEDENCE = (EXIT_TERMINATED, EXIT_INTERRUPTED, EXIT_PARTIAL, EXIT_FAILED)
+
+
+def combined_status(statuses: list[int]) -> int:
+    """1 if any model's verdict fails, 2 if any is partial (an interruption above both), else 0."""
+    return next((status for status in PRECEDENCE if status in statuses), EXIT_OK)
 
 
 def model_exit_status(document: SuiteResult, triggers_failed: bool = False) -> int:
@@ -152,6 +173,33 @@ def read_matrix(path: Path) -> tuple[Matrix, Path]:
     if not isinstance(data, dict) or data.get("kind") != MATRIX_KIND:
         raise MatrixError(f"{file}: not a model matrix document (no kind {MATRIX_KIND!r})")
     return Matrix.from_json(data), file.parent
+
+
+def same_matrix(old: Path, new: Path) -> tuple[str, str] | None:
+    """The models of two results documents (or their folders) that are two models of one matrix; else None."""
+    files = [path / RESULTS_FILE if path.is_dir() else path for path in (old, new)]
+    folders = {file.resolve().parent.parent for file in files}
+    if len(folders) != 1 or not is_matrix(next(iter(folders))):
+        return None
+    try:
+        matrix, folder = read_matrix(next(iter(folders)))
+    except MatrixError:
+        return None
+    by_document = {(folder / m.document).resolve(): m.model for m in matrix.models}
+    models = [by_document.get(file.resolve()) for file in files]
+    return (models[0], models[1]) if models[0] and models[1] and models[0] != models[1] else None
+
+
+def of_two_models(comparison: Comparison, old: str, new: str) -> tuple[Comparison, str]:
+    """A comparison of two models of one matrix, and what to say of it: the model is the difference asked
+    about (not a warning); anything else that differs still is one."""
+    others = [w for w in comparison.warnings if w.kind != "model"]
+    said = f"model matrix: {old} → {new} — "
+    if not others:
+        said += "they differ in the model only (one session: same plugin, cases, runs, judge and Claude Code)"
+    else:
+        said += "they differ in the model, and as the warnings below say"
+    return replace(comparison, warnings=others), said
 
 
 # ---- the case × model table ----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from .matrix import is_matrix
 from .model import CaseResult, SuiteResult
 from .scoring import aggregate
 from .store import read_results
@@ -41,18 +42,20 @@ def previous_results(config) -> list[tuple[SuiteResult, str]]:
     """The last results of each eval dir (by its suite's root), with the path of its newest document: every case
     as its newest session left it — a case the last session did not run keeps an earlier session's runs."""
     cache = getattr(config, "cache", None)
-    by_root: dict[str, tuple[SuiteResult, str]] = {}
+    by_root: dict[tuple[str, str | None], tuple[SuiteResult, str]] = {}
     for path in _remembered(cache) if cache is not None else []:
         try:
             document = read_results(Path(path))
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        older = by_root.get(document.suite.root)
+        # a model matrix's documents (one per model, in the matrix's folder) are each model's last results
+        key = (document.suite.root, document.suite.model_override if is_matrix(Path(path).parent.parent) else None)
+        older = by_root.get(key)
         if older is not None:
             newer = {case.dir for case in document.cases}
             kept = [case for case in older[0].cases if case.dir not in newer]
             document = dataclasses.replace(document, cases=[*kept, *document.cases])
-        by_root[document.suite.root] = (document, path)
+        by_root[key] = (document, path)
     return list(by_root.values())
 
 

@@ -78,12 +78,17 @@ class ResultsFolder:
         except BlockingIOError:
             handle.close()
             raise FolderInUse(self.path) from None
-        for name in (RUNS_DIR, RECORDINGS_DIR):
-            shutil.rmtree(self.path / name, ignore_errors=True)
+        self.clear_runs()
         probe = self.path / f".probe-{os.getpid()}"
         probe.write_text("")  # not writable, or a full disk: said now, before any run
         probe.unlink()
         return handle
+
+    def clear_runs(self) -> None:
+        """Remove the runs and recordings an earlier session left here (a model's folder of a matrix is cleared
+        with the matrix's folder, which is the one claimed)."""
+        for name in (RUNS_DIR, RECORDINGS_DIR):
+            shutil.rmtree(self.path / name, ignore_errors=True)
 
     def run_folder(self, case_in_eval_dir: str, arm: str, index: int) -> RunFolder:
         """A run's artefacts; `case_in_eval_dir` is the case folder relative to the eval dir."""

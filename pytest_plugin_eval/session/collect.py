@@ -350,32 +350,34 @@ def failed_last_time(config, items: list) -> None:
     session = get_session(config)
     # Runs of cases; a trigger query's runs are cheap and are all made again (it has no earlier runs to reuse).
     runs = [item for item in items if isinstance(item, RunItem) and item.case.trigger is None]
-    now = {str(item.case.dir.resolve()): item.case for item in runs}
-    again: set[tuple[str, str, int]] = set()
-    changed: set[str] = set()
+    # a case on one model: in a model matrix each model's document says which of its runs failed
+    now = {(str(item.case.dir.resolve()), item.model): item.case for item in runs}
+    again: set[tuple[str, str | None, str, int]] = set()
+    changed: set[tuple[str, str | None]] = set()
     whole = session.options.auto_runs is not None
     for document, _ in rerun.previous_results(config):
+        model = document.suite.model_override if session.options.matrix else None
         for case in document.cases:
             if passes_threshold(case, session.options.threshold):
                 continue
-            folder = str((Path(document.suite.root) / case.dir).resolve())
-            if folder in now and (whole or not rerun.same_case(session.case_result(now[folder]), case)):
+            folder = (str((Path(document.suite.root) / case.dir).resolve()), model)
+            if folder in now and (whole or not rerun.same_case(session.case_result(now[folder], model), case)):
                 changed.add(folder)
             for run in case.runs():
                 harness = run.error_kind in RERUN_KINDS
                 if harness or (run.arm == "with" and (run.score is None or run.score < 1)):
-                    again.add((folder, run.arm, run.index))
+                    again.add((*folder, run.arm, run.index))
     chosen = [
         item
         for item in runs
-        if str(item.case.dir.resolve()) in changed or (str(item.case.dir.resolve()), item.arm, item.index) in again
+        if (key := (str(item.case.dir.resolve()), item.model)) in changed or (*key, item.arm, item.index) in again
     ]
     if not chosen:
         return  # nothing known to have failed: run what was collected
     dropped = [item for item in runs if item not in chosen]
     config.hook.pytest_deselected(items=dropped)
     items[:] = [item for item in items if item not in dropped]
-    cases = {str(item.case.dir.resolve()) for item in chosen}
+    cases = {(str(item.case.dir.resolve()), item.model) for item in chosen}
     status = f"re-running {len(chosen)} run(s) of {len(cases)} failed case(s)"
     if whole:
         status += " whole (--runs auto decides their runs afresh)"

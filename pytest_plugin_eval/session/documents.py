@@ -51,6 +51,12 @@ class Documents:
         collected, session = self.collected, self.session
         if not collected.suites:
             collected.of(str(session.eval_roots[0]) if session.eval_roots else "")
+        # a matrix's model none of whose runs was selected (-k haiku, models:) has no document
+        empty = [
+            key for key, suite in collected.suites.items() if suite.model is not None and not suite.collected_anything
+        ]
+        for key in empty[: len(empty) - (len(empty) == len(collected.suites))]:
+            del collected.suites[key]
         previous = rerun.previous_results(session.config) if session.config.getoption("lf", False) else []
         return [self.document(suite, previous, interrupted) for suite in collected.suites.values()]
 
@@ -64,7 +70,7 @@ class Documents:
         info = self.suite_info(suite)
         for old, path in previous:
             if old.suite.root == info.root and (suite.model is None or old.suite.model_override == suite.model):
-                cases = self.with_previous_runs({case.dir: case for case in cases}, old, path)
+                cases = self.with_previous_runs({case.dir: case for case in cases}, old, path, suite.model)
         for case in cases:
             case.hints = hints.case_hints(case)
             if hints.never_fired(case) and case.hints:  # said whatever the verdict: a pass is no proof here
@@ -95,7 +101,9 @@ class Documents:
             triggers=trigger_sets,
         )
 
-    def with_previous_runs(self, fresh: dict[str, CaseResult], previous: SuiteResult, path: str) -> list[CaseResult]:
+    def with_previous_runs(
+        self, fresh: dict[str, CaseResult], previous: SuiteResult, path: str, model: str | None = None
+    ) -> list[CaseResult]:
         """--lf: complete this session's cases with the previous session's runs of unchanged cases."""
         current = {}
         for case in previous.cases:
@@ -106,7 +114,7 @@ class Documents:
             except CaseLoadError:
                 loaded = None
             if loaded is not None:
-                current[case.dir] = self.session.case_result(loaded)
+                current[case.dir] = self.session.case_result(loaded, model)
         merged, reused = rerun.merge(fresh, previous, current, top_up=self.session.options.auto_runs is None)
         if reused:
             self.collected.notice(f"--lf: {reused} run(s) of unchanged cases reused from {display_path(Path(path))}")

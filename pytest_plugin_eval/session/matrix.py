@@ -10,9 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..results.matrix import MATRIX_FILE, Matrix, MatrixModel, Row, matrix_rows, model_exit_status
+from ..results.matrix import MATRIX_FILE, Matrix, MatrixModel, Row, combined_status, matrix_rows, model_exit_status
 from ..results.model import SuiteResult
-from ..results.scoring import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PARTIAL, EXIT_TERMINATED
 from ..results.store import write_atomic, write_json
 from .trigger_gather import set_failures
 from .view import SessionView
@@ -20,8 +19,6 @@ from .view import SessionView
 Saved = Callable[[Path, Callable[[], object]], bool]  # outputs.Outputs.saved: write one file, say if it is lost
 
 MATRIX_PAGE = "matrix.html"
-# The invocation's exit status over the models: the first of these any model has, else 0.
-PRECEDENCE = (EXIT_TERMINATED, EXIT_INTERRUPTED, EXIT_PARTIAL, EXIT_FAILED)
 
 
 @dataclass
@@ -29,11 +26,6 @@ class MatrixWritten:
     matrix: Matrix
     rows: list[Row]
     path: Path | None  # its matrix.json (None: lost)
-
-
-def combined_status(statuses: list[int]) -> int:
-    """1 if any model's verdict fails, 2 if any is partial (an interruption above both), else 0."""
-    return next((status for status in PRECEDENCE if status in statuses), 0)
 
 
 def write_matrices(session: SessionView, saved: Saved, written: list[Any]) -> list[MatrixWritten]:

@@ -17,6 +17,7 @@ from .options import ABLATIONS, MAX_CONCURRENCY, MOCK_MODES, EvalOptions
 
 def parse_options(option) -> EvalOptions:
     """Validate the raw pytest option namespace. Raises OptionError with the user-facing message."""
+    model, models = parse_models(option.eval_model, regrade=bool(option.eval_regrade))
     json_path = option.eval_json
     if json_path not in (None, "-") and not json_path.endswith(".json"):
         raise OptionError(
@@ -95,7 +96,6 @@ def parse_options(option) -> EvalOptions:
             raise OptionError(f"Error: --compare-to {e}") from None
     if option.eval_claude and not os.access(option.eval_claude, os.X_OK):
         raise OptionError(f"Error: --claude {option.eval_claude}: no executable file there")
-    model, models = parse_models(option.eval_model, regrade=bool(option.eval_regrade))
     return EvalOptions(
         trust_plugin=option.trust_plugin,
         json_path=json_path,

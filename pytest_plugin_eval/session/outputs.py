@@ -81,6 +81,10 @@ class Outputs:
             return None
         try:
             self.claimed[eval_root] = folder.claim()
+            for model in self.session.options.models:  # a matrix: each model's folder, inside the claimed one
+                model_folder = self.session.results_folder(eval_root, model)
+                if model_folder is not None:
+                    model_folder.clear_runs()
         except OSError as e:
             return (
                 f"Error: results folder {display_path(folder.path)}: {e.strerror or e} — nothing was run. "

@@ -137,6 +137,22 @@ def test_per_run_lists_fall_back_to_default() -> None:
     assert loaded.turns("without", 2) == ()
 
 
+def test_a_model_of_a_matrix_may_have_arms_of_its_own() -> None:
+    loaded = script({"all": ["shared"], "models": {"haiku": {"with": ["haiku's"]}}})
+    assert loaded.turns("with", 1, "haiku")[0].blocks == (TextBlock("haiku's"),)
+    assert loaded.turns("without", 1, "haiku")[0].blocks == (TextBlock("shared"),)  # its other arms: the script's
+    assert loaded.turns("with", 1, "sonnet")[0].blocks == (TextBlock("shared"),)
+    assert loaded.turns("with", 1)[0].blocks == (TextBlock("shared"),)
+    with pytest.raises(SpecError, match="models.haiku"):
+        script({"with": ["x"], "models": {"haiku": {"whit": ["y"]}}})
+
+
+def test_the_model_is_filled_in_and_answers_from_its_own_turns(endpoint: ScriptedEndpoint) -> None:
+    loaded = script({"with": ["any {model}"], "models": {"haiku": {"with": ["mine {model}"]}}})
+    assert text_of(ask(endpoint.agent_url(loaded, arm="with", run=1, model="haiku"))) == "mine haiku"
+    assert text_of(ask(endpoint.agent_url(loaded, arm="with", run=1, model="opus"))) == "any opus"
+
+
 def test_repeat_expands_at_load_time() -> None:
     turns = script({"with": [{"error": {"status": 429}, "repeat": 3}, "ok"]}).turns("with", 1)
     assert [turn.error.status if turn.error else "text" for turn in turns] == [429, 429, 429, "text"]
@@ -176,7 +192,10 @@ def test_judge_replies() -> None:
     [
         ("", "the script is empty"),
         ("- text: a\n", "the script must be a mapping"),
-        ("withh: []\n", "withh: is not a key of a script — did you mean with? (expected: with, without, all, judge)"),
+        (
+            "withh: []\n",
+            "withh: is not a key of a script — did you mean with? (expected: with, without, all, judge, models)",
+        ),
         (
             "with: [{text: a, tool: b}]\n",
             "with[0]: a turn needs exactly one of text, tool, blocks, error (got: text, tool)",

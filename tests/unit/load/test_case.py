@@ -31,7 +31,7 @@ from pytest_plugin_eval.load.case import (
 KINDS_BAR = "regex | tool_order | tool_used | file_exists | llm | baseline | python"
 KINDS_COMMA = "regex, tool_order, tool_used, file_exists, llm, baseline, python"
 FM_KEYS = (
-    "schema_version, name, description, tags, plugins, runs, expected_outcome, model, max_turns, "
+    "schema_version, name, description, tags, plugins, runs, expected_outcome, models, model, max_turns, "
     "timeout_seconds, allowed_tools, disallowed_tools, artifact_publish, growthbook_overrides, "
     "append_system_prompt, env"
 )
@@ -1416,7 +1416,7 @@ def test_a_case_without_a_script_has_none(suite):
         ),
         (
             "wiht: [hi]\n",
-            "evals/c/scripted.yaml: wiht: is not a key of a script — did you mean with? (expected: with, without, all, judge)",
+            "evals/c/scripted.yaml: wiht: is not a key of a script — did you mean with? (expected: with, without, all, judge, models)",
         ),
         (
             "with: [{tool: write, input: {}}]\n",

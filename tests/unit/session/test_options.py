@@ -420,3 +420,20 @@ def test_shard_is_k_of_n():
     for bad in ("0/2", "3/2", "1", "a/b", "1/0"):
         with pytest.raises(OptionError, match="--shard must be K/N"):
             parse_shard(bad)
+
+
+# ---- --model A,B: the model matrix -----------------------------------------------------------------------------
+
+
+def test_one_model_is_todays_option_and_a_list_is_a_matrix():
+    assert (options("--model", "sonnet").model, options("--model", "sonnet").models) == ("sonnet", ())
+    matrix = options("--model", "haiku, sonnet,haiku")
+    assert (matrix.model, matrix.models, matrix.matrix) == (None, ("haiku", "sonnet"), True)
+    assert options("--model", "haiku,haiku").models == ()  # one model named twice is one model
+    assert matrix.for_model("haiku") == EvalOptions(model="haiku")
+    assert options("--model", "x").for_model(None) == EvalOptions(model="x")
+
+
+def test_a_matrix_refuses_empty_names_and_regrade():
+    assert "an empty model name" in refused("--model", "haiku,,sonnet")
+    assert "--regrade makes no runs" in refused("--model", "haiku,sonnet", "--regrade", "/nonexistent")
