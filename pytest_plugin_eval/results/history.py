@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InvalidSpec
+from .matrix import MATRIX_FILE
 from .model import SCHEMA_VERSION, SuiteResult
 from .plugin_changes import plugin_changes
 from .rerun import same_case
@@ -106,7 +107,10 @@ def scan(results_dirs: Iterable[Path], limit: int | None = HISTORY_LIMIT, exclud
             try:
                 written = (folder / RESULTS_FILE).stat().st_mtime
             except FileNotFoundError:
-                skipped.append(Skipped(folder, f"no {RESULTS_FILE} (not a results folder, or its session is running)"))
+                why = f"no {RESULTS_FILE} (not a results folder, or its session is running)"
+                if (folder / MATRIX_FILE).is_file():  # each model's document is in a folder of its own
+                    why = "a model matrix (--model A,B): each model's document is in a sub-folder, not listed here"
+                skipped.append(Skipped(folder, why))
                 continue
             except OSError as e:
                 skipped.append(Skipped(folder, f"{RESULTS_FILE} cannot be read ({e.strerror or e})"))

@@ -37,6 +37,10 @@ def aggregated(case: CaseResult, plan: adaptive.AutoRuns | None) -> CaseResult:
     return case
 
 
+def has_results(document: SuiteResult) -> bool:
+    return bool(document.cases or document.triggers or document.load_errors or document.skipped_runs)
+
+
 class Documents:
     """Builds the session's results documents; says what it notices on `collected`."""
 
@@ -51,14 +55,13 @@ class Documents:
         collected, session = self.collected, self.session
         if not collected.suites:
             collected.of(str(session.eval_roots[0]) if session.eval_roots else "")
-        # a matrix's model none of whose runs was selected (-k haiku, models:) has no document
-        empty = [
-            key for key, suite in collected.suites.items() if suite.model is not None and not suite.collected_anything
-        ]
-        for key in empty[: len(empty) - (len(empty) == len(collected.suites))]:
-            del collected.suites[key]
         previous = rerun.previous_results(session.config) if session.config.getoption("lf", False) else []
-        return [self.document(suite, previous, interrupted) for suite in collected.suites.values()]
+        built = {key: self.document(suite, previous, interrupted) for key, suite in collected.suites.items()}
+        # a matrix's model none of whose runs was selected (-k haiku, models:), nor reused (--lf), has no document
+        empty = [key for key, document in built.items() if key[1] is not None and not has_results(document)]
+        for key in empty[: len(empty) - (len(empty) == len(built))]:
+            del collected.suites[key], built[key]
+        return list(built.values())
 
     def document(
         self, suite: SuiteRuns, previous: list[tuple[SuiteResult, str]], interrupted: str | None
@@ -166,7 +169,9 @@ class Documents:
     def suite_info(self, suite: SuiteRuns) -> SuiteInfo:
         """The suite the cases came from, with the session's options (a matrix's model: as --model gives it)."""
         options, session = self.session.options.for_model(suite.model), self.session
-        base = suite.suite or self.empty_suite(suite.eval_root)
+        # a matrix's model with no run this session (--lf reused them all): the suite as its other models' say
+        siblings = [s.suite for s in self.collected.suites.values() if s.eval_root == suite.eval_root and s.suite]
+        base = suite.suite or next(iter(siblings), None) or self.empty_suite(suite.eval_root)
         case_filter = None
         if options.case_globs:
             case_filter = options.case_globs[-1] if len(options.case_globs) == 1 else list(options.case_globs)

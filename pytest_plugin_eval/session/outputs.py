@@ -18,6 +18,7 @@ from ..core.paths import display_path
 from ..results import history
 from ..results.model import SCHEMA_VERSION, SuiteResult
 from ..results.store import RESULTS_DIR, ResultsFolder, document_text, write_atomic, write_json
+from .documents import has_results
 from .gathered import Collected, SuiteRuns
 from .options import EvalOptions
 from .view import SessionView
@@ -112,7 +113,8 @@ class Outputs:
         options = self.session.options
         root = Path(suite.eval_root) if suite.eval_root else None
         # Nothing collected from this eval dir (no cases): no results folder, as the reference tool does.
-        folder = self.session.results_folder(root, suite.model) if suite.collected_anything else None
+        kept = suite.collected_anything or has_results(document)  # --lf: a matrix's model whose runs were all reused
+        folder = self.session.results_folder(root, suite.model) if kept else None
         label = self.session.suite_label(root, suite.model) if root else "suite"
         comparison = self.comparison(document, documents, str(folder.path) if folder else "this session")
         results_path = folder.results_file if folder else None

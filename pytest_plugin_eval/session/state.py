@@ -32,7 +32,6 @@ from ..results.matrix import case_models, model_dirname, restriction_notice
 from ..results.model import CaseResult, RunResult, SkippedRun, SuiteInfo
 from ..results.regrade import StoredResults, regrade_run
 from ..results.store import ResultsFolder
-from ..results.trigger_runs import trigger_run_of
 from ..run.agent import ClaudeNotFound
 from ..run.execute import RunPlan, RunSettings
 from . import describe, notices, rules
@@ -41,9 +40,9 @@ from .models import ModelCalls
 from .option_parse import collection_paths, eval_options_given, parse_options
 from .options import WORKER_INPUT_KEY, EvalOptions
 from .pool import Outcome, RunPool, workers
-from .prestart import Prestarts, RunKey, SpareCores, cpu_count, session_cpu_times
+from .prestart import Prestarts, SpareCores, cpu_count, session_cpu_times
 from .resources import Lazy, Resources
-from .rounds import RoundBoard
+from .rounds import RoundBoard, auto_score, case_key, run_key
 from .scratch import Scratch
 from .trust import TrustRefused, confirm_trust
 
@@ -446,23 +445,3 @@ class EvalSession:
     def close(self) -> None:
         self.stop_runs()
         self.resources.close()
-
-
-def auto_score(case: Case, result: RunResult | None) -> float | None:
-    """What --runs auto decides a case's next runs on: a run's score; a trigger run's 1 fired, 0 not."""
-    if result is None:
-        return None
-    if case.trigger is None:
-        return result.score
-    fired = trigger_run_of(result, case.trigger).fired
-    return None if fired is None else float(fired)
-
-
-def case_key(case: Case, model: str | None = None) -> str:
-    """A case on one model (--runs auto decides each model's runs apart)."""
-    key = str(case.dir.resolve())
-    return key if model is None else f"{key}\0{model}"
-
-
-def run_key(case: Case, arm: str, index: int, model: str | None = None) -> RunKey:
-    return (case_key(case, model), arm, index)
