@@ -3,6 +3,7 @@
     plugin-eval [target] --trust-plugin --json results.json --threshold 0.8 -j 4 …
     plugin-eval init [TARGET] | init --draft [TARGET] [--from FILE…] | init --bare NAME [--eval-dir DIR]
     plugin-eval triggers [TARGET] [options]
+    plugin-eval tune SKILL [TARGET] [options]
     plugin-eval check [TARGET]
     plugin-eval import [TARGET]
     plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--fail-on-worse]
@@ -41,6 +42,7 @@ VALUES = {name for o in OPTIONS if o.kind in ("value", "append") for name in o.n
 LISTS = {name for o in OPTIONS if o.kind == "list" for name in o.names}
 USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
        plugin-eval triggers [TARGET] [options]
+       plugin-eval tune SKILL [TARGET] --trust-plugin [--rounds N] [--candidates N] [--max-cost-usd X] [--apply]
        plugin-eval init [TARGET] [--trust-plugin] [--from FILE…]
        plugin-eval init --draft [TARGET] [--trust-plugin] [--from FILE…]
        plugin-eval init --bare NAME [--eval-dir DIR]
@@ -59,6 +61,8 @@ commands:
   triggers     run only the suite's trigger sets: does Claude consult each skill for the queries that
                should fire it, and leave it for the near-misses? (runs with the plugin only, each stopped
                at its first skill call)
+  tune         a better description for SKILL, proposed by Claude from its trigger set's train failures,
+               chosen on validation by a paired interval, scored once on test (plugin-eval tune --help)
   init         write the eval suite with Claude Code, interviewing you at a terminal (the plugin stays
                read-only; every file is checked); --draft: a first draft without questions, from the plugin
                and real prompts (--from prompts.txt or session .jsonl); --bare NAME: one blank case
@@ -324,6 +328,10 @@ def _main(argv: list[str]) -> int:
         return history_command(argv[1:])
     if argv[:1] == ["triggers"]:
         return run(argv[1:], only_triggers=True)
+    if argv[:1] == ["tune"]:
+        from .tune import tune_command
+
+        return tune_command(argv[1:])
     return run(argv)
 
 

@@ -40,6 +40,7 @@ from ..core.validate import (
 )
 from ..core.yamlio import YamlError, load_yaml
 from .case import Case, CaseLoadError
+from .description_words import DescriptionRule, is_rule, parse_rule
 from .mocks import MockSet, load_mocks
 from .script import ArmScript, Script, TextBlock, ToolBlock, Turn, parse_turns
 from .skills import Component, TriggerTarget, components_of
@@ -137,7 +138,8 @@ def load_trigger_file(path: Path, eval_root: Path, skill: str | None = None) -> 
     for draft in sets:
         for query in draft.queries:
             runs = query.turns if isinstance(query.turns, dict) else {"default": query.turns}
-            for word in runs.values():
+            words = [w for a in runs.values() for w in (a.names if isinstance(a, DescriptionRule) else (a,))]
+            for word in words:
                 if (
                     isinstance(word, str)
                     and word not in SCRIPTED_WORDS
@@ -382,8 +384,10 @@ SCRIPTED_WORDS = ("fire", "none")
 
 def _scripted(value: Any, key: str) -> Any:
     """`fire` (the set's skill), `none` (an answer in words), another component's name (resolved when the set's
-    skill is known), or a list of turns as in scripted.yaml; or a mapping from run number (or `default`) to one
-    of those."""
+    skill is known), a list of turns as in scripted.yaml, or a rule on the skill's description
+    (load/description_words.py); or a mapping from run number (or `default`) to one of those."""
+    if is_rule(value):
+        return parse_rule(value, key)
     if isinstance(value, dict):
         out: dict = {}
         for run, answer in value.items():
@@ -406,6 +410,9 @@ def scripted_arm(trigger_set: TriggerSet, query: TriggerQuery) -> ArmScript:
 def _answer(trigger_set: TriggerSet, query: TriggerQuery, answer: Any) -> tuple[Turn, ...]:
     if isinstance(answer, tuple):
         return answer
+    if isinstance(answer, DescriptionRule):
+        whose = next((c for c in trigger_set.components if answer.of and c.answers_to(answer.of)), trigger_set.skill)
+        answer = answer.answer(whose.description)
     word = answer if isinstance(answer, str) else ("fire" if query.should_fire else "none")
     if word == "none":
         return (Turn(blocks=(TextBlock("Here is an answer, without any skill."),)),)
