@@ -261,8 +261,8 @@ class Tuning:
                     for c in result.candidates
                 ),
             ]
-            if result.outcome == "nothing_better" and is_flat(everything):
-                result.outcome = "flat"
+            if result.outcome != "improved":  # flat over everything measured, train included, not validation only
+                result.outcome = "flat" if is_flat(everything) else "nothing_better"
         winner = result.best
         if winner is not None and not self.siblings_ok(winner.description, result):
             result.outcome, result.winner = "thief", None
@@ -313,9 +313,11 @@ class Tuning:
         self.spend(measured.cost_usd)
         self.runs_used += measured.runs
         if measured.skipped:
-            why = "the cost ceiling" if self.over_ceiling(result, quiet=True) else "runs that decided nothing"
             result.outcome = "stopped"
-            result.stop = f"stopped: {measured.skipped} quer(y/ies) of {trigger_set.name} got no decided run ({why})"
+            if measured.ceiling_hit or self.over_ceiling(result, quiet=True):
+                result.stop = f"stopped at the cost ceiling: ${self.spent:.4f} spent of ${self.args.max_cost_usd:.4f}"
+            else:
+                result.stop = f"stopped: {measured.skipped} query(ies) of {trigger_set.name} decided no run (errors)"
             return None
         if measured.errors:
             result.notes.append(f"{measured.errors} run(s) of {trigger_set.name} erred and were left out of the rates")

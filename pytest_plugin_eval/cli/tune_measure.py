@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import HarnessError
@@ -41,7 +41,7 @@ class Measured:
     errors: int  # runs that decided nothing
     status: int  # the inner session's exit status
     skipped: int = 0  # queries the inner session ran no decided run of (ceiling, errors)
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    ceiling_hit: bool = False  # the inner session stopped at its --max-cost-usd
 
     @property
     def complete(self) -> bool:
@@ -128,4 +128,5 @@ def read_measured(
     if isinstance(session_cost, (int, float)) and session_cost > cost:
         cost = float(session_cost)
     skipped = len([q for q in query_ids if q not in rates])
-    return Measured(rates, fires, taken, cost, runs, errors, status, skipped)
+    ceiling = doc.get("partialReason") == "cost_ceiling"
+    return Measured(rates, fires, taken, cost, runs, errors, status, skipped, ceiling)
