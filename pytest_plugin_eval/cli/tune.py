@@ -42,7 +42,7 @@ class TuneError(UsageError):
     """A tuning that cannot start: the skill, its trigger set or the options; the message says the fix."""
 
 
-def parse(argv: list[str]) -> argparse.Namespace:
+def command_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="plugin-eval tune", description=__doc__.split("\n\n")[0])
     p.add_argument("skill", help="the skill to tune (bare or plugin:name)")
     p.add_argument("target", nargs="?", default=".", help="the plugin folder (default .)")
@@ -61,6 +61,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--json", help="also write the result document to this path")
     p.add_argument("--apply", action="store_true", help="write the winner's description into SKILL.md")
     p.add_argument("--force", action="store_true", help="--apply even when the plugin's git tree is dirty")
+    return p
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    p = command_parser()
     args = p.parse_args(argv)
     if args.rounds < 1 or args.candidates < 1:
         p.error("--rounds and --candidates must be at least 1")

@@ -4,7 +4,7 @@ candidate's text and its diff against the original, train/validation/test with i
 from __future__ import annotations
 
 import difflib
-import html
+from html import escape
 
 from ..results.tune_result import Scored, TuneResult
 from ..results.tuning import correctness
@@ -75,16 +75,16 @@ def _diff(old: str, new: str) -> str:
     out = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
         if op == "equal":
-            out.append(html.escape(" ".join(a[i1:i2])))
+            out.append(escape(" ".join(a[i1:i2])))
         if op in ("delete", "replace"):
-            out.append(f"<del>{html.escape(' '.join(a[i1:i2]))}</del>")
+            out.append(f"<del>{escape(' '.join(a[i1:i2]))}</del>")
         if op in ("insert", "replace"):
-            out.append(f"<ins>{html.escape(' '.join(b[j1:j2]))}</ins>")
+            out.append(f"<ins>{escape(' '.join(b[j1:j2]))}</ins>")
     return " ".join(out)
 
 
 def html_page(r: TuneResult) -> str:
-    e = html.escape
+    e = escape
     columns: list[tuple[str, int | None, dict[str, float]]] = [
         ("original", None, {**_rates(r.original_train), **_rates(r.original_validation)})
     ]

@@ -43,7 +43,8 @@ class FakeMeasurer:
     """Fire rates from `behaviour(description, query id)`; each run costs `cost`."""
 
     def __init__(self, behaviour, cost: float = 0.001, taken: dict | None = None):
-        self.behaviour, self.cost, self.taken, self.calls = behaviour, cost, taken or {}, []
+        self.behaviour, self.cost, self.taken = behaviour, cost, taken or {}
+        self.calls: list[tuple] = []
 
     def measure(self, description, trigger_set, ids, ceiling=None):
         self.calls.append((description, trigger_set.name, list(ids)))
@@ -63,7 +64,7 @@ def run_loop(t: Tuning, measurer, replies: list[str]) -> tuple[TuneResult, list[
         prompts.append(text)
         return f"<description>{replies[min(number, len(replies)) - 1]}</description>", 0.01, None
 
-    t.measurer, t.proposer = measurer, Proposer(ask)  # type: ignore[assignment]
+    t.measurer, t.proposer = measurer, Proposer(ask)
     result = TuneResult("greeter:greet", "greet", "evals/triggers.yaml", 0, {}, "Greets.", Cost(1.0, 10, None))
     result.queries = {q: {"part": t.split.part_of(q)} for q in t.labels}
     t.loop(result)
