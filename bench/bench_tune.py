@@ -98,7 +98,7 @@ def simulated_proposer(rng: random.Random, overfit: float):
 
 def held_out(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
-    before, after, won, runs_used = [], [], 0, []
+    before, after, won, worse, runs_used = [], [], 0, 0, []
     with tempfile.TemporaryDirectory() as tmp:
         root = plugin(Path(tmp) / "p", args.per_label, args.runs)
         for n in range(args.tunings):
@@ -130,6 +130,7 @@ def held_out(args: argparse.Namespace) -> None:
             truth = {q: model.true_rate(final, q) for q in test}
             after.append(scored(truth, t.labels, test).score)
             won += result.winner is not None
+            worse += result.winner is not None and after[-1] < before[-1]
             runs_used.append(model.used)
     mean = sum(before) / len(before), sum(after) / len(after)
     print(

@@ -214,6 +214,10 @@ class Tuning:
         result.original_validation = scored(original.rates, self.labels, sp.validation)
         best_train, best_rates, best_text = result.original_train.score, original.rates, t.skill.description
         result.stop = f"{self.args.rounds} round(s) done"
+        if best_train >= 1.0:  # no failure to propose from: asking would only spend
+            result.stop = "train is already perfect with the original: nothing to propose from"
+            self.decide(result)
+            return
         for round_number in range(1, self.args.rounds + 1):
             round_best, before = -1.0, best_train
             for _ in range(self.args.candidates):
@@ -249,7 +253,7 @@ class Tuning:
     def decide(self, result: TuneResult) -> None:
         t, sp = self.setup.target, self.split
         if not result.candidates:
-            result.outcome = "no_candidates"
+            result.outcome = "no_candidates" if self.proposer.calls else "nothing_better"
         else:
             original_val = result.original_validation.rates if result.original_validation else {}
             vals = [c.validation.rates if c.validation else {} for c in result.candidates]

@@ -166,3 +166,10 @@ def test_an_overfitted_candidate_is_nothing_better_not_flat(tmp_path):
 
     result, _ = run_loop(t, FakeMeasurer(overfit), ["Overfit."])
     assert result.candidates[0].train.score == 1.0 and result.outcome == "nothing_better"
+
+
+def test_an_original_perfect_on_train_is_not_proposed_against(tmp_path):
+    t = tuning(plugin(tmp_path))
+    result, prompts = run_loop(t, FakeMeasurer(lambda d, q: float(q.startswith("f"))), ["Better one."])
+    assert prompts == [] and result.candidates == [] and result.outcome == "nothing_better"
+    assert result.stop.startswith("train is already perfect") and result.original_test is not None
