@@ -193,6 +193,7 @@ class Tuning:
             f"estimate: at most {guess.agent_runs} agent runs and {guess.proposer_calls} proposer calls, "
             f"${guess.cost_usd:.2f} at list prices"
             + (f"; ceiling ${args.max_cost_usd:.2f}" if args.max_cost_usd is not None else "")
+            + (" (--scripted: answered offline, the spent figure prices the scripted tokens)" if args.scripted else "")
         )
         with tempfile.TemporaryDirectory(prefix="plugin-eval-tune-") as tmp:
             self.measurer = Measurer(self.setup.root, t.skill.path, Path(tmp), self.inner_options())
@@ -207,7 +208,7 @@ class Tuning:
     def loop(self, result: TuneResult) -> None:
         t, sp = self.setup.target, self.split
         trainval = [*sp.train, *sp.validation]
-        original = self.measure(t.skill.description, t, trainval, result)
+        original = self.measure(t.skill.description, t, trainval, result, "the original on train and validation")
         if original is None:
             return
         result.original_train = scored(original.rates, self.labels, sp.train)
@@ -232,7 +233,7 @@ class Tuning:
                     why = "; ".join((*proposal.rejected, *proposal.errors))
                     result.notes.append(f"round {round_number}: the proposer gave no valid description ({why})")
                     continue
-                measured = self.measure(proposal.description, t, trainval, result)
+                measured = self.measure(proposal.description, t, trainval, result, f"round {round_number}'s candidate")
                 if measured is None:
                     return
                 candidate = Candidate(round_number, proposal.description, rejected=list(proposal.rejected))
@@ -278,12 +279,12 @@ class Tuning:
             winner = None
         if result.outcome == "stopped":
             return
-        original = self.measure(t.skill.description, t, list(sp.test), result)
+        original = self.measure(t.skill.description, t, list(sp.test), result, "the original on test")
         if original is None:
             return
         result.original_test = scored(original.rates, self.labels, sp.test)
         if winner is not None:
-            measured = self.measure(winner.description, t, list(sp.test), result)
+            measured = self.measure(winner.description, t, list(sp.test), result, "the winner on test")
             if measured is None:
                 return
             result.winner_test = scored(measured.rates, self.labels, sp.test)
@@ -299,7 +300,7 @@ class Tuning:
             ids = [q.id for q in sibling.queries if q.should_fire]
             if not ids:
                 continue
-            measured = self.measure(description, sibling, ids, result)
+            measured = self.measure(description, sibling, ids, result, f"{sibling.name}'s queries with the winner")
             if measured is None:
                 return False
             stolen = [
@@ -313,10 +314,14 @@ class Tuning:
 
     # -- pieces ----------------------------------------------------------------
 
-    def measure(self, description: str, trigger_set: TriggerSet, ids: list[str], result: TuneResult) -> Measured | None:
+    def measure(
+        self, description: str, trigger_set: TriggerSet, ids: list[str], result: TuneResult, what: str = ""
+    ) -> Measured | None:
         """One inner trigger session; None once the loop has to stop (the ceiling, runs that decided nothing)."""
         if self.over_ceiling(result):
             return None
+        if what:
+            print(f"  measuring {what}: {len(ids)} queries (spent so far ${self.spent:.4f})", flush=True)
         left = None if self.args.max_cost_usd is None else self.args.max_cost_usd - self.spent
         measured = self.measurer.measure(description, trigger_set, ids, left)
         self.spend(measured.cost_usd)
