@@ -35,6 +35,7 @@ from .tune_propose import Attempt, Failure, Proposer, Sibling, claude_asker, loa
 
 DEFAULT_ROUNDS = 3
 DEFAULT_CANDIDATES = 2
+SMALL_VALIDATION = 10  # below this many validation queries, say that only a sweeping gain can be proven
 STEAL_SHARE = 0.5  # a sibling's should-fire query is stolen when the tuned skill takes more than this share
 
 
@@ -273,6 +274,12 @@ class Tuning:
             ]
             if result.outcome != "improved":  # flat over everything measured, train included, not validation only
                 result.outcome = "flat" if is_flat(everything) else "nothing_better"
+        if result.outcome == "nothing_better" and result.candidates and len(sp.validation) < SMALL_VALIDATION:
+            result.notes.append(
+                f"validation has {len(sp.validation)} queries: only a candidate right on nearly all of them where the "
+                "original is wrong can be proven better; add queries of each label to the trigger set to let smaller "
+                "gains show"
+            )
         winner = result.best
         if winner is not None and not self.siblings_ok(winner.description, result):
             result.outcome, result.winner = "thief", None
