@@ -197,7 +197,8 @@ class Tuning:
             + (" (--scripted: answered offline, the spent figure prices the scripted tokens)" if args.scripted else "")
         )
         with tempfile.TemporaryDirectory(prefix="plugin-eval-tune-") as tmp:
-            self.measurer = Measurer(self.setup.root, t.skill.path, Path(tmp), self.inner_options())
+            skipped = (self.setup.eval_root / RESULTS_DIR, self.out)
+            self.measurer = Measurer(self.setup.root, t.skill.path, Path(tmp), self.inner_options(), skipped)
             with self.endpoint() as endpoint:
                 self.proposer = Proposer(self.asker(endpoint, Path(tmp)))
                 self.loop(result)

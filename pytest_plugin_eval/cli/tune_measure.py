@@ -1,7 +1,7 @@
 """Measuring a description: the trigger eval of a copy of the plugin whose SKILL.md carries it.
 
 Each measurement is an inner `plugin-eval triggers` session — the same isolation, early stop, retries and
-`--runs auto` as any trigger run — on a throwaway copy of the plugin (its results folders and `.git` left out),
+`--runs auto` as any trigger run — on a throwaway copy of the plugin (its eval dir's results and `.git` left out),
 restricted with `--case` to the queries asked for, whose results JSON is read back. Runs that erred decided
 nothing: they are out of the rates (a query without a decided run has none), never a "no".
 """
@@ -18,7 +18,6 @@ from pathlib import Path
 
 from ..core.errors import HarnessError
 from ..load.triggers import TriggerSet
-from ..results.store import RESULTS_DIR
 from .tune_apply import rewrite_description
 
 SKIPPED_IN_COPY = (".git", "__pycache__", ".venv", "node_modules")
@@ -56,6 +55,7 @@ class Measurer:
     skill_path: Path  # the tuned skill's SKILL.md in the plugin
     work: Path  # where the copies and their results go
     options: list[str]
+    skipped: tuple[Path, ...] = ()  # folders not copied: the eval dir's results (earlier sessions, this tuning's)
     count: int = 0
 
     def measure(
@@ -83,11 +83,11 @@ class Measurer:
 
     def copy(self, where: Path, description: str) -> Path:
         """The plugin copied to `where`, its skill's description replaced (frontmatter only)."""
-        eval_results = {p.absolute() for p in self.plugin_root.rglob(RESULTS_DIR) if p.is_dir()}
+        left_out = {p.absolute() for p in self.skipped}
 
         def ignore(folder: str, names: list[str]) -> list[str]:
             skipped = [n for n in names if n in SKIPPED_IN_COPY]
-            return skipped + [n for n in names if (Path(folder) / n).absolute() in eval_results]
+            return skipped + [n for n in names if (Path(folder) / n).absolute() in left_out]
 
         shutil.copytree(self.plugin_root, where, ignore=ignore, symlinks=True)
         skill_md = where / self.skill_path.absolute().relative_to(self.plugin_root)

@@ -20,7 +20,8 @@ def test_copy_has_the_candidate_and_leaves_results_and_git_out(tmp_path):
     (root / "evals" / "results" / "old").mkdir(parents=True)
     (root / ".git").mkdir()
     skill_md = root / "skills" / "greet" / "SKILL.md"
-    m = Measurer(root, skill_md, tmp_path / "work", [])
+    (root / "skills" / "greet" / "results").mkdir()  # a skill's own folder of that name is the plugin's
+    m = Measurer(root, skill_md, tmp_path / "work", [], (root / "evals" / "results",))
     copy = m.copy(tmp_path / "work" / "c" / "p", "New words: here")
     assert (copy / "skills" / "greet" / "SKILL.md").read_text() == (
         '---\nname: greet\ndescription: "New words: here"\n---\nbody\n'
@@ -28,6 +29,7 @@ def test_copy_has_the_candidate_and_leaves_results_and_git_out(tmp_path):
     assert skill_md.read_text().startswith("---\nname: greet\ndescription: Greets.\n")  # the plugin untouched
     assert (copy / "evals" / "triggers.yaml").exists()
     assert not (copy / "evals" / "results").exists() and not (copy / ".git").exists()
+    assert (copy / "skills" / "greet" / "results").is_dir()
 
 
 def test_rates_leave_errors_out(tmp_path):
