@@ -20,6 +20,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import random
 import re
@@ -121,7 +123,8 @@ def held_out(args: argparse.Namespace) -> None:
             t.measurer = model  # type: ignore[assignment]
             t.proposer = Proposer(simulated_proposer(rng, args.overfit))
             result = TuneResult("writer:occasion", "occasion", "evals/triggers.yaml", n, {}, "", Cost(0, 0))
-            t.loop(result)
+            with contextlib.redirect_stdout(io.StringIO()):  # the loop's progress lines
+                t.loop(result)
             test = list(t.split.test)
             original = t.setup.skill.description
             final = result.best.description if result.best else original
@@ -139,7 +142,7 @@ def held_out(args: argparse.Namespace) -> None:
     )
     print(
         f"  original {mean[0]:.3f} → tuned {mean[1]:.3f}  (gain {mean[1] - mean[0]:+.3f}); a winner in "
-        f"{won / args.tunings:.0%} of tunings"
+        f"{won / args.tunings:.0%} of tunings, {worse} of them truly worse on test than the original"
     )
     print(f"  agent runs per tuning: mean {sum(runs_used) / len(runs_used):.0f}, max {max(runs_used)}")
 
