@@ -49,7 +49,8 @@ from ..load.suite import (
     eval_dir_name,
     is_plugin_dir,
 )
-from ..load.triggers import TriggerLoadError, TriggerSet, is_trigger_file, load_trigger_file, skill_folder_files
+from ..load.trigger_files import find_trigger_files
+from ..load.triggers import TriggerLoadError, TriggerSet, load_trigger_file
 from ..run.stand_ins import mocked_tools
 from ..session.options import EvalOptions
 from ..session.rules import grant_warnings, two_arm
@@ -295,21 +296,9 @@ def suite_problems(root: Path, eval_root: Path, cases: list[Case], unloaded: boo
 # ---- the whole check --------------------------------------------------------------------------------------
 
 
-def trigger_files(root: Path, eval_root: Path) -> list[Path]:
-    """The suite's trigger files: in its eval dir (outside results/ and mocks/), and skill-creator's in skill folders."""
-    found = []
-    for folder, subdirs, names in os.walk(eval_root):
-        subdirs[:] = sorted(d for d in subdirs if d not in NOT_CASE_DIRS and d != RESERVED_DIR)
-        here = Path(folder)
-        if is_case_dir(here):
-            continue
-        found += [here / n for n in sorted(names) if is_trigger_file(here / n)]
-    return found + [p for p in skill_folder_files(root) if p not in found]
-
-
 def check_triggers(result: CheckResult, root: Path, eval_root: Path) -> None:
     """Load the trigger files; a set with no near-miss (or no should-fire query) gets a warning."""
-    for path in trigger_files(root, eval_root):
+    for path in find_trigger_files(root, eval_root):
         try:
             sets = load_trigger_file(path, eval_root)
         except TriggerLoadError as e:

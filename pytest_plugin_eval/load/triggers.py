@@ -45,10 +45,8 @@ from .mocks import MockSet, load_mocks
 from .script import ArmScript, Script, TextBlock, ToolBlock, Turn, parse_turns
 from .skills import Component, TriggerTarget, components_of
 from .suite import resolve_plugin
+from .trigger_files import skill_folder_of
 
-YAML_NAME = "triggers.yaml"
-YAML_SUFFIX = ".triggers.yaml"
-JSON_NAMES = ("trigger-eval.json", "trigger-evals.json")
 DEFAULT_RUNS = 5  # fewer can never decide at 95%: 4 of 4 is the least that clears 0.5 (Wilson)
 DEFAULT_MAX_TURNS = 5
 DEFAULT_TIMEOUT = 120
@@ -102,21 +100,6 @@ class TriggerSet:
 
 class TriggerLoadError(CaseLoadError):
     """A trigger file that cannot run, with every problem found in it."""
-
-
-def is_trigger_file(path: Path) -> bool:
-    return path.name == YAML_NAME or path.name.endswith(YAML_SUFFIX) or path.name in JSON_NAMES
-
-
-def skill_folder_files(plugin_root: Path) -> list[Path]:
-    """skill-creator files kept in a skill's folder (`<skill>/trigger-eval.json`, `<skill>/evals/…`)."""
-    found = []
-    for component in components_of(plugin_root):
-        if component.kind != "skill":
-            continue
-        for folder in (component.path.parent, component.path.parent / "evals"):
-            found += [folder / name for name in JSON_NAMES if (folder / name).is_file()]
-    return found
 
 
 def load_trigger_file(path: Path, eval_root: Path, skill: str | None = None) -> list[TriggerSet]:
@@ -331,11 +314,8 @@ def _from_skill_creator(
 
 def _skill_of_folder(path: Path, components: tuple[Component, ...]) -> Component | None:
     """The skill whose folder holds `path` (directly or in its `evals/`)."""
-    for component in components:
-        folder = component.path.parent
-        if component.kind == "skill" and path.parent in (folder, folder / "evals"):
-            return component
-    return None
+    folder = skill_folder_of(path)
+    return next((c for c in components if c.kind == "skill" and c.path.parent == folder), None)
 
 
 def _only_skill(components: tuple[Component, ...], key: str, path: Path, problems: Problems) -> Component | None:

@@ -25,8 +25,9 @@ from ..grade.types import grader_types
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, load_case
 from ..load.graders import BUILTIN_ORDER
 from ..load.script import SCRIPT_FILENAME
-from ..load.suite import NOT_CASE_DIRS, RESERVED_DIR, enclosing_plugin, eval_dir_name, eval_root_of
-from ..load.triggers import TriggerSet, is_trigger_file, load_trigger_file
+from ..load.suite import enclosing_plugin, eval_dir_name, eval_root_of
+from ..load.trigger_files import in_eval_dir_walk, skipped_folder
+from ..load.triggers import TriggerSet, load_trigger_file
 from ..results.ledger import CostLedger
 from ..results.model import CaseResult, RunResult, SkippedRun, SuiteInfo
 from ..results.regrade import StoredResults, regrade_run
@@ -210,8 +211,9 @@ class EvalSession:
         return self._trigger_sets[path]
 
     def trigger_file_root(self, path: Path) -> Path | None:
-        """The eval dir of `path` when it is a trigger file (ours, or skill-creator's) and no case's own file."""
-        if not is_trigger_file(path) or (path.parent / CASE_FILE).exists() or (path.parent / PROMPT_FILE).exists():
+        """The eval dir of `path` when its walk collects it as a trigger file (trigger_files.in_eval_dir_walk: ours,
+        or skill-creator's, and no case's own file; those in a skill's folder come with EvalDir)."""
+        if not in_eval_dir_walk(path):
             return None
         return self.eval_root(path.parent)
 
@@ -250,7 +252,7 @@ class EvalSession:
         root = self.eval_root(path)
         if root is None or path == root:
             return None
-        if path.name in NOT_CASE_DIRS or path.name == RESERVED_DIR:
+        if skipped_folder(path):
             return True
         if path.name.startswith(".") and path.is_dir():
             return False
