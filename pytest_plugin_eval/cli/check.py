@@ -56,6 +56,7 @@ from ..session.options import EvalOptions
 from ..session.rules import grant_warnings, two_arm
 from .estimate import CaseShape, Estimate, Prediction, estimate, predict_from_pilot
 from .import_evals import mechanical_hints
+from .plugin_args import add_plugin_arguments, plugin_folder
 from .template import PLACEHOLDER_PATTERN, PLACEHOLDER_PROMPT
 
 MIN_RUNS = 3
@@ -506,13 +507,7 @@ def command_parser() -> argparse.ArgumentParser:
         description="Load an eval suite and check its floor (a should-not-fire case, an outcome grader per case, "
         "runs >= 3, two arms) without running anything. Exit 0 when it passes, 1 otherwise.",
     )
-    parser.add_argument("target", nargs="?", default=".", help="the plugin folder (default .)")
-    parser.add_argument(
-        "--eval-dir",
-        default=None,
-        metavar="DIR",
-        help="the folder below the plugin holding the cases (default: the manifest's experimental.evals, else evals)",
-    )
+    add_plugin_arguments(parser)
     parser.add_argument("--model", default=None, metavar="MODEL", help="the agent's model, for the cost estimate")
     parser.add_argument("--judge-model", default=None, metavar="MODEL", help="the judge model, for the cost estimate")
     parser.add_argument("--scripted", action="store_true", help="print the pilot command for the scripted endpoint")
@@ -522,9 +517,8 @@ def command_parser() -> argparse.ArgumentParser:
 
 def check(argv: list[str]) -> int:
     args = command_parser().parse_args(argv)
-    root = Path(args.target)
-    if not root.is_dir():
-        print(f"✗ {args.target}: not a folder (check takes a plugin folder)", file=sys.stderr)
+    root = plugin_folder(args.target, "check")
+    if root is None:
         return 1
     result = check_suite(root, args.eval_dir, model=args.model, judge_model=args.judge_model)
     if args.json:
