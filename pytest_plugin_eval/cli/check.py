@@ -286,9 +286,10 @@ def suite_problems(root: Path, eval_root: Path, cases: list[Case], unloaded: boo
                     if unloaded
                     else "no should-not-fire case — add"
                 )
-                + " a case whose prompt the plugin must leave alone, graded by "
-                "`type: tool_used`, `tool: Skill`, `min: 0`, `max: 0` (and an outcome grader); without one, a plugin "
-                "that fires on everything scores as well as one that fires when it should",
+                + " a case whose prompt the plugin must leave alone, graded by `type: tool_used`, `tool: Skill`, "
+                "`min: 0`, `max: 0` (a `tool_used` grader with `max: 0` on one of the plugin's `mcp__…` tools counts "
+                "too) and an outcome grader; without one, a plugin that fires on everything scores as well as one "
+                "that fires when it should",
             )
         )
     return out + ablation_none(root, eval_root)

@@ -85,7 +85,10 @@ def test_no_should_not_fire_case(tmp_path):
     (problem,) = check_suite(root).problems
     assert (problem.file, problem.key) == (root / "evals", "")
     assert problem.message.startswith("no should-not-fire case — add a case whose prompt the plugin must leave alone")
-    assert "`tool: Skill`, `min: 0`, `max: 0`" in problem.message
+    assert (
+        "`tool: Skill`, `min: 0`, `max: 0` (a `tool_used` grader with `max: 0` on one of the plugin's `mcp__…` tools"
+        in (problem.message)
+    )  # both count (test_what_makes_a_case_should_not_fire), so the message names both
 
 
 def test_a_should_not_fire_case_that_does_not_load_is_not_called_missing(clean):
