@@ -23,11 +23,11 @@ from pathlib import Path
 from ..core.errors import UsageError
 from ..load.skills import Component
 from ..load.suite import eval_dir_name, is_plugin_dir
+from ..load.trigger_files import find_trigger_files
 from ..load.triggers import TriggerLoadError, TriggerSet, load_trigger_file
 from ..results.store import RESULTS_DIR
 from ..results.tune_result import Candidate, Cost, SiblingCheck, TuneResult, scored
 from ..results.tuning import Labelled, SetTooSmall, choose, correctness, is_flat, paired, split
-from .check import trigger_files
 from .tune_apply import ApplyError, rewrite_description
 from .tune_estimate import TuneShape, estimate
 from .tune_measure import Measured, MeasureError, Measurer
@@ -88,7 +88,7 @@ def find_sets(args: argparse.Namespace) -> Setup:
         raise TuneError(f"✗ {args.target}: no such plugin folder")
     eval_root = root / eval_dir_name(root if is_plugin_dir(root) else None, args.eval_dir)
     sets: list[TriggerSet] = []
-    for path in trigger_files(root, eval_root) if eval_root.is_dir() else []:
+    for path in find_trigger_files(root, eval_root) if eval_root.is_dir() else []:
         try:
             sets += load_trigger_file(path, eval_root, args.trigger_skill)
         except TriggerLoadError as e:
