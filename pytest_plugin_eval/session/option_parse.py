@@ -5,6 +5,7 @@ Every message names the option and the fix; nothing is run (or paid for) before 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from pathlib import Path
@@ -128,7 +129,18 @@ def parse_options(option) -> EvalOptions:
         trigger_skill=getattr(option, "eval_trigger_skill", None),
         min_recall=share(getattr(option, "eval_min_recall", None), "--min-recall"),
         max_false_fire=share(getattr(option, "eval_max_false_fire", None), "--max-false-fire"),
+        reuse_baseline=bool(getattr(option, "eval_reuse_baseline", None)),
     )
+
+
+REUSE_INI = "eval_reuse_baseline"
+
+
+def with_ini(options: EvalOptions, config) -> EvalOptions:
+    """The ini settings an option left unsaid: `eval_reuse_baseline = true` unless --no-reuse-baseline."""
+    if getattr(config.option, "eval_reuse_baseline", None) is None and config.getini(REUSE_INI):
+        return dataclasses.replace(options, reuse_baseline=True)
+    return options
 
 
 def eval_options_given(option) -> bool:

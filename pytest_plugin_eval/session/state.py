@@ -28,6 +28,7 @@ from ..load.script import SCRIPT_FILENAME
 from ..load.suite import enclosing_plugin, eval_dir_name, eval_root_of
 from ..load.trigger_files import in_eval_dir_walk, skipped_folder
 from ..load.triggers import TriggerSet, load_trigger_file
+from ..results.baseline import as_reused
 from ..results.ledger import CostLedger
 from ..results.model import CaseResult, RunResult, SkippedRun, SuiteInfo
 from ..results.regrade import StoredResults, regrade_run
@@ -43,6 +44,7 @@ from .options import WORKER_INPUT_KEY, EvalOptions
 from .pool import Outcome, RunPool, workers
 from .prestart import Prestarts, RunKey, SpareCores, cpu_count, session_cpu_times
 from .resources import Lazy, Resources
+from .reuse import REUSED_NOTE, BaselineReuse
 from .rounds import RoundBoard
 from .scratch import Scratch
 from .trust import TrustRefused, confirm_trust
@@ -104,6 +106,7 @@ class EvalSession:
         in_process = 0 if self.is_worker or workers(config) > 1 else (options.concurrency or 1)
         self.pool = RunPool(in_process, lambda item, upcoming: item.execute(upcoming))  # collect.PooledItem
         self.prestarts = Prestarts()
+        self.baseline = BaselineReuse(self)  # --reuse-baseline; and the conditions every without run records
         # The next run's agent starts while runs work, on a core that would otherwise idle. Where idle cores cannot
         # be measured, only while fewer runs go at once than there are cores (each worker of -n runs one at a time).
         at_once = worker_count(worker) if worker else max(in_process, 1)
@@ -341,6 +344,15 @@ class EvalSession:
             return regrade_run(
                 case, stored, rules.two_arm(case, self.options), judge, artefacts, stop=self.pool.stopping
             )
+        reuse = self.baseline.reused(case, arm, index)
+        if reuse is not None:  # --reuse-baseline: a stored run stands for this one, graded again
+            self.start_ahead(upcoming)
+            regraded = regrade_run(
+                case, reuse.stored, rules.two_arm(case, self.options), judge, artefacts, stop=self.pool.stopping
+            )
+            result = as_reused(regraded, reuse, self.baseline.conditions(case))
+            result.notes = [REUSED_NOTE.format(case=case.name, session=reuse.origin.get("session"))]
+            return result
         plan = self.run_plan(case, arm, index)
         how = Evaluation(
             two_arm=rules.two_arm(case, self.options),
@@ -352,7 +364,14 @@ class EvalSession:
         )
         ready = self.prestarts.take(run_key(case, arm, index))  # from here on, evaluate owns it
         self.start_ahead(upcoming)
-        return evaluate(plan, how, ready)
+        result = evaluate(plan, how, ready)
+        if arm == "without":  # what a later session needs to reuse it
+            try:
+                result.conditions = self.baseline.conditions(case)
+                result.notes += self.baseline.notes_for_fresh(case)
+            except Exception as e:  # the run stands; it just cannot be reused later
+                result.notes.append(f"{case.name}: its conditions could not be recorded ({type(e).__name__}: {e})")
+        return result
 
     @property
     def workspace_base(self) -> Path | None:
@@ -366,6 +385,8 @@ class EvalSession:
         machine has a core to spare."""
         if self.stored is not None or not isinstance(getattr(item, "case", None), Case):
             return
+        if self.baseline.reused(item.case, item.arm, item.index) is not None:
+            return  # its run is a stored one
         if self.spare_cores() < SPARE_CORE:
             return
         auto = self.options.auto_runs
