@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +44,11 @@ def file_digest(path: Path) -> str:
         return f"unreadable: {e.strerror or e}"
 
 
-def without_conditions(plan: Any, claude_version: str, environ: dict | None = None) -> dict[str, Any]:
+def without_conditions(plan: Any, claude_version: str, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The conditions of a without-plugin run of `plan` (run.execute.RunPlan), as the results document keeps
     them (RunResult.conditions). `claude_version`: `claude --version` of the binary the run uses."""
     case, settings = plan.case, plan.settings
-    environ = os.environ if environ is None else environ
+    env: Mapping[str, str] = os.environ if environ is None else environ
     context = case.context
     script = case.script.arms.get("without") if plan.base_url is not None and case.script is not None else None
     plugins = {plugin_at(folder).name: folder for folder in case.plugin_dirs}
@@ -76,7 +77,7 @@ def without_conditions(plan: Any, claude_version: str, environ: dict | None = No
                 "served": [_stand_in(s) for s in served] if settings.mocks == "record" else [],
             }
         ),
-        "model": plan.model or environ.get("ANTHROPIC_MODEL") or MODEL_DEFAULT,
+        "model": plan.model or env.get("ANTHROPIC_MODEL") or MODEL_DEFAULT,
         # with --scripted the script's without arm is the model; None: a real model answers
         "script": digest(repr(script)) if script is not None else None,
         "claudeCode": claude_version,
