@@ -164,6 +164,9 @@ def baseline_origins(document: SuiteResult) -> dict[tuple[str, int], str]:
 
 
 def shared_baseline(old: SuiteResult, new: SuiteResult) -> int:
-    """How many without-plugin runs the two sessions share (the same run, made once, reused by one or both)."""
+    """How many without-plugin runs the two sessions share: the same run, made once, reused by one or both."""
     a, b = baseline_origins(old), baseline_origins(new)
-    return sum(1 for key, session in b.items() if a.get(key) == session)
+    reused = {
+        (case.dir, run.index) for doc in (old, new) for case in doc.cases for run in case.runs(ARM) if run.reused_from
+    }
+    return sum(1 for key, session in b.items() if key in reused and a.get(key) == session)
