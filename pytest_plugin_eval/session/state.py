@@ -351,6 +351,8 @@ class EvalSession:
                 case, reuse.stored, rules.two_arm(case, self.options), judge, artefacts, stop=self.pool.stopping
             )
             result = as_reused(regraded, reuse, self.baseline.conditions(case))
+            if self.ledger is not None:
+                self.ledger.add(result.cost_usd)  # its judges: the agent was paid for in its own session
             result.notes = [REUSED_NOTE.format(case=case.name, session=reuse.origin.get("session"))]
             return result
         plan = self.run_plan(case, arm, index)

@@ -67,10 +67,11 @@ def without(run) -> list[dict]:
 def test_a_second_session_reuses_the_baseline_and_runs_no_agent_without_the_plugin(suite, claude):
     greeting(suite)
     first = session(suite, claude)
-    assert claude.started() == {"with": 2, "without": 2}
+    assert claude.started()["without"] == 2
     assert all(run["conditions"]["claudeCode"] == "2.1.328" for run in without(first))
-    second = session(suite, claude, "--reuse-baseline")
+    second = session(suite, claude, "--reuse-baseline", "-v", "--md", "summary.md")
     assert second.rc == 0, second.out
+    assert "greets[no-plugin-1] PASSED score 0.00 ✗ greeting · reused" in second.out
     assert claude.started()["without"] == 0
     runs = without(second)
     assert [r["reusedFrom"]["session"] for r in runs] == [first.doc["startedAt"]] * 2
@@ -81,7 +82,11 @@ def test_a_second_session_reuses_the_baseline_and_runs_no_agent_without_the_plug
     assert any("reused from the session of" in n for n in second.doc["notices"])
     # the trace was kept in the new results folder, so a later session (or --regrade) finds it there
     assert all(Path(r["tracePath"]).is_file() and first.doc["startedAt"] not in r["tracePath"] for r in runs)
-    assert "↺" in second.out  # the table marks W/OUT as reused
+    # the table, the Markdown summary and the HTML report mark W/OUT as reused
+    assert "0.00↺" in second.out and "2 of 2 without-plugin run(s) reused" in second.out
+    assert "0.00↺" in (suite.root / "summary.md").read_text()
+    report = Path(runs[0]["tracePath"]).parents[3] / "report.html"
+    assert f"reused from the session of {first.doc['startedAt']} (run 1)" in report.read_text()
 
 
 def test_more_runs_than_stored_run_only_the_missing_ones_and_the_ini_setting_turns_it_on(suite, claude):
