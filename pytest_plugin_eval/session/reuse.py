@@ -21,7 +21,8 @@ from ..run.conditions import without_conditions
 from . import rules
 from .resources import Lazy
 
-REUSED_NOTE = "{case}: without-plugin run(s) reused from the session of {session} (--reuse-baseline), graded again"
+# one line per session runs came from (the table says how many); a refusal is said per case, with its reason
+REUSED_NOTE = "without-plugin runs reused from the session of {session} (--reuse-baseline), graded again"
 REFUSED_NOTE = "{case}: without-plugin runs not reused ({why}): run afresh"
 
 

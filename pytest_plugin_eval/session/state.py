@@ -353,7 +353,7 @@ class EvalSession:
             result = as_reused(regraded, reuse, self.baseline.conditions(case))
             if self.ledger is not None:
                 self.ledger.add(result.cost_usd)  # its judges: the agent was paid for in its own session
-            result.notes = [REUSED_NOTE.format(case=case.name, session=reuse.origin.get("session"))]
+            result.notes = [REUSED_NOTE.format(session=reuse.origin.get("session"))]
             return result
         plan = self.run_plan(case, arm, index)
         how = Evaluation(
