@@ -13,10 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from ..load.case import Case
-from ..results.baseline import ARM, Baselines, Decision, Reuse
+from ..results.baseline import ARM, Baselines, Decision, Reuse, as_reused
 from ..results.history import HISTORY_LIMIT, scan
+from ..results.model import RunResult
+from ..results.regrade import regrade_run
 from ..results.store import RESULTS_DIR
 from ..run.agent import claude_version
+from ..run.artefacts import RunFolder
 from ..run.conditions import without_conditions
 from . import rules
 from .resources import Lazy
@@ -48,10 +51,36 @@ class BaselineReuse:
             return self._conditions[case.dir]
 
     def reused(self, case: Case, arm: str, index: int) -> Reuse | None:
-        """The stored run that stands for this run (None: it runs)."""
+        """The stored run that stands for this run (None: it runs — also when the stored sessions cannot be
+        read: a fault of the reuse must not lose the run)."""
         if arm != ARM or not self.enabled or case.trigger is not None:
             return None
-        return self.decision(case).runs.get(index)
+        try:
+            return self.decision(case).runs.get(index)
+        except Exception:
+            return None
+
+    def regraded(self, case: Case, reuse: Reuse, judge: Any, artefacts: RunFolder) -> RunResult:
+        """The stored run graded again as this session's run, its files kept in `artefacts`."""
+        session = self.session
+        two_arm = rules.two_arm(case, session.options)
+        again = regrade_run(case, reuse.stored, two_arm, judge, artefacts, stop=session.pool.stopping)
+        result = as_reused(again, reuse, self.conditions(case))
+        if session.ledger is not None:
+            session.ledger.add(result.cost_usd)  # its judges: the agent was paid for in its own session
+        result.notes = [REUSED_NOTE.format(session=reuse.origin.get("session"))]
+        return result
+
+    def recorded(self, case: Case, result: RunResult) -> RunResult:
+        """A fresh run, with the conditions a later session needs to reuse it (a without-plugin run)."""
+        if result.arm != ARM:
+            return result
+        try:
+            result.conditions = self.conditions(case)
+            result.notes += self.notes_for_fresh(case)
+        except Exception as e:  # the run stands; it just cannot be reused later
+            result.notes.append(f"{case.name}: its conditions could not be recorded ({type(e).__name__}: {e})")
+        return result
 
     def decision(self, case: Case) -> Decision:
         conditions = self.conditions(case)

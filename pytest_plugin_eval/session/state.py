@@ -28,7 +28,6 @@ from ..load.script import SCRIPT_FILENAME
 from ..load.suite import enclosing_plugin, eval_dir_name, eval_root_of
 from ..load.trigger_files import in_eval_dir_walk, skipped_folder
 from ..load.triggers import TriggerSet, load_trigger_file
-from ..results.baseline import as_reused
 from ..results.ledger import CostLedger
 from ..results.model import CaseResult, RunResult, SkippedRun, SuiteInfo
 from ..results.regrade import StoredResults, regrade_run
@@ -44,7 +43,7 @@ from .options import WORKER_INPUT_KEY, EvalOptions
 from .pool import Outcome, RunPool, workers
 from .prestart import Prestarts, RunKey, SpareCores, cpu_count, session_cpu_times
 from .resources import Lazy, Resources
-from .reuse import REUSED_NOTE, BaselineReuse
+from .reuse import BaselineReuse
 from .rounds import RoundBoard
 from .scratch import Scratch
 from .trust import TrustRefused, confirm_trust
@@ -347,14 +346,7 @@ class EvalSession:
         reuse = self.baseline.reused(case, arm, index)
         if reuse is not None:  # --reuse-baseline: a stored run stands for this one, graded again
             self.start_ahead(upcoming)
-            regraded = regrade_run(
-                case, reuse.stored, rules.two_arm(case, self.options), judge, artefacts, stop=self.pool.stopping
-            )
-            result = as_reused(regraded, reuse, self.baseline.conditions(case))
-            if self.ledger is not None:
-                self.ledger.add(result.cost_usd)  # its judges: the agent was paid for in its own session
-            result.notes = [REUSED_NOTE.format(session=reuse.origin.get("session"))]
-            return result
+            return self.baseline.regraded(case, reuse, judge, artefacts)
         plan = self.run_plan(case, arm, index)
         how = Evaluation(
             two_arm=rules.two_arm(case, self.options),
@@ -366,14 +358,7 @@ class EvalSession:
         )
         ready = self.prestarts.take(run_key(case, arm, index))  # from here on, evaluate owns it
         self.start_ahead(upcoming)
-        result = evaluate(plan, how, ready)
-        if arm == "without":  # what a later session needs to reuse it
-            try:
-                result.conditions = self.baseline.conditions(case)
-                result.notes += self.baseline.notes_for_fresh(case)
-            except Exception as e:  # the run stands; it just cannot be reused later
-                result.notes.append(f"{case.name}: its conditions could not be recorded ({type(e).__name__}: {e})")
-        return result
+        return self.baseline.recorded(case, evaluate(plan, how, ready))
 
     @property
     def workspace_base(self) -> Path | None:
