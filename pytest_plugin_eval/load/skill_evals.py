@@ -416,3 +416,15 @@ def _scripts(file: EvalsFile) -> dict[str, Script]:
     if problems:
         raise EvalsLoadError(file.path, problems.items, name=path.name)
     return out
+
+
+def eval_script(plugin_root: Path, skill: str, eval_id: str) -> Script | None:
+    """The scripted answers of one eval (`<skill>/<id>`, its id or `default` in the scripted.yaml beside the
+    skill's evals.json), for a command that reads a stored session (compare --pairwise --scripted); None when the
+    skill, its evals.json or its script is gone. Raises EvalsLoadError for a script that does not load."""
+    for path in evals_files(plugin_root):
+        file = read_evals(path, plugin_root)
+        if file.skill.name == skill:
+            scripts = _scripts(file)
+            return scripts.get(eval_id) or scripts.get("default")
+    return None

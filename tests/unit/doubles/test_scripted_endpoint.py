@@ -176,7 +176,10 @@ def test_judge_replies() -> None:
     [
         ("", "the script is empty"),
         ("- text: a\n", "the script must be a mapping"),
-        ("withh: []\n", "withh: is not a key of a script — did you mean with? (expected: with, without, all, judge)"),
+        (
+            "withh: []\n",
+            "withh: is not a key of a script — did you mean with? (expected: with, without, all, judge, pairwise)",
+        ),
         (
             "with: [{text: a, tool: b}]\n",
             "with[0]: a turn needs exactly one of text, tool, blocks, error (got: text, tool)",
