@@ -40,6 +40,7 @@ from ..grade.types import grader_types
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, find_case_dirs, is_case_dir, load_case
 from ..load.graders import GRADERS_DIR, GraderSpec
 from ..load.script import SCRIPT_FILENAME
+from ..load.skill_evals import eval_cases, evals_files, read_evals
 from ..load.suite import (
     MANIFEST,
     NOT_CASE_DIRS,
@@ -353,17 +354,11 @@ def check_suite(
     kinds = grader_types()
     scope = in_scope or (lambda _dir: True)
     unloaded = False  # some case does not load (a stray graders folder is no case)
-    for case_dir in find_case_dirs(eval_root):
-        try:
-            case = load_case(case_dir, eval_root, kinds)
-        except CaseLoadError as e:
-            unloaded = True
-            if scope(case_dir):
-                result.load_problems.extend(e.problems)
-            continue
+
+    def checked(case: Case, where: Path) -> None:
         result.cases.append(case)
         result.warnings.extend(w for w in case.warnings if w not in result.warnings)
-        if scope(case_dir):
+        if scope(where):
             result.warnings.extend(mechanical_hints(case))  # a judged expectation a regex or tool grader checks
             result.case_floor_problems.extend(case_problems(case))
             # As written, with nothing granted on the command line: what a session would say first.
@@ -375,13 +370,38 @@ def check_suite(
                     f'case "{case.name}": grader "{g.name}" counts in no score: it {UNCOUNTED_WHY}'
                     for g in uncounted_graders(case)
                 )
+
+    for case_dir in find_case_dirs(eval_root):
+        try:
+            case = load_case(case_dir, eval_root, kinds)
+        except CaseLoadError as e:
+            unloaded = True
+            if scope(case_dir):
+                result.load_problems.extend(e.problems)
+            continue
+        checked(case, case_dir)
+    # skill-creator's evals.json files in the skill folders are cases of the suite too, as a session collects them.
+    for path in evals_files(root):
+        try:
+            skill_cases = eval_cases(read_evals(path, root), eval_root, kinds)
+        except CaseLoadError as e:
+            unloaded = True
+            if scope(path):
+                result.load_problems.extend(e.problems)
+            continue
+        for case in skill_cases:
+            checked(case, path)
     result.load_problems.extend(p for p in stray_folders(eval_root) if p.file is None or scope(p.file))
     check_triggers(result, root, eval_root)
     if result.trigger_sets and not result.cases:
         return result  # a suite of trigger sets alone: the cases' floor is not asked of it
     if not result.cases and not result.load_problems:
         result.suite_problems.append(
-            Problem(eval_root, "", f"holds no eval case — a case is a folder with {PROMPT_FILE} or {CASE_FILE}")
+            Problem(
+                eval_root,
+                "",
+                f"holds no eval case — a case is a folder with {PROMPT_FILE} or {CASE_FILE} (or an evals.json in a skill's evals/ folder)",
+            )
         )
     result.suite_problems.extend(suite_problems(root, eval_root, result.cases, unloaded=unloaded))
     result.estimate = estimate((shape(c, model) for c in result.cases), resolve_judge_model(judge_model))

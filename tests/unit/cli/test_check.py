@@ -207,7 +207,7 @@ def test_graders_without_a_case_file_are_not_a_case(clean):
 def test_an_empty_or_missing_eval_dir(tmp_path):
     root = plugin(tmp_path / "p")
     assert [p.message for p in check_suite(root).problems] == [
-        "holds no eval case — a case is a folder with prompt.md or case.yaml"
+        "holds no eval case — a case is a folder with prompt.md or case.yaml (or an evals.json in a skill's evals/ folder)"
     ]
     (root / "evals").rmdir()
     assert check_suite(root).problems[0].message.startswith("does not exist")

@@ -93,7 +93,23 @@ def test_nothing_is_overwritten(root):
 def test_a_broken_evals_file_is_reported_and_nothing_written(root):
     (root / "skills" / "greet" / "evals" / "evals.json").write_text('{"evals": [{"prompt": "x"}]}')
     lines, status = import_evals(root)
-    assert status == 1 and lines == [
-        "✗ skills/greet/evals/evals.json: evals[0].expectations: is required: the statements a run is graded on"
-    ]
+    assert status == 1 and len(lines) == 1
+    assert lines[0].startswith(
+        "✗ skills/greet/evals/evals.json: evals[0].expectations: is required: the statements a run is graded on — add"
+    )
     assert not (root / "evals").exists() or not any((root / "evals").iterdir())
+
+
+def test_check_loads_the_evals_json_cases_as_a_session_collects_them_before_any_import(root):
+    from pytest_plugin_eval.cli.check import check_suite
+
+    (root / "evals").mkdir()
+    data = {"evals": [{"id": 1, "prompt": "Hi.", "expectations": ['The reply includes the word "hello"']}]}
+    (root / "skills" / "greet" / "evals" / "evals.json").write_text(json.dumps(data))
+    result = check_suite(root)
+    assert [c.name for c in result.cases] == ["greet/1"]
+    assert not any("holds no eval case" in p.message for p in result.problems)
+    assert any("looks mechanical" in w for w in result.warnings)  # the quoted word, before any import
+    (root / "skills" / "greet" / "evals" / "evals.json").write_text('{"evals": [{"prompt": "x"}]}')
+    broken = check_suite(root)
+    assert [p.key for p in broken.load_problems] == ["evals[0].expectations"] and not broken.ok
