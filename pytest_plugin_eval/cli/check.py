@@ -391,6 +391,14 @@ def check_suite(
             continue
         for case in skill_cases:
             checked(case, path)
+    folders = {c.name: c for c in result.cases if c.source != "skill_creator"}
+    for case in result.cases:
+        twin = folders.get(case.name.replace("/", "-"))
+        if case.source == "skill_creator" and twin is not None and twin.prompt.strip() == case.prompt.strip():
+            result.warnings.append(
+                f'case "{case.name}" of an evals.json and the case folder "{twin.name}" (plugin-eval import\'s) '
+                "run the same prompt: every session runs it twice — remove the eval from the evals.json (or the file)"
+            )
     result.load_problems.extend(p for p in stray_folders(eval_root) if p.file is None or scope(p.file))
     check_triggers(result, root, eval_root)
     if result.trigger_sets and not result.cases:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..core.paths import inside
+from ..core.paths import display_path, inside
 from ..core.problems import Problems, SpecError
 from ..core.validate import did_you_mean, nonempty_string, type_name
 from ..core.yamlio import YamlError, load_yaml
@@ -302,7 +302,8 @@ def _problem(path: Path, key: str, message: str):
 
 
 def _where(path: Path, key: str) -> str:
-    return f"{path.parent.parent.name}/evals/{path.name} {key}" if key else str(path)
+    """`skills/s/evals/evals.json: evals[0].category`, as the file's problems are shown."""
+    return f"{display_path(path)}: {key}" if key else display_path(path)
 
 
 # ---- the graders ---------------------------------------------------------------------------------------

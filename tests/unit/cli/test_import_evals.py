@@ -113,3 +113,11 @@ def test_check_loads_the_evals_json_cases_as_a_session_collects_them_before_any_
     (root / "skills" / "greet" / "evals" / "evals.json").write_text('{"evals": [{"prompt": "x"}]}')
     broken = check_suite(root)
     assert [p.key for p in broken.load_problems] == ["evals[0].expectations"] and not broken.ok
+
+
+def test_check_warns_when_an_imported_folder_and_its_eval_would_both_run(root):
+    from pytest_plugin_eval.cli.check import check_suite
+
+    import_evals(root)
+    twice = [w for w in check_suite(root).warnings if "run the same prompt" in w]
+    assert len(twice) == 2 and twice[0].startswith('case "greet/1" of an evals.json and the case folder "greet-1"')
