@@ -6,7 +6,7 @@
     plugin-eval tune SKILL [TARGET] [options]
     plugin-eval check [TARGET]
     plugin-eval import [TARGET]
-    plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--fail-on-worse]
+    plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--html PATH] [--fail-on-worse] [--pairwise]
     plugin-eval --version
 
 The target is a plugin folder (default `.`), or an installed plugin's `name` / `name@marketplace`. The options
@@ -49,7 +49,8 @@ USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
        plugin-eval check [TARGET] [--eval-dir DIR] [--json]
        plugin-eval import [TARGET] [--eval-dir DIR]
        plugin-eval merge DIR... [--output-dir DIR] [--json PATH]
-       plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--level L] [--fail-on-worse]
+       plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--html PATH] [--level L] [--fail-on-worse]
+                               [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD]]
        plugin-eval history [EVAL_DIR | PLUGIN_DIR] [--json] [--limit N]
        plugin-eval --version
 
@@ -72,7 +73,8 @@ commands:
                context files), leaving existing folders as they are
   merge        combine the results folders of --shard K/N jobs into one session's results
   compare      did a change help? two sessions' results side by side: per case the change in WITH and
-               in Δ with an interval and a verdict, graders whose pass rate moved, cost; --fail-on-worse
+               in Δ with an interval and a verdict, graders whose pass rate moved, cost; --fail-on-worse;
+               --pairwise: a blind judge compares the two sessions' outputs run by run, in both orders
   history      list the past sessions in the suite's results folder, newest first: version, git commit,
                model, score, mean Δ, cost
 

@@ -83,7 +83,8 @@ class Pair:
             return f"not judged: {self.not_judged}"
         sides = [a.preferred for a in self.answers]
         if None in sides:
-            return "no decision: " + "; ".join(f"{a.order}: {a.reason}" for a in self.answers if a.preferred is None)
+            silent = " and ".join(a.order for a in self.answers if a.preferred is None)
+            return f"no verdict in the {silent} answer{'s' if ' and ' in silent else ''} (their replies below)"
         if self.outcome == TIE and len(set(sides)) > 1:
             return f"the orders disagree ({', '.join(f'{a.order} → {a.preferred}' for a in self.answers)})"
         return {WIN: "both orders prefer NEW", LOSS: "both orders prefer OLD"}.get(self.outcome, "both orders: tie")

@@ -89,8 +89,10 @@ def test_pairwise_wins_need_both_orders_ties_come_from_position_and_a_mute_judge
     for silent in ("mute", "unscripted"):
         assert cases[silent]["noDecision"] == 2 and cases[silent]["decided"] == 0, silent
         assert cases[silent]["winRate"] is None and cases[silent]["verdict"] is None
-    assert "I would rather not choose" in cases["mute"]["pairs"][0]["why"]
-    assert "no pairwise: answers in scripted.yaml" in cases["unscripted"]["pairs"][0]["why"]
+    mute = cases["mute"]["pairs"][0]
+    assert mute["why"] == "no verdict in the old_first and new_first answers (their replies below)"
+    assert mute["answers"][0]["reason"].startswith("no verdict in the reply: 'Both responses have their merits")
+    assert "no pairwise: answers in scripted.yaml" in cases["unscripted"]["pairs"][0]["answers"][1]["reason"]
     overall = doc["overall"]
     assert (overall["wins"], overall["ties"], overall["losses"], overall["noDecision"]) == (2, 2, 2, 4)
     assert overall["winRate"] == 0.5 and overall["verdict"] == "no_detectable_change"

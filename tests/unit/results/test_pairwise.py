@@ -73,7 +73,7 @@ def test_why_says_which_orders_disagreed_and_what_a_silent_judge_said():
     silent = Pair(
         2, 2, 2, (OrderAnswer("old_first", None, "no verdict in the reply: 'hmm'"), answer("new_first", "new"))
     )
-    assert silent.outcome == NO_DECISION and silent.why == "no decision: old_first: no verdict in the reply: 'hmm'"
+    assert silent.outcome == NO_DECISION and silent.why == "no verdict in the old_first answer (their replies below)"
     skipped = Pair(3, 3, 3, not_judged="NEW run 3 has no output (timeout)")
     assert skipped.outcome == NO_DECISION and skipped.why.startswith("not judged: NEW run 3")
 
