@@ -51,10 +51,10 @@ def results_folder(source: str, side: str) -> StoredResults:
 
 def check_judge(old: SuiteResult, new: SuiteResult, scripted: bool, environ=os.environ) -> None:
     """Scripted sessions are judged by the scripted endpoint; a real judge needs credentials."""
-    made_scripted = [side for side, doc in (("OLD", old), ("NEW", new)) if doc.suite.scripted]
+    made_scripted = [f"{side}'s" for side, doc in (("OLD", old), ("NEW", new)) if doc.suite.scripted]
     if made_scripted and not scripted:
         raise PairwiseRefused(
-            f"Error: --pairwise: {' and '.join(made_scripted)}'s runs were made with --scripted; add --scripted so "
+            f"Error: --pairwise: {' and '.join(made_scripted)} runs were made with --scripted; add --scripted so "
             f"that the pairwise judge answers from each case's {SCRIPT_FILENAME} (pairwise:) rather than a real model"
         )
     if not scripted and not (environ.get("ANTHROPIC_API_KEY") or environ.get("ANTHROPIC_AUTH_TOKEN")):
@@ -172,7 +172,8 @@ def run_pairwise(
     )
     if max_cost_usd is not None and ceiling > max_cost_usd:
         say(
-            f"pairwise: above --max-cost-usd ${max_cost_usd:g}: judging stops before the ceiling; later pairs are not judged"
+            f"pairwise: the estimate is above --max-cost-usd ${max_cost_usd:g}: each pair is judged only while its "
+            "ceiling still fits under it with what has been spent; the pairs after that are not judged"
         )
     client_for, stop = judge_client(scripted, scripts)
     judge = Judge(model, client_for)

@@ -125,7 +125,7 @@ def test_the_cost_ceiling_stops_judging_before_a_pair_could_pass_it(suite):
     assert doc["stopped"].startswith("cost ceiling $0 (--max-cost-usd) reached")
     pairs = doc["cases"][0]["pairs"]
     assert all(p["outcome"] == "no_decision" and p["notJudged"] and not p["answers"] for p in pairs)
-    assert "above --max-cost-usd $0: judging stops before the ceiling" in cli.stderr
+    assert "the estimate is above --max-cost-usd $0: each pair is judged only while" in cli.stderr
     assert "⚠ cost ceiling $0" in cli.stderr
 
     # Without --scripted, runs made with it are refused: their judge would be a real model.
