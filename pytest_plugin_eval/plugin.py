@@ -23,6 +23,12 @@ OPTIONS_KEY = pytest.StashKey["_options.EvalOptions"]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     _options.add_options(parser)
+    parser.addini(
+        _option_parse.REUSE_INI,
+        "Reuse unchanged without-plugin runs of stored sessions, as --reuse-baseline does",
+        type="bool",
+        default=False,
+    )
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -87,6 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
             options = _option_parse.parse_options(config.option)
         except _option_parse.OptionError as e:
             pytest.exit(str(e), returncode=1)
+    options = _option_parse.with_ini(options, config)
     if options.json_path == "-":
         terminal_to_stderr(config)
     roots = eval_roots_of(_option_parse.collection_paths(config), options.eval_dir)

@@ -95,9 +95,10 @@ def _check_counts(n: int, c: int, k: int) -> None:
         raise ValueError(f"need 0 <= c <= n and k >= 1 (got n={n}, c={c}, k={k})")
 
 
-def wilson_interval(successes: int, n: int, level: float = 0.95) -> tuple[float, float] | None:
+def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple[float, float] | None:
     """Wilson's score interval for a proportion of `successes` in `n` trials (None for no trials): unlike the
-    normal approximation it stays inside [0, 1] and is not zero-width at 0 of n or n of n (5 of 5 → [0.57, 1])."""
+    normal approximation it stays inside [0, 1] and is not zero-width at 0 of n or n of n (5 of 5 → [0.57, 1]).
+    `successes` may hold halves (a pairwise tie counts half a win), which makes the interval conservative."""
     if n <= 0:
         return None
     if not 0 <= successes <= n:

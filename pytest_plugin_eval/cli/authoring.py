@@ -33,7 +33,8 @@ from ..core.paths import inside
 from ..core.problems import Problem
 from ..load.case import find_case_dirs, is_case_dir
 from ..load.suite import RESERVED_DIR, component_paths, plugin_at, read_manifest
-from ..load.triggers import TriggerLoadError, is_trigger_file, load_trigger_file
+from ..load.trigger_files import is_trigger_file
+from ..load.triggers import TriggerLoadError, load_trigger_file
 from ..run.permissions import hidden_paths
 from .check import CheckResult, check_suite, pilot_argv, plugin_eval_argv, requested_grants
 

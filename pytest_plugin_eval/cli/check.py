@@ -40,6 +40,7 @@ from ..grade.types import grader_types
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, find_case_dirs, is_case_dir, load_case
 from ..load.graders import GRADERS_DIR, GraderSpec
 from ..load.script import SCRIPT_FILENAME
+from ..load.skill_evals import eval_cases, evals_files, read_evals
 from ..load.suite import (
     MANIFEST,
     NOT_CASE_DIRS,
@@ -49,12 +50,14 @@ from ..load.suite import (
     eval_dir_name,
     is_plugin_dir,
 )
-from ..load.triggers import TriggerLoadError, TriggerSet, is_trigger_file, load_trigger_file, skill_folder_files
+from ..load.trigger_files import find_trigger_files
+from ..load.triggers import TriggerLoadError, TriggerSet, load_trigger_file
 from ..run.stand_ins import mocked_tools
 from ..session.options import EvalOptions
 from ..session.rules import grant_warnings, two_arm
 from .estimate import CaseShape, Estimate, Prediction, estimate, predict_from_pilot
 from .import_evals import mechanical_hints
+from .plugin_args import add_plugin_arguments, plugin_folder
 from .template import PLACEHOLDER_PATTERN, PLACEHOLDER_PROMPT
 
 MIN_RUNS = 3
@@ -284,9 +287,10 @@ def suite_problems(root: Path, eval_root: Path, cases: list[Case], unloaded: boo
                     if unloaded
                     else "no should-not-fire case — add"
                 )
-                + " a case whose prompt the plugin must leave alone, graded by "
-                "`type: tool_used`, `tool: Skill`, `min: 0`, `max: 0` (and an outcome grader); without one, a plugin "
-                "that fires on everything scores as well as one that fires when it should",
+                + " a case whose prompt the plugin must leave alone, graded by `type: tool_used`, `tool: Skill`, "
+                "`min: 0`, `max: 0` (a `tool_used` grader with `max: 0` on one of the plugin's `mcp__…` tools counts "
+                "too) and an outcome grader; without one, a plugin that fires on everything scores as well as one "
+                "that fires when it should",
             )
         )
     return out + ablation_none(root, eval_root)
@@ -295,21 +299,9 @@ def suite_problems(root: Path, eval_root: Path, cases: list[Case], unloaded: boo
 # ---- the whole check --------------------------------------------------------------------------------------
 
 
-def trigger_files(root: Path, eval_root: Path) -> list[Path]:
-    """The suite's trigger files: in its eval dir (outside results/ and mocks/), and skill-creator's in skill folders."""
-    found = []
-    for folder, subdirs, names in os.walk(eval_root):
-        subdirs[:] = sorted(d for d in subdirs if d not in NOT_CASE_DIRS and d != RESERVED_DIR)
-        here = Path(folder)
-        if is_case_dir(here):
-            continue
-        found += [here / n for n in sorted(names) if is_trigger_file(here / n)]
-    return found + [p for p in skill_folder_files(root) if p not in found]
-
-
 def check_triggers(result: CheckResult, root: Path, eval_root: Path) -> None:
     """Load the trigger files; a set with no near-miss (or no should-fire query) gets a warning."""
-    for path in trigger_files(root, eval_root):
+    for path in find_trigger_files(root, eval_root):
         try:
             sets = load_trigger_file(path, eval_root)
         except TriggerLoadError as e:
@@ -362,17 +354,11 @@ def check_suite(
     kinds = grader_types()
     scope = in_scope or (lambda _dir: True)
     unloaded = False  # some case does not load (a stray graders folder is no case)
-    for case_dir in find_case_dirs(eval_root):
-        try:
-            case = load_case(case_dir, eval_root, kinds)
-        except CaseLoadError as e:
-            unloaded = True
-            if scope(case_dir):
-                result.load_problems.extend(e.problems)
-            continue
+
+    def checked(case: Case, where: Path) -> None:
         result.cases.append(case)
         result.warnings.extend(w for w in case.warnings if w not in result.warnings)
-        if scope(case_dir):
+        if scope(where):
             result.warnings.extend(mechanical_hints(case))  # a judged expectation a regex or tool grader checks
             result.case_floor_problems.extend(case_problems(case))
             # As written, with nothing granted on the command line: what a session would say first.
@@ -384,13 +370,46 @@ def check_suite(
                     f'case "{case.name}": grader "{g.name}" counts in no score: it {UNCOUNTED_WHY}'
                     for g in uncounted_graders(case)
                 )
+
+    for case_dir in find_case_dirs(eval_root):
+        try:
+            case = load_case(case_dir, eval_root, kinds)
+        except CaseLoadError as e:
+            unloaded = True
+            if scope(case_dir):
+                result.load_problems.extend(e.problems)
+            continue
+        checked(case, case_dir)
+    # skill-creator's evals.json files in the skill folders are cases of the suite too, as a session collects them.
+    for path in evals_files(root):
+        try:
+            skill_cases = eval_cases(read_evals(path, root), eval_root, kinds)
+        except CaseLoadError as e:
+            unloaded = True
+            if scope(path):
+                result.load_problems.extend(e.problems)
+            continue
+        for case in skill_cases:
+            checked(case, path)
+    folders = {c.name: c for c in result.cases if c.source != "skill_creator"}
+    for case in result.cases:
+        twin = folders.get(case.name.replace("/", "-"))
+        if case.source == "skill_creator" and twin is not None and twin.prompt.strip() == case.prompt.strip():
+            result.warnings.append(
+                f'case "{case.name}" of an evals.json and the case folder "{twin.name}" (plugin-eval import\'s) '
+                "run the same prompt: every session runs it twice — remove the eval from the evals.json (or the file)"
+            )
     result.load_problems.extend(p for p in stray_folders(eval_root) if p.file is None or scope(p.file))
     check_triggers(result, root, eval_root)
     if result.trigger_sets and not result.cases:
         return result  # a suite of trigger sets alone: the cases' floor is not asked of it
     if not result.cases and not result.load_problems:
         result.suite_problems.append(
-            Problem(eval_root, "", f"holds no eval case — a case is a folder with {PROMPT_FILE} or {CASE_FILE}")
+            Problem(
+                eval_root,
+                "",
+                f"holds no eval case — a case is a folder with {PROMPT_FILE} or {CASE_FILE} (or an evals.json in a skill's evals/ folder)",
+            )
         )
     result.suite_problems.extend(suite_problems(root, eval_root, result.cases, unloaded=unloaded))
     result.estimate = estimate((shape(c, model) for c in result.cases), resolve_judge_model(judge_model))
@@ -517,13 +536,7 @@ def command_parser() -> argparse.ArgumentParser:
         description="Load an eval suite and check its floor (a should-not-fire case, an outcome grader per case, "
         "runs >= 3, two arms) without running anything. Exit 0 when it passes, 1 otherwise.",
     )
-    parser.add_argument("target", nargs="?", default=".", help="the plugin folder (default .)")
-    parser.add_argument(
-        "--eval-dir",
-        default=None,
-        metavar="DIR",
-        help="the folder below the plugin holding the cases (default: the manifest's experimental.evals, else evals)",
-    )
+    add_plugin_arguments(parser)
     parser.add_argument("--model", default=None, metavar="MODEL", help="the agent's model, for the cost estimate")
     parser.add_argument("--judge-model", default=None, metavar="MODEL", help="the judge model, for the cost estimate")
     parser.add_argument("--scripted", action="store_true", help="print the pilot command for the scripted endpoint")
@@ -533,9 +546,8 @@ def command_parser() -> argparse.ArgumentParser:
 
 def check(argv: list[str]) -> int:
     args = command_parser().parse_args(argv)
-    root = Path(args.target)
-    if not root.is_dir():
-        print(f"✗ {args.target}: not a folder (check takes a plugin folder)", file=sys.stderr)
+    root = plugin_folder(args.target, "check")
+    if root is None:
         return 1
     result = check_suite(root, args.eval_dir, model=args.model, judge_model=args.judge_model)
     if args.json:

@@ -22,6 +22,7 @@ from ..load.suite import eval_dir_name, is_plugin_dir
 from ..report.history import history_lines
 from ..results.history import HISTORY_LIMIT, history_json, scan
 from ..results.store import RESULTS_DIR
+from .plugin_args import add_eval_dir
 
 
 def results_dirs(target: Path, eval_dir: str | None = None) -> list[Path]:
@@ -43,7 +44,7 @@ def command_parser() -> argparse.ArgumentParser:
         prog="plugin-eval history", description="List the past sessions of an eval suite, newest first."
     )
     parser.add_argument("target", nargs="?", default=".", help="a plugin folder or an eval dir (default .)")
-    parser.add_argument("--eval-dir", default=None, metavar="DIR", help="the eval dir under the plugin folder")
+    add_eval_dir(parser, holding="holding the cases and their results/")
     parser.add_argument("--json", action="store_true", help="print the list as a JSON document")
     parser.add_argument(
         "--limit",

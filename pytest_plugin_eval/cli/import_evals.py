@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import yaml
@@ -39,6 +38,7 @@ from ..load.skill_evals import (
     read_evals,
 )
 from ..load.suite import eval_dir_name, is_plugin_dir
+from .plugin_args import add_plugin_arguments, plugin_folder
 
 
 def import_evals(root: Path, eval_dir: str | None = None) -> tuple[list[str], int]:
@@ -180,22 +180,14 @@ def command_parser() -> argparse.ArgumentParser:
         description="Write skill-creator's evals/evals.json of each skill of the plugin as case folders "
         "(prompt.md, graders/*.md, context files); existing folders are left as they are.",
     )
-    parser.add_argument("target", nargs="?", default=".", help="the plugin folder (default .)")
-    parser.add_argument(
-        "--eval-dir",
-        default=None,
-        metavar="DIR",
-        help="the folder below the plugin the case folders go in (default: the manifest's experimental.evals, "
-        "else evals)",
-    )
+    add_plugin_arguments(parser, holding="the case folders go in")
     return parser
 
 
 def import_command(argv: list[str]) -> int:
     args = command_parser().parse_args(argv)
-    root = Path(args.target)
-    if not root.is_dir():
-        print(f"✗ {args.target}: not a folder (import takes a plugin folder)", file=sys.stderr)
+    root = plugin_folder(args.target, "import")
+    if root is None:
         return 1
     lines, status = import_evals(root, args.eval_dir)
     for line in lines:

@@ -22,6 +22,7 @@ from ..load.suite import RESERVED_DIR, eval_dir_name, is_plugin_dir, plugin_at
 from .gitignore import GITIGNORE, ignore
 from .init_triggers import write_triggers
 from .interview import add_arguments, author
+from .plugin_args import add_eval_dir
 from .template import PLACEHOLDER_SKILL, PROMPT, REPLIED, SCRIPT, SKILL_FIRED
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
@@ -45,12 +46,7 @@ def command_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write the eval dir's triggers.yaml: a trigger set per skill and command, queries to fill in",
     )
-    parser.add_argument(
-        "--eval-dir",
-        default=None,
-        metavar="DIR",
-        help="the folder below the plugin holding the cases (default: the manifest's experimental.evals, else evals)",
-    )
+    add_eval_dir(parser)
     add_arguments(parser)
     return parser
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..load.skills import Component, components_of
-from ..load.triggers import PLACEHOLDER, YAML_NAME
+from ..load.trigger_files import YAML_NAME
+from ..load.triggers import PLACEHOLDER
 
 HEAD = """\
 # Trigger evals: does Claude consult the right skill when a user asks in their own words?

@@ -3,9 +3,10 @@
     plugin-eval [target] --trust-plugin --json results.json --threshold 0.8 -j 4 …
     plugin-eval init [TARGET] | init --draft [TARGET] [--from FILE…] | init --bare NAME [--eval-dir DIR]
     plugin-eval triggers [TARGET] [options]
+    plugin-eval tune SKILL [TARGET] [options]
     plugin-eval check [TARGET]
     plugin-eval import [TARGET]
-    plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--fail-on-worse]
+    plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--html PATH] [--fail-on-worse] [--pairwise]
     plugin-eval --version
 
 The target is a plugin folder (default `.`), or an installed plugin's `name` / `name@marketplace`. The options
@@ -41,13 +42,15 @@ VALUES = {name for o in OPTIONS if o.kind in ("value", "append") for name in o.n
 LISTS = {name for o in OPTIONS if o.kind == "list" for name in o.names}
 USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
        plugin-eval triggers [TARGET] [options]
+       plugin-eval tune SKILL [TARGET] --trust-plugin [--rounds N] [--candidates N] [--max-cost-usd X] [--apply]
        plugin-eval init [TARGET] [--trust-plugin] [--from FILE…]
        plugin-eval init --draft [TARGET] [--trust-plugin] [--from FILE…]
        plugin-eval init --bare NAME [--eval-dir DIR]
        plugin-eval check [TARGET] [--eval-dir DIR] [--json]
        plugin-eval import [TARGET] [--eval-dir DIR]
        plugin-eval merge DIR... [--output-dir DIR] [--json PATH]
-       plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--level L] [--fail-on-worse]
+       plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--html PATH] [--level L] [--fail-on-worse]
+                               [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD]]
        plugin-eval history [EVAL_DIR | PLUGIN_DIR] [--json] [--limit N]
        plugin-eval --version
 
@@ -59,6 +62,8 @@ commands:
   triggers     run only the suite's trigger sets: does Claude consult each skill for the queries that
                should fire it, and leave it for the near-misses? (runs with the plugin only, each stopped
                at its first skill call)
+  tune         a better description for SKILL, proposed by Claude from its trigger set's train failures,
+               chosen on validation by a paired interval, scored once on test (plugin-eval tune --help)
   init         write the eval suite with Claude Code, interviewing you at a terminal (the plugin stays
                read-only; every file is checked); --draft: a first draft without questions, from the plugin
                and real prompts (--from prompts.txt or session .jsonl); --bare NAME: one blank case
@@ -68,7 +73,8 @@ commands:
                context files), leaving existing folders as they are
   merge        combine the results folders of --shard K/N jobs into one session's results
   compare      did a change help? two sessions' results side by side: per case the change in WITH and
-               in Δ with an interval and a verdict, graders whose pass rate moved, cost; --fail-on-worse
+               in Δ with an interval and a verdict, graders whose pass rate moved, cost; --fail-on-worse;
+               --pairwise: a blind judge compares the two sessions' outputs run by run, in both orders
   history      list the past sessions in the suite's results folder, newest first: version, git commit,
                model, score, mean Δ, cost
 
@@ -324,6 +330,10 @@ def _main(argv: list[str]) -> int:
         return history_command(argv[1:])
     if argv[:1] == ["triggers"]:
         return run(argv[1:], only_triggers=True)
+    if argv[:1] == ["tune"]:
+        from .tune import tune_command
+
+        return tune_command(argv[1:])
     return run(argv)
 
 

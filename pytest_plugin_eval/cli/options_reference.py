@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..session.options import OPTIONS, Option
-from . import check, compare, history, import_evals, init, merge
+from . import check, compare, history, import_evals, init, merge, tune
 from .main import USAGE
 
 PAGE = Path("docs/reference/options.md")
@@ -57,6 +57,7 @@ The [reference command line](../cli.md) takes the options above and these comman
 
 # The subcommands, in USAGE's order, each with the argparse parser it reads its command line with.
 COMMANDS = {
+    "tune": tune.command_parser,
     "init": init.command_parser,
     "check": check.command_parser,
     "import": import_evals.command_parser,

@@ -27,6 +27,8 @@ from ..load.script import Script, TextBlock, Turn, text_turn
 log = logging.getLogger(__name__)
 
 NO_SCRIPT_REPLY = "(scripted model: this case has no scripted.yaml)"
+# A pairwise judge without answers says so — no verdict, so never a silent tie or win.
+NO_PAIRWISE_REPLY = "(scripted model: no pairwise: answers in scripted.yaml)"
 _TOKEN_PATH = re.compile(r"^/s/([^/]+)(/.*)?$")
 
 
@@ -34,7 +36,7 @@ _TOKEN_PATH = re.compile(r"^/s/([^/]+)(/.*)?$")
 class _Route:
     """What one token stands for: an agent run, or one grader's judge calls in a run."""
 
-    kind: str  # "agent" or "judge"
+    kind: str  # "agent", "judge" or "pairwise" (grader: the order, run: the pair)
     script: Script | None
     arm: str
     run: int
@@ -125,6 +127,11 @@ class ScriptedEndpoint:
         """The base URL for one grader's judge calls in one run."""
         return self._register(_Route("judge", script, arm, run, grader=grader))
 
+    def pairwise_url(self, script: Script | None, order: str, pair: int) -> str:
+        """The base URL for one `compare --pairwise` judge call: pair `pair` of a case, shown in `order`
+        (old_first or new_first), answered from the script's `pairwise:` replies."""
+        return self._register(_Route("pairwise", script, "with", pair, grader=order))
+
     def _register(self, route: _Route) -> str:
         token = secrets.token_hex(8)
         with self._lock:
@@ -170,6 +177,9 @@ class ScriptedEndpoint:
         """The kind of a messages request and the turn that answers it."""
         if route.kind == "judge":
             return "judge", self._judge_reply(token, route)
+        if route.kind == "pairwise":
+            turn = route.script.pairwise_reply(route.grader or "", route.run) if route.script else None
+            return "judge", (turn or text_turn(NO_PAIRWISE_REPLY)).substitute(route.values())
         # Claude Code also calls the model for housekeeping (titles, summaries);
         # those come without tools and must not consume the agent's turns.
         if not body.get("tools"):

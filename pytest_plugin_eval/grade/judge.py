@@ -176,6 +176,13 @@ class Judge:
     def _vote(self, grader: str, content: list[dict]) -> tuple[bool | None, float, str]:
         """One vote, with retries. Returns (verdict, cost, reply) — verdict None for a reply with no verdict
         word — or raises JudgeUnavailable."""
+        text, cost = self.ask(grader, content)
+        return parse_verdict(text), cost, text
+
+    def ask(
+        self, grader: str, content: list[dict], system: str = SYSTEM_PROMPT, max_tokens: int = MAX_TOKENS
+    ) -> tuple[str, float]:
+        """One request, with retries: the reply's text and its cost, or JudgeUnavailable."""
         client = self.client_for(grader)
         attempt = 0
         while True:
@@ -183,8 +190,8 @@ class Judge:
             try:
                 message = client.messages.create(
                     model=self.model,
-                    max_tokens=MAX_TOKENS,
-                    system=SYSTEM_PROMPT,
+                    max_tokens=max_tokens,
+                    system=system,
                     messages=[{"role": "user", "content": content}],
                 )
             except Exception as e:  # the SDK's API errors, and its refusal to send without credentials
@@ -202,7 +209,7 @@ class Judge:
                 continue
             text = "".join(getattr(b, "text", "") for b in message.content if getattr(b, "type", "") == "text")
             usage = Usage.of_reply(message.usage)
-            return parse_verdict(text), prices.price(self.model, usage), text
+            return text, prices.price(self.model, usage)
 
     def ballot(self, grader: str, content: list[dict]) -> Ballot:
         """Votes until two agree (at most three), the first two in parallel — unless the prompt is long enough to be

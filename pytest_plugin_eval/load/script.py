@@ -23,7 +23,8 @@ from ..core.yamlio import YamlError, load_yaml
 SCRIPT_FILENAME = "scripted.yaml"
 ARMS = ("with", "without")
 
-_TOP_KEYS = ("with", "without", "all", "judge", "models")
+_TOP_KEYS = ("with", "without", "all", "judge", "pairwise", "models")
+ORDERS = ("old_first", "new_first")  # the two orders a pairwise judge sees a pair in (compare --pairwise)
 _KINDS = ("text", "tool", "blocks", "error")
 _JUDGE_KINDS = ("text", "error")
 _MODIFIERS = ("delay", "usage", "drop", "stall", "trickle", "repeat")
@@ -109,6 +110,7 @@ class Script:
     path: str
     arms: Mapping[str, ArmScript] = field(default_factory=dict)
     judge: Mapping[str, tuple[Turn, ...]] = field(default_factory=dict)
+    pairwise: Mapping[str, tuple[Turn, ...]] = field(default_factory=dict)  # order → one reply per pair
     # models: a model matrix's model → its own arms, each replacing the script's arm of that name on that model
     by_model: Mapping[str, Mapping[str, ArmScript]] = field(default_factory=dict)
 
@@ -119,6 +121,12 @@ class Script:
     def judge_replies(self, grader: str) -> tuple[Turn, ...]:
         """The grader's own replies, else the ``default`` ones, else a single PASS."""
         return self.judge.get(grader) or self.judge.get("default") or (text_turn("PASS"),)
+
+    def pairwise_reply(self, order: str, pair: int) -> Turn | None:
+        """What a `compare --pairwise` judge answers for pair `pair` (1-based) shown in `order`: the order's list,
+        one reply per pair, the last repeated; None when the script has no `pairwise:` answers."""
+        replies = self.pairwise.get(order)
+        return replies[min(pair, len(replies)) - 1] if replies else None
 
 
 def load_script(path: str | Path) -> Script:
@@ -150,7 +158,8 @@ def _parse_script(data: Any, path: str) -> Script:
     # An arm's own key replaces `all` as a whole; `all` is still validated.
     arms = {arm: parsed[arm] if arm in parsed else parsed["all"] for arm in ARMS if arm in parsed or "all" in parsed}
     judge = _parse_judge(data["judge"]) if "judge" in data else {}
-    return Script(path=path, arms=arms, judge=judge, by_model=_parse_models(data.get("models")))
+    pairwise = _parse_pairwise(data["pairwise"]) if "pairwise" in data else {}
+    return Script(path=path, arms=arms, judge=judge, pairwise=pairwise, by_model=_parse_models(data.get("models")))
 
 
 def _parse_models(value: Any) -> dict[str, dict[str, ArmScript]]:
@@ -325,6 +334,27 @@ def _parse_judge(value: Any) -> dict[str, tuple[Turn, ...]]:
         replies = ["" if reply == _EMPTY_REPLY else reply for reply in replies]
         judge[str(grader)] = _parse_turns(replies, key, _JUDGE_KINDS)
     return judge
+
+
+def _replies(value: Any, key: str) -> tuple[Turn, ...]:
+    replies = [value] if isinstance(value, str) else value
+    if not isinstance(replies, list) or not replies:
+        raise SpecError(key, f"give a reply or a non-empty list of replies (got {type_name(value)})")
+    return _parse_turns(["" if r == _EMPTY_REPLY else r for r in replies], key, _JUDGE_KINDS)
+
+
+def _parse_pairwise(value: Any) -> dict[str, tuple[Turn, ...]]:
+    """`pairwise:` — the replies of `compare --pairwise` judges: one reply (or list, one per pair) for both orders,
+    or a mapping `old_first:` / `new_first:` giving each order its own, so that a script can play a judge that
+    prefers a position."""
+    if isinstance(value, dict):
+        known_keys(value, ORDERS, "pairwise", "pairwise answers")
+        missing = [order for order in ORDERS if order not in value]
+        if missing:
+            raise SpecError("pairwise", f"give both orders, {' and '.join(ORDERS)} (missing: {', '.join(missing)})")
+        return {order: _replies(value[order], f"pairwise.{order}") for order in ORDERS}
+    replies = _replies(value, "pairwise")
+    return dict.fromkeys(ORDERS, replies)
 
 
 def _listing(names: tuple[str, ...]) -> str:

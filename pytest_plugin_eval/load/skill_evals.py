@@ -16,6 +16,7 @@ scripted.yaml holds; an eval it does not list answers its `expected_output` in b
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..core.paths import inside
+from ..core.paths import display_path, inside
 from ..core.problems import Problems, SpecError
 from ..core.validate import did_you_mean, nonempty_string, type_name
 from ..core.yamlio import YamlError, load_yaml
@@ -139,8 +140,26 @@ def read_evals(path: Path, plugin_root: Path) -> EvalsFile:
         ids[found.id] = key
         evals.append(found)
     if problems:
-        raise EvalsLoadError(path, problems.items, name=path.name)
+        raise EvalsLoadError(path, _one_for_all(problems.items, len(entries)), name=path.name)
     return EvalsFile(path, skill, tuple(_slugged(evals)), tuple(warnings))
+
+
+MISSING_EXPECTATIONS = (
+    'the statements a run is graded on — add "expectations": ["…", …] (skill-creator drafts them after the '
+    "prompts; each becomes a judged grader)"
+)
+
+
+def _one_for_all(items: list, count: int) -> list:
+    """The same missing `expectations` in every one of several evals (a file skill-creator wrote before its
+    expectations step) is one problem, not one per eval."""
+    missing = [p for p in items if p.key.endswith(".expectations") and MISSING_EXPECTATIONS in p.message]
+    if count < 2 or len(missing) < count:
+        return items
+    shown = dataclasses.replace(
+        missing[0], key="evals[*].expectations", message=f"is missing in all {count} evals: {MISSING_EXPECTATIONS}"
+    )
+    return [shown] + [p for p in items if p not in missing]
 
 
 def _eval(entry: Any, key: str, path: Path, skill_dir: Path, problems: Problems, warnings: list[str]):
@@ -231,7 +250,7 @@ def _expectations(entry: dict, key: str, path: Path, problems: Problems) -> tupl
         problems.add(path, f"{key}.assertions", "give expectations or assertions, not both (they are the same list)")
         return None
     if not present:
-        problems.add(path, f"{key}.expectations", "is required: the statements a run is graded on")
+        problems.add(path, f"{key}.expectations", f"is required: {MISSING_EXPECTATIONS}")
         return None
     field = f"{key}.{present[0]}"
     value = entry[present[0]]
@@ -283,7 +302,8 @@ def _problem(path: Path, key: str, message: str):
 
 
 def _where(path: Path, key: str) -> str:
-    return f"{path.parent.parent.name}/evals/{path.name} {key}" if key else str(path)
+    """`skills/s/evals/evals.json: evals[0].category`, as the file's problems are shown."""
+    return f"{display_path(path)}: {key}" if key else display_path(path)
 
 
 # ---- the graders ---------------------------------------------------------------------------------------
@@ -416,3 +436,15 @@ def _scripts(file: EvalsFile) -> dict[str, Script]:
     if problems:
         raise EvalsLoadError(file.path, problems.items, name=path.name)
     return out
+
+
+def eval_script(plugin_root: Path, skill: str, eval_id: str) -> Script | None:
+    """The scripted answers of one eval (`<skill>/<id>`, its id or `default` in the scripted.yaml beside the
+    skill's evals.json), for a command that reads a stored session (compare --pairwise --scripted); None when the
+    skill, its evals.json or its script is gone. Raises EvalsLoadError for a script that does not load."""
+    for path in evals_files(plugin_root):
+        file = read_evals(path, plugin_root)
+        if file.skill.name == skill:
+            scripts = _scripts(file)
+            return scripts.get(eval_id) or scripts.get("default")
+    return None

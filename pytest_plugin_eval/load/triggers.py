@@ -41,14 +41,13 @@ from ..core.validate import (
 )
 from ..core.yamlio import YamlError, load_yaml
 from .case import Case, CaseLoadError
+from .description_words import DescriptionRule, is_rule, parse_rule
 from .mocks import MockSet, load_mocks
 from .script import ArmScript, Script, TextBlock, ToolBlock, Turn, parse_turns
 from .skills import Component, TriggerTarget, components_of
 from .suite import resolve_plugin
+from .trigger_files import skill_folder_of
 
-YAML_NAME = "triggers.yaml"
-YAML_SUFFIX = ".triggers.yaml"
-JSON_NAMES = ("trigger-eval.json", "trigger-evals.json")
 DEFAULT_RUNS = 5  # fewer can never decide at 95%: 4 of 4 is the least that clears 0.5 (Wilson)
 DEFAULT_MAX_TURNS = 5
 DEFAULT_TIMEOUT = 120
@@ -105,21 +104,6 @@ class TriggerLoadError(CaseLoadError):
     """A trigger file that cannot run, with every problem found in it."""
 
 
-def is_trigger_file(path: Path) -> bool:
-    return path.name == YAML_NAME or path.name.endswith(YAML_SUFFIX) or path.name in JSON_NAMES
-
-
-def skill_folder_files(plugin_root: Path) -> list[Path]:
-    """skill-creator files kept in a skill's folder (`<skill>/trigger-eval.json`, `<skill>/evals/…`)."""
-    found = []
-    for component in components_of(plugin_root):
-        if component.kind != "skill":
-            continue
-        for folder in (component.path.parent, component.path.parent / "evals"):
-            found += [folder / name for name in JSON_NAMES if (folder / name).is_file()]
-    return found
-
-
 def load_trigger_file(path: Path, eval_root: Path, skill: str | None = None) -> list[TriggerSet]:
     """The trigger sets of one file; `skill` (the command line's) names the skill of a JSON file's entries that
     name none. Raises TriggerLoadError with every problem found."""
@@ -139,7 +123,8 @@ def load_trigger_file(path: Path, eval_root: Path, skill: str | None = None) -> 
     for draft in sets:
         for query in draft.queries:
             runs = query.turns if isinstance(query.turns, dict) else {"default": query.turns}
-            for word in runs.values():
+            words = [w for a in runs.values() for w in (a.names if isinstance(a, DescriptionRule) else (a,))]
+            for word in words:
                 if (
                     isinstance(word, str)
                     and word not in SCRIPTED_WORDS
@@ -332,11 +317,8 @@ def _from_skill_creator(
 
 def _skill_of_folder(path: Path, components: tuple[Component, ...]) -> Component | None:
     """The skill whose folder holds `path` (directly or in its `evals/`)."""
-    for component in components:
-        folder = component.path.parent
-        if component.kind == "skill" and path.parent in (folder, folder / "evals"):
-            return component
-    return None
+    folder = skill_folder_of(path)
+    return next((c for c in components if c.kind == "skill" and c.path.parent == folder), None)
 
 
 def _only_skill(components: tuple[Component, ...], key: str, path: Path, problems: Problems) -> Component | None:
@@ -385,8 +367,10 @@ SCRIPTED_WORDS = ("fire", "none")
 
 def _scripted(value: Any, key: str) -> Any:
     """`fire` (the set's skill), `none` (an answer in words), another component's name (resolved when the set's
-    skill is known), or a list of turns as in scripted.yaml; or a mapping from run number (or `default`) to one
-    of those."""
+    skill is known), a list of turns as in scripted.yaml, or a rule on the skill's description
+    (load/description_words.py); or a mapping from run number (or `default`) to one of those."""
+    if is_rule(value):
+        return parse_rule(value, key)
     if isinstance(value, dict):
         out: dict = {}
         for run, answer in value.items():
@@ -409,6 +393,9 @@ def scripted_arm(trigger_set: TriggerSet, query: TriggerQuery) -> ArmScript:
 def _answer(trigger_set: TriggerSet, query: TriggerQuery, answer: Any) -> tuple[Turn, ...]:
     if isinstance(answer, tuple):
         return answer
+    if isinstance(answer, DescriptionRule):
+        whose = next((c for c in trigger_set.components if answer.of and c.answers_to(answer.of)), trigger_set.skill)
+        answer = answer.answer(whose.description)
     word = answer if isinstance(answer, str) else ("fire" if query.should_fire else "none")
     if word == "none":
         return (Turn(blocks=(TextBlock("Here is an answer, without any skill."),)),)

@@ -58,6 +58,7 @@ class View:
     verdict_counts: list[tuple[str, str]]  # (style, text): "better 1" …
     triggers: list[TriggerSetChange] = field(default_factory=list)
     trigger_note: str | None = None
+    baseline_note: str | None = None
 
 
 def interval(bounds: tuple[float, float] | None) -> str:
@@ -178,6 +179,7 @@ def view(comparison: Comparison) -> View:
         verdict_counts=_counts(comparison),
         triggers=comparison.triggers,
         trigger_note=comparison.trigger_note,
+        baseline_note=comparison.baseline_note,
     )
 
 
@@ -211,6 +213,7 @@ def lines(v: View) -> list[str]:
     if v.plugin_changes:
         out.append(f"changed in the plugin: {'; '.join(v.plugin_changes)}")
     out += [f"⚠ not comparable: {w}" for w in v.warnings]
+    out += [f"note: {v.baseline_note}"] if v.baseline_note else []
     if v.rows:
         out += ["", *table(v)]
     if v.added or v.removed:

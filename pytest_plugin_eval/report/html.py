@@ -76,6 +76,15 @@ def write_report(
     write_atomic(Path(path), render_report(document, history, comparison))
 
 
+def comparison_page(comparison: Comparison, pairwise=None) -> str:
+    """`plugin-eval compare --html`: the comparison section on a page of its own, and the pairwise section (a
+    results.pairwise.PairwiseComparison) when there is one."""
+    from . import pairwise as paired
+
+    shown = paired.view(pairwise) if pairwise is not None else None
+    return _render("compare_page.html.j2", comparison=compared.view(comparison), pairwise=shown) + "\n"
+
+
 def summary_html(document: SuiteResult) -> str:
     """The header, the cards and the per-case table, for the summary of a pytest-html report."""
     return _render("embed.html.j2", summary=page.top(document, linked=False))

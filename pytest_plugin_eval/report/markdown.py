@@ -16,7 +16,19 @@ from ..results.triggers import VERDICT_WORDS, TriggerSetResult
 from ..results.verdict import case_verdict
 from . import comparison as compared
 from . import triggers
-from .view import MISSING, case_rows, partial_label, percent, score, seconds, signed, spread, usd
+from .view import (
+    MISSING,
+    case_rows,
+    partial_label,
+    percent,
+    reused_legend,
+    score,
+    seconds,
+    signed,
+    spread,
+    usd,
+    without_cell,
+)
 
 NOTE_CHARS = 160
 OUTCOMES = {"passed": "✅ passed", "failed": "❌ failed", "skipped": "⚪ not scored"}
@@ -70,7 +82,7 @@ def cases_table(document: SuiteResult) -> list[str]:
             [
                 r.name,
                 score(r.score),
-                score(r.score_without),
+                without_cell(score(r.score_without), r),
                 signed(r.delta),
                 (r.interval or MISSING) + (" n.s." if r.significant is False else ""),
                 str(r.runs),
@@ -80,7 +92,8 @@ def cases_table(document: SuiteResult) -> list[str]:
             ]
             for r, outcome in zip(rows, outcomes, strict=True)
         ]
-        return _table(head, body, right=(1, 2, 3, 5, 6))
+        legend = reused_legend(document)
+        return [*_table(head, body, right=(1, 2, 3, 5, 6)), *(["", legend] if legend else [])]
     head = ["Case", "Score", "±SD", "Pass %", "Runs", "Cost", "Verdict", "Notes"]
     body = [
         [
@@ -222,6 +235,8 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
     if v.warnings:
         out += ["> ⚠ **Not comparable** — read the changes with care:"]
         out += [f"> - {cell(w)}" for w in v.warnings] + [""]
+    if v.baseline_note:
+        out += [f"> {cell(v.baseline_note)}", ""]
     if v.rows:
         head = ["Case", "WITH", "Change", f"{v.level} CI", "Verdict"]
         if v.two_arm:

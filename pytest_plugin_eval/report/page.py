@@ -24,6 +24,7 @@ from .view import (
     case_row,
     cut,
     partial_label,
+    reused_text,
     score,
     seconds,
     signed,
@@ -423,6 +424,9 @@ def run(result: RunResult, label: str, prompt: str) -> Run:
     if result.judge_cost_usd:
         facts.append(f"judge {usd(result.judge_cost_usd)}")
     facts.append(seconds(result.duration_seconds))
+    reused = reused_text(result)
+    if reused:
+        facts.append(reused)
     error = None
     if result.error:
         error = f"{result.error_kind}: {result.error}" if result.error_kind else result.error

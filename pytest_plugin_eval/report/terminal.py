@@ -31,13 +31,15 @@ def table(document: SuiteResult) -> list[str]:
         lines = [f"{'CASE':<{width}}{'SCORE':<6}{'±SD':<6}{'PASS%':<6}{'RUNS':<5}{'COST':<9}NOTES"]
     for row in rows:
         lines.append(_line(row, width, two_arm))
-    return lines
+    legend = view.reused_legend(document)
+    return [*lines, legend] if legend else lines
 
 
 def _line(row: view.CaseRow, width: int, two_arm: bool) -> str:
     if two_arm:
         cells = (
-            f"{view.score(row.score, NUMBER_MISSING):<6}{view.score(row.score_without, NUMBER_MISSING):<6}"
+            f"{view.score(row.score, NUMBER_MISSING):<6}"
+            f"{view.without_cell(view.score(row.score_without, NUMBER_MISSING), row):<6}"
             f"{view.signed(row.delta, NUMBER_MISSING):<7}{_interval(row):<21}"
         )
     else:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..adaptive import STOP_REASONS
 from ..results import scoring
-from ..results.model import CaseResult, SuiteResult
+from ..results.model import CaseResult, RunResult, SuiteResult
 from ..results.scoring import trend
 
 PARTIAL_LABELS = {
@@ -126,6 +126,33 @@ def notes_for(case: CaseResult) -> str:
     return auto_runs_text(case)
 
 
+REUSED_MARK = "↺"  # after W/OUT: some of its runs were taken from a stored session (--reuse-baseline)
+
+
+def reused_text(run: RunResult) -> str | None:
+    """Where a run reused by --reuse-baseline was made (None: it ran in this session)."""
+    origin = run.reused_from
+    if not origin:
+        return None
+    return f"{REUSED_MARK} reused from the session of {origin.get('session')} (run {origin.get('index')}), graded again"
+
+
+def reused_legend(document: SuiteResult) -> str | None:
+    """The line under a table whose W/OUT cells are marked: how many without-plugin runs were reused."""
+    runs = [run for case in document.cases for run in case.runs("without")]
+    reused = sum(1 for run in runs if run.reused_from)
+    if not reused:
+        return None
+    return (
+        f"{REUSED_MARK} W/OUT from stored runs (--reuse-baseline): {reused} of {len(runs)} without-plugin run(s) "
+        f"reused from earlier sessions and graded again"
+    )
+
+
+def without_cell(text: str, row: CaseRow) -> str:
+    return f"{text}{REUSED_MARK}" if row.reused else text
+
+
 def auto_runs_text(case: CaseResult) -> str:
     """With --runs auto: how many runs per arm the case took and why no more ("" otherwise)."""
     if not case.auto_runs:
@@ -154,6 +181,7 @@ class CaseRow:
     runs: int  # of both arms
     cost_usd: float
     notes: str
+    reused: int = 0  # without-plugin runs taken from stored sessions (--reuse-baseline)
 
 
 def case_row(case: CaseResult) -> CaseRow:
@@ -176,6 +204,7 @@ def case_row(case: CaseResult) -> CaseRow:
         runs=len(case.runs()),
         cost_usd=case.cost_usd,
         notes=notes_for(case),
+        reused=sum(1 for run in case.runs("without") if run.reused_from),
     )
 
 

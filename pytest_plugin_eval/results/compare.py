@@ -22,6 +22,7 @@ from typing import Any
 from .. import stats
 from ..core.errors import UsageError
 from ..core.kinds import Arm
+from .baseline import shared_baseline
 from .comparison import (
     ADDED,
     COMPARED,
@@ -363,6 +364,7 @@ def compare(
         mean_delta=Change(*_means(both_delta)),
         triggers=triggers,
         trigger_note=scripted_warning(old.suite.scripted, new.suite.scripted, triggers),
+        baseline_note=baseline_note(old, new),
         plugin_changes=plugin_changes(old.suite.plugins, new.suite.plugins),
     )
 
@@ -370,3 +372,16 @@ def compare(
 def _means(pairs: list[tuple[float | None, float | None]]) -> tuple[float | None, float | None]:
     kept = [(a, b) for a, b in pairs if a is not None and b is not None]
     return stats.mean([a for a, _ in kept if a is not None]), stats.mean([b for _, b in kept if b is not None])
+
+
+def baseline_note(old: SuiteResult, new: SuiteResult) -> str | None:
+    """That the sessions share without-plugin runs (--reuse-baseline): not a difference of set-up, but it says
+    where a change of W/OUT can come from."""
+    shared = shared_baseline(old, new)
+    if not shared:
+        return None
+    total = sum(len(case.runs("without")) for case in new.cases)
+    return (
+        f"the sessions share {shared} of the new session's {total} without-plugin run(s) (--reuse-baseline: made "
+        f"once, graded in each): a change of W/OUT in those is the graders', not the agent's"
+    )

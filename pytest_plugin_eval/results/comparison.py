@@ -192,6 +192,7 @@ class Comparison:
         return [f"{t.name}/{q.id}" for t in self.triggers for q in t.worse]
 
     plugin_changes: list[str] = field(default_factory=list)  # what changed in the plugin (results.plugin_changes)
+    baseline_note: str | None = None  # the sessions share without-plugin runs (--reuse-baseline)
 
     @property
     def compared(self) -> list[CaseComparison]:
@@ -239,6 +240,7 @@ class Comparison:
             "new": self.new.to_json(),
             "comparable": self.comparable,
             "pluginChanges": list(self.plugin_changes),
+            **({"baselineNote": self.baseline_note} if self.baseline_note else {}),
             "warnings": [w.to_json() for w in self.warnings],
             "summary": {
                 "compared": len(self.compared),

@@ -96,6 +96,11 @@ class RunResult(Document):
     attempts: int = field(default=1, metadata=key("attempts", omit=lambda n: not n > 1))
     index: int = field(kw_only=False, metadata=key("index"))  # 1-based, in its arm
     reused: bool = field(default=False, metadata=key("reused", omit="falsy"))  # taken from the last session (--lf)
+    # A without-plugin run: what it depended on (run/conditions.py), so that a later session can tell whether it
+    # may stand for a run of its own (--reuse-baseline); and, when it does, where the agent made it:
+    # {session: that session's startedAt, index, agentCostUsd} — it was graded again in this session, not run.
+    conditions: dict[str, Any] | None = field(default=None, metadata=key("conditions", omit="none"))
+    reused_from: dict[str, Any] | None = field(default=None, metadata=key("reusedFrom", omit="none"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
     notes: list[str] = field(default_factory=list)  # notices for the session, not part of the document
 

@@ -51,12 +51,16 @@ class StoredRun:
 class StoredResults:
     """A results folder: its document, and its runs by (case dir, arm, index)."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, document: SuiteResult | None = None):
+        """`document`: the folder's, already read and checked (else it is read here; ValueError if it is not a
+        results document)."""
         self.folder = ResultsFolder(Path(folder).absolute())
-        problem = results_folder_problem(Path(folder))
-        if problem is not None:
-            raise ValueError(f"--regrade {folder}: {problem}")
-        self.document: SuiteResult = self.folder.read()
+        if document is None:
+            problem = results_folder_problem(Path(folder))
+            if problem is not None:
+                raise ValueError(f"--regrade {folder}: {problem}")
+            document = self.folder.read()
+        self.document: SuiteResult = document
         self.runs: dict[tuple[str, str, int], StoredRun] = {}
         for case in self.document.cases:
             # The document does not say whether --mocks was off: a case's runs carry `mocks` when stand-ins ran.

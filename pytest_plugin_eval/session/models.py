@@ -42,19 +42,18 @@ class ModelCalls:
 
     def make_judge(self, script, arm: str, index: int) -> Judge:
         """The judge for one run: the real API (shared client), or the scripted endpoint with one URL per
-        grader, on which it counts that grader's votes."""
+        grader, on which it counts that grader's votes (a copy of the shared scripted client: one pool)."""
         if not self.options.scripted:
             client = self.resources.judge_client.get()
             return Judge(self.judge_model, lambda grader: client)
-        import anthropic  # the judge's HTTP client: loaded when a judge is first needed
-
-        endpoint, clients, lock = self.resources.endpoint.get(), {}, threading.Lock()
+        endpoint, base = self.resources.endpoint.get(), self.resources.scripted_judge_client.get()
+        clients: dict = {}
+        lock = threading.Lock()
 
         def client_for(grader: str):
             with lock:  # votes are cast from several threads
                 if grader not in clients:
-                    url = endpoint.judge_url(script, grader, arm=arm, run=index)
-                    clients[grader] = anthropic.Anthropic(base_url=url, api_key="scripted", max_retries=0)
+                    clients[grader] = base.with_options(base_url=endpoint.judge_url(script, grader, arm=arm, run=index))
                 return clients[grader]
 
         return Judge(self.judge_model, client_for)

@@ -5,6 +5,7 @@ Every message names the option and the fix; nothing is run (or paid for) before 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from pathlib import Path
@@ -18,6 +19,12 @@ from .options import ABLATIONS, MAX_CONCURRENCY, MOCK_MODES, EvalOptions
 def parse_options(option) -> EvalOptions:
     """Validate the raw pytest option namespace. Raises OptionError with the user-facing message."""
     model, models = parse_models(option.eval_model, regrade=bool(option.eval_regrade))
+    if models and getattr(option, "eval_reuse_baseline", None):
+        # A stored baseline is matched per case, not per model of a matrix (yet): refused rather than mixed up.
+        raise OptionError(
+            f"Error: --reuse-baseline does not work with a model matrix (--model {option.eval_model}) yet; "
+            "drop one, or run each model on its own with --model M --reuse-baseline."
+        )
     json_path = option.eval_json
     if json_path not in (None, "-") and not json_path.endswith(".json"):
         raise OptionError(
@@ -130,6 +137,7 @@ def parse_options(option) -> EvalOptions:
         trigger_skill=getattr(option, "eval_trigger_skill", None),
         min_recall=share(getattr(option, "eval_min_recall", None), "--min-recall"),
         max_false_fire=share(getattr(option, "eval_max_false_fire", None), "--max-false-fire"),
+        reuse_baseline=bool(getattr(option, "eval_reuse_baseline", None)),
     )
 
 
@@ -149,6 +157,17 @@ def parse_models(value: str | None, *, regrade: bool) -> tuple[str | None, tuple
             "matrix on its own (plugin-eval regrade RESULTS/<model>)."
         )
     return None, models
+
+
+REUSE_INI = "eval_reuse_baseline"
+
+
+def with_ini(options: EvalOptions, config) -> EvalOptions:
+    """The ini settings an option left unsaid: `eval_reuse_baseline = true` unless --no-reuse-baseline (and
+    not in a model matrix, where reuse is off: docs/reuse.md)."""
+    if getattr(config.option, "eval_reuse_baseline", None) is None and config.getini(REUSE_INI) and not options.models:
+        return dataclasses.replace(options, reuse_baseline=True)
+    return options
 
 
 def eval_options_given(option) -> bool:

@@ -61,6 +61,7 @@ class EvalOptions:
     trigger_skill: str | None = None  # the skill of skill-creator trigger entries that name none
     min_recall: float | None = None  # a trigger set below this recall fails
     max_false_fire: float | None = None  # a trigger set above this false-fire rate fails
+    reuse_baseline: bool = False  # --reuse-baseline (or the eval_reuse_baseline ini setting)
 
     @property
     def matrix(self) -> bool:
@@ -261,6 +262,22 @@ OPTIONS = (
         "infrastructure error",
         default="1",
         metavar="N",
+    ),
+    Option(
+        ("--reuse-baseline",),
+        "eval_reuse_baseline",
+        "Take each case's without-plugin runs from the suite's stored sessions when nothing they depend on "
+        "changed (prompt, case settings, context files, mocks without the plugin, model, Claude Code), graded "
+        "again; only the missing ones run (also: eval_reuse_baseline = true in the pytest ini)",
+        kind="flag",
+        default=None,
+    ),
+    Option(
+        ("--no-reuse-baseline",),
+        "eval_reuse_baseline",
+        "Run every without-plugin run afresh, whatever the ini setting says (default)",
+        kind="flag",
+        store_false=True,
     ),
     Option(
         ("--regrade",),

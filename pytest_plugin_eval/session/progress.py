@@ -24,7 +24,10 @@ def run_word(run: RunResult) -> str:
     """A run's outcome in a few words: its score and the graders it failed."""
     score = "not scored" if run.score is None else f"score {run.score:.2f}"
     failing = [g.name for g in run.failing]
-    return score + (f" ✗ {', '.join(failing)}" if failing else "") + (f" · {run.error_kind}" if run.error_kind else "")
+    reused = " · reused" if run.reused_from else ""  # --reuse-baseline: a stored run, graded again
+    return (
+        score + (f" ✗ {', '.join(failing)}" if failing else "") + (f" · {run.error_kind}" if run.error_kind else "")
+    ) + reused
 
 
 def duration(seconds: float) -> str:

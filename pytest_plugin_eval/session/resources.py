@@ -57,6 +57,7 @@ class Resources:
         self.rounds = Lazy(self._rounds)
         self.endpoint = Lazy(self._endpoint)
         self.judge_client = Lazy(self._judge_client)
+        self.scripted_judge_client = Lazy(self._scripted_judge_client)
         self.claude = Lazy(lambda: find_claude(options.claude))
 
     def _on_this_host(self) -> bool:
@@ -99,6 +100,13 @@ class Resources:
 
         return anthropic.Anthropic(max_retries=0, timeout=JUDGE_TIMEOUT)
 
+    def _scripted_judge_client(self) -> Any:
+        """The scripted endpoint's judge client: one connection pool for every grader of every run, each asking
+        through a copy aimed at its own URL (`with_options(base_url=…)` shares the pool), closed with the session."""
+        import anthropic  # the judge's HTTP client: loaded when a judge is first needed
+
+        return anthropic.Anthropic(base_url=self.endpoint.get().url, api_key="scripted", max_retries=0)
+
     def worker_input(self, started_at: str, workers: int) -> dict:
         """What a pytest-xdist worker is handed: this session's scratch folder, ledger, start and host."""
         scratch, ledger = self.scratch.get(), self.ledger.get()
@@ -112,7 +120,11 @@ class Resources:
         }
 
     def close(self) -> None:
-        """Stop what was started (the endpoint) and remove what was made (the scratch folder, if this process's)."""
+        """Close the judge clients' connections, stop what was started (the endpoint) and remove what was made (the
+        scratch folder, if this process's)."""
+        for client in (self.judge_client.made, self.scripted_judge_client.made):
+            if client is not None:
+                client.close()
         endpoint, scratch = self.endpoint.made, self.scratch.made
         if endpoint is not None:
             endpoint.stop()

@@ -25,8 +25,9 @@ from ..grade.types import grader_types
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, load_case
 from ..load.graders import BUILTIN_ORDER
 from ..load.script import SCRIPT_FILENAME
-from ..load.suite import NOT_CASE_DIRS, RESERVED_DIR, enclosing_plugin, eval_dir_name, eval_root_of
-from ..load.triggers import TriggerSet, is_trigger_file, load_trigger_file
+from ..load.suite import enclosing_plugin, eval_dir_name, eval_root_of
+from ..load.trigger_files import in_eval_dir_walk, skipped_folder
+from ..load.triggers import TriggerSet, load_trigger_file
 from ..results.ledger import CostLedger
 from ..results.matrix import case_models, model_dirname, restriction_notice
 from ..results.model import CaseResult, RunResult, SkippedRun, SuiteInfo
@@ -42,6 +43,7 @@ from .options import WORKER_INPUT_KEY, EvalOptions
 from .pool import Outcome, RunPool, workers
 from .prestart import Prestarts, SpareCores, cpu_count, session_cpu_times
 from .resources import Lazy, Resources
+from .reuse import BaselineReuse
 from .rounds import RoundBoard, auto_score, case_key, run_key
 from .scratch import Scratch
 from .trust import TrustRefused, confirm_trust
@@ -103,6 +105,7 @@ class EvalSession:
         in_process = 0 if self.is_worker or workers(config) > 1 else (options.concurrency or 1)
         self.pool = RunPool(in_process, lambda item, upcoming: item.execute(upcoming))  # collect.PooledItem
         self.prestarts = Prestarts()
+        self.baseline = BaselineReuse(self)  # --reuse-baseline; and the conditions every without run records
         # The next run's agent starts while runs work, on a core that would otherwise idle. Where idle cores cannot
         # be measured, only while fewer runs go at once than there are cores (each worker of -n runs one at a time).
         at_once = worker_count(worker) if worker else max(in_process, 1)
@@ -226,8 +229,9 @@ class EvalSession:
         return self._trigger_sets[path]
 
     def trigger_file_root(self, path: Path) -> Path | None:
-        """The eval dir of `path` when it is a trigger file (ours, or skill-creator's) and no case's own file."""
-        if not is_trigger_file(path) or (path.parent / CASE_FILE).exists() or (path.parent / PROMPT_FILE).exists():
+        """The eval dir of `path` when its walk collects it as a trigger file (trigger_files.in_eval_dir_walk: ours,
+        or skill-creator's, and no case's own file; those in a skill's folder come with EvalDir)."""
+        if not in_eval_dir_walk(path):
             return None
         return self.eval_root(path.parent)
 
@@ -272,7 +276,7 @@ class EvalSession:
         root = self.eval_root(path)
         if root is None or path == root:
             return None
-        if path.name in NOT_CASE_DIRS or path.name == RESERVED_DIR:
+        if skipped_folder(path):
             return True
         if path.name.startswith(".") and path.is_dir():
             return False
@@ -363,6 +367,10 @@ class EvalSession:
             return regrade_run(
                 case, stored, rules.two_arm(case, self.options), judge, artefacts, stop=self.pool.stopping
             )
+        reuse = self.baseline.reused(case, arm, index)
+        if reuse is not None:  # --reuse-baseline: a stored run stands for this one, graded again
+            self.start_ahead(upcoming)
+            return self.baseline.regraded(case, reuse, judge, artefacts)
         plan = self.run_plan(case, arm, index, model)
         how = Evaluation(
             two_arm=rules.two_arm(case, self.options),
@@ -374,7 +382,7 @@ class EvalSession:
         )
         ready = self.prestarts.take(run_key(case, arm, index, model))  # from here on, evaluate owns it
         self.start_ahead(upcoming)
-        return evaluate(plan, how, ready)
+        return self.baseline.recorded(case, evaluate(plan, how, ready))
 
     @property
     def workspace_base(self) -> Path | None:
@@ -388,6 +396,8 @@ class EvalSession:
         machine has a core to spare."""
         if self.stored is not None or not isinstance(getattr(item, "case", None), Case):
             return
+        if self.baseline.reused(item.case, item.arm, item.index) is not None:
+            return  # its run is a stored one
         if self.spare_cores() < SPARE_CORE:
             return
         auto = self.options.auto_runs

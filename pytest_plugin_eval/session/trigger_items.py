@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from ..core.paths import display_path
-from ..load.suite import SKILL_FILE, enclosing_plugin
-from ..load.triggers import TriggerLoadError, TriggerQuery, TriggerSet, query_case, skill_folder_files
+from ..load.suite import enclosing_plugin
+from ..load.trigger_files import skill_folder_files
+from ..load.triggers import TriggerLoadError, TriggerQuery, TriggerSet, query_case
 from ..results.matrix import case_models
 from ..results.trigger_runs import trigger_run_of
 from ..results.triggers import QueryResult, TriggerRun, TriggerSetResult
@@ -159,17 +160,10 @@ class EvalDir(pytest.Directory):
         yield from skill_eval_items.collect(self, plugin)  # and their output evals (evals/evals.json)
 
 
-def in_skill_folder(path: Path) -> bool:
-    """A skill-creator file kept in a skill's folder (`<skill>/…` or `<skill>/evals/…`)."""
-    return (path.parent / SKILL_FILE).is_file() or (
-        path.parent.name == "evals" and (path.parent.parent / SKILL_FILE).is_file()
-    )
-
-
 def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
     """The trigger sets of a trigger file in an eval dir (those in a skill's folder come with its suite: EvalDir)."""
     eval_root = get_session(parent.config).trigger_file_root(file_path)
-    if eval_root is None or in_skill_folder(file_path):
+    if eval_root is None:
         return None
     return TriggerFile.from_parent(parent, path=file_path, eval_root=eval_root)
 

@@ -122,8 +122,9 @@ def test_sigterm_with_runs_in_flight_records_them_interrupted_and_leaves_nothing
     assert not any(Path(f"/proc/{pid}").exists() for pid in children)  # no claude child left
 
 
-def test_sigterm_before_any_run_came_back_from_two_workers_records_the_runs_in_flight(suite):
-    suite.case("slow", frontmatter={"runs": 1}, graders=GREETING, script=SLOW)
+def interrupted_on_two_workers(suite: Suite) -> tuple[dict, str]:
+    """Start the suite on two workers, SIGTERM it once both have an agent running, and return its document (partial:
+    interrupted) and output, after checking that the session exits 143 and leaves no agent behind."""
     proc = session(suite, "--json", "out.json", "-n", "2")
     children = wait_for(
         lambda: len(found := [p for p, c in descendants(proc.pid).items() if "stream-json" in c]) == 2 and found
@@ -133,15 +134,21 @@ def test_sigterm_before_any_run_came_back_from_two_workers_records_the_runs_in_f
     assert proc.returncode == 143, out + err
     document = json.loads((suite.root / "out.json").read_text())
     assert document["partial"] is True and document["partialReason"] == "interrupted"
-    assert len(document["cases"]) == 1, out + err
+    time.sleep(1)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in children)  # no claude child left
+    return document, out + err
+
+
+def test_sigterm_before_any_run_came_back_from_two_workers_records_the_runs_in_flight(suite):
+    suite.case("slow", frontmatter={"runs": 1}, graders=GREETING, script=SLOW)
+    document, output = interrupted_on_two_workers(suite)
+    assert len(document["cases"]) == 1, output
     [case] = document["cases"]
     assert {arm: [run["errorKind"] for run in runs] for arm, runs in case["arms"].items()} == {
         "with": ["interrupted"],
         "without": ["interrupted"],
     }
-    assert list((suite.root / "evals" / "results").glob("*/aggregate-result.json")), out + err
-    time.sleep(1)
-    assert not any(Path(f"/proc/{pid}").exists() for pid in children)
+    assert list((suite.root / "evals" / "results").glob("*/aggregate-result.json")), output
 
 
 def test_sigterm_with_trigger_runs_in_flight_on_two_workers_records_them_interrupted(suite):
@@ -151,15 +158,9 @@ def test_sigterm_with_trigger_runs_in_flight_on_two_workers_records_them_interru
             {"runs": 1, "skills": {"greet": {"should_fire": [{"query": q, "scripted": slow} for q in ("hi", "yo")]}}}
         )
     )
-    proc = session(suite, "--json", "out.json", "-n", "2")
-    wait_for(lambda: len([p for p, c in descendants(proc.pid).items() if "stream-json" in c]) == 2)
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 143, out + err
-    document = json.loads((suite.root / "out.json").read_text())
-    assert document["partial"] is True and document["partialReason"] == "interrupted"
+    document, output = interrupted_on_two_workers(suite)
     runs = {q["id"]: [r["errorKind"] for r in q["runs"]] for s in document["triggers"] for q in s["queries"]}
-    assert runs == {"hi": ["interrupted"], "yo": ["interrupted"]}, out + err
+    assert runs == {"hi": ["interrupted"], "yo": ["interrupted"]}, output
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="runs are started ahead only with a core to spare")

@@ -229,6 +229,12 @@ class AgentResponder:
 
         return anthropic.Anthropic(base_url=self.agent.get("baseUrl") or None, max_retries=2)
 
+    def close(self) -> None:
+        """Close the model client's connections, if one was made (not left to the garbage collector)."""
+        close = getattr(self._client, "close", None)
+        if close is not None:
+            close()
+
 
 # -- the server ------------------------------------------------------------------------------------------
 
@@ -244,6 +250,16 @@ class MockServer:
         self.abort_hold = float(config.get("abortHoldSeconds", 0))
         agent = config.get("agent")
         self.agent = AgentResponder(self.name, agent, agent_client_factory) if agent else None
+
+    def __enter__(self) -> MockServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.agent is not None:
+            self.agent.close()
 
     def handle(self, message: Any) -> dict[str, Any] | None:
         """The reply to one message: None for notifications and for responses the client sends us."""
@@ -375,7 +391,8 @@ def main(argv: list[str] | None = None) -> int:
         _warn(f"cannot read the config {args[0]}: {exc}")
         return 2
     try:
-        serve(MockServer(config), sys.stdin.buffer, sys.stdout.buffer)
+        with MockServer(config) as server:
+            serve(server, sys.stdin.buffer, sys.stdout.buffer)
     except (BrokenPipeError, KeyboardInterrupt):
         pass  # the client went away
     return 0

@@ -85,7 +85,10 @@ def test_no_should_not_fire_case(tmp_path):
     (problem,) = check_suite(root).problems
     assert (problem.file, problem.key) == (root / "evals", "")
     assert problem.message.startswith("no should-not-fire case — add a case whose prompt the plugin must leave alone")
-    assert "`tool: Skill`, `min: 0`, `max: 0`" in problem.message
+    assert (
+        "`tool: Skill`, `min: 0`, `max: 0` (a `tool_used` grader with `max: 0` on one of the plugin's `mcp__…` tools"
+        in (problem.message)
+    )  # both count (test_what_makes_a_case_should_not_fire), so the message names both
 
 
 def test_a_should_not_fire_case_that_does_not_load_is_not_called_missing(clean):
@@ -204,7 +207,7 @@ def test_graders_without_a_case_file_are_not_a_case(clean):
 def test_an_empty_or_missing_eval_dir(tmp_path):
     root = plugin(tmp_path / "p")
     assert [p.message for p in check_suite(root).problems] == [
-        "holds no eval case — a case is a folder with prompt.md or case.yaml"
+        "holds no eval case — a case is a folder with prompt.md or case.yaml (or an evals.json in a skill's evals/ folder)"
     ]
     (root / "evals").rmdir()
     assert check_suite(root).problems[0].message.startswith("does not exist")

@@ -93,7 +93,31 @@ def test_nothing_is_overwritten(root):
 def test_a_broken_evals_file_is_reported_and_nothing_written(root):
     (root / "skills" / "greet" / "evals" / "evals.json").write_text('{"evals": [{"prompt": "x"}]}')
     lines, status = import_evals(root)
-    assert status == 1 and lines == [
-        "✗ skills/greet/evals/evals.json: evals[0].expectations: is required: the statements a run is graded on"
-    ]
+    assert status == 1 and len(lines) == 1
+    assert lines[0].startswith(
+        "✗ skills/greet/evals/evals.json: evals[0].expectations: is required: the statements a run is graded on — add"
+    )
     assert not (root / "evals").exists() or not any((root / "evals").iterdir())
+
+
+def test_check_loads_the_evals_json_cases_as_a_session_collects_them_before_any_import(root):
+    from pytest_plugin_eval.cli.check import check_suite
+
+    (root / "evals").mkdir()
+    data = {"evals": [{"id": 1, "prompt": "Hi.", "expectations": ['The reply includes the word "hello"']}]}
+    (root / "skills" / "greet" / "evals" / "evals.json").write_text(json.dumps(data))
+    result = check_suite(root)
+    assert [c.name for c in result.cases] == ["greet/1"]
+    assert not any("holds no eval case" in p.message for p in result.problems)
+    assert any("looks mechanical" in w for w in result.warnings)  # the quoted word, before any import
+    (root / "skills" / "greet" / "evals" / "evals.json").write_text('{"evals": [{"prompt": "x"}]}')
+    broken = check_suite(root)
+    assert [p.key for p in broken.load_problems] == ["evals[0].expectations"] and not broken.ok
+
+
+def test_check_warns_when_an_imported_folder_and_its_eval_would_both_run(root):
+    from pytest_plugin_eval.cli.check import check_suite
+
+    import_evals(root)
+    twice = [w for w in check_suite(root).warnings if "run the same prompt" in w]
+    assert len(twice) == 2 and twice[0].startswith('case "greet/1" of an evals.json and the case folder "greet-1"')

@@ -4,9 +4,10 @@ Claude Code starts it — a child process over stdio — is tested in tests/acce
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -289,6 +290,13 @@ def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedEndpoint]:
         yield ep
 
 
+@pytest.fixture
+def live_server() -> Iterator[Callable[[dict], MockServer]]:
+    """MockServers whose agents ask the scripted endpoint, closed after the test (their client's connections)."""
+    with contextlib.ExitStack() as stack:
+        yield lambda config: stack.enter_context(MockServer(config))
+
+
 def agent_config(
     tmp_path: Path,
     base_url: str | None,
@@ -325,10 +333,10 @@ def call(server: MockServer, tool: str, arguments: dict) -> dict:
     return reply["result"]
 
 
-def test_agent_answers_live_and_records(tmp_path: Path, endpoint: ScriptedEndpoint) -> None:
+def test_agent_answers_live_and_records(tmp_path: Path, endpoint: ScriptedEndpoint, live_server) -> None:
     replies = ["MOCK ANSWER", "  ERROR: no page 2 \n", "ABORT: the caller asks to delete page 3"]
     url = endpoint.judge_url(parse_script({"judge": {"default": replies}}), "mock")
-    server = MockServer(agent_config(tmp_path, url))
+    server = live_server(agent_config(tmp_path, url))
 
     live = call(server, "get_page", {"id": 1})
     assert (text_of(live), live["isError"]) == ("MOCK ANSWER", False)
@@ -366,7 +374,7 @@ def test_agent_answers_live_and_records(tmp_path: Path, endpoint: ScriptedEndpoi
     for path in records.iterdir():
         (replay_dir / path.name).write_text(path.read_text())
     (tmp_path / "out" / "mock-calls.jsonl").unlink()
-    again = MockServer(agent_config(tmp_path, url, replay_dir, tmp_path / "rec2"))
+    again = live_server(agent_config(tmp_path, url, replay_dir, tmp_path / "rec2"))
     assert text_of(call(again, "get_page", {"id": 1})) == "MOCK ANSWER"
     replayed_error = call(again, "get_page", {"id": 2})
     assert (text_of(replayed_error), replayed_error["isError"]) == ("no page 2", True)
@@ -378,7 +386,7 @@ def test_agent_answers_live_and_records(tmp_path: Path, endpoint: ScriptedEndpoi
     assert not (tmp_path / "rec2").exists()  # replays are not recorded again
 
 
-def test_replay_hit_stale_and_miss(tmp_path: Path, endpoint: ScriptedEndpoint) -> None:
+def test_replay_hit_stale_and_miss(tmp_path: Path, endpoint: ScriptedEndpoint, live_server) -> None:
     url = endpoint.judge_url(parse_script({"judge": {"default": ["LIVE 1", "LIVE 2"]}}), "mock")
     replay_dir = tmp_path / "mocks" / ".replay" / "wiki"
     replay_dir.mkdir(parents=True)
@@ -401,7 +409,7 @@ def test_replay_hit_stale_and_miss(tmp_path: Path, endpoint: ScriptedEndpoint) -
 
     recording({"id": 1, "title": "Home"}, "REPLAYED", description_sha(WIKI, None))
     stale = recording({"id": 2}, "OLD", description_sha("an older description", None))
-    server = MockServer(agent_config(tmp_path, url, replay_dir))
+    server = live_server(agent_config(tmp_path, url, replay_dir))
 
     hit = call(server, "get_page", {"title": "Home", "id": 1})  # key order does not matter
     assert text_of(hit) == "REPLAYED"
@@ -418,7 +426,9 @@ def test_replay_hit_stale_and_miss(tmp_path: Path, endpoint: ScriptedEndpoint) -
 
 
 @pytest.mark.parametrize("model", ["claude-haiku-5-5", "haiku", "claude-opus-5-5[1m]", "claude-unknown-9"])
-def test_agent_calls_are_priced_from_the_price_table(tmp_path: Path, endpoint: ScriptedEndpoint, model: str) -> None:
+def test_agent_calls_are_priced_from_the_price_table(
+    tmp_path: Path, endpoint: ScriptedEndpoint, live_server, model: str
+) -> None:
     # The config names only the model; the stand-in prices the reply's whole usage, cache tokens included.
     tokens = {
         "input_tokens": 1200,
@@ -429,7 +439,7 @@ def test_agent_calls_are_priced_from_the_price_table(tmp_path: Path, endpoint: S
     url = endpoint.judge_url(parse_script({"judge": {"default": [{"text": "PAGE", "usage": tokens}]}}), "mock")
     config = agent_config(tmp_path, url, model=model)
     assert set(config["agent"]) == {"model", "baseUrl", "replayDir", "recordDir"}
-    call(MockServer(config), "get_page", {"id": 1})
+    call(live_server(config), "get_page", {"id": 1})
     [entry] = call_log(tmp_path)
     assert entry["costUsd"] == pytest.approx(price(model, Usage(**tokens)), rel=1e-12)
     assert entry["costUsd"] > 0
@@ -485,3 +495,12 @@ def test_the_system_prompt_names_the_server_and_the_abort_conditions(tmp_path: P
     assert "ABORT: <reason>" in with_abort["system"] and "- the caller asks to delete a page" in with_abort["system"]
     assert "ABORT" not in without["system"]
     assert "tools" not in with_abort
+
+
+def test_a_server_closes_its_agents_model_client_when_it_ends(tmp_path: Path, endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.judge_url(parse_script({"judge": {"default": ["MOCK ANSWER"]}}), "mock")
+    with MockServer(agent_config(tmp_path, url)) as server:
+        assert text_of(call(server, "get_page", {"id": 1})) == "MOCK ANSWER"
+        assert server.agent is not None
+        client = server.agent._client
+    assert client.is_closed()  # its sockets are closed now, not by the garbage collector in some later test

@@ -194,7 +194,7 @@ def test_judge_replies() -> None:
         ("- text: a\n", "the script must be a mapping"),
         (
             "withh: []\n",
-            "withh: is not a key of a script — did you mean with? (expected: with, without, all, judge, models)",
+            "withh: is not a key of a script — did you mean with? (expected: with, without, all, judge, pairwise, models)",
         ),
         (
             "with: [{text: a, tool: b}]\n",
@@ -570,3 +570,35 @@ def test_agent_requests_keep_the_script_s_figures_whatever_they_mark(endpoint: S
             None,
             None,
         )
+
+
+def test_pairwise_answers_by_order_and_pair_and_a_judge_without_answers_gives_no_verdict(
+    endpoint: ScriptedEndpoint,
+) -> None:
+    biased = script({"pairwise": "VERDICT: A"})  # one answer for both orders: a judge that prefers position A
+    assert biased.pairwise_reply("old_first", 1) == biased.pairwise_reply("new_first", 7)
+    loaded = script({"pairwise": {"old_first": ["VERDICT: B", "VERDICT: A"], "new_first": "<empty>"}})
+    answers = [
+        text_of(ask(endpoint.pairwise_url(loaded, order, pair), tools=None))
+        for order, pair in (("old_first", 1), ("old_first", 2), ("old_first", 3), ("new_first", 1))
+    ]
+    assert answers == ["VERDICT: B", "VERDICT: A", "VERDICT: A", ""]  # one per pair, the last repeated
+    silent = text_of(ask(endpoint.pairwise_url(script({"with": ["hi"]}), "old_first", 1), tools=None))
+    assert silent == "(scripted model: no pairwise: answers in scripted.yaml)"
+    assert text_of(ask(endpoint.pairwise_url(None, "new_first", 1), tools=None)) == silent
+    assert [c["kind"] for c in endpoint.calls()][-1] == "judge"
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "words"),
+    [
+        ("pairwise: {old_first: A}\n", "pairwise", "give both orders, old_first and new_first (missing: new_first)"),
+        ("pairwise: {a_first: A, old_first: A, new_first: B}\n", "pairwise.a_first", "is not a key of pairwise"),
+        ("pairwise: []\n", "pairwise", "give a reply or a non-empty list of replies"),
+        ("pairwise: {old_first: A, new_first: [{tool: Read}]}\n", "pairwise.new_first[0].tool", "not allowed here"),
+    ],
+)
+def test_pairwise_answers_are_validated_naming_the_key(tmp_path: Path, text: str, key: str, words: str) -> None:
+    with pytest.raises(SpecError) as caught:
+        load_script(write_script(tmp_path, text))
+    assert caught.value.key == key and words in caught.value.message

@@ -301,12 +301,12 @@ def test_each_thread_gets_its_own_context():
 
 def test_catastrophic_backtracking_is_stopped_at_the_cpu_limit(monkeypatch):
     monkeypatch.setattr(ecmaregex, "TIME_LIMIT_SECONDS", 0.2)
+    # On a loaded machine 0.2 s of CPU time can take longer than the wall limit: the CPU limit must be the one met.
+    monkeypatch.setattr(ecmaregex, "WALL_LIMIT_SECONDS", 120.0)
     monkeypatch.setattr(ecmaregex, "_idle", [])  # engines made afresh, with the limit
-    started = time.monotonic()
     for call in (ecmaregex.search, ecmaregex.count, ecmaregex.find):
         with pytest.raises(ecmaregex.RegexAborted, match=r"^stopped after 0.2 s of CPU time \(the limit\)"):
             call("^(a+)+$", "", "a" * 41 + "b")
-    assert time.monotonic() - started < 10
     assert ecmaregex.search("^(a+)+$", "", "aaaa") is True  # the engine is usable afterwards
     assert issubclass(ecmaregex.RegexAborted, Exception) and not issubclass(ecmaregex.RegexAborted, ValueError)
 

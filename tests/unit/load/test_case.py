@@ -1416,7 +1416,7 @@ def test_a_case_without_a_script_has_none(suite):
         ),
         (
             "wiht: [hi]\n",
-            "evals/c/scripted.yaml: wiht: is not a key of a script — did you mean with? (expected: with, without, all, judge, models)",
+            "evals/c/scripted.yaml: wiht: is not a key of a script — did you mean with? (expected: with, without, all, judge, pairwise, models)",
         ),
         (
             "with: [{tool: write, input: {}}]\n",

@@ -222,3 +222,21 @@ def test_sibling_script_errors_name_the_file_and_key(root, text, key, words):
     [problem] = info.value.problems
     assert problem.file == path.parent / "scripted.yaml" and problem.key == key and words in problem.message
     assert info.value.case_dir == path
+
+
+def test_a_file_with_no_expectations_at_all_is_one_problem_saying_what_to_add(tmp_path):
+    from pytest_plugin_eval.load.skill_evals import EvalsLoadError, read_evals
+
+    root = tmp_path / "p"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text('{"name": "p"}')
+    skill = root / "skills" / "s"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: s\ndescription: d\n---\nbody\n")
+    evals = [{"id": n, "prompt": "p", "expected_output": "e"} for n in range(1, 5)]
+    (skill / "evals" / "evals.json").write_text(json.dumps({"skill_name": "s", "evals": evals}))
+    with pytest.raises(EvalsLoadError) as caught:
+        read_evals(skill / "evals" / "evals.json", root)
+    [problem] = caught.value.problems
+    assert problem.key == "evals[*].expectations" and problem.message.startswith("is missing in all 4 evals")
+    assert 'add "expectations"' in problem.message

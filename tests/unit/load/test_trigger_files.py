@@ -1,4 +1,4 @@
-"""Loading trigger sets (pytest_plugin_eval.load.triggers, load.skills): our triggers.yaml with every key and every
+"""Finding and loading trigger sets (pytest_plugin_eval.load.trigger_files, load.triggers, load.skills): our triggers.yaml with every key and every
 error, skill-creator's trigger JSON wherever its users keep it, and a query as the case it is run as."""
 
 from __future__ import annotations
@@ -10,13 +10,8 @@ import pytest
 
 from pytest_plugin_eval.load.script import TextBlock, ToolBlock
 from pytest_plugin_eval.load.skills import components_of
-from pytest_plugin_eval.load.triggers import (
-    TriggerLoadError,
-    is_trigger_file,
-    load_trigger_file,
-    query_case,
-    skill_folder_files,
-)
+from pytest_plugin_eval.load.trigger_files import find_trigger_files, is_trigger_file, skill_folder_files
+from pytest_plugin_eval.load.triggers import TriggerLoadError, load_trigger_file, query_case
 
 
 def plugin(root: Path, *skills: str, commands: tuple[str, ...] = ()) -> Path:
@@ -263,6 +258,18 @@ def test_invalid_json_is_refused(tmp_path):
     root = plugin(tmp_path / "p", "greet")
     with pytest.raises(TriggerLoadError, match="is not valid JSON"):
         load_trigger_file(write(root / "evals" / "trigger-eval.json", "[{"), root / "evals")
+
+
+def test_find_trigger_files_walks_the_eval_dir_as_the_collection_does_then_the_skill_folders(root):
+    evals, greet = root / "evals", root / "skills" / "greet"
+    kept = [evals / "greet.triggers.yaml", evals / "deep" / ".hidden" / "triggers.yaml", evals / "trigger-eval.json"]
+    for path in kept + [greet / "evals" / "trigger-eval.json"]:
+        write(path, "[]")
+    for skipped in ("results", "mocks", "node_modules", ".claude", "case"):
+        write(evals / skipped / "triggers.yaml", "{}")
+    write(evals / "case" / "prompt.md", "a case's folder holds no trigger set")
+    found = find_trigger_files(root, evals)
+    assert found == [kept[0], kept[2], kept[1], greet.absolute() / "evals" / "trigger-eval.json"]  # files, then folders
 
 
 def test_is_trigger_file():

@@ -69,6 +69,8 @@ def rich_suite() -> SuiteResult:
         workspace="/tmp/ws",
         attempts=3,
         reused=True,
+        conditions={"prompt": "ab12", "model": "claude-sonnet-5", "claudeCode": "2.1.328", "isolation": 1},
+        reused_from={"session": "2026-11-29T09:00:00.000Z", "index": 2, "agentCostUsd": 0.02},
         extra={"futureRun": "x"},
         notes=["not written"],
     )

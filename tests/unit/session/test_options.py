@@ -437,3 +437,8 @@ def test_one_model_is_todays_option_and_a_list_is_a_matrix():
 def test_a_matrix_refuses_empty_names_and_regrade():
     assert "an empty model name" in refused("--model", "haiku,,sonnet")
     assert "--regrade makes no runs" in refused("--model", "haiku,sonnet", "--regrade", "/nonexistent")
+
+
+def test_a_matrix_refuses_reuse_of_the_baseline_which_is_matched_per_case_not_per_model():
+    assert "--reuse-baseline does not work with a model matrix" in refused("--model", "a,b", "--reuse-baseline")
+    assert options("--model", "a", "--reuse-baseline").reuse_baseline is True

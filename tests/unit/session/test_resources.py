@@ -85,3 +85,19 @@ def test_without_a_cost_ceiling_there_is_no_ledger_and_no_scratch_folder_is_made
     assert resources.ledger.get() is None
     assert resources.scratch.made is None
     resources.close()
+
+
+def test_the_scripted_judges_share_one_connection_pool_that_closing_the_session_closes():
+    from pytest_plugin_eval.load.script import parse_script
+    from pytest_plugin_eval.session.models import ModelCalls
+
+    resources = Resources(EvalOptions(scripted=True), {}, is_worker=False)
+    script = parse_script({"judge": {"a": ["PASS"], "b": ["FAIL"]}}, "evals/c/scripted.yaml")
+    judge = ModelCalls(EvalOptions(scripted=True), resources).make_judge(script, "with", 1)
+    a, b = judge.client_for("a"), judge.client_for("b")
+    ask = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "verdict?"}]}
+    assert [a.messages.create(**ask).content[0].text, b.messages.create(**ask).content[0].text] == ["PASS", "FAIL"]
+    pool = resources.scripted_judge_client.get()
+    assert a._client is b._client is pool._client  # no client of its own per grader and run, left to the collector
+    resources.close()
+    assert pool.is_closed()

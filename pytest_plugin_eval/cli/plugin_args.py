@@ -1,0 +1,34 @@
+"""The arguments that name the plugin under test and its eval dir, as every `plugin-eval` command that reads a
+suite takes them (check, import, init, history), and the refusal of a target that is no folder."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+PLUGIN_TARGET_HELP = "the plugin folder (default .)"
+
+
+def add_eval_dir(parser: argparse.ArgumentParser, holding: str = "holding the cases") -> None:
+    parser.add_argument(
+        "--eval-dir",
+        default=None,
+        metavar="DIR",
+        help=f"the folder below the plugin {holding} (default: the manifest's experimental.evals, else evals)",
+    )
+
+
+def add_plugin_arguments(parser: argparse.ArgumentParser, holding: str = "holding the cases") -> None:
+    """TARGET (the plugin folder, default .) and --eval-dir DIR."""
+    parser.add_argument("target", nargs="?", default=".", help=PLUGIN_TARGET_HELP)
+    add_eval_dir(parser, holding)
+
+
+def plugin_folder(target: str, command: str) -> Path | None:
+    """`target` as a folder; None, said on stderr, when it is none."""
+    root = Path(target)
+    if not root.is_dir():
+        print(f"✗ {target}: not a folder ({command} takes a plugin folder)", file=sys.stderr)
+        return None
+    return root

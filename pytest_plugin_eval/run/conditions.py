@@ -1,0 +1,95 @@
+"""What a run without the plugin depends on: its conditions, recorded with it so a later session can reuse it.
+
+A without-plugin run sees the case's prompt and settings, the files its context stages, the mocks served without
+the plugin, the agent's model, the Claude Code binary and the way the harness isolates a run — and nothing of the
+plugin. When none of these changed, a stored run can stand for a new one (--reuse-baseline, results/baseline.py).
+Files are recorded by a digest of their content, names and numbers as they are, so that the notice of a refusal
+can say what changed ("prompt changed", "Claude Code 2.1.327 → 2.1.330").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..load.suite import plugin_at
+from .stand_ins import plan_mocks
+
+# The version of what the harness shows the agent of a run: the workspace and its layout, the flags, settings,
+# environment, permissions and sandbox it gives `claude -p`, how mocks are served. Bump it with any change to
+# those that a run could notice (CONTRIBUTING.md says so): runs recorded before it are not reused after it.
+ISOLATION_VERSION = 1
+
+MODEL_DEFAULT = "(Claude Code's default)"
+
+
+def digest(value: Any) -> str:
+    """A short digest of a JSON-able value (16 hex digits: enough to tell two versions of a case apart)."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def file_digest(path: Path) -> str:
+    """The content of a file, or of a folder's files by their relative paths (a missing one is named so)."""
+    try:
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.is_file())
+            return digest([[str(p.relative_to(path)), file_digest(p)] for p in files])
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except OSError as e:
+        return f"unreadable: {e.strerror or e}"
+
+
+def without_conditions(plan: Any, claude_version: str, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The conditions of a without-plugin run of `plan` (run.execute.RunPlan), as the results document keeps
+    them (RunResult.conditions). `claude_version`: `claude --version` of the binary the run uses."""
+    case, settings = plan.case, plan.settings
+    env: Mapping[str, str] = os.environ if environ is None else environ
+    context = case.context
+    script = case.script.arms.get("without") if plan.base_url is not None and case.script is not None else None
+    plugins = {plugin_at(folder).name: folder for folder in case.plugin_dirs}
+    served = plan_mocks(case.mocks, plugins, "without", allow_real_servers=settings.allow_real_servers).stand_ins
+    return {
+        "prompt": digest(case.prompt),
+        "systemPrompt": digest(case.append_system_prompt),
+        "context": digest(
+            {
+                "files": [[rel, file_digest(source)] for source, rel in context.files],
+                "history": file_digest(context.history_file) if context.history_file else None,
+                "addDirs": [[str(d), file_digest(d)] for d in context.add_dirs],
+                # the scaffold script shapes the workspace only when scaffolds run
+                "scaffold": file_digest(context.scaffold_script)
+                if context.scaffold_script is not None and settings.scaffold
+                else None,
+            }
+        ),
+        "tools": digest([case.allowed_tools, case.disallowed_tools, settings.allow_tools, settings.disallow_tools]),
+        "limits": digest([case.max_turns, case.timeout_seconds]),
+        "env": digest(sorted(case.env)),
+        "mocks": digest(
+            {
+                "mode": settings.mocks,
+                "realServers": settings.allow_real_servers,
+                "served": [_stand_in(s) for s in served] if settings.mocks == "record" else [],
+            }
+        ),
+        "model": plan.model or env.get("ANTHROPIC_MODEL") or MODEL_DEFAULT,
+        # with --scripted the script's without arm is the model; None: a real model answers
+        "script": digest(repr(script)) if script is not None else None,
+        "claudeCode": claude_version,
+        "isolation": ISOLATION_VERSION,
+    }
+
+
+def _stand_in(stand_in: Any) -> Any:
+    """What a served mock answers: its tools as listed and each responder's configuration and file."""
+    mocks = stand_in.mocks
+    if mocks is None:
+        return [stand_in.registered, None]
+    responders = {name: [r.to_config(), file_digest(r.source)] for name, r in sorted(mocks.responders.items())}
+    replay = file_digest(mocks.replay_dir) if mocks.replay_dir is not None else None
+    return [stand_in.registered, mocks.tool_listing(), responders, replay]

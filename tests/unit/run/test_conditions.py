@@ -1,0 +1,100 @@
+"""The conditions a without-plugin run records (run/conditions.py): each thing the run sees moves them, and
+nothing of the plugin does."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.plugin import Suite
+
+from pytest_plugin_eval.run import conditions
+from pytest_plugin_eval.run.execute import RunPlan, RunSettings
+
+CLAUDE = Path("/usr/bin/claude")
+CONTEXT = "schema_version: '1.0'\nname: c\ncontext:\n  files:\n    - input.txt\n"
+
+
+@pytest.fixture
+def suite(tmp_path) -> Suite:
+    return Suite(tmp_path)
+
+
+def of(case, version: str = "2.1.328", environ: dict | None = None, **settings) -> dict:
+    plan = RunPlan(case=case, arm="without", index=1, settings=RunSettings(**settings), claude=CLAUDE)
+    return conditions.without_conditions(plan, version, {} if environ is None else environ)
+
+
+def test_the_same_case_gives_the_same_conditions_and_the_values_are_said(suite):
+    case = suite.loaded(case_yaml=CONTEXT, files={"input.txt": "one"})
+    first = of(case)
+    assert first == of(suite.load())
+    assert first["claudeCode"] == "2.1.328" and first["isolation"] == conditions.ISOLATION_VERSION
+    assert first["model"] == conditions.MODEL_DEFAULT and first["script"] is None
+
+
+def test_each_input_of_the_run_moves_its_own_condition(suite):
+    folder = suite.case(case_yaml=CONTEXT, files={"input.txt": "one"})
+    base = of(suite.load())
+
+    def changed(after: dict) -> list[str]:
+        return sorted(k for k in base if base[k] != after[k])
+
+    (folder / "prompt.md").write_text("Say hello, please.\n")
+    assert changed(of(suite.load())) == ["prompt"]
+    (folder / "prompt.md").write_text("Say hello.\n")
+    (folder / "input.txt").write_text("two")
+    assert changed(of(suite.load())) == ["context"]
+    (folder / "input.txt").write_text("one")
+    (folder / "prompt.md").write_text("---\nmax_turns: 3\n---\nSay hello.\n")
+    assert changed(of(suite.load())) == ["limits"]
+    (folder / "prompt.md").write_text("---\nenv:\n  EVAL_X: '1'\nallowed_tools: [Read]\n---\nSay hello.\n")
+    assert changed(of(suite.load())) == ["env", "tools"]
+    (folder / "prompt.md").write_text("Say hello.\n")
+    case = suite.load()
+    assert changed(of(case, allow_tools=("Write",))) == ["tools"]
+    assert changed(of(case, mocks="off")) == ["mocks"]
+    assert changed(of(case, model="claude-opus-4-5")) == ["model"]
+    assert changed(of(case, environ={"ANTHROPIC_MODEL": "claude-sonnet-5"})) == ["model"]
+    assert changed(of(case, "2.1.330")) == ["claudeCode"]
+
+
+def test_the_plugin_and_the_graders_are_not_conditions(suite):
+    folder = suite.case()
+    base = of(suite.load())
+    (suite.plugin / "skills" / "s" / "SKILL.md").write_text("---\nname: s\ndescription: Edited.\n---\nDo it.\n")
+    (folder / "graders" / "ok.md").write_text("---\ntype: regex\npattern: bye\n---\n")
+    assert of(suite.load()) == base
+
+
+def test_a_standalone_mock_is_a_condition_and_a_mock_of_the_plugins_server_is_not(tmp_path):
+    suite = Suite(tmp_path, mcp=True)
+    suite.case()
+    base = of(suite.load())
+    shadow = suite.evals / "mocks" / "srv"
+    shadow.mkdir(parents=True)
+    (shadow / "lookup.md").write_text("found\n")
+    assert of(suite.load()) == base  # served only with the plugin
+    alone = suite.evals / "mocks" / "weather"
+    alone.mkdir(parents=True)
+    (alone / "forecast.md").write_text("sunny\n")
+    assert of(suite.load())["mocks"] != base["mocks"]
+
+
+def test_the_digest_is_the_same_in_another_process(suite):
+    suite.case(case_yaml=CONTEXT, files={"input.txt": "one"})
+    code = (
+        "import sys, json; sys.path.insert(0, 'tests'); from pathlib import Path;"
+        "from pytest_plugin_eval.grade.types import grader_types; from pytest_plugin_eval.load.case import load_case;"
+        "from pytest_plugin_eval.run.execute import RunPlan, RunSettings;"
+        "from pytest_plugin_eval.run.conditions import without_conditions;"
+        f"case = load_case(Path({str(suite.evals / 'c')!r}), Path({str(suite.evals)!r}), grader_types());"
+        "plan = RunPlan(case=case, arm='without', index=1, settings=RunSettings(), claude=Path('/usr/bin/claude'));"
+        "print(json.dumps(without_conditions(plan, '2.1.328', {})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    import json
+
+    assert json.loads(out) == of(suite.load())
