@@ -105,6 +105,17 @@ def prompt_parts(prompt: str) -> tuple[bytes, bytes]:
     return data[:first], data[first:]
 
 
+# What Claude Code says when it gave up waiting for a piped prompt and then had none ("no stdin data received in
+# 3s" first): a run started ahead that missed its prompt, never a run of the case (session/execute.py).
+NO_PROMPT_MESSAGE = "Input must be provided either through stdin"
+
+
+def missed_its_prompt(run) -> bool:
+    """Whether an agent run ended because Claude Code had stopped waiting for its prompt (no model call made)."""
+    error = getattr(run, "error", None)
+    return error is not None and NO_PROMPT_MESSAGE in (error.message or "")
+
+
 class Child:
     """A `claude -p` child, started before its prompt is given: Claude Code spends part of a run starting up
     (loading itself, reading settings and plugins) before it reads the prompt from stdin, so a run started ahead

@@ -21,7 +21,7 @@ from ..results.ledger import CostLedger
 from ..results.model import RunResult
 from ..results.record import grader_results
 from ..results.scoring import judge_cost, run_score
-from ..run.agent import AgentStartError
+from ..run.agent import AgentStartError, missed_its_prompt
 from ..run.artefacts import RunFolder
 from ..run.execute import (
     RunPlan,
@@ -125,6 +125,12 @@ def _attempt(plan: RunPlan, how: Evaluation, progress: Progress, ready: StartedA
         how.artefacts.path.mkdir(parents=True, exist_ok=True)
         try:
             run = ready.finish() if ready is not None else run_agent(plan, ws)
+            if ready is not None and missed_its_prompt(run):
+                # Claude Code stopped waiting for the prompt of a child started ahead (a loaded machine can hold
+                # its event loop past the 3 s stdin timer): nothing reached the model, so the run is made afresh.
+                ws.remove()
+                ws = Workspace.create(how.workspace_base)
+                run = run_agent(plan, ws)
         except AgentStartError as e:
             # A failed scaffold is a failed run (score 0); a harness that cannot start the agent scores nothing.
             scaffold = isinstance(e, ScaffoldFailed)

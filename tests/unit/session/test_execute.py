@@ -596,3 +596,41 @@ def test_a_harness_result_for_the_sessions_own_callers():
         "harness",
     )
     assert result.error.startswith("harness error: ValueError: no judge (test_execute.py:")
+
+
+# ---- a run started ahead ------------------------------------------------------------------------------------
+
+
+class StartedAhead:
+    """Stands in for a StartedAgent: its child's run ends as `outcome` says, in its own workspace."""
+
+    def __init__(self, plan, ws, **kw):
+        self.plan, self.workspace, self.kw = plan, ws, kw
+
+    def finish(self) -> AgentRun:
+        return outcome_run(self.plan, self.workspace, **outcome(**self.kw))
+
+
+NO_PROMPT = RunError("crash", "exit 1: Error: Input must be provided either through stdin or as a prompt argument")
+
+
+def test_a_child_started_ahead_that_stopped_waiting_for_its_prompt_is_replaced_by_a_fresh_run(
+    tmp_path, case, workspaces, pauses, monkeypatch
+):
+    agent = use_agent(monkeypatch, outcome(cost=0.25))
+    plan = plan_for(case)
+    ahead = StartedAhead(plan, workspaces.create(), error=NO_PROMPT, cost=0.0)
+    result = evaluate(plan, evaluation(tmp_path), ahead)
+    assert (result.error, result.score, result.attempts) == (None, 1.0, 1)  # not a crash of the case, nor a retry
+    assert len(agent.calls) == 1 and agent.calls[0][1] is not ahead.workspace  # made afresh, elsewhere
+    assert not ahead.workspace.root.exists()
+
+
+def test_a_child_started_ahead_that_crashed_otherwise_is_the_runs_crash(
+    tmp_path, case, workspaces, pauses, monkeypatch
+):
+    agent = use_agent(monkeypatch, outcome())
+    plan = plan_for(case)
+    crash = RunError("crash", "exit 1: Segmentation fault")
+    result = evaluate(plan, evaluation(tmp_path), StartedAhead(plan, workspaces.create(), error=crash))
+    assert result.error_kind == "crash" and agent.calls == []
