@@ -35,20 +35,22 @@ class BaselineReuse:
         self.claude_version = Lazy(lambda: claude_version(session.claude))
         self._lock = threading.Lock()
         self._baselines: dict[Path, Baselines] = {}
-        self._conditions: dict[Path, dict[str, Any]] = {}
+        self._conditions: dict[tuple[Path, str | None], dict[str, Any]] = {}
         self._decisions: dict[Path, Decision] = {}
 
     @property
     def enabled(self) -> bool:
         return bool(self.session.options.reuse_baseline) and self.session.stored is None
 
-    def conditions(self, case: Case) -> dict[str, Any]:
-        """What the case's without-plugin runs depend on today (recorded with each, the option on or off)."""
+    def conditions(self, case: Case, model: str | None = None) -> dict[str, Any]:
+        """What the case's without-plugin runs depend on today on `model` (a matrix's; None: the session's),
+        recorded with each, the option on or off."""
         with self._lock:
-            if case.dir not in self._conditions:
-                plan = self.session.run_plan(case, ARM, 1)
-                self._conditions[case.dir] = without_conditions(plan, self.claude_version.get(), plan.environ)
-            return self._conditions[case.dir]
+            key = (case.dir, model)
+            if key not in self._conditions:
+                plan = self.session.run_plan(case, ARM, 1, model)
+                self._conditions[key] = without_conditions(plan, self.claude_version.get(), plan.environ)
+            return self._conditions[key]
 
     def reused(self, case: Case, arm: str, index: int) -> Reuse | None:
         """The stored run that stands for this run (None: it runs — also when the stored sessions cannot be
@@ -71,12 +73,12 @@ class BaselineReuse:
         result.notes = [REUSED_NOTE.format(session=reuse.origin.get("session"))]
         return result
 
-    def recorded(self, case: Case, result: RunResult) -> RunResult:
+    def recorded(self, case: Case, result: RunResult, model: str | None = None) -> RunResult:
         """A fresh run, with the conditions a later session needs to reuse it (a without-plugin run)."""
         if result.arm != ARM:
             return result
         try:
-            result.conditions = self.conditions(case)
+            result.conditions = self.conditions(case, model)
             result.notes += self.notes_for_fresh(case)
         except Exception as e:  # the run stands; it just cannot be reused later
             result.notes.append(f"{case.name}: its conditions could not be recorded ({type(e).__name__}: {e})")

@@ -382,7 +382,7 @@ class EvalSession:
         )
         ready = self.prestarts.take(run_key(case, arm, index, model))  # from here on, evaluate owns it
         self.start_ahead(upcoming)
-        return self.baseline.recorded(case, evaluate(plan, how, ready))
+        return self.baseline.recorded(case, evaluate(plan, how, ready), model)
 
     @property
     def workspace_base(self) -> Path | None:
