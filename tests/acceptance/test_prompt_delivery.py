@@ -73,6 +73,7 @@ def run(plan: RunPlan, endpoint: ScriptedEndpoint, ws: Workspace, ahead: float |
             started = start_agent(plan, ws)
     else:
         extra: list[Workspace] = []
+        first = ws
         for attempt in range(3):
             if attempt:  # on a loaded machine Claude Code can miss the prompt's first byte and stop waiting; the
                 ws = Workspace.create()  # session then makes the run afresh (session/execute.py), so try again here
@@ -85,9 +86,12 @@ def run(plan: RunPlan, endpoint: ScriptedEndpoint, ws: Workspace, ahead: float |
             if not missed_its_prompt(done):
                 break
         assert done.error is None, (done.error, ws.stderr.read_text())
-        for made in extra:
+        bodies = json.dumps([call["body"] for call in endpoint.calls(kind="agent", token=urls[-1])])
+        for made in extra:  # the caller normalizes the workspace it gave: the retry's own path is put back to it
+            for spelling in (str, lambda root: re.sub(r"[^A-Za-z0-9]", "-", str(root))):  # as is, and as a project key
+                bodies = bodies.replace(spelling(made.root), spelling(first.root))
             made.remove()
-        return [call["body"] for call in endpoint.calls(kind="agent", token=urls[-1])]
+        return json.loads(bodies)
     done = started.finish()
     assert done.error is None, (done.error, ws.stderr.read_text())
     return [call["body"] for call in endpoint.calls(kind="agent", token=urls[0])]
