@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InvalidSpec
-from .matrix import MATRIX_FILE
+from .matrix import MATRIX_FILE, MatrixError, read_matrix
 from .model import SCHEMA_VERSION, SuiteResult
 from .plugin_changes import plugin_changes
 from .rerun import same_case
@@ -88,10 +88,16 @@ def read_document(file: Path) -> SuiteResult:
         raise Unreadable(f"a results document this version cannot read ({type(e).__name__}: {e})") from None
 
 
-def scan(results_dirs: Iterable[Path], limit: int | None = HISTORY_LIMIT, exclude: Iterable[Path] = ()) -> Scan:
+def scan(
+    results_dirs: Iterable[Path],
+    limit: int | None = HISTORY_LIMIT,
+    exclude: Iterable[Path] = (),
+    matrices: bool = False,
+) -> Scan:
     """The sessions under each results folder (`<eval dir>/results/`): its sub-folders holding a results
     document, the `limit` most recently written first (None: all), then sorted newest first by their start.
-    Sub-folders in `exclude` (the session being written) are left out; plain files are not sessions."""
+    Sub-folders in `exclude` (the session being written) are left out; plain files are not sessions. With
+    `matrices`, each model of a model matrix's folder is a session of its own (its folder: the model's)."""
     left_out = {Path(p).absolute() for p in exclude}
     candidates: list[tuple[float, str, Path]] = []
     skipped: list[Skipped] = []
@@ -107,6 +113,9 @@ def scan(results_dirs: Iterable[Path], limit: int | None = HISTORY_LIMIT, exclud
             try:
                 written = (folder / RESULTS_FILE).stat().st_mtime
             except FileNotFoundError:
+                if matrices and (folder / MATRIX_FILE).is_file():
+                    candidates += _matrix_models(folder, skipped)
+                    continue
                 why = f"no {RESULTS_FILE} (not a results folder, or its session is running)"
                 if (folder / MATRIX_FILE).is_file():  # each model's document is in a folder of its own
                     why = "a model matrix (--model A,B): each model's document is in a sub-folder, not listed here"
@@ -130,6 +139,23 @@ def scan(results_dirs: Iterable[Path], limit: int | None = HISTORY_LIMIT, exclud
     sessions.sort(key=lambda s: (str(s.document.started_at or ""), s.folder.name), reverse=True)
     skipped.sort(key=lambda s: s.folder.name, reverse=True)
     return Scan(sessions, skipped, len(candidates) - read)
+
+
+def _matrix_models(folder: Path, skipped: list[Skipped]) -> list[tuple[float, str, Path]]:
+    """The models' folders of a matrix's folder that hold their document, as scan's candidates."""
+    try:
+        matrix, _ = read_matrix(folder)
+    except MatrixError as e:
+        skipped.append(Skipped(folder, str(e)))
+        return []
+    out = []
+    for entry in matrix.models:
+        document = folder / entry.document
+        try:
+            out.append((document.stat().st_mtime, folder.name, document.parent))
+        except OSError as e:
+            skipped.append(Skipped(document.parent, f"{RESULTS_FILE} cannot be read ({e.strerror or e})"))
+    return out
 
 
 # ---- one line per session ----------------------------------------------------------------------------------

@@ -19,12 +19,6 @@ from .options import ABLATIONS, MAX_CONCURRENCY, MOCK_MODES, EvalOptions
 def parse_options(option) -> EvalOptions:
     """Validate the raw pytest option namespace. Raises OptionError with the user-facing message."""
     model, models = parse_models(option.eval_model, regrade=bool(option.eval_regrade))
-    if models and getattr(option, "eval_reuse_baseline", None):
-        # A stored baseline is matched per case, not per model of a matrix (yet): refused rather than mixed up.
-        raise OptionError(
-            f"Error: --reuse-baseline does not work with a model matrix (--model {option.eval_model}) yet; "
-            "drop one, or run each model on its own with --model M --reuse-baseline."
-        )
     json_path = option.eval_json
     if json_path not in (None, "-") and not json_path.endswith(".json"):
         raise OptionError(
@@ -163,9 +157,8 @@ REUSE_INI = "eval_reuse_baseline"
 
 
 def with_ini(options: EvalOptions, config) -> EvalOptions:
-    """The ini settings an option left unsaid: `eval_reuse_baseline = true` unless --no-reuse-baseline (and
-    not in a model matrix, where reuse is off: docs/reuse.md)."""
-    if getattr(config.option, "eval_reuse_baseline", None) is None and config.getini(REUSE_INI) and not options.models:
+    """The ini settings an option left unsaid: `eval_reuse_baseline = true` unless --no-reuse-baseline."""
+    if getattr(config.option, "eval_reuse_baseline", None) is None and config.getini(REUSE_INI):
         return dataclasses.replace(options, reuse_baseline=True)
     return options
 

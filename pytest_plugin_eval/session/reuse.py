@@ -36,7 +36,7 @@ class BaselineReuse:
         self._lock = threading.Lock()
         self._baselines: dict[Path, Baselines] = {}
         self._conditions: dict[tuple[Path, str | None], dict[str, Any]] = {}
-        self._decisions: dict[Path, Decision] = {}
+        self._decisions: dict[tuple[Path, str | None], Decision] = {}
 
     @property
     def enabled(self) -> bool:
@@ -52,22 +52,24 @@ class BaselineReuse:
                 self._conditions[key] = without_conditions(plan, self.claude_version.get(), plan.environ)
             return self._conditions[key]
 
-    def reused(self, case: Case, arm: str, index: int) -> Reuse | None:
-        """The stored run that stands for this run (None: it runs — also when the stored sessions cannot be
-        read: a fault of the reuse must not lose the run)."""
+    def reused(self, case: Case, arm: str, index: int, model: str | None = None) -> Reuse | None:
+        """The stored run that stands for this run on `model` (None: it runs — also when the stored sessions
+        cannot be read: a fault of the reuse must not lose the run)."""
         if arm != ARM or not self.enabled or case.trigger is not None:
             return None
         try:
-            return self.decision(case).runs.get(index)
+            return self.decision(case, model).runs.get(index)
         except Exception:
             return None
 
-    def regraded(self, case: Case, reuse: Reuse, judge: Any, artefacts: RunFolder) -> RunResult:
+    def regraded(
+        self, case: Case, reuse: Reuse, judge: Any, artefacts: RunFolder, model: str | None = None
+    ) -> RunResult:
         """The stored run graded again as this session's run, its files kept in `artefacts`."""
         session = self.session
         two_arm = rules.two_arm(case, session.options)
         again = regrade_run(case, reuse.stored, two_arm, judge, artefacts, stop=session.pool.stopping)
-        result = as_reused(again, reuse, self.conditions(case))
+        result = as_reused(again, reuse, self.conditions(case, model))
         if session.ledger is not None:
             session.ledger.add(result.cost_usd)  # its judges: the agent was paid for in its own session
         result.notes = [REUSED_NOTE.format(session=reuse.origin.get("session"))]
@@ -79,30 +81,32 @@ class BaselineReuse:
             return result
         try:
             result.conditions = self.conditions(case, model)
-            result.notes += self.notes_for_fresh(case)
+            result.notes += self.notes_for_fresh(case, model)
         except Exception as e:  # the run stands; it just cannot be reused later
             result.notes.append(f"{case.name}: its conditions could not be recorded ({type(e).__name__}: {e})")
         return result
 
-    def decision(self, case: Case) -> Decision:
-        conditions = self.conditions(case)
+    def decision(self, case: Case, model: str | None = None) -> Decision:
+        """Which stored runs stand for the case's without-plugin runs on `model`. The model is one of the
+        conditions, so a matrix's model finds its own runs: in a matrix's folder or in a session of it alone."""
+        conditions = self.conditions(case, model)
         with self._lock:
-            if case.dir not in self._decisions:
+            key = (case.dir, model)
+            if key not in self._decisions:
                 indexes = range(1, rules.runs_for(case, self.session.options) + 1)
-                decision = self._baselines_of(case.eval_root).decide(case.rel_dir, conditions, indexes)
-                self._decisions[case.dir] = decision
-            return self._decisions[case.dir]
+                self._decisions[key] = self._baselines_of(case.eval_root).decide(case.rel_dir, conditions, indexes)
+            return self._decisions[key]
 
     def _baselines_of(self, eval_root: Path) -> Baselines:
         if eval_root not in self._baselines:
             own = self.session.results_folder(eval_root)
-            past = scan([eval_root / RESULTS_DIR], limit=HISTORY_LIMIT, exclude=[own.path] if own else [])
+            past = scan([eval_root / RESULTS_DIR], HISTORY_LIMIT, [own.path] if own else [], matrices=True)
             self._baselines[eval_root] = Baselines((s.folder, s.document) for s in past.sessions)
         return self._baselines[eval_root]
 
-    def notes_for_fresh(self, case: Case) -> list[str]:
+    def notes_for_fresh(self, case: Case, model: str | None = None) -> list[str]:
         """The notice of a fresh without-plugin run: why the stored ones were not taken."""
         if not self.enabled or case.trigger is not None:
             return []
-        refused = self.decision(case).refused
+        refused = self.decision(case, model).refused
         return [REFUSED_NOTE.format(case=case.name, why=refused)] if refused else []

@@ -367,10 +367,10 @@ class EvalSession:
             return regrade_run(
                 case, stored, rules.two_arm(case, self.options), judge, artefacts, stop=self.pool.stopping
             )
-        reuse = self.baseline.reused(case, arm, index)
+        reuse = self.baseline.reused(case, arm, index, model)
         if reuse is not None:  # --reuse-baseline: a stored run stands for this one, graded again
             self.start_ahead(upcoming)
-            return self.baseline.regraded(case, reuse, judge, artefacts)
+            return self.baseline.regraded(case, reuse, judge, artefacts, model)
         plan = self.run_plan(case, arm, index, model)
         how = Evaluation(
             two_arm=rules.two_arm(case, self.options),
@@ -396,7 +396,7 @@ class EvalSession:
         machine has a core to spare."""
         if self.stored is not None or not isinstance(getattr(item, "case", None), Case):
             return
-        if self.baseline.reused(item.case, item.arm, item.index) is not None:
+        if self.baseline.reused(item.case, item.arm, item.index, item.model) is not None:
             return  # its run is a stored one
         if self.spare_cores() < SPARE_CORE:
             return

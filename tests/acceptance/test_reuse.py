@@ -192,3 +192,37 @@ def test_regrade_and_lf_and_two_workers_with_reuse(suite, claude):
     doc = json.loads((suite.root / "lf.json").read_text())
     runs = doc["cases"][0]["arms"]["without"]
     assert len(runs) == 2 and all(r["reusedFrom"]["session"] == first.doc["startedAt"] for r in runs)
+
+
+HAIKU, SONNET, OPUS = "claude-haiku-4-5", "claude-sonnet-4-5", "claude-opus-4-5"
+
+
+def by_model(run) -> dict[str, dict]:
+    """A matrix session's documents (--json: one per model), by model."""
+    return {doc["suite"]["modelOverride"]: doc for doc in run.doc["suites"]}
+
+
+def test_a_model_matrix_reuses_each_models_own_baseline_and_a_model_alone_finds_its_runs_in_a_matrix(suite, claude):
+    greeting(suite)
+    first = session(suite, claude, "--model", f"{HAIKU},{SONNET}")
+    assert first.rc == 0, first.out
+    assert claude.started()["without"] == 4
+    made = {model: doc["startedAt"] for model, doc in by_model(first).items()}
+    again = session(suite, claude, "--model", f"{HAIKU},{SONNET}", "--reuse-baseline")
+    assert again.rc == 0, again.out
+    assert claude.started() == {"with": 4, "without": 0}
+    for model, doc in by_model(again).items():
+        runs = doc["cases"][0]["arms"]["without"]
+        assert [r["reusedFrom"]["session"] for r in runs] == [made[model]] * 2
+        assert {r["conditions"]["model"] for r in runs} == {model}  # each model's own runs, not the other's
+    # one model alone finds its runs in the matrix's folder; a model new to the suite runs afresh and says why
+    alone = session(suite, claude, "--model", SONNET, "--reuse-baseline")
+    assert claude.started()["without"] == 0, alone.out
+    assert all(r["reusedFrom"]["session"] == made[SONNET] for r in without(alone))
+    mixed = session(suite, claude, "--model", f"{HAIKU},{OPUS}", "--reuse-baseline")
+    assert mixed.rc == 0, mixed.out
+    assert claude.started()["without"] == 2
+    docs = by_model(mixed)
+    assert all(r.get("reusedFrom") for r in docs[HAIKU]["cases"][0]["arms"]["without"])
+    assert not any(r.get("reusedFrom") for r in docs[OPUS]["cases"][0]["arms"]["without"])
+    assert any(f"→ {OPUS}" in n and "run afresh" in n for n in docs[OPUS]["notices"]), docs[OPUS]["notices"]

@@ -123,6 +123,24 @@ def test_scan_reads_only_the_most_recent_and_leaves_out_the_current_folder(tmp_p
     assert scan([tmp_path / "missing"]) == Scan([], [])
 
 
+def test_a_model_matrix_folder_is_skipped_or_with_matrices_read_as_a_session_per_model(tmp_path):
+    results = tmp_path / "results"
+    write(results, "solo", document(T(1)), mtime=1000)
+    top = results / "matrix"
+    for model in ("haiku", "sonnet"):
+        write(top, model, document(T(2), model_override=model), mtime=2000)
+    models = [{"model": m, "document": f"{m}/aggregate-result.json"} for m in ("haiku", "sonnet", "gone")]
+    (top / "matrix.json").write_text(json.dumps({"kind": "plugin-eval/model-matrix", "models": models}))
+    plain = scan([results])
+    assert [s.folder.name for s in plain.sessions] == ["solo"]
+    assert "a model matrix" in plain.skipped[0].reason
+    found = scan([results], matrices=True)
+    assert sorted(s.folder.name for s in found.sessions[:2]) == ["haiku", "sonnet"]
+    assert found.sessions[2].folder.name == "solo"
+    assert [(s.folder.name, "cannot be read" in s.reason) for s in found.skipped] == [("gone", True)]
+    assert scan([results], matrices=True, exclude=[top]).sessions[0].folder.name == "solo"
+
+
 def test_sessions_are_listed_by_their_start_newest_first(tmp_path):
     results = tmp_path / "results"
     write(results, "b", document(T(1)), mtime=2000)  # written later (a merge of old shards, say)

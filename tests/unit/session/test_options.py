@@ -439,6 +439,6 @@ def test_a_matrix_refuses_empty_names_and_regrade():
     assert "--regrade makes no runs" in refused("--model", "haiku,sonnet", "--regrade", "/nonexistent")
 
 
-def test_a_matrix_refuses_reuse_of_the_baseline_which_is_matched_per_case_not_per_model():
-    assert "--reuse-baseline does not work with a model matrix" in refused("--model", "a,b", "--reuse-baseline")
+def test_a_matrix_takes_reuse_of_the_baseline_matched_per_model():
+    assert options("--model", "a,b", "--reuse-baseline").reuse_baseline is True
     assert options("--model", "a", "--reuse-baseline").reuse_baseline is True
