@@ -52,6 +52,7 @@ from ..load.suite import (
 )
 from ..load.trigger_files import find_trigger_files
 from ..load.triggers import TriggerLoadError, TriggerSet, load_trigger_file
+from ..results.matrix import case_models
 from ..run.stand_ins import mocked_tools
 from ..session.options import EvalOptions
 from ..session.rules import grant_warnings, two_arm
@@ -322,6 +323,14 @@ def eval_root_of_plugin(root: Path, eval_dir: str | None = None) -> Path:
     return root / eval_dir_name(root if is_plugin_dir(root) else None, eval_dir)
 
 
+def agent_models(model: str | None) -> tuple[str | None, ...]:
+    """--model as a session reads it: one model (None: the case's own, else the environment's), or A,B,… (a
+    model matrix: each case on each model its `models:` allows)."""
+    if model is None or "," not in model:
+        return (model,)
+    return tuple(dict.fromkeys(name.strip() for name in model.split(",") if name.strip())) or (None,)
+
+
 def shape(case: Case, model: str | None) -> CaseShape:
     return CaseShape(
         name=case.name,
@@ -412,7 +421,9 @@ def check_suite(
             )
         )
     result.suite_problems.extend(suite_problems(root, eval_root, result.cases, unloaded=unloaded))
-    result.estimate = estimate((shape(c, model) for c in result.cases), resolve_judge_model(judge_model))
+    models = agent_models(model)
+    shapes = [shape(c, m) for c in result.cases for m in (case_models(c.models, models) if len(models) > 1 else models)]
+    result.estimate = estimate(shapes, resolve_judge_model(judge_model), len(models))
     pilot = eval_root / "results" / PILOT_JSON
     try:
         document = json.loads(pilot.read_text(encoding="utf-8"))
@@ -497,9 +508,11 @@ def summary(result: CheckResult) -> list[str]:
         lines.append(f"✗ {where}: {len(result.problems)} problem(s); {len(result.cases)} case(s) load")
     if result.estimate and result.cases:
         e = result.estimate
+        each = f" on each of {e.models} models" if e.models > 1 else ""
         lines.append(
-            f"Cost: a pilot ({e.runs_in_pilot} runs, 1 per case and arm, up to {e.judge_calls_in_pilot} judge calls) "
-            f"is bounded at {usd(e.pilot_bound)}; the full suite at {usd(e.full_bound)} (list prices, every turn used)"
+            f"Cost: a pilot ({e.runs_in_pilot} runs, 1 per case and arm{each}, up to {e.judge_calls_in_pilot} judge "
+            f"calls) is bounded at {usd(e.pilot_bound)}; the full suite at {usd(e.full_bound)} (list prices, every "
+            "turn used)"
         )
     if result.prediction:
         p = result.prediction

@@ -46,6 +46,7 @@ class Estimate:
     full_bound: float  # every case's runs, per arm: the same ceiling for a full suite
     runs_in_pilot: int
     judge_calls_in_pilot: int  # at most
+    models: int = 1  # the agent models the suite runs on (a model matrix: each case on each of its models)
 
 
 def agent_run_cost(model: str | None, max_turns: int) -> float:
@@ -72,7 +73,8 @@ def round_up(usd: float) -> float:
     return max(0.01, math.ceil(round(usd * 100, 6)) / 100)
 
 
-def estimate(cases: Iterable[CaseShape], judge_model: str | None) -> Estimate:
+def estimate(cases: Iterable[CaseShape], judge_model: str | None, models: int = 1) -> Estimate:
+    """The bounds over `cases` — in a model matrix, a shape per case and model it runs on."""
     cases = list(cases)
     pilot = sum(case.arms * case_run_cost(case, judge_model) for case in cases)
     full = sum(case.arms * case.runs * case_run_cost(case, judge_model) for case in cases)
@@ -81,6 +83,7 @@ def estimate(cases: Iterable[CaseShape], judge_model: str | None) -> Estimate:
         full_bound=round_up(full),
         runs_in_pilot=sum(case.arms for case in cases),
         judge_calls_in_pilot=sum(case.arms * case.judged_graders * JUDGE_VOTES for case in cases),
+        models=models,
     )
 
 
@@ -96,19 +99,22 @@ class Prediction:
 
 def predict_from_pilot(document: dict, runs_by_case: dict[str, int] | None = None) -> Prediction:
     """Each case's mean cost per run in each arm, times its runs (`runs_by_case`, else the document's
-    `runsPerCase`, what the case file says — the pilot itself ran with --runs 1)."""
+    `runsPerCase`, what the case file says — the pilot itself ran with --runs 1). A model matrix's pilot
+    (`{"suites": [...]}`, one document per model) adds up its models: a case's figure is over all of them."""
     per_case: dict[str, float] = {}
     pilot_cost = 0.0
-    for case in document.get("cases") or []:
-        name = case.get("name", "?")
-        runs = (runs_by_case or {}).get(name) or case.get("runsPerCase") or 3
-        total = 0.0
-        for arm_runs in (case.get("arms") or {}).values():
-            costs = [float(run.get("costUsd") or 0.0) for run in arm_runs or []]
-            pilot_cost += sum(costs)
-            if costs:
-                total += sum(costs) / len(costs) * runs
-        per_case[name] = total
+    suites = document.get("suites") if "cases" not in document else [document]
+    for suite in suites or []:
+        for case in suite.get("cases") or []:
+            name = case.get("name", "?")
+            runs = (runs_by_case or {}).get(name) or case.get("runsPerCase") or 3
+            total = 0.0
+            for arm_runs in (case.get("arms") or {}).values():
+                costs = [float(run.get("costUsd") or 0.0) for run in arm_runs or []]
+                pilot_cost += sum(costs)
+                if costs:
+                    total += sum(costs) / len(costs) * runs
+            per_case[name] = per_case.get(name, 0.0) + total
     missing = tuple(sorted(set(runs_by_case or {}) - set(per_case)))
     return Prediction(sum(per_case.values()), per_case, pilot_cost, missing)
 

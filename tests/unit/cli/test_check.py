@@ -64,6 +64,25 @@ def test_a_clean_suite_passes_with_its_cost_bounded(clean, capsys):
     )
 
 
+def test_a_model_matrix_is_bounded_for_each_of_its_models(clean, capsys):
+    one = check_suite(clean, model="claude-haiku-4-5").estimate
+    both = check_suite(clean, model="claude-haiku-4-5, claude-sonnet-4-6").estimate
+    sonnet = check_suite(clean, model="claude-sonnet-4-6").estimate
+    assert one is not None and both is not None and sonnet is not None
+    assert (both.runs_in_pilot, both.models) == (2 * one.runs_in_pilot, 2)
+    assert both.full_bound == pytest.approx(one.full_bound + sonnet.full_bound, abs=0.011)  # each rounded up
+    # a case whose `models:` leaves a model out is not priced on it
+    yaml_file = clean / "evals" / "says-hello" / "case.yaml"
+    yaml_file.write_text(
+        yaml_file.read_text().replace("name: says-hello", "name: says-hello\nmodels: [claude-sonnet-4-6]")
+    )
+    assert check_suite(clean, model="claude-haiku-4-5,claude-sonnet-4-6").estimate.runs_in_pilot == 6
+    assert check([str(clean), "--model", "claude-haiku-4-5,claude-sonnet-4-6"]) == 0
+    out = capsys.readouterr().out
+    assert "Cost: a pilot (6 runs, 1 per case and arm on each of 2 models" in out
+    assert "--model claude-haiku-4-5,claude-sonnet-4-6" in out
+
+
 def test_a_case_that_does_not_load_is_named_by_file_and_key(clean, capsys):
     (clean / "evals" / "says-hello" / "case.yaml").write_text(
         (clean / "evals" / "says-hello" / "case.yaml")

@@ -74,3 +74,10 @@ def test_the_full_suite_from_a_pilot_is_each_cases_cost_per_run_times_its_runs()
     # the suite's own runs win over the document's; cases the pilot did not run are named
     again = predict_from_pilot(pilot, {"a": 10, "b": 5, "d": 3})
     assert again.per_case["a"] == pytest.approx(1.4) and again.missing == ("d",)
+
+
+def test_a_model_matrixs_pilot_adds_up_its_models():
+    one = {"cases": [{"name": "a", "runsPerCase": 3, "arms": {"with": [{"costUsd": 0.10}]}}]}
+    other = {"cases": [{"name": "a", "runsPerCase": 3, "arms": {"with": [{"costUsd": 0.30}]}}]}
+    p = predict_from_pilot({"suites": [one, other]})
+    assert p.per_case == {"a": pytest.approx(1.2)} and p.pilot_cost == pytest.approx(0.4)
