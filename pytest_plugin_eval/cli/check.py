@@ -550,7 +550,7 @@ def command_parser() -> argparse.ArgumentParser:
         "runs >= 3, two arms) without running anything. Exit 0 when it passes, 1 otherwise.",
     )
     add_plugin_arguments(parser)
-    parser.add_argument("--model", default=None, metavar="MODEL", help="the agent's model, for the cost estimate")
+    parser.add_argument("--model", default=None, metavar="MODEL", help="the agent's model (A,B: a model matrix), for the cost estimate")
     parser.add_argument("--judge-model", default=None, metavar="MODEL", help="the judge model, for the cost estimate")
     parser.add_argument("--scripted", action="store_true", help="print the pilot command for the scripted endpoint")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
