@@ -71,7 +71,7 @@ def history_command(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 1
-    found = scan(folders, limit=args.limit or None)
+    found = scan(folders, limit=args.limit or None, matrices=True)
     if args.json:
         print(json.dumps(history_json(found), indent=1, ensure_ascii=False))
     else:

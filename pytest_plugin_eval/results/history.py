@@ -237,6 +237,10 @@ class HistoryRow:
 
 def summarize(session: PastSession) -> HistoryRow:
     document = session.document
+    in_matrix = (session.folder.parent / MATRIX_FILE).is_file()  # one model's document of a model matrix
+    model = model_of(document)
+    if in_matrix and document.suite.scripted and document.suite.model_override:
+        model = f"scripted:{document.suite.model_override}"  # the scripted endpoint answers each model apart
     plugins = document.suite.plugins
     first = plugins[0] if plugins else None
     agg = document.aggregates
@@ -247,7 +251,7 @@ def summarize(session: PastSession) -> HistoryRow:
         version=str(first.version) if first and first.version is not None else None,
         git_commit=first.git_commit if first else None,
         git_dirty=first.git_dirty if first else None,
-        model=model_of(document),
+        model=model,
         judge_model=document.suite.judge_model_resolved,
         cases=len(document.cases),
         overall_score=_number(agg.overall_score) if document.cases else None,
@@ -256,7 +260,7 @@ def summarize(session: PastSession) -> HistoryRow:
         partial=document.partial,
         partial_reason=document.partial_reason,
         runs_per_arm=tuple(sorted({c.runs_per_arm for c in document.cases if isinstance(c.runs_per_arm, int)})),
-        note=note_of(document),
+        note=note_of(document) or ("matrix" if in_matrix else None),
         shard=document.suite.shard,
         trigger_queries=_trigger_queries(document),
     )

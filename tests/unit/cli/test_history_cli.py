@@ -79,6 +79,22 @@ def test_the_table_lists_the_sessions_newest_first_and_what_was_skipped(plugin, 
     assert lines[-1].startswith("skipped evals/results/broken: aggregate-result.json: not JSON")
 
 
+def test_a_model_matrix_is_a_line_per_model_noted_matrix(plugin, capsys):
+    top = plugin / "evals" / "results" / "2026-03-04T10-00-00-000Z"
+    for model in ("claude-haiku-4-5", "claude-sonnet-4-5"):
+        (top / model).mkdir(parents=True)
+        doc = document(4, modelOverride=model, scripted=True)
+        (top / model / "aggregate-result.json").write_text(json.dumps(doc))
+    models = [{"model": m, "document": f"{m}/aggregate-result.json"} for m in ("claude-haiku-4-5", "claude-sonnet-4-5")]
+    (top / "matrix.json").write_text(json.dumps({"kind": "plugin-eval/model-matrix", "models": models}))
+    assert history_command([str(plugin)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    mine = [line for line in lines if line.startswith("2026-03-04")]
+    assert sorted(line.split()[4] for line in mine) == ["scripted:claude-haiku-4-5", "scripted:claude-sonnet-4-5"]
+    assert all(line.split()[-1] == "matrix" for line in mine)
+    assert not any("a model matrix" in line for line in lines)  # not skipped any more
+
+
 def test_json_and_limit(plugin, capsys):
     assert history_command([str(plugin / "evals"), "--json", "--limit", "2"]) == 0
     out = json.loads(capsys.readouterr().out)
