@@ -58,6 +58,15 @@ def cost(session: Session) -> float:
     return float((session.doc or {}).get("costUsd") or 0.0)
 
 
+def arm_cost(session: Session, arm: str) -> float:
+    """What the session's document says it paid for the runs of one arm (a reused run: its judges only)."""
+    return sum(
+        float(run.get("costUsd") or 0.0)
+        for case in (session.doc or {}).get("cases", [])
+        for run in case.get("arms", {}).get(arm, [])
+    )
+
+
 def describe(label: str, session: Session) -> str:
     reused = len(session.runs()) - agent_runs(session)
     return (
@@ -132,6 +141,15 @@ def main() -> None:
                 f"{ratio(agent_calls(ours), agent_calls(theirs))}, cost {ratio(cost(ours), cost(theirs))} "
                 f"(${cost(ours):.4f} / ${cost(theirs):.4f}), wall {ratio(ours.wall, theirs.wall)} "
                 f"({ours.wall:.1f} s / {theirs.wall:.1f} s)   goal: agent runs and cost ≤ 0.55×"
+            )
+            # What reuse can save is the without arm; the with arm must run again after the edit. So the lowest cost
+            # ratio the reuse of the baseline can reach is the with arm's share of the reference's cost.
+            ref_with, ref_without = arm_cost(theirs, "with"), arm_cost(theirs, "without")
+            say(
+                f"   rerun cost by arm: ours with ${arm_cost(ours, 'with'):.4f}, without ${arm_cost(ours, 'without'):.4f}"
+                f"; reference with ${ref_with:.4f}, without ${ref_without:.4f} → the floor reuse of the baseline can "
+                f"reach: {ratio(ref_with, ref_with + ref_without)} (ours with ÷ reference with: "
+                f"{ratio(arm_cost(ours, 'with'), ref_with)})"
             )
             first_ours, first_ref = sessions["ours"]["first"], sessions["reference"]["first"]
             say(
