@@ -31,7 +31,7 @@ from ..results.tuning import Labelled, SetTooSmall, choose, correctness, is_flat
 from .tune_apply import ApplyError, rewrite_description
 from .tune_estimate import TuneShape, estimate
 from .tune_measure import Measured, MeasureError, Measurer
-from .tune_propose import Attempt, Failure, Proposer, Sibling, claude_asker, load_proposer_script, prompt
+from .tune_propose import Attempt, Failure, Proposer, claude_asker, load_proposer_script, prompt
 
 DEFAULT_ROUNDS = 3
 DEFAULT_CANDIDATES = 2
@@ -368,7 +368,7 @@ class Tuning:
         attempts = [
             Attempt(c.description, c.train.score, c.train.right, c.train.total) for c in result.candidates if c.train
         ]
-        siblings = [Sibling(c.qualified_name, c.description) for c in t.components if c != t.skill]
+        siblings = [c for c in t.components if c != t.skill]
         skill_md = t.skill.path.read_text(encoding="utf-8")
         return prompt(t.skill.qualified_name, skill_md, siblings, current, failures, attempts)
 

@@ -24,6 +24,7 @@ from ..core.problems import SpecError
 from ..core.yamlio import YamlError, load_yaml
 from ..load.case import Case
 from ..load.script import ArmScript, Script, parse_turns, text_turn
+from ..load.skills import Component
 from .tune_apply import MAX_DESCRIPTION
 
 SCRIPT_NAME = "tune.scripted.yaml"
@@ -53,12 +54,6 @@ class Attempt:
     train_score: float  # mean correctness over train
     right: int  # train queries on the right side
     total: int
-
-
-@dataclass(frozen=True)
-class Sibling:
-    name: str
-    description: str
 
 
 @dataclass(frozen=True)
@@ -101,13 +96,15 @@ Reply with the description alone, between <description> and </description>.
 def prompt(
     name: str,
     skill_md: str,
-    siblings: Sequence[Sibling],
+    siblings: Sequence[Component],
     current: str,
     failures: Sequence[Failure],
     attempts: Sequence[Attempt],
 ) -> str:
     """The proposer's prompt: only train failures and earlier train results, never validation or test."""
-    sibling_lines = "\n".join(f"- {s.name}: {s.description or '(no description)'}" for s in siblings) or "(none)"
+    sibling_lines = (
+        "\n".join(f"- {s.qualified_name}: {s.description or '(no description)'}" for s in siblings) or "(none)"
+    )
     if failures:
         lines = [
             f"- should {'fire' if f.should_fire else 'NOT fire'}, fired {f.fired}/{f.runs}: {f.query}" for f in failures

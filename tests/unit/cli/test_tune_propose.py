@@ -3,6 +3,8 @@ ask after a refused reply, and the scripted replies' file."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pytest_plugin_eval.cli.tune_apply import MAX_DESCRIPTION
@@ -11,11 +13,11 @@ from pytest_plugin_eval.cli.tune_propose import (
     Failure,
     Proposer,
     ProposerScriptError,
-    Sibling,
     load_proposer_script,
     parse_reply,
     prompt,
 )
+from pytest_plugin_eval.load.skills import Component
 
 
 def test_reply_is_the_text_between_the_tags_on_one_line():
@@ -41,7 +43,7 @@ def test_prompt_holds_the_skill_its_siblings_failures_and_attempts():
     text = prompt(
         "greeter:greet",
         "---\nname: greet\ndescription: Old.\n---\nBody of the skill.\n",
-        [Sibling("greeter:farewell", "Says goodbye.")],
+        [Component("farewell", "greeter:farewell", "skill", "Says goodbye.", Path("skills/farewell/SKILL.md"))],
         "Old.",
         [Failure("write my salutation", True, 1, 5), Failure("translate this", False, 4, 5)],
         [Attempt("Tried once.", 0.5, 2, 4)],
