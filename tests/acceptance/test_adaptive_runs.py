@@ -81,3 +81,16 @@ def test_the_maximum_and_runs_that_never_happened_stop_a_case_too(suite):
     partial = suite.run("--runs", "auto:6", "--threshold", "0", "-k", "not with-plugin-4")
     stopped = auto_runs(partial, "same")[0]
     assert stopped == {"runs": 3, "stopped": "incomplete"}, partial.out  # its fourth round was deselected
+
+
+def test_a_model_matrix_decides_each_models_runs_apart(suite):
+    haiku, sonnet = "claude-haiku-4-5", "claude-sonnet-4-5"
+    # on sonnet the plugin does not help: both arms fail every run
+    suite.case("helps", graders=GREETING, script={**HELPS, "models": {sonnet: {"with": ["Nope."]}}})
+    run = suite.run("--runs", "auto:6", "--threshold", "0", "--model", f"{haiku},{sonnet}")
+    assert run.rc == 0, run.out
+    docs = {doc["suite"]["modelOverride"]: doc for doc in run.doc["suites"]}
+    stopped = {
+        model: (doc["cases"][0]["autoRuns"], len(doc["cases"][0]["arms"]["with"])) for model, doc in docs.items()
+    }
+    assert stopped == {haiku: ({"runs": 4, "stopped": "decided"}, 4), sonnet: ({"runs": 4, "stopped": "futile"}, 4)}
