@@ -27,7 +27,7 @@ from ..load.trigger_files import find_trigger_files
 from ..load.triggers import TriggerLoadError, TriggerSet, load_trigger_file
 from ..results.store import RESULTS_DIR
 from ..results.tune_result import Candidate, Cost, SiblingCheck, TuneResult, scored
-from ..results.tuning import Labelled, SetTooSmall, choose, correctness, is_flat, paired, split
+from ..results.tuning import Labelled, SetTooSmall, choose, correctness, is_flat, paired, ranked, split
 from .tune_apply import ApplyError, rewrite_description
 from .tune_estimate import TuneShape, estimate
 from .tune_measure import Measured, MeasureError, Measurer
@@ -281,12 +281,11 @@ class Tuning:
                 "original is wrong can be proven better; add queries of each label to the trigger set to let smaller "
                 "gains show"
             )
-        winner = result.best
-        if winner is not None and not self.siblings_ok(winner.description, result):
-            result.outcome, result.winner = "thief", None
-            winner = None
+        if result.winner is not None:
+            self.honest_winner(result)
         if result.outcome == "stopped":
             return
+        winner = result.best
         original = self.measure(t.skill.description, t, list(sp.test), result, "the original on test")
         if original is None:
             return
@@ -299,6 +298,23 @@ class Tuning:
             test_labels = {q: self.labels[q] for q in sp.test}
             if result.winner_test.rates and result.original_test.rates:
                 result.test_margin = paired(result.winner_test.rates, result.original_test.rates, test_labels)
+
+    def honest_winner(self, result: TuneResult) -> None:
+        """The best candidate that leaves the siblings' queries alone: one that takes them is passed over for the next
+        better one. `result.siblings` keeps the checks of the winner (none left: of the best, which says why)."""
+        first_checks: list[SiblingCheck] | None = None
+        for index in ranked([c.vs_original for c in result.candidates]):
+            result.siblings = []
+            if self.siblings_ok(result.candidates[index].description, result):
+                result.winner = index
+                return
+            if result.outcome == "stopped":
+                return
+            taken = ", ".join(f"{s.skill} ({len(s.stolen)})" for s in result.siblings if s.stolen)
+            result.notes.append(f"candidate {index + 1} takes queries of {taken}: passed over")
+            first_checks = result.siblings if first_checks is None else first_checks
+        result.siblings = first_checks or []
+        result.outcome, result.winner = "thief", None
 
     def siblings_ok(self, description: str, result: TuneResult) -> bool:
         """Each sibling's own trigger set, run with the winner: its should-fire queries must stay its own."""

@@ -23,8 +23,8 @@ OUTCOME_TEXT: dict[str, str] = {
     "said, so the description does not move Claude on these queries. Usually the queries are too far from the "
     "skill (or the near-misses too close to it), another skill or instruction decides them, or the scripted "
     "answers ignore the description; the original stays",
-    "thief": "the best candidate takes queries that belong to a sibling skill (its own trigger set shows it): "
-    "rejected; the original stays",
+    "thief": "every candidate better than the original takes queries that belong to a sibling skill (its own "
+    "trigger set shows it): rejected; the original stays",
     "stopped": "stopped before the end (the cost ceiling, or runs that decided nothing): nothing is proposed; "
     "the original stays",
     "no_candidates": "the proposer gave no valid description; the original stays",

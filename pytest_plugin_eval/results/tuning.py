@@ -142,11 +142,17 @@ def choose(
     """The candidate with the largest validation margin among those whose interval excludes 0; else the
     original, saying whether nothing was better or the signal was flat."""
     comparisons = tuple(paired(c, original, labels) for c in candidates)
-    better = [i for i, p in enumerate(comparisons) if p.better]
+    better = ranked(comparisons)
     if better:
-        best = max(better, key=lambda i: (comparisons[i].margin, -i))  # ties: the earlier candidate
-        return Choice(best, "improved", comparisons)
+        return Choice(better[0], "improved", comparisons)
     return Choice(None, "flat" if is_flat([original, *candidates]) else "nothing_better", comparisons)
+
+
+def ranked(comparisons: Sequence[Paired | None]) -> list[int]:
+    """The candidates better than the original (their interval excludes 0), best first: the largest margin, ties
+    to the earlier candidate. The next one stands in when a better one is rejected (it takes a sibling's queries)."""
+    better = [(i, p) for i, p in enumerate(comparisons) if p is not None and p.better]
+    return [i for i, _ in sorted(better, key=lambda pair: (-pair[1].margin, pair[0]))]
 
 
 def is_flat(measured: Sequence[Mapping[str, float]]) -> bool:

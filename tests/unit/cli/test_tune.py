@@ -126,6 +126,20 @@ def test_a_thief_is_rejected(tmp_path):
     assert ("Better one.", "bye", ["b0"]) in measurer.calls  # the sibling's should-fire queries, with the winner
 
 
+def test_a_thief_is_passed_over_for_the_next_better_candidate(tmp_path):
+    t = tuning(plugin(tmp_path, sibling=True), "--candidates", "2")
+
+    def both_right(description, q):  # "Better one." and "Better two." are both right everywhere
+        return right("Better" if description.startswith("Better") else description, q)
+
+    measurer = FakeMeasurer(both_right, taken={("Better one.", "b0"): {"greeter:greet": 1}})
+    result, _ = run_loop(t, measurer, ["Better one.", "Better two."])
+    assert result.outcome == "improved" and result.best is not None and result.best.description == "Better two."
+    assert [(s.skill, s.stolen) for s in result.siblings] == [("greeter:bye", [])]  # the winner's check
+    assert "candidate 1 takes queries of greeter:bye (1): passed over" in result.notes
+    assert ("Better two.", "bye", ["b0"]) in measurer.calls
+
+
 def test_the_ceiling_stops_before_the_next_step(tmp_path):
     t = tuning(plugin(tmp_path), "--max-cost-usd", "0.005")
     result, prompts = run_loop(t, FakeMeasurer(right, cost=0.001), ["Better one."])
