@@ -768,3 +768,16 @@ def test_the_headline_counts_a_delta_that_is_not_significant_apart(two_arm_doc):
     two_arm_doc["cases"][0]["aggregates"]["deltaSignificant"] = False
     text = re.sub(r"<[^>]+>", "", render_report(two_arm_doc))
     assert "improved 0 · improved (n.s.) 1 · flat 0 · regressed 0 · regressed (n.s.) 1" in text
+
+
+def test_a_reused_baseline_is_explained_under_the_table_as_in_the_terminal(two_arm_doc):
+    """The ↺ after W/OUT had only a tooltip in the page and pytest-html's summary, while the terminal and the
+    Markdown say under the table what it means and how many runs it covers."""
+    origin = {"session": "2026-12-02T05:10:51.656Z", "index": 1, "agentCostUsd": 0.0008}
+    two_arm_doc["cases"][1]["arms"]["without"][0]["reusedFrom"] = origin
+    legend = "↺ W/OUT from stored runs (--reuse-baseline): 1 of 3 without-plugin run(s) reused from earlier sessions"
+    for page in (render_report(two_arm_doc), summary_html(two_arm_doc)):
+        [text] = Page(page).texts("reused-legend")
+        assert text.startswith(legend), text
+    del two_arm_doc["cases"][1]["arms"]["without"][0]["reusedFrom"]
+    assert Page(render_report(two_arm_doc)).texts("reused-legend") == []
