@@ -131,9 +131,9 @@ def _counts(comparison: Comparison) -> list[tuple[str, str]]:
         same = sum(q.verdict == "no_detectable_change" for q in queries)
         style = "regressed" if worse else "improved" if better else "flat"
         # the words of the per-query verdicts above, as the cases' counts use them
-        counts = f"trigger queries: {better} better · {worse} worse · {same} no detectable change"
+        said = f"trigger queries: {better} better · {worse} worse · {same} no detectable change"
         unjudged = len(queries) - better - worse - same
-        out.append((style, counts + (f" · {unjudged} without a verdict" if unjudged else "")))
+        out.append((style, said + (f" · {unjudged} without a verdict" if unjudged else "")))
     if queries and not comparison.cases:
         return out
     for of, label in (("with", "WITH"), ("delta", "Δ")):
