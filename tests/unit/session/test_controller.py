@@ -913,7 +913,10 @@ def test_lf_completes_the_session_with_the_previous_runs_of_unchanged_cases(tmp_
     assert [(r.index, r.score, r.reused) for r in a.runs("with")] == [(1, 1.0, False), (2, 1.0, True)]
     assert [(r.index, r.reused) for r in b.runs("with")] == [(1, True), (2, True)]
     assert a.aggregates.score == 1.0 and b.aggregates.score == 0.5
-    assert f"--lf: 3 run(s) of unchanged cases reused from {display_path(previous)}" in document.notices
+    # the reused runs' cost is the session's too, and the notice says so: the total is not all spent today
+    reused = f"--lf: 3 run(s) of unchanged cases reused from {display_path(previous)}"
+    assert f"{reused} (their $0.03, paid then, is counted in this session's cost)" in document.notices
+    assert document.cost_usd == pytest.approx(0.03)
     assert pytest_session.exitstatus == 1  # b still fails
     assert cache.values[CACHE_KEY] == [str(previous), str(session.folder.results_file)]  # this one last
 
@@ -950,8 +953,8 @@ def previous_document(tmp_path: Path, root: Path) -> Path:
     cases = [
         scoring.aggregate(c)
         for c in (
-            case("evals/a", [run("with", 1, 0.0), run("with", 2, 1.0)]),
-            case("evals/b", [run("with", 1, 0.0), run("with", 2, 1.0)]),
+            case("evals/a", [run("with", 1, 0.0, cost_usd=0.01), run("with", 2, 1.0, cost_usd=0.01)]),
+            case("evals/b", [run("with", 1, 0.0, cost_usd=0.01), run("with", 2, 1.0, cost_usd=0.01)]),
             case("evals/changed", [run("with", 1, 1.0)]),
             case("evals/gone", [run("with", 1, 1.0)]),
         )
