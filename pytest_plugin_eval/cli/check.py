@@ -44,7 +44,7 @@ from ..results.matrix import case_models
 from ..run.stand_ins import mocked_tools
 from ..session.options import EvalOptions
 from ..session.rules import grant_warnings, two_arm
-from .estimate import CaseShape, Estimate, Prediction, estimate, predict_from_pilot
+from .estimate import CaseShape, Estimate, Prediction, estimate, known_price, predict_from_pilot, priced_as
 from .floor import case_problems, has_outcome_grader, stray_folders, suite_problems, uncounted_graders
 from .import_evals import mechanical_hints
 from .plugin_args import add_plugin_arguments, plugin_folder
@@ -206,7 +206,9 @@ def check_suite(
     result.suite_problems.extend(suite_problems(root, eval_root, result.cases, unloaded=unloaded))
     models = agent_models(model)
     shapes = [shape(c, m) for c in result.cases for m in (case_models(c.models, models) if len(models) > 1 else models)]
-    result.estimate = estimate(shapes, resolve_judge_model(judge_model), len(models))
+    judge = resolve_judge_model(judge_model)
+    result.estimate = estimate(shapes, judge, len(models))
+    result.warnings.extend(unpriced_warnings([*(s.model for s in shapes), judge]))
     pilot = eval_root / "results" / PILOT_JSON
     try:
         document = json.loads(pilot.read_text(encoding="utf-8"))
@@ -215,6 +217,16 @@ def check_suite(
     if isinstance(document, dict):
         result.prediction = predict_from_pilot(document, {c.name: c.runs_per_arm for c in result.cases})
     return result
+
+
+def unpriced_warnings(models: list[str | None]) -> list[str]:
+    """A model the price table does not know is priced as its default: say so, since a misspelled --model
+    (`claude-haiku-45`) would otherwise pass with a plausible but wrong estimate."""
+    unknown = [m for m in dict.fromkeys(models) if m is not None and not known_price(m)]
+    return [
+        f'model "{m}" is not in the price table: the cost estimate prices it as {priced_as(m)} — check its name'
+        for m in unknown
+    ]
 
 
 # ---- the commands an author (or the interview) runs next ---------------------------------------------------

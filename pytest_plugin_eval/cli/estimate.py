@@ -122,3 +122,8 @@ def predict_from_pilot(document: dict, runs_by_case: dict[str, int] | None = Non
 def known_price(model: str | None) -> bool:
     """Whether the price table has `model` (an unknown one is priced as the table's default)."""
     return model is None or lookup(model).known
+
+
+def priced_as(model: str | None) -> str:
+    """The price table's entry that prices `model` (the table's default for an unknown one)."""
+    return lookup(model).model

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from pytest_plugin_eval.cli.check import check, check_suite
+from pytest_plugin_eval.core.prices import price_table
 
 FIRES = [
     {"name": "greets", "type": "regex", "pattern": "Hello"},
@@ -81,6 +82,20 @@ def test_a_model_matrix_is_bounded_for_each_of_its_models(clean, capsys):
     out = capsys.readouterr().out
     assert "Cost: a pilot (6 runs, 1 per case and arm on each of 2 models" in out
     assert "--model claude-haiku-4-5,claude-sonnet-4-6" in out
+
+
+def test_a_model_the_price_table_does_not_know_is_named_not_silently_priced(clean, capsys, monkeypatch):
+    """`--model a,b` priced both as the default model and said nothing: a misspelled name passed unseen."""
+    monkeypatch.delenv("ANTHROPIC_MODEL", raising=False)
+    assert check([str(clean), "--model", "claude-haiku-45,claude-haiku-4-5", "--judge-model", "haiku"]) == 0
+    out = capsys.readouterr().out
+    default = price_table()["default"]
+    said = (
+        f'model "claude-haiku-45" is not in the price table: the cost estimate prices it as {default} — check its name'
+    )
+    assert said in out.splitlines()
+    assert out.count("is not in the price table") == 1  # the known one and the judge's alias are not named
+    assert check_suite(clean, model="claude-sonnet-4-6").warnings == []
 
 
 def test_a_case_that_does_not_load_is_named_by_file_and_key(clean, capsys):
