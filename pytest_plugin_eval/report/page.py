@@ -241,7 +241,11 @@ def cards(document: SuiteResult) -> list[Card]:
         )
     )
     judge = sum(run.judge_cost_usd for case in cases for run in case.runs())
-    out.append(Card("Cost", usd(document.cost_usd), f"agent; judge {usd(judge)} more"))
+    # a run's cost holds its judges' (and mocks'); the trigger runs are the session's too
+    spent = f"judges {usd(judge)} of it"
+    if document.triggers:
+        spent += f", trigger runs {usd(sum(t.cost_usd for t in document.triggers))}"
+    out.append(Card("Cost", usd(document.cost_usd), spent))
     out.append(Card("Duration", seconds(document.duration_seconds), f"concurrency {suite.concurrency}"))
     return out
 

@@ -55,7 +55,7 @@ def summary_line(document: SuiteResult) -> str:
     if document.aggregates.two_arm:
         parts.append(f"mean Δ {view.signed(document.aggregates.mean_delta, NUMBER_MISSING)}")
     parts.append(view.seconds(document.duration_seconds, whole=True))
-    parts.append(view.usd(document.cost_usd))
+    parts.append(view.session_cost(document))
     if document.partial:
         parts.append(f"⚠ partial ({view.partial_label(document.partial_reason)})")
     return " · ".join(parts)

@@ -781,3 +781,20 @@ def test_a_reused_baseline_is_explained_under_the_table_as_in_the_terminal(two_a
         assert text.startswith(legend), text
     del two_arm_doc["cases"][1]["arms"]["without"][0]["reusedFrom"]
     assert Page(render_report(two_arm_doc)).texts("reused-legend") == []
+
+
+def test_the_cost_card_says_the_judges_are_in_it_and_the_trigger_runs_beside(two_arm_doc):
+    """The card read "agent; judge $X more" while its figure held the judges' cost (and the trigger runs')."""
+    two_arm_doc["cases"][0]["arms"]["with"][0]["judgeCostUsd"] = 0.002
+    page = Page(render_report(two_arm_doc))
+    assert "judges $0.0020 of it" in page.texts("sub")
+    two_arm_doc["triggers"] = [
+        {
+            "skill": "commit-craft:commit-message",
+            "name": "commit-message",
+            "queries": [
+                {"id": "q", "query": "q", "shouldFire": True, "runs": [{"index": 1, "fired": True, "costUsd": 0.01}]}
+            ],
+        }
+    ]
+    assert "judges $0.0020 of it, trigger runs $0.01" in Page(render_report(two_arm_doc)).texts("sub")
