@@ -215,8 +215,18 @@ class NoConfigFile:
             config._inipath = None  # what the header reads; pytest has no public way to run without a config file
 
 
+def asks_for_help(argv: list[str]) -> bool:
+    """-h or --help among our arguments (after `--` they are pytest's): `plugin-eval triggers --help` and
+    `plugin-eval . --help` were refused as unknown options."""
+    ours = argv[: argv.index("--")] if "--" in argv else argv
+    return any(arg in ("-h", "--help") for arg in ours)
+
+
 def run(argv: list[str], only_triggers: bool = False) -> int:
     """The eval suite of the target (`only_triggers`: its trigger sets alone, `plugin-eval triggers`)."""
+    if asks_for_help(argv):
+        print(help_text())
+        return 0
     try:
         cmd = parse(argv)
         if only_triggers:
