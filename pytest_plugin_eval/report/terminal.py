@@ -69,7 +69,8 @@ def write_summary(
     label: str | None = None,
     notices: bool = True,
 ) -> None:
-    """The summary of one suite; `label` names it when the session had several (their notices are shown once)."""
+    """The summary of one suite; `label` names it when the session had several (their notices are shown once,
+    above them all: `notices=False`)."""
     terminal.write_sep("=", f"plugin eval · {label}" if label else "plugin eval")
     shown = document.notices if notices else []
     for notice in (n for n in shown if not n.startswith(INFO_MARK)):
