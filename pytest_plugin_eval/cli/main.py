@@ -148,7 +148,11 @@ def parse(argv: list[str]) -> Command:
             # `--name=value` each: a value can never swallow the target or a pytest argument after `--`.
             cmd.options += [f"{name}={value}" for value in values]
         elif arg.startswith("-"):
-            raise CliError(f"error: unknown option '{arg}'")
+            # pytest's own options (--lf, -k, -x, -q…) are passed on after `--`: say so, it is the usual cause
+            raise CliError(
+                f"error: unknown option '{arg}' — pytest's options go after `--` (plugin-eval . -- {arg}); "
+                "plugin-eval --help lists ours"
+            )
         else:
             targets.append(arg)
         i += 1

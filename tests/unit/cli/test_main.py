@@ -76,6 +76,16 @@ def test_help_after_a_target_or_triggers_is_the_help_not_an_unknown_option(argv,
     assert cli.parse(["--", "--help"]).passthrough == ["--help"]  # after `--` it is pytest's
 
 
+def test_an_unknown_option_says_where_pytests_options_go(capsys):
+    """`plugin-eval triggers --lf` said only "unknown option": pytest's options are passed on after `--`."""
+    assert cli.main(["triggers", ".", "--lf"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        "error: unknown option '--lf' — pytest's options go after `--` (plugin-eval . -- --lf); "
+        "plugin-eval --help lists ours"
+    )
+    assert cli.parse([".", "--", "--lf", "-q"]).passthrough == ["--lf", "-q"]
+
+
 def pytest_namespace(args: list[str]):
     parser = Parser(_ispytest=True)
     add_options(parser)
