@@ -197,7 +197,8 @@ class Controller:
         if many:  # the session's notices are every suite's (a matrix's models, several eval dirs): not the first's
             shared = written[0].document.notices
             if shared:
-                terminalreporter.write_sep("=", f"plugin eval · notices (all {len(written)} suites)")
+                what = "models" if self.outputs.matrices else "suites"
+                terminalreporter.write_sep("=", f"plugin eval · notices (all {len(written)} {what})")
                 for notice in shared:
                     terminalreporter.write_line(notice)
         for w in written:

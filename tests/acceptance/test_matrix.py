@@ -117,7 +117,7 @@ def test_a_case_restricted_by_models_runs_on_those_only(suite):
     said = f"models: names claude-opus-4-5, not in --model {MATRIX}; it runs on {SONNET} only"
     assert said in run.out
     # the session's notices are the matrix's: above every model's summary, not under the first model's heading
-    notices = run.out.index("plugin eval · notices (all 2 suites)")
+    notices = run.out.index("plugin eval · notices (all 2 models)")
     first_model = re.search(rf"plugin eval · \S+\[{re.escape(HAIKU)}\]", run.out)
     assert first_model and notices < run.out.index(said) < first_model.start(), run.out
 
