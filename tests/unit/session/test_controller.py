@@ -1115,11 +1115,24 @@ def test_terminal_summary_names_each_suite_and_shows_the_notices_once(tmp_path, 
     calls = []
     monkeypatch.setattr(report_terminal, "write_summary", lambda *args, **kw: calls.append((args, kw)))
     controller, _ = finished(two_suites(tmp_path), run_report(), other())
-    terminal = object()
-    controller.pytest_terminal_summary(terminal)
     first, second = controller.outputs.written
+    first.document.notices = second.document.notices = ["a notice of the whole session"]
+
+    class Terminal:
+        lines: list[str] = []
+
+        def write_sep(self, sep: str, title: str) -> None:
+            self.lines.append(f"{sep} {title}")
+
+        def write_line(self, line: str) -> None:
+            self.lines.append(line)
+
+    terminal = Terminal()
+    controller.pytest_terminal_summary(terminal)
+    # the notices once, above both suites (under the first's heading they read as the first's)
+    assert terminal.lines == ["= plugin eval · notices (all 2 suites)", "a notice of the whole session"]
     assert calls == [
-        ((terminal, first.document, first.results_path, first.report_path, "suite"), {"notices": True}),
+        ((terminal, first.document, first.results_path, first.report_path, "suite"), {"notices": False}),
         ((terminal, second.document, second.results_path, second.report_path, "commit-craft"), {"notices": False}),
     ]
 
