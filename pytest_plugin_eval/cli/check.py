@@ -44,7 +44,16 @@ from ..results.matrix import case_models
 from ..run.stand_ins import mocked_tools
 from ..session.options import EvalOptions
 from ..session.rules import grant_warnings, two_arm
-from .estimate import CaseShape, Estimate, Prediction, estimate, predict_from_pilot
+from .estimate import (
+    CaseShape,
+    Estimate,
+    Prediction,
+    estimate,
+    known_price,
+    predict_from_pilot,
+    priced_as,
+    trigger_key,
+)
 from .floor import case_problems, has_outcome_grader, stray_folders, suite_problems, uncounted_graders
 from .import_evals import mechanical_hints
 from .plugin_args import add_plugin_arguments, plugin_folder
@@ -122,6 +131,19 @@ def shape(case: Case, model: str | None) -> CaseShape:
         judged_graders=sum(1 for g in case.graders if getattr(g.kind, "paid", False)),
         arms=2 if two_arm(case, EvalOptions()) else 1,  # as a session with no options runs it
         model=model or case.model or os.environ.get("ANTHROPIC_MODEL") or None,
+    )
+
+
+def trigger_shape(trigger_set: TriggerSet, query_id: str, model: str | None) -> CaseShape:
+    """A trigger query as the estimate prices it: its set's runs of one arm, no judge."""
+    return CaseShape(
+        name=trigger_key(trigger_set.name, query_id),
+        runs=trigger_set.runs,
+        max_turns=trigger_set.max_turns,
+        judged_graders=0,
+        arms=1,
+        model=model or trigger_set.model or os.environ.get("ANTHROPIC_MODEL") or None,
+        trigger=True,
     )
 
 
@@ -206,15 +228,35 @@ def check_suite(
     result.suite_problems.extend(suite_problems(root, eval_root, result.cases, unloaded=unloaded))
     models = agent_models(model)
     shapes = [shape(c, m) for c in result.cases for m in (case_models(c.models, models) if len(models) > 1 else models)]
-    result.estimate = estimate(shapes, resolve_judge_model(judge_model), len(models))
+    shapes += [  # a session (and the pilot) runs the trigger sets too
+        trigger_shape(t, query.id, m)
+        for t in result.trigger_sets
+        for query in t.queries
+        for m in (case_models(t.models, models) if len(models) > 1 else models)
+    ]
+    judge = resolve_judge_model(judge_model)
+    result.estimate = estimate(shapes, judge, len(models))
+    result.warnings.extend(unpriced_warnings([*(s.model for s in shapes), judge]))
     pilot = eval_root / "results" / PILOT_JSON
     try:
         document = json.loads(pilot.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         document = None
     if isinstance(document, dict):
-        result.prediction = predict_from_pilot(document, {c.name: c.runs_per_arm for c in result.cases})
+        runs = {c.name: c.runs_per_arm for c in result.cases}
+        runs |= {trigger_key(t.name, q.id): t.runs for t in result.trigger_sets for q in t.queries}
+        result.prediction = predict_from_pilot(document, runs)
     return result
+
+
+def unpriced_warnings(models: list[str | None]) -> list[str]:
+    """A model the price table does not know is priced as its default: say so, since a misspelled --model
+    (`claude-haiku-45`) would otherwise pass with a plausible but wrong estimate."""
+    unknown = [m for m in dict.fromkeys(models) if m is not None and not known_price(m)]
+    return [
+        f'model "{m}" is not in the price table: the cost estimate prices it as {priced_as(m)} — check its name'
+        for m in unknown
+    ]
 
 
 # ---- the commands an author (or the interview) runs next ---------------------------------------------------
@@ -292,16 +334,18 @@ def summary(result: CheckResult) -> list[str]:
     if result.estimate and result.cases:
         e = result.estimate
         each = f" on each of {e.models} models" if e.models > 1 else ""
+        trigger_runs = f", {e.trigger_runs_in_pilot} trigger runs, 1 per query" if e.trigger_runs_in_pilot else ""
         lines.append(
-            f"Cost: a pilot ({e.runs_in_pilot} runs, 1 per case and arm{each}, up to {e.judge_calls_in_pilot} judge "
-            f"calls) is bounded at {usd(e.pilot_bound)}; the full suite at {usd(e.full_bound)} (list prices, every "
+            f"Cost: a pilot ({e.runs_in_pilot} runs, 1 per case and arm{each}{trigger_runs}, up to "
+            f"{e.judge_calls_in_pilot} judge calls) is bounded at {usd(e.pilot_bound)}; the full suite at {usd(e.full_bound)} (list prices, every "
             "turn used)"
         )
     if result.prediction:
         p = result.prediction
         lines.append(
             f"From the pilot ({display_path(result.eval_root / 'results' / PILOT_JSON, result.root)}, "
-            f"{usd(p.pilot_cost)}): a full suite costs about {usd(p.total)} (each case's cost per run × its runs)"
+            f"{usd(p.pilot_cost)}): a full suite costs about {usd(p.total)} (each case's cost per run × its runs"
+            + (", each trigger query's likewise)" if result.trigger_sets else ")")
             + (f"; not in the pilot: {', '.join(p.missing)}" if p.missing else "")
         )
     return lines

@@ -227,7 +227,7 @@ def compare_command(argv: list[str]) -> int:
     if said is not None:
         print(said, file=out)
     terminal = StreamTerminal(out)
-    write_comparison(terminal, comparison)
+    write_comparison(terminal, comparison, *([f"compared: {pair[0]} → {pair[1]}"] if pair is not None else []))
     if paired:
         from ..report.pairwise import write_pairwise
 

@@ -38,6 +38,7 @@ class CaseShape:
     judged_graders: int  # llm and baseline graders
     arms: int = 2  # 1 for a single-arm case
     model: str | None = None  # the agent's model (None: the default model of the price table)
+    trigger: bool = False  # a trigger query: one arm, no judge, stopped at its first skill call (max_turns bounds it)
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class Estimate:
     runs_in_pilot: int
     judge_calls_in_pilot: int  # at most
     models: int = 1  # the agent models the suite runs on (a model matrix: each case on each of its models)
+    trigger_runs_in_pilot: int = 0  # one per trigger query (and model): the pilot runs the trigger sets too
 
 
 def agent_run_cost(model: str | None, max_turns: int) -> float:
@@ -81,9 +83,10 @@ def estimate(cases: Iterable[CaseShape], judge_model: str | None, models: int = 
     return Estimate(
         pilot_bound=round_up(pilot),
         full_bound=round_up(full),
-        runs_in_pilot=sum(case.arms for case in cases),
+        runs_in_pilot=sum(case.arms for case in cases if not case.trigger),
         judge_calls_in_pilot=sum(case.arms * case.judged_graders * JUDGE_VOTES for case in cases),
         models=models,
+        trigger_runs_in_pilot=sum(1 for case in cases if case.trigger),
     )
 
 
@@ -99,8 +102,10 @@ class Prediction:
 
 def predict_from_pilot(document: dict, runs_by_case: dict[str, int] | None = None) -> Prediction:
     """Each case's mean cost per run in each arm, times its runs (`runs_by_case`, else the document's
-    `runsPerCase`, what the case file says — the pilot itself ran with --runs 1). A model matrix's pilot
-    (`{"suites": [...]}`, one document per model) adds up its models: a case's figure is over all of them."""
+    `runsPerCase`, what the case file says — the pilot itself ran with --runs 1); each trigger query's likewise,
+    under `triggers: <set>/<query id>` (`runs_by_case` under that name, else its set's `runsPerQuery`). A model
+    matrix's pilot (`{"suites": [...]}`, one document per model) adds up its models: a case's figure is over all
+    of them."""
     per_case: dict[str, float] = {}
     pilot_cost = 0.0
     suites = document.get("suites") if "cases" not in document else [document]
@@ -115,10 +120,28 @@ def predict_from_pilot(document: dict, runs_by_case: dict[str, int] | None = Non
                 if costs:
                     total += sum(costs) / len(costs) * runs
             per_case[name] = per_case.get(name, 0.0) + total
+        for trigger_set in suite.get("triggers") or []:
+            for query in trigger_set.get("queries") or []:
+                name = trigger_key(str(trigger_set.get("name", "?")), str(query.get("id", "?")))
+                runs = (runs_by_case or {}).get(name) or trigger_set.get("runsPerQuery") or 5
+                costs = [float(run.get("costUsd") or 0.0) for run in query.get("runs") or []]
+                pilot_cost += sum(costs)
+                if costs:
+                    per_case[name] = per_case.get(name, 0.0) + sum(costs) / len(costs) * runs
     missing = tuple(sorted(set(runs_by_case or {}) - set(per_case)))
     return Prediction(sum(per_case.values()), per_case, pilot_cost, missing)
+
+
+def trigger_key(set_name: str, query_id: str) -> str:
+    """A trigger query's name among the cases of an estimate (no case folder can be called so)."""
+    return f"triggers: {set_name}/{query_id}"
 
 
 def known_price(model: str | None) -> bool:
     """Whether the price table has `model` (an unknown one is priced as the table's default)."""
     return model is None or lookup(model).known
+
+
+def priced_as(model: str | None) -> str:
+    """The price table's entry that prices `model` (the table's default for an unknown one)."""
+    return lookup(model).model

@@ -148,7 +148,11 @@ def parse(argv: list[str]) -> Command:
             # `--name=value` each: a value can never swallow the target or a pytest argument after `--`.
             cmd.options += [f"{name}={value}" for value in values]
         elif arg.startswith("-"):
-            raise CliError(f"error: unknown option '{arg}'")
+            # pytest's own options (--lf, -k, -x, -q…) are passed on after `--`: say so, it is the usual cause
+            raise CliError(
+                f"error: unknown option '{arg}' — pytest's options go after `--` (plugin-eval . -- {arg}); "
+                "plugin-eval --help lists ours"
+            )
         else:
             targets.append(arg)
         i += 1
@@ -215,8 +219,18 @@ class NoConfigFile:
             config._inipath = None  # what the header reads; pytest has no public way to run without a config file
 
 
+def asks_for_help(argv: list[str]) -> bool:
+    """-h or --help among our arguments (after `--` they are pytest's): `plugin-eval triggers --help` and
+    `plugin-eval . --help` were refused as unknown options."""
+    ours = argv[: argv.index("--")] if "--" in argv else argv
+    return any(arg in ("-h", "--help") for arg in ours)
+
+
 def run(argv: list[str], only_triggers: bool = False) -> int:
     """The eval suite of the target (`only_triggers`: its trigger sets alone, `plugin-eval triggers`)."""
+    if asks_for_help(argv):
+        print(help_text())
+        return 0
     try:
         cmd = parse(argv)
         if only_triggers:

@@ -128,8 +128,12 @@ def _counts(comparison: Comparison) -> list[tuple[str, str]]:
     queries = [q for t in comparison.triggers for q in t.queries if q.status == "compared"]
     if queries:
         better, worse = sum(q.verdict == "better" for q in queries), sum(q.verdict == "worse" for q in queries)
+        same = sum(q.verdict == "no_detectable_change" for q in queries)
         style = "regressed" if worse else "improved" if better else "flat"
-        out.append((style, f"trigger queries: {better} better · {worse} worse · {len(queries) - better - worse} other"))
+        # the words of the per-query verdicts above, as the cases' counts use them
+        said = f"trigger queries: {better} better · {worse} worse · {same} no detectable change"
+        unjudged = len(queries) - better - worse - same
+        out.append((style, said + (f" · {unjudged} without a verdict" if unjudged else "")))
     if queries and not comparison.cases:
         return out
     for of, label in (("with", "WITH"), ("delta", "Δ")):
@@ -252,9 +256,10 @@ def trigger_lines(changes: list[TriggerSetChange]) -> list[str]:
     return out
 
 
-def write_comparison(terminal, comparison: Comparison) -> None:
+def write_comparison(terminal, comparison: Comparison, title: str = "compared with the earlier session") -> None:
+    """`title`: the separator's words (two models of one matrix are no earlier and later session)."""
     v = view(comparison)
-    terminal.write_sep("-", "compared with the earlier session")
+    terminal.write_sep("-", title)
     for line in lines(v):
         red = line.startswith("⚠")
         terminal.write_line(line, **({"yellow": True} if red else {}))

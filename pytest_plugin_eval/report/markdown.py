@@ -24,6 +24,7 @@ from .view import (
     reused_legend,
     score,
     seconds,
+    session_cost,
     signed,
     spread,
     usd,
@@ -140,7 +141,7 @@ def summary_line(document: SuiteResult) -> str:
     ]
     if agg.two_arm:
         parts.append(f"mean Δ {signed(agg.mean_delta)}")
-    parts += [seconds(document.duration_seconds), usd(document.cost_usd)]
+    parts += [seconds(document.duration_seconds), session_cost(document)]
     if document.suite.scripted:
         parts.append("scripted endpoint (no real model)")
     return " · ".join(parts)

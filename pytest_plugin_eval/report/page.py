@@ -24,6 +24,7 @@ from .view import (
     case_row,
     cut,
     partial_label,
+    reused_legend,
     reused_text,
     score,
     seconds,
@@ -103,6 +104,7 @@ class Summary:
     spread: bool
     interval: bool
     rows: list[SummaryRow]
+    reused_legend: str | None = None  # the line under the table saying what its ↺ marks mean, as the terminal's
 
 
 @dataclass(frozen=True)
@@ -239,7 +241,11 @@ def cards(document: SuiteResult) -> list[Card]:
         )
     )
     judge = sum(run.judge_cost_usd for case in cases for run in case.runs())
-    out.append(Card("Cost", usd(document.cost_usd), f"agent; judge {usd(judge)} more"))
+    # a run's cost holds its judges' (and mocks'); the trigger runs are the session's too
+    spent = f"judges {usd(judge)} of it"
+    if document.triggers:
+        spent += f", trigger runs {usd(sum(t.cost_usd for t in document.triggers))}"
+    out.append(Card("Cost", usd(document.cost_usd), spent))
     out.append(Card("Duration", seconds(document.duration_seconds), f"concurrency {suite.concurrency}"))
     return out
 
@@ -269,6 +275,7 @@ def summary(document: SuiteResult, rows: list[CaseRow], linked: bool = True) -> 
         spread=any(r.stdev_with is not None or r.stdev_without is not None for r in rows),
         interval=two_arm and any(c.aggregates.delta_ci is not None for c in document.cases),
         rows=table_rows,
+        reused_legend=reused_legend(document) if two_arm else None,
     )
 
 

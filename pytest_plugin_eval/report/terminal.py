@@ -55,7 +55,7 @@ def summary_line(document: SuiteResult) -> str:
     if document.aggregates.two_arm:
         parts.append(f"mean Δ {view.signed(document.aggregates.mean_delta, NUMBER_MISSING)}")
     parts.append(view.seconds(document.duration_seconds, whole=True))
-    parts.append(view.usd(document.cost_usd))
+    parts.append(view.session_cost(document))
     if document.partial:
         parts.append(f"⚠ partial ({view.partial_label(document.partial_reason)})")
     return " · ".join(parts)
@@ -69,7 +69,8 @@ def write_summary(
     label: str | None = None,
     notices: bool = True,
 ) -> None:
-    """The summary of one suite; `label` names it when the session had several (their notices are shown once)."""
+    """The summary of one suite; `label` names it when the session had several (their notices are shown once,
+    above them all: `notices=False`)."""
     terminal.write_sep("=", f"plugin eval · {label}" if label else "plugin eval")
     shown = document.notices if notices else []
     for notice in (n for n in shown if not n.startswith(INFO_MARK)):

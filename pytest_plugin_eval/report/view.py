@@ -59,6 +59,15 @@ def usd(value: float | None) -> str:
     return f"${value:.4f}" if 0 < value < 0.01 else f"${value:.2f}"
 
 
+def session_cost(document: SuiteResult) -> str:
+    """The session's cost under its case table: the trigger runs are in it too, so say their share (the
+    trigger table's own total would otherwise read as more on top)."""
+    total = usd(document.cost_usd)
+    if not (document.cases and document.triggers):
+        return total
+    return f"{total} in all (trigger runs {usd(sum(t.cost_usd for t in document.triggers))} of it)"
+
+
 def seconds(value: float | None, whole: bool = False) -> str:
     """A duration. `whole`: whole seconds, as the terminal's summary line has them; otherwise a tenth under
     10 s and minutes (and hours) from a minute up."""

@@ -201,15 +201,29 @@ def unpriced_models(transcript: Transcript) -> list[str]:
 
 def skill_failures(transcript: Transcript) -> list[str]:
     """The agent picked a skill that Claude Code could not give it (an unknown name, a skill that did not load):
-    the indicator still counts the call, so say it."""
+    the indicator still counts the call, so say it, with the fix that fits Claude Code's answer."""
     out = []
     for call, error in transcript.failed_calls("Skill"):
         text = re.sub(r"</?tool_use_error>", "", error).strip()
         out.append(
             f'the agent called Skill "{call.get("skill") or call.get("command") or "?"}" and Claude Code answered '
-            f'"{text[:160]}" — check that the skill\'s folder and the name in its SKILL.md match what Claude calls'
+            f'"{text[:160]}" — {_skill_failure_fix(text)}'
         )
     return out
+
+
+# Claude Code runs a SKILL.md's !`command` lines as it loads the skill, under the run's permissions: a refused one
+# fails the whole Skill call, although the name was right (a skill that documents that syntax meets it too).
+_SHELL_REFUSED = re.compile(r"Shell command permission check failed|Permission to use \w+ has been denied")
+
+
+def _skill_failure_fix(answer: str) -> str:
+    if _SHELL_REFUSED.search(answer):
+        return (
+            "the skill's SKILL.md runs a !`command` as it loads, and this run does not grant that tool: grant it "
+            "(the case's allowed_tools, or --allow-tools) or take the command out of the SKILL.md"
+        )
+    return "check that the skill's folder and the name in its SKILL.md match what Claude calls"
 
 
 # Bounded retries (the child's own, then a whole run again) instead of Claude Code's ten retries over

@@ -194,9 +194,16 @@ class Controller:
         from ..report.terminal import write_summary
 
         many = len(written) > 1
-        for i, w in enumerate(written):
+        if many:  # the session's notices are every suite's (a matrix's models, several eval dirs): not the first's
+            shared = written[0].document.notices
+            if shared:
+                what = "models" if self.outputs.matrices else "suites"
+                terminalreporter.write_sep("=", f"plugin eval · notices (all {len(written)} {what})")
+                for notice in shared:
+                    terminalreporter.write_line(notice)
+        for w in written:
             write_summary(
-                terminalreporter, w.document, w.results_path, w.report_path, w.label if many else None, notices=i == 0
+                terminalreporter, w.document, w.results_path, w.report_path, w.label if many else None, notices=not many
             )
             if w.comparison is not None:
                 from ..report.comparison import write_comparison

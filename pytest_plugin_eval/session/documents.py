@@ -15,6 +15,7 @@ from ..load.case import CaseLoadError
 from ..load.plugin_facts import PluginFacts, facts_of
 from ..load.provenance import GitState, git_state
 from ..load.suite import plugin_at, resolve_plugin
+from ..report.view import usd
 from ..results import hints, rerun, scoring
 from ..results.model import CaseResult, PluginInfo, RunResult, SkippedRun, SuiteInfo, SuiteResult
 from ..results.store import RESULTS_DIR
@@ -120,7 +121,13 @@ class Documents:
                 current[case.dir] = self.session.case_result(loaded, model)
         merged, reused = rerun.merge(fresh, previous, current, top_up=self.session.options.auto_runs is None)
         if reused:
-            self.collected.notice(f"--lf: {reused} run(s) of unchanged cases reused from {display_path(Path(path))}")
+            # their cost was paid by the earlier session, yet it is in this one's (the document is the suite's):
+            # say it, or the total reads as this session's spend (--reuse-baseline counts only what it paid)
+            carried = sum(run.cost_usd for case in merged for run in case.runs() if run.reused)
+            self.collected.notice(
+                f"--lf: {reused} run(s) of unchanged cases reused from {display_path(Path(path))} "
+                f"(their {usd(carried)}, paid then, is counted in this session's cost)"
+            )
         return merged
 
     def recording_notice(self, suite: SuiteRuns) -> None:

@@ -6,6 +6,7 @@ ceiling that stops mid-matrix with both models' partial results comparable, and 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -113,7 +114,12 @@ def test_a_case_restricted_by_models_runs_on_those_only(suite):
     assert run.rc == 0, run.out
     assert [c["name"] for c in read(out / HAIKU / "aggregate-result.json")["cases"]] == ["other"]
     assert [c["name"] for c in read(out / SONNET / "aggregate-result.json")["cases"]] == ["greets", "other"]
-    assert f"models: names claude-opus-4-5, not in --model {MATRIX}; it runs on {SONNET} only" in run.out
+    said = f"models: names claude-opus-4-5, not in --model {MATRIX}; it runs on {SONNET} only"
+    assert said in run.out
+    # the session's notices are the matrix's: above every model's summary, not under the first model's heading
+    notices = run.out.index("plugin eval · notices (all 2 models)")
+    first_model = re.search(rf"plugin eval · \S+\[{re.escape(HAIKU)}\]", run.out)
+    assert first_model and notices < run.out.index(said) < first_model.start(), run.out
 
 
 def test_the_matrix_fails_when_one_model_fails_and_scripts_answer_per_model(suite):

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pytest_plugin_eval.cli import estimate
 from pytest_plugin_eval.cli.check import check, check_suite
+from pytest_plugin_eval.core.prices import price_table
 
 FIRES = [
     {"name": "greets", "type": "regex", "pattern": "Hello"},
@@ -81,6 +83,56 @@ def test_a_model_matrix_is_bounded_for_each_of_its_models(clean, capsys):
     out = capsys.readouterr().out
     assert "Cost: a pilot (6 runs, 1 per case and arm on each of 2 models" in out
     assert "--model claude-haiku-4-5,claude-sonnet-4-6" in out
+
+
+def test_a_model_the_price_table_does_not_know_is_named_not_silently_priced(clean, capsys, monkeypatch):
+    """`--model a,b` priced both as the default model and said nothing: a misspelled name passed unseen."""
+    monkeypatch.delenv("ANTHROPIC_MODEL", raising=False)
+    assert check([str(clean), "--model", "claude-haiku-45,claude-haiku-4-5", "--judge-model", "haiku"]) == 0
+    out = capsys.readouterr().out
+    default = price_table()["default"]
+    said = (
+        f'model "claude-haiku-45" is not in the price table: the cost estimate prices it as {default} — check its name'
+    )
+    assert said in out.splitlines()
+    assert out.count("is not in the price table") == 1  # the known one and the judge's alias are not named
+    assert check_suite(clean, model="claude-sonnet-4-6").warnings == []
+
+
+TRIGGERS = """\
+runs: 4
+max_turns: 3
+skills:
+  greet:
+    should_fire: [Say hello to my team for me]
+    should_not_fire: ["What is 2 + 2?"]
+"""
+
+
+def test_the_trigger_sets_are_in_the_bounds_and_the_pilots_prediction(clean, capsys):
+    """The pilot command (and a session) runs the trigger sets too, but the bound priced the cases alone: the pilot
+    could cross its own --max-cost-usd, and "the full suite" left out runs it makes."""
+    cases_only = check_suite(clean).estimate
+    (clean / "evals" / "triggers.yaml").write_text(TRIGGERS)
+    both = check_suite(clean).estimate
+    assert cases_only is not None and both is not None
+    one_query = estimate.agent_run_cost(None, 3)
+    assert both.pilot_bound == pytest.approx(cases_only.pilot_bound + 2 * one_query, abs=0.011)
+    assert both.full_bound == pytest.approx(cases_only.full_bound + 2 * 4 * one_query, abs=0.011)
+    assert (both.runs_in_pilot, both.trigger_runs_in_pilot) == (cases_only.runs_in_pilot, 2)
+    assert check([str(clean)]) == 0
+    assert "Cost: a pilot (4 runs, 1 per case and arm, 2 trigger runs, 1 per query, up to 0 judge calls)" in (
+        capsys.readouterr().out
+    )
+    # the pilot's trigger runs are priced by the runs their set asks for, as a case's by its runs
+    pilot = {
+        "cases": [],
+        "triggers": [
+            {"name": "greet", "runsPerQuery": 1, "queries": [{"id": "q", "runs": [{"costUsd": 0.01}]}]},
+        ],
+    }
+    predicted = estimate.predict_from_pilot(pilot, {estimate.trigger_key("greet", "q"): 4})
+    assert (predicted.total, predicted.pilot_cost) == (pytest.approx(0.04), pytest.approx(0.01))
 
 
 def test_a_case_that_does_not_load_is_named_by_file_and_key(clean, capsys):

@@ -177,3 +177,49 @@ def test_compare_to_is_checked_before_anything_runs(pair):
     assert str(info.value).startswith("Error: --compare-to nowhere: no such file or folder — name a results folder")
     assert session_options("--md", "summary.md").md_path == "summary.md"
     assert session_options().md_path is None and session_options().compare_to is None
+
+
+def test_two_models_of_a_matrix_are_not_called_an_earlier_session(tmp_path, monkeypatch, capsys):
+    """The separator said "compared with the earlier session" right under "they differ in the model only"."""
+    monkeypatch.chdir(tmp_path)
+    matrix = tmp_path / "matrix"
+    matrix.mkdir()
+    for model in ("haiku", "sonnet"):
+        results(matrix, model, [1.0, 1.0, 1.0])
+    models = [{"model": m, "document": f"{m}/aggregate-result.json"} for m in ("haiku", "sonnet")]
+    (matrix / "matrix.json").write_text(json.dumps({"kind": "plugin-eval/model-matrix", "models": models}))
+    assert cli.main(["compare", "matrix", "--model", "haiku", "--model", "sonnet"]) == 0
+    out = capsys.readouterr().out
+    assert "compared: haiku → sonnet" in out
+    assert "earlier session" not in out
+
+
+def with_triggers(folder, queries: dict[str, list[bool | None]]) -> None:
+    """Add a trigger set to the results folder's document: per query id, its runs' `fired`."""
+    path = folder / "aggregate-result.json"
+    doc = json.loads(path.read_text())
+    doc["triggers"] = [
+        {
+            "skill": "greeter:greet",
+            "name": "greet",
+            "queries": [
+                {
+                    "id": qid,
+                    "query": qid,
+                    "shouldFire": True,
+                    "runs": [{"index": i, "fired": f} for i, f in enumerate(runs, 1)],
+                }
+                for qid, runs in queries.items()
+            ],
+        }
+    ]
+    path.write_text(json.dumps(doc))
+
+
+def test_trigger_query_counts_use_the_verdicts_words(pair, capsys):
+    """The counts read "6 other" while every query above them said "no detectable change"."""
+    with_triggers(pair / "old", {"steady": [True] * 5, "erred": [None] * 5})
+    with_triggers(pair / "new", {"steady": [True] * 5, "erred": [True] * 5})
+    assert cli.main(["compare", "old", "new"]) == 0
+    out = capsys.readouterr().out
+    assert "trigger queries: 0 better · 0 worse · 1 no detectable change · 1 without a verdict" in out

@@ -68,6 +68,24 @@ def test_help_lists_the_subcommands_and_every_option(flag, capsys):
         assert ", ".join(option.names) in out, option.name
 
 
+@pytest.mark.parametrize("argv", [["triggers", "--help"], [".", "-h"], ["triggers", ".", "--trust-plugin", "-h"]])
+def test_help_after_a_target_or_triggers_is_the_help_not_an_unknown_option(argv, capsys):
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "plugin-eval triggers [TARGET] [options]" in out and "--trust-plugin" in out
+    assert cli.parse(["--", "--help"]).passthrough == ["--help"]  # after `--` it is pytest's
+
+
+def test_an_unknown_option_says_where_pytests_options_go(capsys):
+    """`plugin-eval triggers --lf` said only "unknown option": pytest's options are passed on after `--`."""
+    assert cli.main(["triggers", ".", "--lf"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        "error: unknown option '--lf' — pytest's options go after `--` (plugin-eval . -- --lf); "
+        "plugin-eval --help lists ours"
+    )
+    assert cli.parse([".", "--", "--lf", "-q"]).passthrough == ["--lf", "-q"]
+
+
 def pytest_namespace(args: list[str]):
     parser = Parser(_ispytest=True)
     add_options(parser)

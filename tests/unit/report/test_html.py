@@ -768,3 +768,33 @@ def test_the_headline_counts_a_delta_that_is_not_significant_apart(two_arm_doc):
     two_arm_doc["cases"][0]["aggregates"]["deltaSignificant"] = False
     text = re.sub(r"<[^>]+>", "", render_report(two_arm_doc))
     assert "improved 0 · improved (n.s.) 1 · flat 0 · regressed 0 · regressed (n.s.) 1" in text
+
+
+def test_a_reused_baseline_is_explained_under_the_table_as_in_the_terminal(two_arm_doc):
+    """The ↺ after W/OUT had only a tooltip in the page and pytest-html's summary, while the terminal and the
+    Markdown say under the table what it means and how many runs it covers."""
+    origin = {"session": "2026-12-02T05:10:51.656Z", "index": 1, "agentCostUsd": 0.0008}
+    two_arm_doc["cases"][1]["arms"]["without"][0]["reusedFrom"] = origin
+    legend = "↺ W/OUT from stored runs (--reuse-baseline): 1 of 3 without-plugin run(s) reused from earlier sessions"
+    for page in (render_report(two_arm_doc), summary_html(two_arm_doc)):
+        [text] = Page(page).texts("reused-legend")
+        assert text.startswith(legend), text
+    del two_arm_doc["cases"][1]["arms"]["without"][0]["reusedFrom"]
+    assert Page(render_report(two_arm_doc)).texts("reused-legend") == []
+
+
+def test_the_cost_card_says_the_judges_are_in_it_and_the_trigger_runs_beside(two_arm_doc):
+    """The card read "agent; judge $X more" while its figure held the judges' cost (and the trigger runs')."""
+    two_arm_doc["cases"][0]["arms"]["with"][0]["judgeCostUsd"] = 0.002
+    page = Page(render_report(two_arm_doc))
+    assert "judges $0.0020 of it" in page.texts("sub")
+    two_arm_doc["triggers"] = [
+        {
+            "skill": "commit-craft:commit-message",
+            "name": "commit-message",
+            "queries": [
+                {"id": "q", "query": "q", "shouldFire": True, "runs": [{"index": 1, "fired": True, "costUsd": 0.01}]}
+            ],
+        }
+    ]
+    assert "judges $0.0020 of it, trigger runs $0.01" in Page(render_report(two_arm_doc)).texts("sub")

@@ -165,3 +165,21 @@ def test_summary_line():
         partialReason="cost_ceiling",
     )
     assert summary_line(document) == "2 case(s) · mean Δ +0.25 · 12s · $0.03 · ⚠ partial (cost ceiling hit)"
+
+
+TRIGGER_SET = {
+    "skill": "greeter:greet",
+    "name": "greet",
+    "queries": [
+        {"id": "hi", "query": "Hi", "shouldFire": True, "runs": [{"index": 1, "fired": True, "costUsd": 0.01}]}
+    ],
+}
+
+
+def test_the_session_cost_under_the_cases_says_the_trigger_runs_are_in_it():
+    """The cases' line showed the session's cost, trigger runs included, right above the trigger table's own total:
+    it read as two costs to add up."""
+    two = [case("a", {"score": 1.0}, []), case("b", {"score": 1.0}, [])]
+    document = doc(two, durationSeconds=12, costUsd=0.031, triggers=[TRIGGER_SET])
+    assert summary_line(document) == "2 case(s) · 12s · $0.03 in all (trigger runs $0.01 of it)"
+    assert summary_line(doc(two, durationSeconds=12, costUsd=0.031)) == "2 case(s) · 12s · $0.03"

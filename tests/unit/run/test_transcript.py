@@ -41,3 +41,20 @@ def test_a_failed_skill_call_is_named_with_claude_codes_answer():
     [note] = skill_failures(t)
     assert note.startswith('the agent called Skill "x:gret" and Claude Code answered "Unknown skill: x:gret" — ')
     assert skill_failures(trace(call("a", "Skill", skill="x:greet"), answer("a", "ok", is_error=False))) == []
+
+
+def test_a_skill_whose_shell_line_was_refused_is_not_blamed_on_its_name():
+    """plugin-dev's command-development SKILL.md holds !`git diff --name-only`: Claude Code runs it as the skill
+    loads and refuses it without Bash; the name was right, so the advice is the grant, not the folder."""
+    refused = (
+        'Shell command permission check failed for pattern "!`git diff --name-only`": '
+        "Permission to use Bash has been denied."
+    )
+    t = trace(
+        call("a", "Skill", skill="x:command-development"), answer("a", f"<tool_use_error>{refused}</tool_use_error>")
+    )
+    [note] = skill_failures(t)
+    assert "grant it (the case's allowed_tools, or --allow-tools)" in note
+    assert "name in its SKILL.md" not in note
+    [unknown] = skill_failures(trace(call("a", "Skill", skill="x:gret"), answer("a", "Unknown skill: x:gret")))
+    assert unknown.endswith("check that the skill's folder and the name in its SKILL.md match what Claude calls")

@@ -913,7 +913,10 @@ def test_lf_completes_the_session_with_the_previous_runs_of_unchanged_cases(tmp_
     assert [(r.index, r.score, r.reused) for r in a.runs("with")] == [(1, 1.0, False), (2, 1.0, True)]
     assert [(r.index, r.reused) for r in b.runs("with")] == [(1, True), (2, True)]
     assert a.aggregates.score == 1.0 and b.aggregates.score == 0.5
-    assert f"--lf: 3 run(s) of unchanged cases reused from {display_path(previous)}" in document.notices
+    # the reused runs' cost is the session's too, and the notice says so: the total is not all spent today
+    reused = f"--lf: 3 run(s) of unchanged cases reused from {display_path(previous)}"
+    assert f"{reused} (their $0.03, paid then, is counted in this session's cost)" in document.notices
+    assert document.cost_usd == pytest.approx(0.03)
     assert pytest_session.exitstatus == 1  # b still fails
     assert cache.values[CACHE_KEY] == [str(previous), str(session.folder.results_file)]  # this one last
 
@@ -950,8 +953,8 @@ def previous_document(tmp_path: Path, root: Path) -> Path:
     cases = [
         scoring.aggregate(c)
         for c in (
-            case("evals/a", [run("with", 1, 0.0), run("with", 2, 1.0)]),
-            case("evals/b", [run("with", 1, 0.0), run("with", 2, 1.0)]),
+            case("evals/a", [run("with", 1, 0.0, cost_usd=0.01), run("with", 2, 1.0, cost_usd=0.01)]),
+            case("evals/b", [run("with", 1, 0.0, cost_usd=0.01), run("with", 2, 1.0, cost_usd=0.01)]),
             case("evals/changed", [run("with", 1, 1.0)]),
             case("evals/gone", [run("with", 1, 1.0)]),
         )
@@ -1112,11 +1115,24 @@ def test_terminal_summary_names_each_suite_and_shows_the_notices_once(tmp_path, 
     calls = []
     monkeypatch.setattr(report_terminal, "write_summary", lambda *args, **kw: calls.append((args, kw)))
     controller, _ = finished(two_suites(tmp_path), run_report(), other())
-    terminal = object()
-    controller.pytest_terminal_summary(terminal)
     first, second = controller.outputs.written
+    first.document.notices = second.document.notices = ["a notice of the whole session"]
+
+    class Terminal:
+        lines: list[str] = []
+
+        def write_sep(self, sep: str, title: str) -> None:
+            self.lines.append(f"{sep} {title}")
+
+        def write_line(self, line: str) -> None:
+            self.lines.append(line)
+
+    terminal = Terminal()
+    controller.pytest_terminal_summary(terminal)
+    # the notices once, above both suites (under the first's heading they read as the first's)
+    assert terminal.lines == ["= plugin eval · notices (all 2 suites)", "a notice of the whole session"]
     assert calls == [
-        ((terminal, first.document, first.results_path, first.report_path, "suite"), {"notices": True}),
+        ((terminal, first.document, first.results_path, first.report_path, "suite"), {"notices": False}),
         ((terminal, second.document, second.results_path, second.report_path, "commit-craft"), {"notices": False}),
     ]
 
