@@ -29,6 +29,7 @@ from .view import (
     score,
     seconds,
     signed,
+    trigger_cost,
     usd,
     yamlish,
 )
@@ -244,7 +245,7 @@ def cards(document: SuiteResult) -> list[Card]:
     # a run's cost holds its judges' (and mocks'); the trigger runs are the session's too
     spent = f"judges {usd(judge)} of it"
     if document.triggers:
-        spent += f", trigger runs {usd(sum(t.cost_usd for t in document.triggers))}"
+        spent += f", trigger runs {usd(trigger_cost(document))}"
     out.append(Card("Cost", usd(document.cost_usd), spent))
     out.append(Card("Duration", seconds(document.duration_seconds), f"concurrency {suite.concurrency}"))
     return out

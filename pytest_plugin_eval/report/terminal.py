@@ -61,6 +61,15 @@ def summary_line(document: SuiteResult) -> str:
     return " · ".join(parts)
 
 
+def write_shared_notices(terminal, notices: list[str], of: str) -> None:
+    """The notices of a session of several suites, once above their summaries (`of`: whose they are)."""
+    if not notices:
+        return
+    terminal.write_sep("=", f"plugin eval · notices ({of})")
+    for notice in notices:
+        terminal.write_line(notice)
+
+
 def write_summary(
     terminal,
     document: SuiteResult,

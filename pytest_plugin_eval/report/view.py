@@ -59,13 +59,18 @@ def usd(value: float | None) -> str:
     return f"${value:.4f}" if 0 < value < 0.01 else f"${value:.2f}"
 
 
+def trigger_cost(document: SuiteResult) -> float:
+    """What the session's trigger runs cost (a share of its cost)."""
+    return sum(t.cost_usd for t in document.triggers)
+
+
 def session_cost(document: SuiteResult) -> str:
     """The session's cost under its case table: the trigger runs are in it too, so say their share (the
     trigger table's own total would otherwise read as more on top)."""
     total = usd(document.cost_usd)
     if not (document.cases and document.triggers):
         return total
-    return f"{total} in all (trigger runs {usd(sum(t.cost_usd for t in document.triggers))} of it)"
+    return f"{total} in all (trigger runs {usd(trigger_cost(document))} of it)"
 
 
 def seconds(value: float | None, whole: bool = False) -> str:

@@ -191,16 +191,12 @@ class Controller:
         written = self.outputs.written
         if not written:
             return
-        from ..report.terminal import write_summary
+        from ..report.terminal import write_shared_notices, write_summary
 
         many = len(written) > 1
         if many:  # the session's notices are every suite's (a matrix's models, several eval dirs): not the first's
-            shared = written[0].document.notices
-            if shared:
-                what = "models" if self.outputs.matrices else "suites"
-                terminalreporter.write_sep("=", f"plugin eval · notices (all {len(written)} {what})")
-                for notice in shared:
-                    terminalreporter.write_line(notice)
+            what = "models" if self.outputs.matrices else "suites"
+            write_shared_notices(terminalreporter, written[0].document.notices, f"all {len(written)} {what}")
         for w in written:
             write_summary(
                 terminalreporter, w.document, w.results_path, w.report_path, w.label if many else None, notices=not many
