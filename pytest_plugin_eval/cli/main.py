@@ -7,6 +7,7 @@
     plugin-eval check [TARGET]
     plugin-eval import [TARGET]
     plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--html PATH] [--fail-on-worse] [--pairwise]
+    plugin-eval pr-comment RESULTS [--against OLD]
     plugin-eval --version
 
 The target is a plugin folder (default `.`), or an installed plugin's `name` / `name@marketplace`. The options
@@ -52,6 +53,7 @@ USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
        plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--html PATH] [--level L] [--fail-on-worse]
                                [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD]]
        plugin-eval history [EVAL_DIR | PLUGIN_DIR] [--json] [--limit N]
+       plugin-eval pr-comment RESULTS [--against OLD] [--key NAME] [--baseline-name NAME] [--pr N] [--dry-run]
        plugin-eval --version
 
 Evaluate a Claude Code plugin: run its eval cases with and without it, grade the runs, report the difference.
@@ -77,6 +79,8 @@ commands:
                --pairwise: a blind judge compares the two sessions' outputs run by run, in both orders
   history      list the past sessions in the suite's results folder, newest first: version, git commit,
                model, score, mean Δ, cost
+  pr-comment   post the results on the pull request as one comment per suite, updated in place on every
+               push (GitHub's API, from GITHUB_REPOSITORY, GITHUB_EVENT_PATH and GITHUB_TOKEN)
 
 options (claude plugin eval's; list options also take comma-separated values, --allow-tools=Write,Edit):
 """
@@ -342,6 +346,10 @@ def _main(argv: list[str]) -> int:
         from .history import history_command
 
         return history_command(argv[1:])
+    if argv[:1] == ["pr-comment"]:
+        from .pr_comment import pr_comment_command
+
+        return pr_comment_command(argv[1:])
     if argv[:1] == ["triggers"]:
         return run(argv[1:], only_triggers=True)
     if argv[:1] == ["tune"]:

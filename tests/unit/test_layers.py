@@ -20,7 +20,7 @@ LAYERS = [
     {"grade"},
     {"results"},
     {"report"},
-    {"session"},
+    {"session", "publish"},
     {"cli"},
     {"plugin", "__init__"},
 ]
