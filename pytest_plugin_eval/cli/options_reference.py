@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..session.options import OPTIONS, Option
-from . import check, compare, history, import_evals, init, merge, tune
+from . import check, compare, history, import_evals, init, merge, pr_comment, tune
 from .main import USAGE
 
 PAGE = Path("docs/reference/options.md")
@@ -64,6 +64,7 @@ COMMANDS = {
     "merge": merge.command_parser,
     "compare": compare.command_parser,
     "history": history.command_parser,
+    "pr-comment": pr_comment.command_parser,
 }
 
 

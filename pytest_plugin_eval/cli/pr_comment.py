@@ -34,13 +34,19 @@ def command_parser() -> argparse.ArgumentParser:
         "baseline (then → now, with intervals), the cost and a link to the run. The pull request and the token "
         "come from GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_EVENT_PATH and GITHUB_TOKEN.",
     )
-    parser.add_argument("results", metavar="RESULTS", help="the session's results folder (or results JSON file)")
     parser.add_argument(
-        "--against", metavar="OLD", default=None, help="the baseline's results (main's latest), to compare with"
+        "results", metavar="RESULTS", help="the session's results folder (a results JSON file, a model matrix's folder)"
+    )
+    parser.add_argument(
+        "--against",
+        metavar="OLD",
+        default=None,
+        help="the baseline's results (the default branch's latest), to compare with as `compare` does",
     )
     parser.add_argument(
         "--key",
         default=None,
+        metavar="NAME",
         help="which comment of the pull request is this suite's (default: the plugins' names); give each tier or "
         "job that should keep a comment of its own a key of its own",
     )
