@@ -1,7 +1,7 @@
 """The pull request comment (`plugin-eval pr-comment`): what a reviewer needs from a session, in the order they
 need it — the verdict, the cases that newly fail, what moved against the baseline (cases and trigger queries,
 then → now with the interval of the change), the cost, and a link to the run. Pure text over results documents
-and their comparison (results.compare); the folder tree's cases table is folded away at the end.
+and their comparison (results.compare); every case's row is folded away at the end.
 
 The first line is a hidden marker naming the suite (`marker`): the poster finds its own comment by it and
 updates it in place, so that a pull request holds one comment per suite however often it is pushed to."""
@@ -12,14 +12,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..results.comparison import BETTER, WORSE, Comparison
+from ..results.comparison import BETTER, WORSE, CaseComparison, Comparison
 from ..results.matrix import model_exit_status
 from ..results.model import CaseResult, SuiteResult
 from ..results.scoring import EXIT_FAILED, EXIT_PARTIAL
 from ..results.trigger_compare import QueryChange
 from ..results.verdict import case_verdict
 from . import comparison as compared
-from . import markdown, triggers
+from . import markdown
 from .view import MISSING, partial_label, seconds, signed, usd
 
 # GitHub refuses a comment body over 65,536 characters: stay below it, and fold what does not fit.
@@ -84,20 +84,29 @@ def headline(part: CommentPart, baseline: str) -> str:
     if status < EXIT_FAILED:
         words.append(f"✅ {len(document.cases)} case(s) passed" if document.cases else "✅ passed")
     if comparison is not None:
-        worse = len(comparison.worse) + len(comparison.worse_queries)
-        better = sum(1 for c in comparison.compared if BETTER in _verdicts(c)) + sum(
-            len(t.better) for t in comparison.triggers
+        worse = _counted(len(comparison.worse), len(comparison.worse_queries))
+        better = _counted(
+            sum(1 for c in comparison.compared if BETTER in _verdicts(c) and not c.worse),
+            sum(len(t.better) for t in comparison.triggers),
         )
         if worse:
-            words.append(f"🔴 worse than {baseline} in {worse}")
+            words.append(f"🔴 worse than {baseline}: {worse}")
         elif better:
-            words.append(f"🟢 better than {baseline} in {better}")
+            words.append(f"🟢 better than {baseline}: {better}")
         else:
             words.append(f"no detectable change from {baseline}")
     return " · ".join(words)
 
 
-def _verdicts(case) -> set[str | None]:
+def _counted(cases: int, queries: int) -> str:
+    """`1 case, 2 trigger queries` (what is not there left out)."""
+    parts = [f"{cases} case{'s' if cases != 1 else ''}"] if cases else []
+    parts += [f"{queries} trigger quer{'y' if queries == 1 else 'ies'}"] if queries else []
+    return ", ".join(parts)
+
+
+def _verdicts(case: CaseComparison) -> set[str | None]:
+    """The verdicts of a compared case's WITH and Δ."""
     return {case.with_score.verdict, case.delta.verdict if case.delta else None}
 
 
@@ -109,18 +118,16 @@ def _figures(document: SuiteResult, comparison: Comparison | None) -> str:
         if agg.two_arm and agg.mean_delta is not None:
             parts.append(f"mean Δ {signed(agg.mean_delta)}")
     if document.triggers:
-        parts.append(triggers.summary_line(document.triggers))
+        queries = sum(len(s.queries) for s in document.triggers)
+        right = queries - sum(len(s.wrong) for s in document.triggers)
+        parts.append(f"{right}/{queries} trigger quer{'y' if queries == 1 else 'ies'} on the right side")
     cost = f"cost {usd(document.cost_usd)}"
     if comparison is not None and comparison.cost_usd.old is not None:
-        cost += f" ({baseline_cost(comparison)})"
+        cost += f" (baseline {usd(comparison.cost_usd.old)})"
     parts += [cost, seconds(document.duration_seconds)]
     if document.suite.scripted:
         parts.append("scripted endpoint (no real model)")
     return " · ".join(parts)
-
-
-def baseline_cost(comparison: Comparison) -> str:
-    return f"baseline {usd(comparison.cost_usd.old)}"
 
 
 def failures(part: CommentPart) -> list[str]:
@@ -146,19 +153,17 @@ def failures(part: CommentPart) -> list[str]:
 
 def moved_cases(comparison: Comparison) -> list[str]:
     """A row per case whose WITH or Δ moved beyond its interval, worse first."""
-    v = compared.view(comparison)
+    v = compared.view(comparison)  # its rows are the compared cases, in order
     moved = [
-        row for row in v.rows if {row.with_score.verdict, row.delta.verdict if row.delta else None} & {BETTER, WORSE}
+        (row, case) for row, case in zip(v.rows, comparison.compared, strict=True) if _verdicts(case) & {BETTER, WORSE}
     ]
     if not moved:
         return []
-    moved.sort(key=lambda row: WORSE not in (row.with_score.verdict, row.delta.verdict if row.delta else None))
+    moved.sort(key=lambda pair: not pair[1].worse)
     head = ["Case", "WITH then → now", f"{v.level} CI", "Δ then → now", f"{v.level} CI", "Verdict"]
     body = []
-    for row in moved:
+    for row, case in moved:
         w, d = row.with_score, row.delta
-        verdicts = {w.verdict, d.verdict if d else None}
-        verdict = VERDICT_MARKS[WORSE] if WORSE in verdicts else VERDICT_MARKS[BETTER]
         body.append(
             [
                 row.name,
@@ -166,7 +171,7 @@ def moved_cases(comparison: Comparison) -> list[str]:
                 w.interval,
                 f"{d.old} → {d.new}" if d else MISSING,
                 d.interval if d else MISSING,
-                verdict,
+                VERDICT_MARKS[WORSE if case.worse else BETTER],
             ]
         )
     return markdown._table(head, body)
@@ -187,7 +192,7 @@ def moved_queries(comparison: Comparison) -> list[str]:
     if not moved:
         return []
     moved.sort(key=lambda tq: tq[1].verdict != WORSE)
-    head = ["Skill", "Query", "Label", "Fires then → now", "Change 95% CI", "Verdict"]
+    head = ["Skill", "Query", "Label", "Fires then → now", f"Change {comparison.level * 100:g}% CI", "Verdict"]
     body = []
     for change, query in moved:
         old = f"{query.old.fires}/{len(query.old.decided)}" if query.old else MISSING
@@ -225,13 +230,26 @@ def section(part: CommentPart, baseline: str, level: int, details: bool = True) 
         still = len(comparison.compared) - sum(1 for c in comparison.compared if _verdicts(c) & {BETTER, WORSE})
         if comparison.compared and still:
             out += [f"{still} case(s) compared with {baseline}: no detectable change.", ""]
+        steady = sum(
+            1
+            for t in comparison.triggers
+            for q in t.queries
+            if q.status == "compared" and q.verdict not in (BETTER, WORSE)
+        )
+        if steady:
+            out += [
+                f"{steady} trigger quer{'y' if steady == 1 else 'ies'} compared with {baseline}: no detectable change.",
+                "",
+            ]
         if comparison.added:
             out += [f"New cases: {markdown.cell(', '.join(c.name for c in comparison.added))}", ""]
         if comparison.removed:
             out += [f"Removed cases: {markdown.cell(', '.join(c.name for c in comparison.removed))}", ""]
-    if details and (document.cases or document.triggers):
-        table = markdown.cases_table(document) if document.cases else markdown.triggers_table(document.triggers)
-        out += ["<details><summary>Every case</summary>", "", *table, "", "</details>", ""]
+    if details and document.cases:
+        out += ["<details><summary>Every case</summary>", "", *markdown.cases_table(document), "", "</details>", ""]
+    if details and document.triggers:
+        table = markdown.triggers_table(document.triggers)
+        out += ["<details><summary>Every trigger query</summary>", "", *table, "", "</details>", ""]
     return out
 
 

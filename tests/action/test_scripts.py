@@ -242,7 +242,7 @@ def test_report_comments_on_the_pull_request(tmp_path, sessions):
     assert status == 0 and outputs["status"] == "1" and "saved" not in outputs
     assert "Created the comment on pull request #8" in said and "Updated the comment" in again[1]
     [comment] = fake.on(8)
-    assert "🔴 worse than main in 1" in comment["body"]
+    assert "🔴 worse than main: 1 case" in comment["body"]
 
 
 def test_a_refused_comment_warns_and_leaves_the_status(tmp_path, sessions):

@@ -51,7 +51,7 @@ def test_first_run_creates_the_comment_and_the_next_updates_it(tmp_path, session
     [comment] = fake.on(5)
     body = comment["body"]
     assert body.startswith(marker("greeter") + "\n")
-    assert "🔴 worse than main in 1" in body and "- 🆕 **greet** — " in body
+    assert "🔴 worse than main: 1 case" in body and "- 🆕 **greet** — " in body
     assert "[The run, its summary and the results folder](https://github.example/octo/plugins/actions/runs/77)" in body
 
 

@@ -50,7 +50,7 @@ def test_a_regression_names_the_new_failure_first_and_what_moved():
     )
     text = text_of(old, new)
     head = text.split("\n\n", 2)[1]
-    assert head.startswith("**❌ 2 of 4 case(s) below the threshold · 🔴 worse than main in 1**")
+    assert head.startswith("**❌ 2 of 4 case(s) below the threshold · 🔴 worse than main: 1 case**")
     failing = text.split("### Failing", 1)[1].split("###", 1)[0]
     lines = [line for line in failing.splitlines() if line.startswith("- ")]
     assert lines[0].startswith("- 🆕 **greet** — ")  # passed on main: a new failure, first
@@ -68,7 +68,7 @@ def test_an_improvement_is_green():
     old = suite_result(case_result("greet", [0] * 10, [0] * 10))
     new = suite_result(case_result("greet", [1] * 10, [0] * 10))
     text = text_of(old, new)
-    assert "**✅ 1 case(s) passed · 🟢 better than main in 1**" in text
+    assert "**✅ 1 case(s) passed · 🟢 better than main: 1 case**" in text
     assert "### Failing" not in text
     row = next(line for line in text.splitlines() if line.startswith("| greet"))
     assert "0.00 → 1.00" in row and "🟢 better" in row
@@ -96,12 +96,15 @@ def test_a_trigger_query_that_stopped_firing():
     old = replace(suite_result(), triggers=[trigger_set(query("hello", True, 5), query("taxes", False, 0))])
     new = replace(suite_result(), triggers=[trigger_set(query("hello", True, 0), query("taxes", False, 0))])
     text = text_of(old, new)
-    assert "**❌ 1 trigger query on the wrong side · 🔴 worse than main in 1**" in text
+    assert "**❌ 1 trigger query on the wrong side · 🔴 worse than main: 1 trigger query**" in text
     row = next(line for line in text.splitlines() if line.startswith("| greet"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[:4] == ["greet", "hello", "should fire", "5/5 → 0/5"]
     assert cells[5] == "🔴 stopped firing"
     assert "taxes" not in text.split("What moved", 1)[1].split("<details>")[0]  # it did not move
+    assert "1/2 trigger queries on the right side" in text
+    assert "1 trigger query compared with main: no detectable change." in text
+    assert "<details><summary>Every trigger query</summary>" in text
 
 
 def test_a_partial_session_says_so_before_anything_else():
