@@ -6,6 +6,7 @@ against a local fake of GitHub's API, the fail-on-worse gate, the next baseline)
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -277,3 +278,63 @@ def test_the_default_branch_keeps_its_documents_as_the_next_baseline(tmp_path):
     # a partial session is no baseline
     _, _, outputs = script("report.sh", env | {"STATUS": "2", "BASELINE": str(tmp_path / "b2")}, tmp_path)
     assert "saved" not in outputs and not (tmp_path / "b2").exists()
+
+
+# ---- install.sh and sandbox.sh -------------------------------------------------------------------------------
+
+
+def tools(tmp_path: Path, apt_log: Path) -> str:
+    """A PATH of the tools sandbox.sh needs — without bwrap and socat — and an apt-get (and sudo) that record their
+    arguments."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("bash", "grep", "uname", "id", "env"):
+        (bin_dir / tool).symlink_to(shutil.which(tool) or tool)
+    for fake in ("apt-get", "sudo"):
+        stand_in = bin_dir / fake
+        stand_in.write_text(f'#!/bin/bash\n[ "$1" = apt-get ] && shift\necho "$*" >> "{apt_log}"\n')
+        stand_in.chmod(0o755)
+    return str(bin_dir)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox packages are Linux's")
+@pytest.mark.parametrize(
+    ("sandbox", "args", "case", "installs"),
+    [
+        ("auto", "", "tools: [Read]", False),
+        ("auto", "--allow-tools Bash", "tools: [Read]", True),
+        ("auto", "", "tools: [Read, Bash]", True),
+        ("false", "--allow-tools Bash", "tools: [Bash]", False),
+        ("true", "", "tools: [Read]", True),
+    ],
+)
+def test_the_sandbox_packages_only_when_a_case_may_grant_bash(tmp_path, sandbox, args, case, installs):
+    apt_log = tmp_path / "apt.log"
+    (tmp_path / "plugin" / "evals" / "greet").mkdir(parents=True)
+    (tmp_path / "plugin" / "evals" / "greet" / "case.yaml").write_text(case + "\n")
+    env = {"PATH": tools(tmp_path, apt_log), "PLUGIN": str(tmp_path / "plugin"), "SANDBOX": sandbox, "ARGS": args}
+    status, said, _ = script("sandbox.sh", env, tmp_path)
+    assert status == 0, said
+    if installs:
+        assert "installing bubblewrap and socat" in said
+        assert apt_log.read_text().splitlines()[-1].endswith("install -y -qq bubblewrap socat")
+    else:
+        assert "not needed" in said and not apt_log.exists()
+
+
+def test_install_puts_the_package_from_the_action_folder_on_path(tmp_path):
+    """A tiny package with a `plugin-eval` command stands in for the action's checkout (the real package is
+    installed from its wheel by .ci/release-check)."""
+    package = tmp_path / "action-checkout"
+    (package / "stand_in").mkdir(parents=True)
+    (package / "stand_in" / "__init__.py").write_text("def main():\n    print('plugin-eval 9.9.9')\n")
+    (package / "pyproject.toml").write_text(
+        '[project]\nname = "stand-in"\nversion = "9.9.9"\n[project.scripts]\nplugin-eval = "stand_in:main"\n'
+    )
+    python = Path(getattr(sys, "_base_executable", sys.executable))
+    env = {"ACTION_PATH": str(package), "VENV": str(tmp_path / "venv"), "PATH": f"{python.parent}:/usr/bin:/bin"}
+    path_file = tmp_path / "path.txt"
+    status, said, _ = script("install.sh", env | {"GITHUB_PATH": str(path_file)}, tmp_path)
+    assert status == 0, said
+    assert "plugin-eval 9.9.9" in said
+    assert path_file.read_text().strip() == str(tmp_path / "venv" / "bin")
