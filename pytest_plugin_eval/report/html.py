@@ -98,3 +98,19 @@ def run_html(run: RunResult, prompt: str) -> str:
 def conversation_html(trace_text: str, prompt: str) -> str:
     """One run's trace as a readable conversation, with its styles (usable outside the report page)."""
     return _render("embed.html.j2", transcript=conversation(trace_text, prompt))
+
+
+def review_html(review) -> str:
+    """`plugin-eval review`'s page (a report.review.ReviewPage): its styles and script inlined, no external resource,
+    so that an exported copy opens with no network."""
+    templates = resources.files(__package__) / "templates"
+    return (
+        _render(
+            "review.html.j2",
+            page=review,
+            review_css=Markup(templates.joinpath("review.css").read_text(encoding="utf-8")),
+            js=Markup(templates.joinpath("review.js").read_text(encoding="utf-8")),
+            data=Markup(review.data),
+        )
+        + "\n"
+    )
