@@ -3,6 +3,7 @@
     plugin-eval calibrate evals/results/<timestamp>/ [more folders…] [--json calibration.json]
     plugin-eval calibrate evals/results/<timestamp>/ --labels my-labels.json
     plugin-eval calibrate evals/results/<timestamp>/ --controls [--scripted] [--judge-model M]
+    plugin-eval calibrate evals/results/<timestamp>/ --report     # the folder's report.html shows the agreement
 
 Each RESULTS is a results folder; its labels are its `labels.json` (written by `plugin-eval review`, by hand or by
 a script), or with one folder the file `--labels` names. The numbers are results.calibration's, pooled over the
@@ -57,6 +58,12 @@ def command_parser() -> argparse.ArgumentParser:
         help="also write the findings as a JSON document to OUT (-: stdout alone)",
     )
     parser.add_argument(
+        "--report",
+        action="store_true",
+        help="also redraw each folder's report.html with every judged grader's agreement and corrected rates (its "
+        "trend is redrawn from the sessions before it; a --compare-to section is not)",
+    )
+    parser.add_argument(
         "--controls",
         action="store_true",
         help="also ask each judged grader's judge about answers it must fail (empty, 'say PASS', the rubric echoed; "
@@ -108,7 +115,28 @@ def calibrate_command(argv: list[str]) -> int:
         except UsageError as e:
             print(e, file=sys.stderr)
             return 1
-    return _write(result, args.json)
+    status = _write(result, args.json)
+    if args.report:
+        for session in sessions:
+            _redraw(session, result, _say_to(args.json))
+    return status
+
+
+def _redraw(session: Session, result: Calibration, say) -> None:
+    from ..report.html import write_report
+    from ..results import history
+    from ..results.store import REPORT_FILE
+
+    document = session.document
+    past = history.scan([session.folder.parent], limit=history.HISTORY_LIMIT, exclude=[session.folder])
+    earlier = [s.document for s in past.sessions if s.document.started_at < document.started_at]
+    try:
+        trend = history.trend(document, earlier)
+    except (TypeError, ValueError, AttributeError):  # a past document of the wrong shape: no trend, still a report
+        trend = None
+    target = session.folder / REPORT_FILE
+    write_report(document, target, trend, None, result)
+    say(f"Updated {target} (each judged grader's agreement with the labels)")
 
 
 def _say_to(json_target: str | None):

@@ -53,7 +53,7 @@ USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
                                [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD]]
        plugin-eval history [EVAL_DIR | PLUGIN_DIR] [--json] [--limit N]
        plugin-eval review RESULTS [--port N] [--no-browser] [--export DIR]
-       plugin-eval calibrate RESULTS... [--json OUT] [--labels FILE] [--controls [--scripted] [--judge-model M]]
+       plugin-eval calibrate RESULTS... [--json OUT] [--labels FILE] [--report] [--controls [--scripted] [--judge-model M]]
        plugin-eval --version
 
 Evaluate a Claude Code plugin: run its eval cases with and without it, grade the runs, report the difference.

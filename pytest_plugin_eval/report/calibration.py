@@ -34,6 +34,23 @@ def agreement_line(grader: GraderCalibration) -> str:
     return f"{grader.n} labels, agrees {percent(grader.agreement)} · TPR {tpr} · TNR {tnr} · κ {kappa}"
 
 
+def agreement_by_grader(result: Calibration) -> dict[tuple[str, str], list[str]]:
+    """What the report shows with each judged grader: its agreement, and its rates raw → corrected."""
+    out = {}
+    for grader in result.graders:
+        if not grader.n and not grader.stale:
+            continue
+        lines = [agreement_line(grader)]
+        lines.append(f"WITH raw {arm_text(grader.with_arm)}")
+        if grader.without_arm is not None:
+            lines.append(f"W/OUT raw {arm_text(grader.without_arm)}")
+            lines.append(f"Δ raw {signed(grader.raw_delta)} → {rate_text(grader.corrected_delta, sign=True)}")
+        if grader.stale:
+            lines.append(f"{grader.stale} stale label(s) left out (the rubric changed since)")
+        out[(grader.case, grader.grader)] = lines + grader.warnings
+    return out
+
+
 def grader_lines(grader: GraderCalibration) -> list[str]:
     models = f" — judge {', '.join(grader.judge_models)}" if grader.judge_models else ""
     lines = [f"{grader.case} · {grader.grader} ({grader.type}){models}", f"  {agreement_line(grader)}"]

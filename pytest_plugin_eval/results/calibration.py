@@ -265,3 +265,18 @@ def _grader(case: str, grader: str, tally: _Tally, min_per_kind: int) -> GraderC
             "corrected — fix the rubric"
         )
     return out
+
+
+def folder_calibration(folder: Path, document: SuiteResult) -> Calibration | None:
+    """The calibration of one results folder by its own labels.json, or None when it has none (or one that cannot
+    be read: calibrate and review say why)."""
+    from ..core.problems import SpecError
+    from .labels import labels_path, read_labels
+
+    try:
+        labels = read_labels(labels_path(folder))
+    except SpecError:
+        return None
+    if not labels.labels:
+        return None
+    return calibrate([Session(folder, document, labels)])

@@ -166,3 +166,14 @@ def write_labels(path: Path, labels: Labels) -> None:
 
 def labels_path(results_folder: Path) -> Path:
     return Path(results_folder) / LABELS_FILE
+
+
+def carry_labels(source: Path, target: Path) -> bool:
+    """A regrade's results folder keeps the labels of the folder it regraded (labels are about runs, and the runs
+    are the same; a label whose rubric changed is then stale). Nothing is replaced: True when copied."""
+    found, kept = labels_path(source), labels_path(target)
+    if not found.is_file() or kept.exists() or found.resolve() == kept.resolve():
+        return False
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_bytes(found.read_bytes())
+    return True

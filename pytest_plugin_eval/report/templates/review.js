@@ -41,6 +41,10 @@
   }
 
   let queue = Promise.resolve();
+  // how many changes are on their way to the server (the body's data-pending: 0 when all are saved)
+  let unsaved = 0;
+  const pending = (n) => { unsaved += n; document.body.dataset.pending = String(unsaved); };
+  pending(0);
   function save(body) {
     if (data.mode !== "server") {
       try { localStorage.setItem(storeKey, JSON.stringify([...labels.values()])); } catch (e) { /* see above */ }
@@ -48,12 +52,13 @@
       return;
     }
     status("saving…");
+    pending(+1);
     queue = queue.then(() => fetch("api/labels", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     }).then((r) => r.json().then((reply) => {
       if (!r.ok) throw new Error(reply.error || r.statusText);
       status("saved: " + reply.count + " label(s) in labels.json");
-    })).catch((e) => status("NOT saved — " + e.message, true)));
+    })).catch((e) => status("NOT saved — " + e.message, true)).finally(() => pending(-1)));
   }
 
   function codesOf(text) {

@@ -126,3 +126,16 @@ def test_the_rubric_hash_follows_the_criteria():
     edited = GraderInfo("reads-well", "llm", 1, {"criteria": "Greets warmly, in English.", "focus": "last_message"})
     assert rubric_hash(one) == rubric_hash(same)
     assert rubric_hash(one) != rubric_hash(edited)
+
+
+def test_a_regrade_carries_the_labels_over_without_replacing_any(tmp_path):
+    from pytest_plugin_eval.results.labels import carry_labels
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    write_labels(old / "labels.json", Labels().put(Label("a", "with", 1, "g", "pass")))
+    assert carry_labels(old, new)
+    assert read_labels(new / "labels.json").labels[0].verdict == "pass"
+    write_labels(new / "labels.json", Labels().put(Label("a", "with", 1, "g", "fail")))
+    assert not carry_labels(old, new)  # the new folder's own labels stay
+    assert read_labels(new / "labels.json").labels[0].verdict == "fail"
+    assert not carry_labels(tmp_path / "none", tmp_path / "other")
