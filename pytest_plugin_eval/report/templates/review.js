@@ -22,6 +22,8 @@
   let selected = 0;
 
   const labelOf = (run, g) => labels.get(keyOf(run, g.name));
+  // a label given against another rubric (its hash is not the grader's now): shown, and counted as unlabelled
+  const stale = (run, g) => { const l = labelOf(run, g); return !!l && !!l.rubricHash && !!g.rubricHash && l.rubricHash !== g.rubricHash; };
   const wanted = (run) => { const judged = run.graders.filter((g) => g.judged); return judged.length ? judged : run.graders; };
   const disagrees = (run, g) => {
     const l = labelOf(run, g);
@@ -31,7 +33,7 @@
     all: () => true,
     failing: (run) => !run.passed,
     disagreeing: (run) => run.graders.some((g) => g.split || disagrees(run, g)),
-    unlabelled: (run) => wanted(run).some((g) => !labelOf(run, g)),
+    unlabelled: (run) => wanted(run).some((g) => !labelOf(run, g) || stale(run, g)),
   };
 
   function status(text, error) {
@@ -103,7 +105,9 @@
       li.classList.toggle("labelled-fail", !!l && l.verdict === "fail");
       li.classList.toggle("selected", i === selected && run === runs[shown[current]]);
       const state = li.querySelector(".lab-state");
-      state.textContent = !l ? "not labelled" : disagrees(run, g) ? "you " + l.verdict + " — the verdict disagrees" : "you " + l.verdict;
+      state.textContent = !l ? "not labelled"
+        : stale(run, g) ? "stale: you said " + l.verdict + " before the rubric changed — label it again"
+        : disagrees(run, g) ? "you " + l.verdict + " — the verdict disagrees" : "you " + l.verdict;
       state.classList.toggle("disagree", disagrees(run, g));
       const note = li.querySelector(".lab-note");
       const codes = li.querySelector(".lab-codes");
