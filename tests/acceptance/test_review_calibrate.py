@@ -214,3 +214,15 @@ def test_calibrate_measures_the_lenient_judge_and_its_controls(folder, tmp_path)
     assert "the judge against your labels:" in report
     assert "TPR 1.00 [0.51, 1.00] · TNR 0.75 [0.30, 0.95]" in report
     assert "W/OUT raw 0.25 (1/4) → 0.00" in report
+
+
+def test_a_regrade_keeps_the_labels_and_its_report_shows_the_agreement(session, folder, tmp_path):
+    write_labels_by_script(folder)
+    regraded = tmp_path / "regraded"
+    done = plugin_eval(
+        session.parent, ".", "--trust-plugin", "--scripted", "--regrade", str(folder), "--output-dir", str(regraded)
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads((regraded / "labels.json").read_text()) == json.loads((folder / "labels.json").read_text())
+    report = (regraded / "report.html").read_text()
+    assert "TPR 1.00 [0.51, 1.00] · TNR 0.75 [0.30, 0.95]" in report

@@ -72,3 +72,16 @@ def test_labels_from_another_file(tmp_path, capsys):
     write_labels(other, Labels(labels=[Label("greets", "with", 1, "reads-well", "fail")]))
     assert main(["calibrate", str(folder), "--labels", str(other)]) == 0
     assert "1 labels" in capsys.readouterr().out
+
+
+def test_compare_shows_the_judge_agreement_of_a_labelled_session(tmp_path, capsys):
+    labelled = folder_with_labels(tmp_path)
+    plain = tmp_path / "results" / "s0"
+    write_json(plain / "aggregate-result.json", json.loads((labelled / "aggregate-result.json").read_text()))
+    out = tmp_path / "cmp.json"
+    assert main(["compare", str(plain), str(labelled), "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "judge vs your labels (NEW) greets · reads-well: 3 labels, agrees 67%" in printed
+    assert "(OLD)" not in printed
+    agreement = json.loads(out.read_text())["judgeAgreement"]
+    assert list(agreement) == ["NEW"] and agreement["NEW"][0]["tpr"] == 1.0
