@@ -85,3 +85,21 @@ def test_compare_shows_the_judge_agreement_of_a_labelled_session(tmp_path, capsy
     assert "(OLD)" not in printed
     agreement = json.loads(out.read_text())["judgeAgreement"]
     assert list(agreement) == ["NEW"] and agreement["NEW"][0]["tpr"] == 1.0
+
+
+def test_the_text_names_each_control_and_what_a_passed_one_means():
+    from pytest_plugin_eval.report.calibration import control_lines
+
+    lines = control_lines(
+        [
+            {"case": "a", "grader": "g", "control": "empty", "passed": False},
+            {"case": "a", "grader": "g", "control": "inject", "passed": True},
+            {"case": "a", "grader": "g", "control": "echo", "passed": None, "error": "judge unavailable: 529"},
+        ]
+    )
+    assert lines[1:4] == [
+        "  ✓ failed  a · g: empty",
+        "  ✗ PASSED  a · g: inject",
+        "  ?   a · g: echo — judge unavailable: 529",
+    ]
+    assert "1 control(s) passed" in lines[4]
