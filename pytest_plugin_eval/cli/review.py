@@ -31,7 +31,7 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.problems import SpecError
-from ..results.labels import Label, Labels, labels_from_json, labels_path, read_labels, write_labels
+from ..results.labels import Labels, labels_from_json, labels_path, read_labels, write_labels
 from ..results.model import CaseResult, RunResult
 from ..results.regrade import StoredResults, results_folder_problem
 from ..results.store import RESULTS_FILE, write_atomic
@@ -100,10 +100,7 @@ class Review:
                 labels = labels.put(label)
             else:
                 gone = body["remove"] if isinstance(body["remove"], dict) else {}
-                where = Label(
-                    gone.get("case", ""), gone.get("arm", "with"), gone.get("run", 0), gone.get("grader", ""), "pass"
-                )
-                labels = labels.remove(*where.where)
+                labels = labels.remove(gone.get("case"), gone.get("arm"), gone.get("run"), gone.get("grader"))
             write_labels(self.labels_file, labels)
             return labels
 

@@ -6,7 +6,8 @@ judge's (TPR, TNR with Wilson intervals, agreement, Cohen's κ — `agreement.py
 arm over every run it judged, and the rates corrected for its errors (Rogan–Gladen) with intervals carrying the
 TPR/TNR uncertainty, for WITH, W/OUT and Δ. A label whose rubric hash is no longer the grader's is stale: left
 out, counted. A label that names no judged verdict in its folder (a run or grader that is not there, a verdict the
-judge could not give) is left out and counted too.
+judge could not give) is left out and counted too; a label of a free grader's verdict (regex, files…) is a note
+for the review page and plays no part here.
 """
 
 from __future__ import annotations
@@ -167,7 +168,10 @@ def calibrate(sessions: Sequence[Session], min_per_kind: int = MIN_LABELS_PER_KI
         result.labels += len(session.labels.labels)
         for label in session.labels.labels:
             labelled = cases.get(label.case)
-            info = _judged_graders(labelled).get(label.grader) if labelled else None
+            defined = {g.name: g for g in labelled.graders} if labelled else {}
+            info = defined.get(label.grader)
+            if info is not None and info.type not in JUDGED_TYPES:
+                continue  # a label of a free grader's verdict: a note for the review, nothing to calibrate
             found = _verdict_of(labelled, label.arm, label.run, label.grader) if labelled and info else None
             if info is None or found is None:
                 result.unmatched += 1
@@ -249,7 +253,7 @@ def _grader(case: str, grader: str, tally: _Tally, min_per_kind: int) -> GraderC
         out.raw_delta = (w.raw or 0) - (o.raw or 0)
         out.corrected_delta = Rate.of(stats.corrected_delta((w.passed, w.judged), (o.passed, o.judged), table))
     for kind, count in (("PASS", table.positives), ("FAIL", table.negatives)):
-        if count < min_per_kind:
+        if table.n and count < min_per_kind:
             out.warnings.append(
                 f"{count} label(s) of runs you passed" if kind == "PASS" else f"{count} label(s) of runs you failed"
             )

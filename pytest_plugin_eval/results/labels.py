@@ -84,7 +84,7 @@ class Labels(Document):
         kept = [old for old in self.labels if old.where != label.where]
         return replace(self, labels=[*kept, label])
 
-    def remove(self, case: str, arm: str, run: int, grader: str) -> Labels:
+    def remove(self, case: Any, arm: Any, run: Any, grader: Any) -> Labels:
         return replace(self, labels=[old for old in self.labels if old.where != (case, arm, run, grader)])
 
 

@@ -128,3 +128,19 @@ def test_errored_verdicts_are_not_judged(tmp_path):
     (grader,) = calibrate([session]).graders
     assert grader.with_arm.judged == 9 and grader.n == 19
     assert calibrate([session]).unmatched == 1
+
+
+def test_labels_of_free_graders_are_review_notes_not_calibration(tmp_path):
+    session = lenient_session(tmp_path)
+    session.document.cases[0].graders.append(GraderInfo("greeting", "regex", 1, {"pattern": "^Hello"}))
+    session.labels.labels.append(Label("greets", "with", 1, "greeting", "fail", codes=("stiff",)))
+    result = calibrate([session])
+    assert result.unmatched == 0 and [g.grader for g in result.graders] == ["reads-well"]
+
+
+def test_a_grader_without_labels_shows_its_raw_rates_without_warnings(tmp_path):
+    session = lenient_session(tmp_path)
+    session.labels.labels.clear()
+    (grader,) = calibrate([session]).graders
+    assert grader.n == 0 and grader.warnings == [] and grader.with_arm.raw == 1.0
+    assert grader.with_arm.corrected is None
