@@ -134,9 +134,9 @@ def test_label_three_runs_with_the_keyboard_and_reload(folder, server, browser):
 
     browser.reload()
     assert "greets · with-3" in shown_run(browser)  # the address keeps the run
-    assert browser.evaluate("document.querySelector('section.review-run:not([hidden]) li.verdict').className").endswith(
-        "labelled-fail selected"
-    )
+    assert browser.evaluate(
+        "document.querySelector('section.review-run:not([hidden]) li.review-verdict').className"
+    ).endswith("labelled-fail selected")
     assert browser.evaluate("document.querySelector('section.review-run:not([hidden]) .lab-note').value") == (
         "greets, but stiffly"
     )

@@ -4,6 +4,7 @@ read what it shows — no websocket library, no driver download."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -44,12 +45,19 @@ def browser_command(profile: Path, offline: bool = False) -> list[str]:
     return command
 
 
+def _high(fd: int) -> int:
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(fd)
+    return moved
+
+
 class Browser:
     """One headless browser with one page."""
 
     def __init__(self, command: list[str]):
-        to_browser, self._write = os.pipe()
-        self._read, from_browser = os.pipe()
+        # above fd 4, so that placing them at 3 and 4 in the browser always makes a new, inheritable fd
+        to_browser, self._write = map(_high, os.pipe())
+        self._read, from_browser = map(_high, os.pipe())
 
         def fds() -> None:  # the protocol's fds in the browser: 3 (it reads), 4 (it writes)
             os.dup2(to_browser, 3)

@@ -68,7 +68,7 @@
   }
 
   function put(run, g, changes) {
-    const li = section(run).querySelectorAll("li.verdict")[run.graders.indexOf(g)];
+    const li = section(run).querySelectorAll("li.review-verdict")[run.graders.indexOf(g)];
     const old = labelOf(run, g);
     const verdict = changes.verdict || (old && old.verdict);
     if (!verdict) { status("choose pass (p) or fail (f) first: a note or codes are saved with a verdict"); return; }
@@ -97,7 +97,7 @@
   const section = (run) => $(run.id);
 
   function paint(run) {
-    const items = section(run).querySelectorAll("li.verdict");
+    const items = section(run).querySelectorAll("li.review-verdict");
     run.graders.forEach((g, i) => {
       const li = items[i];
       const l = labelOf(run, g);
@@ -162,7 +162,9 @@
     if (moved) selected = 0;
     section(run).hidden = false;
     $("position").textContent = "run " + (current + 1) + " of " + shown.length + (shown.length < runs.length ? " (of " + runs.length + ")" : "");
-    if (location.hash !== "#" + run.id) history.replaceState(null, "", "#" + run.id);
+    // the address names the run (#/run-N: no element has that id, so the browser does not scroll to it)
+    if (location.hash !== "#/" + run.id) history.replaceState(null, "", "#/" + run.id);
+    if (moved) window.scrollTo(0, 0);  // a run is read from its top
     paint(run);
   }
 
@@ -173,13 +175,13 @@
     if (!run || !run.graders.length) return;
     selected = Math.max(0, Math.min(i, run.graders.length - 1));
     paint(run);
-    section(run).querySelectorAll("li.verdict")[selected].scrollIntoView({ block: "nearest" });
+    section(run).querySelectorAll("li.review-verdict")[selected].scrollIntoView({ block: "nearest" });
   }
 
   function focusField(cls) {
     const run = currentRun();
     if (!run || !run.graders.length) return;
-    section(run).querySelectorAll("li.verdict")[selected].querySelector(cls).focus();
+    section(run).querySelectorAll("li.review-verdict")[selected].querySelector(cls).focus();
   }
 
   document.addEventListener("keydown", (e) => {
@@ -206,7 +208,7 @@
   });
 
   runs.forEach((run) => {
-    section(run).querySelectorAll("li.verdict").forEach((li, i) => {
+    section(run).querySelectorAll("li.review-verdict").forEach((li, i) => {
       const g = run.graders[i];
       li.addEventListener("click", () => { selected = i; paint(run); });
       li.querySelector(".lab-pass").addEventListener("click", () => put(run, g, { verdict: "pass" }));
@@ -230,7 +232,7 @@
       setTimeout(() => URL.revokeObjectURL(a.href), 1000);
     });
   }
-  const start = runs.findIndex((run) => "#" + run.id === location.hash);
+  const start = runs.findIndex((run) => "#/" + run.id === location.hash);
   refilter(start >= 0 ? start : undefined);
   if (data.mode === "static") status(labels.size + " label(s) in this page — Download labels.json to keep changes");
 })();
