@@ -13,9 +13,10 @@ The interval of a corrected rate (and of a corrected Δ) is a delta-method (Wald
 binomials it is made of — the raw rate, the TPR and the TNR — so that it carries the uncertainty of the judge's
 measured accuracy, not only that of the runs. Each proportion's variance is taken at Agresti & Coull's adjusted
 proportion (z²/2 successes and z²/2 failures added): a TPR of 12 of 12 is not known to be exactly 1, and a
-plain Wald variance of 0 would make the interval pretend it is. This is the adjusted-Wald interval Lang &
-Reiczigel (2014) studied for prevalence corrected for a test's sensitivity and specificity; it needs no random
-numbers (unlike a bootstrap, the same labels always give the same interval) and is a one-line formula anyone can
+plain Wald variance of 0 would make the interval pretend it is. (Adjusted-Wald intervals of this kind are what
+Lang & Reiczigel (2014) recommend for a prevalence corrected for a test's sensitivity and specificity; the
+adjustment here is the plain Agresti–Coull one, and its coverage has not been simulated in bench/.) It needs no
+random numbers (unlike a bootstrap, the same labels always give the same interval) and is a formula anyone can
 check by hand:
 
     θ = (p + TNR − 1) / J,   J = TPR + TNR − 1 (Youden's J)
