@@ -47,20 +47,23 @@ def test_a_mixed_table():
     assert (round(low, 4), round(high, 4)) == (0.3968, 0.8922)  # Wilson, 7 of 10
 
 
+def adjusted(x, n):
+    """Agresti & Coull's adjusted proportion, and its variance."""
+    p = (x + Z * Z / 2) / (n + Z * Z)
+    return p, p * (1 - p) / (n + Z * Z)
+
+
 def test_the_corrected_rate_by_hand():
     table = Table(tp=8, fn=2, fp=3, tn=7)
     # raw 14 of 20 = .7; θ = (.7 + .7 − 1) / .5 = .8
     found = corrected_rate(14, 20, table)
     assert found.value == pytest.approx(0.8)
-
-    # adjusted variances: (x + z²/2) / (n + z²) for 14/20, 8/10 and 7/10
-    def var(x, n):
-        p = (x + Z * Z / 2) / (n + Z * Z)
-        return p * (1 - p) / (n + Z * Z)
-
-    half = Z * math.sqrt((var(14, 20) + 0.8**2 * var(8, 10) + 0.2**2 * var(7, 10)) / 0.25)
-    assert found.low == pytest.approx(0.8 - half)
-    assert round(found.low, 4) == 0.2547
+    # centred on the adjusted raw rate, (p̃ + .7 − 1) / .5, with the adjusted variances of 14/20, 8/10 and 7/10
+    p, var_p = adjusted(14, 20)
+    half = Z * math.sqrt((var_p + 0.8**2 * adjusted(8, 10)[1] + 0.2**2 * adjusted(7, 10)[1]) / 0.25)
+    centre = (p + 0.7 - 1) / 0.5
+    assert found.low == pytest.approx(centre - half)
+    assert round(found.low, 4) == 0.1902
     assert found.high == 1.0  # clipped
 
 
@@ -77,8 +80,17 @@ def test_the_corrected_delta_by_hand():
     # raw with 14/20, without 6/20: Δ = (.7 − .3) / .5 = .8
     found = corrected_delta((14, 20), (6, 20), table)
     assert found.value == pytest.approx(0.8)
-    assert round(found.low, 4) == 0.0299
+    (pw, vw), (po, vo) = adjusted(14, 20), adjusted(6, 20)
+    half = Z * math.sqrt((vw + vo + 0.8**2 * (adjusted(8, 10)[1] + adjusted(7, 10)[1])) / 0.25)
+    assert found.low == pytest.approx((pw - po) / 0.5 - half)
+    assert round(found.low, 4) == -0.099
     assert found.high == 1.0
+
+
+def test_an_interval_always_holds_its_estimate():
+    table = Table(tp=20, fp=0, fn=0, tn=20)
+    found = corrected_rate(20, 20, table)  # the adjusted centre is below 1; the estimate is 1
+    assert found.value == 1.0 and found.high == 1.0 and found.low < 1.0
 
 
 def test_a_lenient_judge_shrinks_delta_less_than_it_inflates_without():
