@@ -201,6 +201,9 @@ def compare_command(argv: list[str]) -> int:
             print(e, file=sys.stderr)
             return 1
     document = comparison.to_json() | ({"pairwise": paired.to_json()} if paired else {})
+    labelled = judge_agreement({"OLD": (args.old, old), "NEW": (args.new, new)})
+    if labelled:
+        document["judgeAgreement"] = {side: result.to_json()["graders"] for side, result in labelled.items()}
     preferred_old = _old_preferred(paired)
     status = 1 if args.fail_on_worse and (comparison.worse or comparison.worse_queries or preferred_old) else 0
     try:
@@ -232,6 +235,14 @@ def compare_command(argv: list[str]) -> int:
         from ..report.pairwise import write_pairwise
 
         write_pairwise(terminal, paired)
+    for side, result in labelled.items():
+        from ..report.calibration import agreement_line
+
+        for grader in result.graders:
+            if grader.n:
+                print(
+                    f"judge vs your labels ({side}) {grader.case} · {grader.grader}: {agreement_line(grader)}", file=out
+                )
     for path in (args.json if args.json != "-" else None, args.md, args.html):
         if path:
             print(f"Wrote {path}", file=out)
@@ -239,6 +250,20 @@ def compare_command(argv: list[str]) -> int:
         names = ", ".join([c.name for c in comparison.worse] + comparison.worse_queries + preferred_old)
         print(f"--fail-on-worse: worse in {names}", file=out)
     return status
+
+
+def judge_agreement(sides: dict) -> dict:
+    """Side → the calibration of its results folder by the labels.json in it (results.calibration), for the sides
+    that have labels."""
+    from ..results.calibration import folder_calibration
+
+    out = {}
+    for side, (source, document) in sides.items():
+        folder = Path(source) if Path(source).is_dir() else Path(source).parent
+        found = folder_calibration(folder, document)
+        if found is not None and any(g.n for g in found.graders):
+            out[side] = found
+    return out
 
 
 def matrix_sources(args: argparse.Namespace) -> tuple[str, str] | None:

@@ -54,6 +54,8 @@ USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
                                [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD]]
        plugin-eval history [EVAL_DIR | PLUGIN_DIR] [--json] [--limit N]
        plugin-eval pr-comment RESULTS [--against OLD] [--key NAME] [--baseline-name NAME] [--pr N] [--dry-run]
+       plugin-eval review RESULTS [--port N] [--no-browser] [--export DIR]
+       plugin-eval calibrate RESULTS... [--json OUT] [--labels FILE] [--report] [--controls [--scripted] [--judge-model M]]
        plugin-eval --version
 
 Evaluate a Claude Code plugin: run its eval cases with and without it, grade the runs, report the difference.
@@ -77,6 +79,12 @@ commands:
   compare      did a change help? two sessions' results side by side: per case the change in WITH and
                in Δ with an interval and a verdict, graders whose pass rate moved, cost; --fail-on-worse;
                --pairwise: a blind judge compares the two sessions' outputs run by run, in both orders
+  review       label the judged verdicts of a results folder in a local page (127.0.0.1): pass or fail,
+               a note and failure codes per verdict, saved to the folder's labels.json; --export DIR: a
+               static copy that works with no server
+  calibrate    can I trust the judge? each llm/baseline grader against your labels: TPR and TNR with
+               intervals, kappa, WITH, W/OUT and delta corrected for the judge's errors; --controls: answers
+               the judge must fail
   history      list the past sessions in the suite's results folder, newest first: version, git commit,
                model, score, mean Δ, cost
   pr-comment   post the results on the pull request as one comment per suite, updated in place on every
@@ -342,6 +350,14 @@ def _main(argv: list[str]) -> int:
         from .compare import compare_command
 
         return compare_command(argv[1:])
+    if argv[:1] == ["calibrate"]:
+        from .calibrate import calibrate_command
+
+        return calibrate_command(argv[1:])
+    if argv[:1] == ["review"]:
+        from .review import review_command
+
+        return review_command(argv[1:])
     if argv[:1] == ["history"]:
         from .history import history_command
 

@@ -36,7 +36,7 @@ _TOKEN_PATH = re.compile(r"^/s/([^/]+)(/.*)?$")
 class _Route:
     """What one token stands for: an agent run, or one grader's judge calls in a run."""
 
-    kind: str  # "agent", "judge" or "pairwise" (grader: the order, run: the pair)
+    kind: str  # "agent", "judge", "pairwise" (grader: the order, run: the pair) or "control" (grader\0control)
     script: Script | None
     arm: str
     run: int
@@ -132,6 +132,11 @@ class ScriptedEndpoint:
         (old_first or new_first), answered from the script's `pairwise:` replies."""
         return self._register(_Route("pairwise", script, "with", pair, grader=order))
 
+    def control_url(self, script: Script | None, grader: str, control: str) -> str:
+        """The base URL for one control asked of a grader's judge (`plugin-eval calibrate --controls --scripted`),
+        answered from the script's `controls:` (FAIL when it has none)."""
+        return self._register(_Route("control", script, "with", 1, grader=f"{grader}\0{control}"))
+
     def _register(self, route: _Route) -> str:
         token = secrets.token_hex(8)
         with self._lock:
@@ -177,6 +182,10 @@ class ScriptedEndpoint:
         """The kind of a messages request and the turn that answers it."""
         if route.kind == "judge":
             return "judge", self._judge_reply(token, route)
+        if route.kind == "control":
+            grader, _, control = (route.grader or "").partition("\0")
+            answer = route.script.control_reply(grader, control) if route.script else text_turn("FAIL")
+            return "judge", answer.substitute(route.values())
         if route.kind == "pairwise":
             turn = route.script.pairwise_reply(route.grader or "", route.run) if route.script else None
             return "judge", (turn or text_turn(NO_PAIRWISE_REPLY)).substitute(route.values())
@@ -211,7 +220,10 @@ class ScriptedEndpoint:
         with self._lock:
             index = self._judge_counts[token]
             self._judge_counts[token] += 1
-        replies = route.script.judge_replies(route.grader or "default") if route.script else (text_turn("PASS"),)
+        if route.script is None:
+            replies: tuple[Turn, ...] = (text_turn("PASS"),)
+        else:
+            replies = route.script.judge_replies(route.grader or "default", route.arm, route.run)
         return replies[min(index, len(replies) - 1)].substitute(route.values())
 
     def _cache_usage(self, token: str, body: dict[str, Any], usage: Usage) -> tuple[Usage, Callable[[], None]]:

@@ -512,7 +512,7 @@ def _load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind])
             errors.add_error(e)
     if script is not None:
         judged = sorted(spec.name for spec, _ in graders if spec.type in ("llm", "baseline"))
-        for key in script.judge:
+        for key in (*script.judge, *script.judge_by_arm):
             if key not in ("default", "mock") and key not in judged:
                 errors.add(
                     case_dir / SCRIPT_FILENAME,

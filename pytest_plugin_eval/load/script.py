@@ -23,7 +23,7 @@ from ..core.yamlio import YamlError, load_yaml
 SCRIPT_FILENAME = "scripted.yaml"
 ARMS = ("with", "without")
 
-_TOP_KEYS = ("with", "without", "all", "judge", "pairwise", "models")
+_TOP_KEYS = ("with", "without", "all", "judge", "pairwise", "models", "controls")
 ORDERS = ("old_first", "new_first")  # the two orders a pairwise judge sees a pair in (compare --pairwise)
 _KINDS = ("text", "tool", "blocks", "error")
 _JUDGE_KINDS = ("text", "error")
@@ -110,7 +110,11 @@ class Script:
     path: str
     arms: Mapping[str, ArmScript] = field(default_factory=dict)
     judge: Mapping[str, tuple[Turn, ...]] = field(default_factory=dict)
+    # a grader's replies by arm (and run): `judge: {g: {with: [PASS], without: {1: [PASS], default: [FAIL]}}}`
+    judge_by_arm: Mapping[str, Mapping[str, ArmScript]] = field(default_factory=dict)
     pairwise: Mapping[str, tuple[Turn, ...]] = field(default_factory=dict)  # order → one reply per pair
+    # `plugin-eval calibrate --controls --scripted`: a grader's (or `default`) reply to each control
+    controls: Mapping[str, Mapping[str, Turn]] = field(default_factory=dict)
     # models: a model matrix's model → its own arms, each replacing the script's arm of that name on that model
     by_model: Mapping[str, Mapping[str, ArmScript]] = field(default_factory=dict)
 
@@ -118,9 +122,22 @@ class Script:
         arm_script = self.by_model.get(model or "", {}).get(arm) or self.arms.get(arm)
         return arm_script.turns(run) if arm_script else ()
 
-    def judge_replies(self, grader: str) -> tuple[Turn, ...]:
-        """The grader's own replies, else the ``default`` ones, else a single PASS."""
+    def judge_replies(self, grader: str, arm: str = "with", run: int = 1) -> tuple[Turn, ...]:
+        """The grader's own replies (for this arm and run, when the script gives them by arm), else the ``default``
+        ones, else a single PASS."""
+        by_arm = self.judge_by_arm.get(grader, {}).get(arm)
+        if by_arm is not None and by_arm.turns(run):
+            return by_arm.turns(run)
         return self.judge.get(grader) or self.judge.get("default") or (text_turn("PASS"),)
+
+    def control_reply(self, grader: str, control: str) -> Turn:
+        """What the judge answers a control (`empty`, `inject`, `echo`, `swapped`): the grader's reply, else the
+        ``default`` one, else FAIL — a judge that is not fooled."""
+        for name in (grader, "default"):
+            found = self.controls.get(name, {}).get(control)
+            if found is not None:
+                return found
+        return text_turn("FAIL")
 
     def pairwise_reply(self, order: str, pair: int) -> Turn | None:
         """What a `compare --pairwise` judge answers for pair `pair` (1-based) shown in `order`: the order's list,
@@ -157,9 +174,18 @@ def _parse_script(data: Any, path: str) -> Script:
     parsed = {key: _parse_arm(data[key], key) for key in ("all", *ARMS) if key in data}
     # An arm's own key replaces `all` as a whole; `all` is still validated.
     arms = {arm: parsed[arm] if arm in parsed else parsed["all"] for arm in ARMS if arm in parsed or "all" in parsed}
-    judge = _parse_judge(data["judge"]) if "judge" in data else {}
+    judge, judge_by_arm = _parse_judge(data["judge"]) if "judge" in data else ({}, {})
     pairwise = _parse_pairwise(data["pairwise"]) if "pairwise" in data else {}
-    return Script(path=path, arms=arms, judge=judge, pairwise=pairwise, by_model=_parse_models(data.get("models")))
+    controls = _parse_controls(data["controls"]) if "controls" in data else {}
+    return Script(
+        path=path,
+        arms=arms,
+        judge=judge,
+        judge_by_arm=judge_by_arm,
+        pairwise=pairwise,
+        controls=controls,
+        by_model=_parse_models(data.get("models")),
+    )
 
 
 def _parse_models(value: Any) -> dict[str, dict[str, ArmScript]]:
@@ -318,13 +344,18 @@ def _parse_usage(value: Any, key: str) -> Usage:
     return replace(DEFAULT_USAGE, **counts)
 
 
-def _parse_judge(value: Any) -> dict[str, tuple[Turn, ...]]:
+def _parse_judge(value: Any) -> tuple[dict[str, tuple[Turn, ...]], dict[str, dict[str, ArmScript]]]:
     if not isinstance(value, dict):
         message = f"judge must map grader names (or `default`) to lists of replies (got {type_name(value)})"
         raise SpecError("judge", message)
     judge: dict[str, tuple[Turn, ...]] = {}
+    by_arm: dict[str, dict[str, ArmScript]] = {}
     for grader, replies in value.items():
         key = f"judge.{grader}"
+        if isinstance(replies, dict):
+            known_keys(replies, ARMS, key, "a grader's replies by arm")
+            by_arm[str(grader)] = {arm: _parse_judge_arm(replies[arm], f"{key}.{arm}") for arm in replies}
+            continue
         if isinstance(replies, str):
             replies = [replies]
         if not isinstance(replies, list) or not replies:
@@ -333,7 +364,44 @@ def _parse_judge(value: Any) -> dict[str, tuple[Turn, ...]]:
         # `<empty>` lets a script exercise a judge that says nothing at all.
         replies = ["" if reply == _EMPTY_REPLY else reply for reply in replies]
         judge[str(grader)] = _parse_turns(replies, key, _JUDGE_KINDS)
-    return judge
+    return judge, by_arm
+
+
+def _parse_judge_arm(value: Any, key: str) -> ArmScript:
+    """One arm's judge replies: a reply, a list of replies, or a mapping from run number or `default` to them."""
+    if not isinstance(value, dict):
+        return ArmScript(default=_replies(value, key))
+    runs: dict[int, tuple[Turn, ...]] = {}
+    default: tuple[Turn, ...] = ()
+    for run, replies in value.items():
+        run_key = subkey(key, run)
+        if run == "default":
+            default = _replies(replies, run_key)
+            continue
+        try:
+            number = _run_number(run, run_key)
+        except SpecError:
+            raise SpecError(run_key, "a run key must be a run number (first run is 1) or `default`") from None
+        runs[number] = _replies(replies, run_key)
+    return ArmScript(runs=runs, default=default)
+
+
+CONTROLS = ("empty", "inject", "echo", "swapped")
+
+
+def _parse_controls(value: Any) -> dict[str, dict[str, Turn]]:
+    """`controls:` — grader name (or `default`) → one reply for every control, or a mapping control → reply."""
+    if not isinstance(value, dict):
+        raise SpecError("controls", f"must map grader names (or `default`) to replies (got {type_name(value)})")
+    out: dict[str, dict[str, Turn]] = {}
+    for grader, replies in value.items():
+        key = f"controls.{grader}"
+        if isinstance(replies, dict):
+            known_keys(replies, CONTROLS, key, "the controls")
+            out[str(grader)] = {name: _replies(reply, f"{key}.{name}")[0] for name, reply in replies.items()}
+        else:
+            out[str(grader)] = dict.fromkeys(CONTROLS, _replies(replies, key)[0])
+    return out
 
 
 def _replies(value: Any, key: str) -> tuple[Turn, ...]:

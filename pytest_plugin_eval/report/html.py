@@ -18,12 +18,14 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from ..results.calibration import Calibration
 from ..results.comparison import Comparison
 from ..results.history import Trend
 from ..results.model import RunResult, SuiteResult
 from ..results.store import write_atomic
 from . import comparison as compared
 from . import page, view
+from .calibration import agreement_by_grader
 from .conversation import conversation
 
 CSS_FILE = "report.css"
@@ -61,19 +63,30 @@ def _render(template: str, **context) -> str:
     return _environment().get_template(template).render(css=_css(), **context)
 
 
-def render_report(document: SuiteResult, history: Trend | None = None, comparison: Comparison | None = None) -> str:
+def render_report(
+    document: SuiteResult,
+    history: Trend | None = None,
+    comparison: Comparison | None = None,
+    calibration: Calibration | None = None,
+) -> str:
     """The whole page for one results document, reading each run's kept trace from its tracePath; `history`:
     the trend over earlier comparable sessions (results.history.trend); `comparison`: this session against an
-    earlier one (--compare-to), shown after the summary."""
+    earlier one (--compare-to), shown after the summary; `calibration`: its judged graders against a person's
+    labels (plugin-eval calibrate), shown with each grader."""
     shown = compared.view(comparison) if comparison is not None else None
-    return _render("page.html.j2", page=page.page(document, history), comparison=shown) + "\n"
+    agreement = agreement_by_grader(calibration) if calibration is not None else None
+    return _render("page.html.j2", page=page.page(document, history, agreement), comparison=shown) + "\n"
 
 
 def write_report(
-    document: SuiteResult, path: Path, history: Trend | None = None, comparison: Comparison | None = None
+    document: SuiteResult,
+    path: Path,
+    history: Trend | None = None,
+    comparison: Comparison | None = None,
+    calibration: Calibration | None = None,
 ) -> None:
     """Render, then write atomically (never half a page; an old report stays whole if rendering fails)."""
-    write_atomic(Path(path), render_report(document, history, comparison))
+    write_atomic(Path(path), render_report(document, history, comparison, calibration))
 
 
 def comparison_page(comparison: Comparison, pairwise=None) -> str:
@@ -98,3 +111,19 @@ def run_html(run: RunResult, prompt: str) -> str:
 def conversation_html(trace_text: str, prompt: str) -> str:
     """One run's trace as a readable conversation, with its styles (usable outside the report page)."""
     return _render("embed.html.j2", transcript=conversation(trace_text, prompt))
+
+
+def review_html(review) -> str:
+    """`plugin-eval review`'s page (a report.review.ReviewPage): its styles and script inlined, no external resource,
+    so that an exported copy opens with no network."""
+    templates = resources.files(__package__) / "templates"
+    return (
+        _render(
+            "review.html.j2",
+            page=review,
+            review_css=Markup(templates.joinpath("review.css").read_text(encoding="utf-8")),
+            js=Markup(templates.joinpath("review.js").read_text(encoding="utf-8")),
+            data=Markup(review.data),
+        )
+        + "\n"
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from ..load.mocks import INFO_MARK
@@ -303,6 +303,7 @@ class GraderDef:
     weight: float
     config: str  # YAML-like lines ('' for none)
     rubric: str | None
+    agreement: list[str] = field(default_factory=list)  # against a person's labels (plugin-eval calibrate)
 
 
 @dataclass(frozen=True)
@@ -477,7 +478,8 @@ def pass_k(case: CaseResult) -> PassK | None:
     return PassK(runs=max(at), ks=ks, at=[score(at.get(k)) for k in ks], hat=[score((hat or {}).get(k)) for k in ks])
 
 
-def case_section(case: CaseResult, index: int) -> CaseSection:
+def case_section(case: CaseResult, index: int, agreement: dict | None = None) -> CaseSection:
+    """`agreement`: (case, grader) → lines saying how far the grader's judge agrees with a person's labels."""
     agg = case.aggregates
     facts = [
         f"source: {case.source or MISSING}",
@@ -506,7 +508,9 @@ def case_section(case: CaseResult, index: int) -> CaseSection:
         scores=" · ".join(scores),
         pass_k=pass_k(case),
         prompt=case.prompt,
-        graders=[grader_def(g) for g in case.graders],
+        graders=[
+            replace(grader_def(g), agreement=(agreement or {}).get((case.name, g.name), [])) for g in case.graders
+        ],
         arms=_arms(case),
     )
 
@@ -544,12 +548,13 @@ def top(document: SuiteResult, linked: bool = True) -> Top:
     )
 
 
-def page(document: SuiteResult, history: Trend | None = None) -> Page:
-    """`history`: the trend over earlier comparable sessions (results.history.trend), drawn when it has one."""
+def page(document: SuiteResult, history: Trend | None = None, agreement: dict | None = None) -> Page:
+    """`history`: the trend over earlier comparable sessions (results.history.trend), drawn when it has one;
+    `agreement`: each judged grader's agreement with a person's labels (report.calibration.agreement_by_grader)."""
     anchors = {case.dir: anchor(i, case.name) for i, case in enumerate(document.cases, 1)}
     return Page(
         top(document),
-        [case_section(case, i) for i, case in enumerate(document.cases, 1)],
+        [case_section(case, i, agreement) for i, case in enumerate(document.cases, 1)],
         trend_section(history, anchors),
         trigger_sections(document.triggers),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core import prices
 from ..core.tools import NEVER, covers, is_gated, leaves_workspace, misspelling_of, tool_of
 from ..grade.engine import UNCOUNTED_WHY, uncounted
 from ..grade.judge import resolve_judge_model
@@ -37,6 +38,7 @@ def header_lines(eval_roots: list[Path], options: EvalOptions) -> list[str]:
 def case_notices(case: Case, options: EvalOptions, *, regrading: bool = False) -> list[str]:
     """What the operator should know about how this case runs."""
     notes = list(case.warnings)
+    notes += self_judging_notices(case, options)
     if regrading:
         return notes  # regrading: nothing runs, so how it would run (tools, scaffold, servers) does not matter
     if case.context.scaffold_script is not None:
@@ -71,6 +73,22 @@ def case_notices(case: Case, options: EvalOptions, *, regrading: bool = False) -
     if case.context.history_file is not None and ablation(case, options) == "with-without":
         notes.append(f'case "{case.name}" runs single-arm (no Δ): its history_file carries the plugin into both arms')
     return notes
+
+
+def self_judging_notices(case: Case, options: EvalOptions) -> list[str]:
+    """A judged grader whose judge is the very model under test: it shares the agent's blind spots."""
+    agent = options.model or case.model
+    judged = [g.name for g in case.graders if g.type in ("llm", "baseline")]
+    if not agent or not judged:
+        return []
+    judge = resolve_judge_model(options.judge_model)
+    if prices.resolve_model(agent) != prices.resolve_model(judge):
+        return []
+    return [
+        f'⚠ case "{case.name}": its judge ({judge}) is the model under test — a model grading its own kind of '
+        f"answer shares its blind spots ({', '.join(judged)}); judge with another model (--judge-model), and see "
+        "plugin-eval calibrate"
+    ]
 
 
 def allowed_tools_notices(case: Case, options: EvalOptions) -> list[str]:

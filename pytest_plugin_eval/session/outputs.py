@@ -127,12 +127,13 @@ class Outputs:
             report = Path(options.report).absolute()
             if len(documents) > 1:
                 report = report.with_name(f"{report.stem}-{label}{report.suffix}")
+        calibration = self.labelled(document, folder)
         if report is not None:
             from ..report.html import write_report
 
             past = self.trend(document, root, folder)
             page = report
-            if not self.saved(page, lambda: write_report(document, page, past, comparison)):
+            if not self.saved(page, lambda: write_report(document, page, past, comparison, calibration)):
                 report = None
         return Written(document, results_path, report, label, comparison, root, suite.model)
 
@@ -208,6 +209,19 @@ class Outputs:
             self.saved(target, lambda: write_atomic(target, text))
         if step_summary:
             self.saved(Path(step_summary), lambda: append(Path(step_summary), text + "\n"), record=False)
+
+    def labelled(self, document: SuiteResult, folder: ResultsFolder | None) -> Any:
+        """A person's labels of this folder's runs, measured against its judges (results.calibration), for the
+        report; a regrade keeps the labels of the folder it regraded."""
+        if folder is None:
+            return None
+        from ..results.calibration import folder_calibration
+        from ..results.labels import carry_labels
+
+        stored = self.session.stored
+        if stored is not None:
+            carry_labels(stored.folder.path, folder.path)
+        return folder_calibration(folder.path, document)
 
     def trend(self, document: SuiteResult, eval_root: Path | None, folder: ResultsFolder | None) -> Any:
         """The report's trend (history.Trend): this session against the last sessions in its eval dir's results

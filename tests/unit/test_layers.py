@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "pytest_plugin_eval"
 # independent of each other.
 LAYERS = [
     {"core", "stats", "hookspecs"},
-    {"adaptive"},
+    {"adaptive", "agreement"},
     {"load"},
     {"run", "doubles"},
     {"grade"},

@@ -118,8 +118,14 @@ def focus_evidence(focus: Target, run: RunOutput, criteria: str) -> Evidence:
             text = cut_lines(text)
         note = ""
     text = cut_chars(text)
-    prompt = f"{intro}Evidence — {target_label(focus)}:\n<evidence>\n{text}\n</evidence>\n\n{ANSWER_LINE}"
-    return Evidence([{"type": "text", "text": prompt}], text, note)
+    return Evidence([{"type": "text", "text": evidence_prompt(criteria, focus, text)}], text, note)
+
+
+def evidence_prompt(criteria: str, focus: Target, text: str) -> str:
+    """The llm judge's prompt for a text focus (also what calibrate's controls show it)."""
+    return (
+        f"Criterion:\n{criteria}\n\nEvidence — {target_label(focus)}:\n<evidence>\n{text}\n</evidence>\n\n{ANSWER_LINE}"
+    )
 
 
 def judged(ctx: GradeContext, evidence: Evidence, record_evidence: bool) -> Verdict:
@@ -207,6 +213,16 @@ def read_baseline(case_dir: Path, rel: str) -> tuple[str, ...]:
     return tuple(lines)
 
 
+def baseline_prompt(criteria: str, baseline: str, new: str) -> str:
+    """The baseline judge's prompt: the reference trajectory, then the one graded (calibrate's controls swap them)."""
+    baseline, new = cut_chars(cut_lines(baseline)), cut_chars(cut_lines(new))
+    return (
+        f"Criterion:\n{criteria}\n\nBASELINE trajectory (a reference run):\n<baseline>\n{baseline}\n"
+        f"</baseline>\n\nNEW trajectory (the run being graded):\n<new>\n{new}\n</new>\n\nDoes the NEW "
+        f"trajectory meet the criterion at least as well as the BASELINE? {ANSWER_LINE}"
+    )
+
+
 @register
 class BaselineGrader(GraderType):
     name = "baseline"
@@ -231,11 +247,5 @@ class BaselineGrader(GraderType):
         return {"criteria": config.criteria, "baseline_file": config.baseline_file, "sha256": digest}
 
     def grade(self, config: BaselineConfig, run: RunOutput, ctx: GradeContext | None = None) -> Verdict:
-        baseline = cut_chars(cut_lines("\n".join(config.lines)))
-        new = cut_chars(cut_lines(run.transcript.text))
-        prompt = (
-            f"Criterion:\n{config.criteria}\n\nBASELINE trajectory (a reference run):\n<baseline>\n{baseline}\n"
-            f"</baseline>\n\nNEW trajectory (the run being graded):\n<new>\n{new}\n</new>\n\nDoes the NEW "
-            f"trajectory meet the criterion at least as well as the BASELINE? {ANSWER_LINE}"
-        )
+        prompt = baseline_prompt(config.criteria, "\n".join(config.lines), run.transcript.text)
         return judged(ctx or GradeContext(), Evidence([{"type": "text", "text": prompt}], ""), record_evidence=False)

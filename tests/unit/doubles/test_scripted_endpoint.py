@@ -194,7 +194,7 @@ def test_judge_replies() -> None:
         ("- text: a\n", "the script must be a mapping"),
         (
             "withh: []\n",
-            "withh: is not a key of a script — did you mean with? (expected: with, without, all, judge, pairwise, models)",
+            "withh: is not a key of a script — did you mean with? (expected: with, without, all, judge, pairwise, models, controls)",
         ),
         (
             "with: [{text: a, tool: b}]\n",
@@ -602,3 +602,43 @@ def test_pairwise_answers_are_validated_naming_the_key(tmp_path: Path, text: str
     with pytest.raises(SpecError) as caught:
         load_script(write_script(tmp_path, text))
     assert caught.value.key == key and words in caught.value.message
+
+
+def test_judge_replies_by_arm_and_run():
+    loaded = script(
+        {
+            "judge": {
+                "quality": {"with": "PASS", "without": {1: ["PASS"], "default": ["FAIL", "PASS"]}},
+                "default": "FAIL",
+            }
+        }
+    )
+    assert loaded.judge_replies("quality", "with", 3)[0].blocks == (TextBlock("PASS"),)
+    assert loaded.judge_replies("quality", "without", 1)[0].blocks == (TextBlock("PASS"),)
+    assert [t.blocks for t in loaded.judge_replies("quality", "without", 2)] == [
+        (TextBlock("FAIL"),),
+        (TextBlock("PASS"),),
+    ]
+    assert loaded.judge_replies("style", "without", 2)[0].blocks == (TextBlock("FAIL"),)
+
+
+def test_control_replies():
+    loaded = script({"controls": {"quality": {"inject": "PASS"}, "default": "FAIL"}})
+    assert loaded.control_reply("quality", "inject").blocks == (TextBlock("PASS"),)
+    assert loaded.control_reply("quality", "empty").blocks == (TextBlock("FAIL"),)
+    assert script({}).control_reply("x", "echo").blocks == (TextBlock("FAIL"),)
+
+
+@pytest.mark.parametrize(
+    ("data", "key"),
+    [
+        ({"judge": {"q": {"both": "PASS"}}}, "judge.q.both"),
+        ({"judge": {"q": {"without": {"first": "PASS"}}}}, "judge.q.without.first"),
+        ({"controls": {"q": {"sneaky": "PASS"}}}, "controls.q.sneaky"),
+        ({"controls": "PASS"}, "controls"),
+    ],
+)
+def test_bad_judge_and_control_replies_are_named(data, key):
+    with pytest.raises(SpecError) as raised:
+        script(data)
+    assert raised.value.key == key

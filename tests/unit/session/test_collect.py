@@ -402,3 +402,15 @@ def test_shares_keep_cases_whole_and_balance_the_runs():
     assert loads == [10, 12]  # as even as whole cases allow
     assert shares(cases, 2) == two  # the same on every machine
     assert [len(s) for s in shares({"a": 1}, 3)] == [1, 0, 0]
+
+
+def test_a_judge_that_is_the_model_under_test_is_a_notice(tmp_path, monkeypatch):
+    for name in ("ANTHROPIC_SMALL_FAST_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    suite = Suite(tmp_path, version="2.0.0")
+    suite.case("c", graders={"kind": "---\ntype: llm\n---\nIt is kind.\n"})
+    case = suite.load()
+    (note,) = [n for n in eval_session(model="haiku").case_notices(case) if "model under test" in n]
+    assert note.startswith('⚠ case "c": its judge (claude-haiku-') and "(kind)" in note
+    assert not [n for n in eval_session(model="sonnet").case_notices(case) if "model under test" in n]
+    assert not [n for n in eval_session(model="haiku", judge_model="opus").case_notices(case) if "model under" in n]

@@ -1,0 +1,121 @@
+"""`plugin-eval calibrate --controls`: what the controls (grade.controls) are asked of and by whom — each judged
+grader of the results folders' cases (the last folder's definition of a case wins), its rubric as the document
+records it, a baseline's reference read from the case folder, and a judge model: the real API, or with
+`--scripted` the scripted endpoint answering from each case's scripted.yaml `controls:` (FAIL when it has none).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import UsageError
+from ..core.problems import SpecError
+from ..grade import controls
+from ..grade.judge import Judge, resolve_judge_model
+from ..grade.types.judged import read_baseline
+from ..results.calibration import Session, judged_verdict
+from ..results.model import CaseResult
+from ..run.transcript import Transcript
+from .pairwise import script_of
+
+
+class ControlsRefused(UsageError):
+    """--controls cannot run: printed, exit 1."""
+
+
+def check_judge(sessions: Sequence[Session], scripted: bool, environ=os.environ) -> None:
+    if any(s.document.suite.scripted for s in sessions) and not scripted:
+        raise ControlsRefused(
+            "Error: --controls: these runs were made with --scripted; add --scripted so that the judge answers the "
+            "controls from each case's scripted.yaml (controls:) rather than a real model"
+        )
+    if not scripted and not (environ.get("ANTHROPIC_API_KEY") or environ.get("ANTHROPIC_AUTH_TOKEN")):
+        raise ControlsRefused(
+            "Error: --controls asks a judge model: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or pass "
+            "--scripted to answer from each case's scripted.yaml offline"
+        )
+
+
+def _passed_trace(session: Session, case: CaseResult, grader: str) -> str | None:
+    """The trace of a with-arm run the judge passed, for the swapped control."""
+    from ..results.regrade import StoredResults
+
+    stored = StoredResults(session.folder, session.document)
+    for run in case.runs("with"):
+        found = next((g for g in run.graders if g.name == grader), None)
+        kept = stored.runs.get((case.dir, run.arm, run.index))
+        if found is not None and judged_verdict(found) and kept is not None and kept.folder.trace.is_file():
+            return Transcript.from_file(kept.folder.trace).text
+    return None
+
+
+def plan(sessions: Sequence[Session]) -> list[tuple[controls.Control, CaseResult, str]]:
+    """Every control to ask, with its case and the suite root its script is read from."""
+    cases: dict[str, tuple[Session, CaseResult]] = {}
+    for session in sessions:
+        for case in session.document.cases:
+            cases[case.name] = (session, case)
+    out = []
+    for name, (session, case) in sorted(cases.items()):
+        root = session.document.suite.root
+        for info in case.graders:
+            if info.type == "llm":
+                asked = controls.llm_controls(name, info.name, info.config)
+            elif info.type == "baseline":
+                try:
+                    reference = "\n".join(read_baseline(Path(root) / case.dir, str(info.config.get("baseline_file"))))
+                except SpecError as e:
+                    raise ControlsRefused(f"Error: --controls: {name} · {info.name}: {e.message}") from None
+                criteria = str(info.config.get("criteria") or "")
+                asked = controls.baseline_controls(
+                    name, info.name, criteria, reference, _passed_trace(session, case, info.name)
+                )
+            else:
+                continue
+            out += [(control, case, root) for control in asked]
+    return out
+
+
+def judge_client(scripted: bool, scripts: dict[str, Any]) -> tuple[Callable[[str], Any], Callable[[], None]]:
+    """`client_for(key)` for the Judge (keys are `case\\0grader\\0control`), and a stop function."""
+    import anthropic  # the judge's HTTP client, loaded when controls are asked for
+
+    if not scripted:
+        from ..session.resources import JUDGE_TIMEOUT
+
+        client = anthropic.Anthropic(max_retries=0, timeout=JUDGE_TIMEOUT)
+        return (lambda key: client), (lambda: None)
+    from ..doubles.scripted import ScriptedEndpoint
+
+    endpoint = ScriptedEndpoint().start()
+
+    def client_for(key: str):
+        case, grader, control = key.split("\0")
+        url = endpoint.control_url(scripts.get(case), grader, control)
+        return anthropic.Anthropic(base_url=url, api_key="scripted", max_retries=0)
+
+    return client_for, endpoint.stop
+
+
+def run_controls(
+    sessions: Sequence[Session], scripted: bool, judge_model_option: str | None, say: Callable[[str], None]
+) -> list[dict[str, Any]]:
+    check_judge(sessions, scripted)
+    asked = plan(sessions)
+    model = resolve_judge_model(judge_model_option)
+    say(
+        f"controls: {len(asked)} control(s) to {model}"
+        + (" (the scripted endpoint)" if scripted else "")
+        + ", each asked as a run is (two votes, a third on a split)"
+    )
+    scripts = {case.name: script_of(root, case) for _, case, root in asked} if scripted else {}
+    client_for, stop = judge_client(scripted, scripts)
+    judge = Judge(model, client_for)
+    try:
+        results = [controls.ask(judge, f"{c.case}\0{c.grader}\0{c.control}", c) for c, _, _ in asked]
+    finally:
+        stop()
+    return [r.to_json() for r in results]

@@ -1,0 +1,106 @@
+"""`plugin-eval calibrate` as text: per judged grader its agreement with the labels, and the pass rates before and
+after correcting for the judge's errors; then the judge's answers to the controls, when they were asked."""
+
+from __future__ import annotations
+
+from ..results.calibration import ArmRates, Calibration, GraderCalibration, Rate
+from .view import percent, signed
+
+
+def interval(ci: tuple[float, float] | None) -> str:
+    return "" if ci is None else f" [{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def rate_text(rate: Rate | None, sign: bool = False) -> str:
+    if rate is None:
+        return "–"
+    value = signed(rate.value) if sign else f"{rate.value:.2f}"
+    return f"{value} [{rate.low:+.2f}, {rate.high:+.2f}]" if sign else f"{value} [{rate.low:.2f}, {rate.high:.2f}]"
+
+
+def arm_text(arm: ArmRates | None) -> str:
+    if arm is None:
+        return "–"
+    return f"{arm.raw:.2f} ({arm.passed}/{arm.judged}) → {rate_text(arm.corrected)}"
+
+
+def agreement_line(grader: GraderCalibration) -> str:
+    """One line of a grader's agreement with its labels (also what the report and compare show)."""
+    if not grader.n:
+        return "no labels"
+    tpr = f"{grader.tpr:.2f}{interval(grader.tpr_ci)}" if grader.tpr is not None else "– (no PASS labels)"
+    tnr = f"{grader.tnr:.2f}{interval(grader.tnr_ci)}" if grader.tnr is not None else "– (no FAIL labels)"
+    kappa = f"{grader.kappa:.2f}" if grader.kappa is not None else "–"
+    return f"{grader.n} labels, agrees {percent(grader.agreement)} · TPR {tpr} · TNR {tnr} · κ {kappa}"
+
+
+def agreement_by_grader(result: Calibration) -> dict[tuple[str, str], list[str]]:
+    """What the report shows with each judged grader: its agreement, and its rates raw → corrected."""
+    out = {}
+    for grader in result.graders:
+        if not grader.n and not grader.stale:
+            continue
+        lines = [agreement_line(grader)]
+        lines.append(f"WITH raw {arm_text(grader.with_arm)}")
+        if grader.without_arm is not None:
+            lines.append(f"W/OUT raw {arm_text(grader.without_arm)}")
+            lines.append(f"Δ raw {signed(grader.raw_delta)} → {rate_text(grader.corrected_delta, sign=True)}")
+        if grader.stale:
+            lines.append(f"{grader.stale} stale label(s) left out (the rubric changed since)")
+        out[(grader.case, grader.grader)] = lines + grader.warnings
+    return out
+
+
+def grader_lines(grader: GraderCalibration) -> list[str]:
+    models = f" — judge {', '.join(grader.judge_models)}" if grader.judge_models else ""
+    lines = [f"{grader.case} · {grader.grader} ({grader.type}){models}", f"  {agreement_line(grader)}"]
+    if grader.n:
+        lines.append(
+            f"  table: judge PASS/you PASS {grader.tp}, FAIL/PASS {grader.fn}, PASS/FAIL {grader.fp}, "
+            f"FAIL/FAIL {grader.tn}"
+        )
+    if grader.stale:
+        lines.append(f"  {grader.stale} stale label(s) left out (the rubric changed since)")
+    lines.append(f"  WITH   raw {arm_text(grader.with_arm)}")
+    if grader.without_arm is not None:
+        lines.append(f"  W/OUT  raw {arm_text(grader.without_arm)}")
+        raw = signed(grader.raw_delta)
+        lines.append(f"  Δ      raw {raw} → {rate_text(grader.corrected_delta, sign=True)}")
+    lines += [f"  ! {warning}" for warning in grader.warnings]
+    return lines
+
+
+def calibration_lines(result: Calibration) -> list[str]:
+    lines = [
+        f"calibrate: {len(result.folders)} results folder(s), {result.labels} label(s)"
+        + (f", {result.stale} stale" if result.stale else "")
+        + (f", {result.unmatched} unmatched" if result.unmatched else ""),
+        "  rates are the judge's raw pass rate → corrected for its errors (Rogan–Gladen), with 95% intervals "
+        "that carry the TPR/TNR uncertainty",
+        "",
+    ]
+    if not result.graders:
+        lines.append("no llm or baseline graders in these results: nothing to calibrate")
+    for grader in result.graders:
+        lines += [*grader_lines(grader), ""]
+    if result.controls is not None:
+        lines += control_lines(result.controls)
+    lines += [f"! {warning}" for warning in result.warnings]
+    return lines
+
+
+def control_lines(controls: list[dict]) -> list[str]:
+    if not controls:
+        return ["controls: no llm or baseline grader to probe", ""]
+    lines = ["controls (answers the judge must fail):"]
+    for control in controls:
+        mark = "✗ PASSED" if control.get("passed") else "✓ failed" if control.get("passed") is False else "? "
+        detail = f" — {control['error']}" if control.get("error") else ""
+        lines.append(f"  {mark}  {control['case']} · {control['grader']}: {control['control']}{detail}")
+    failing = [c for c in controls if c.get("passed")]
+    if failing:
+        lines.append(
+            f"  {len(failing)} control(s) passed: the judge passes answers that cannot meet the rubric — make the "
+            "rubric say what a passing answer must contain, or judge with a stronger model"
+        )
+    return [*lines, ""]
