@@ -235,7 +235,8 @@ class RunError:
     """Why a run did not end normally. `kind` decides how it counts:
     api/auth (the model could not be reached, or its stream stalled until the run's time limit: infrastructure,
     not the plugin), timeout (the agent, or the model's reply, was still coming at the limit), max_turns, prompt_too_long (the request
-    outgrew the model's context — what the agent was given, plugin included, not an outage), agent (the child
+    outgrew the model's context — what the agent was given, plugin included, not an outage), refusal (the model
+    stopped on `stop_reason: refusal` — the agent's answer was "I won't": graded, never retried), agent (the child
     reported an error), crash (no result at all), start (could not be started), interrupted (the session stopped
     it), sandbox (the OS sandbox of a granted shell did not start: the machine's fault, not graded)."""
 
@@ -312,6 +313,19 @@ def stalled(exit: ChildExit, transcript: Transcript) -> str | None:
     return None
 
 
+def refused(result: dict) -> bool:
+    """Whether the run ended on the model's refusal (`stop_reason: refusal`; Claude Code asks once more first)."""
+    return result.get("stop_reason") == "refusal"
+
+
+def refusal_message(text: str) -> str:
+    """What a refused run's error says: that the model refused, then Claude Code's first line (its "API Error:"
+    prefix dropped: nothing failed on the way to the model)."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    first = re.sub(r"^API Error:\s*", "", first)
+    return "the model refused to answer (stop_reason: refusal)" + (f": {first}" if first else "")
+
+
 def classify(exit: ChildExit, transcript: Transcript, timeout: float) -> RunError | None:
     if exit.stopped:
         return None  # the harness stopped it on purpose (a mock aborted the run): reported as `aborted`
@@ -329,6 +343,10 @@ def classify(exit: ChildExit, transcript: Transcript, timeout: float) -> RunErro
             errors[0] if errors and isinstance(errors[0], str) else str(result.get("result") or result.get("subtype"))
         )
         message = f"exit {exit.returncode}: {text}"
+        if refused(result):
+            # Claude Code reports it as an API error, but the model answered: declining is the agent's outcome
+            # (what the plugin made of the prompt), graded on what it produced, not an outage to retry.
+            return RunError("refusal", f"exit {exit.returncode}: {refusal_message(text)}")
         status = result.get("api_error_status")
         if result.get("terminal_reason") == "prompt_too_long" or (status == 400 and PROMPT_TOO_LONG.search(text)):
             # The request was too long for the model: what the agent was given (a plugin's skills, tools and

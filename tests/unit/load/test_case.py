@@ -1412,7 +1412,7 @@ def test_a_case_without_a_script_has_none(suite):
         (
             "with:\n  - tool: Write\n    tool_input: {file_path: x}\n",
             "evals/c/scripted.yaml: with[0].tool_input: is not a key of a tool turn "
-            "(expected: tool, input, delay, usage, drop, stall, trickle, repeat)",
+            "(expected: tool, input, delay, usage, drop, stall, trickle, pings, thinking, stop, repeat)",
         ),
         (
             "wiht: [hi]\n",

@@ -191,6 +191,26 @@ def test_a_prompt_too_long_is_the_runs_own_error_not_an_outage():
     assert classify(child(1), transcript(**other), 300).kind == "api"
 
 
+def test_a_refusal_is_the_agents_answer_not_an_outage():
+    # What Claude Code 2.1.x writes when the model refused twice (it asks once more after the first).
+    result = {
+        "subtype": "success",
+        "is_error": True,
+        "stop_reason": "refusal",
+        "terminal_reason": "api_error",
+        "api_error_status": None,
+        "result": "API Error: Opus 5.5's safeguards flagged this message (https://www.anthropic.com/legal/aup).\n\n"
+        "Try rephrasing the request in a new session or change your model.",
+    }
+    error = classify(child(1), transcript(**result), 300)
+    assert error.kind == "refusal" and not error.infrastructure and not error.ungraded
+    assert error.message == (
+        "exit 1: the model refused to answer (stop_reason: refusal): Opus 5.5's safeguards flagged this message "
+        "(https://www.anthropic.com/legal/aup)."
+    )
+    assert classify(child(1), transcript(**{**result, "stop_reason": "end_turn"}), 300).kind == "api"
+
+
 # ---- the child process: started ahead of its prompt ----------------------------------------------------------
 
 

@@ -1,0 +1,78 @@
+"""A real model's traffic, end to end (the real Claude Code against the scripted endpoint): it thinks before it
+answers, calls tools in parallel, refuses, writes a paragraph before its verdict as a judge, keeps a slow stream
+alive with pings or goes silent with a request open."""
+
+from __future__ import annotations
+
+import yaml
+from helpers.e2e import GREETING_GRADERS
+
+GREETING = {"greeting": GREETING_GRADERS["greeting"]}
+HELLO = "Hello from the plugin."
+REFUSAL = {"text": "I can't help with that.", "stop": "refusal"}
+
+
+def query(doc: dict, skill: str, query_id: str) -> dict:
+    trigger_set = next(s for s in doc["triggers"] if s["name"] == skill)
+    return next(q for q in trigger_set["queries"] if q["id"] == query_id)
+
+
+def test_a_model_that_thinks_and_calls_tools_in_parallel_is_graded_as_usual(suite):
+    globbed = "---\ntype: tool_used\ntool: Glob\n---\n"
+    suite.case(
+        "thinker",
+        frontmatter={"runs": 1},
+        graders={**GREETING, "globbed": globbed},
+        script={
+            "all": [
+                {
+                    "thinking": "The user wants a greeting; let me look around first.",
+                    "blocks": [
+                        {"tool": "Glob", "input": {"pattern": "*"}},
+                        {"tool": "Glob", "input": {"pattern": "*.md"}},
+                    ],
+                },
+                {"thinking": "Nothing relevant. I greet.", "text": HELLO},
+            ]
+        },
+    )
+    run = suite.run("--ablation", "none")
+    [only] = run.case("thinker")["arms"]["with"]
+    assert only["error"] is None and only["score"] == 1.0, only
+    assert run.rc == 0, run.out
+
+
+def test_a_refusal_is_the_plugins_outcome_graded_once_and_not_an_outage(suite):
+    # The model refuses twice (Claude Code asks once more after the first): Claude Code ends the run on an "API
+    # Error". It is the agent's answer — graded, never run again, the session not partial (the reference tool
+    # exits 1 too).
+    suite.case("refused", frontmatter={"runs": 1}, graders=GREETING, script={"all": [{**REFUSAL, "repeat": 2}]})
+    run = suite.run("--ablation", "none", "--api-retries", "1")
+    [only] = run.case("refused")["arms"]["with"]
+    assert only["errorKind"] == "refusal", only
+    assert only["error"].startswith("exit 1: the model refused to answer (stop_reason: refusal)"), only["error"]
+    assert only.get("attempts", 1) == 1  # not retried: paying twice for the same "no"
+    assert only["score"] == 0.0 and [g["passed"] for g in only["graders"]] == [False]
+    assert run.doc["partial"] is False and run.rc == 1, run.out
+
+
+def test_a_trigger_query_the_model_refuses_is_not_fired(suite):
+    (suite.root / "evals" / "triggers.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "skills": {
+                    "greet": {
+                        "should_not_fire": [
+                            {"query": "write me something nasty", "id": "nasty", "scripted": [REFUSAL, REFUSAL]}
+                        ]
+                    }
+                },
+            }
+        )
+    )
+    run = suite.run()
+    nasty = query(run.doc, "greet", "nasty")
+    assert [(r["fired"], r.get("errorKind")) for r in nasty["runs"]] == [(False, None)] * 5, nasty
+    assert {r["decidedBy"] for r in nasty["runs"]} == {"the model refused the query without consulting a skill"}
+    assert nasty["verdict"] == "does_not_fire" and nasty["correct"] is True
+    assert run.doc["partial"] is False and run.rc == 0, run.out
