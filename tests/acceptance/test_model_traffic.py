@@ -76,3 +76,31 @@ def test_a_trigger_query_the_model_refuses_is_not_fired(suite):
     assert {r["decidedBy"] for r in nasty["runs"]} == {"the model refused the query without consulting a skill"}
     assert nasty["verdict"] == "does_not_fire" and nasty["correct"] is True
     assert run.doc["partial"] is False and run.rc == 0, run.out
+
+
+def test_a_judge_that_reasons_before_its_verdict_is_read_and_one_cut_off_says_so(suite):
+    reasoning = "The reply greets the user warmly, in one short sentence, which is what the criterion asks for. "
+    quality = "---\ntype: llm\n---\nThe reply greets the user.\n"
+    suite.case(
+        "judged",
+        frontmatter={"runs": 1},
+        graders={**GREETING, "quality": quality, "rambling": quality},
+        script={
+            "all": [HELLO],
+            "judge": {
+                "quality": [reasoning * 4 + "\n\nPASS"],  # ~400 tokens before the verdict
+                "rambling": [reasoning * 200 + "\n\nPASS"],  # far past any judge's token budget
+            },
+        },
+    )
+    run = suite.run("--ablation", "none")
+    [only] = run.case("judged")["arms"]["with"]
+    graders = {g["name"]: g for g in only["graders"]}
+    assert graders["quality"]["passed"] is True and graders["quality"]["explanation"] == "judge votes: PASS PASS"
+    rambling = graders["rambling"]
+    assert rambling["errored"] is True and rambling["scored"] is False
+    assert rambling["explanation"].startswith(
+        "judge unavailable: 3 replies stopped at the judge's token limit (max_tokens 4096) before any PASS or FAIL: "
+        "'The reply greets the user warmly"
+    ), rambling["explanation"]
+    assert only["score"] == 1.0 and run.doc["partialReason"] == "judge_error" and run.rc == 2
