@@ -255,9 +255,19 @@ class RunError:
         return self.infrastructure or self.kind in ("interrupted", "sandbox")
 
 
-# No byte of the model's reply for this long while its request is open is a stalled stream, whatever the run's time
-# limit: a real model can take many seconds to its first byte, so a short limit striking first is a timeout.
-STALL_SECONDS = 60.0
+# Silence: no byte at all from the model — no content, no thinking, not even a ping — while its request is open.
+# Only Claude Code sees every byte (a ping never reaches the trace), so it is Claude Code that tells a silent stream
+# from a slow one: it drops a stream silent for its byte idle limit and asks again, and says so in the trace. The
+# harness sets that limit to a third of the run's time limit, within Claude Code's own bounds (10 s at the least).
+SILENCE_MIN_SECONDS, SILENCE_MAX_SECONDS = 10.0, 90.0
+
+
+def silence_limit(timeout: float) -> float:
+    """Seconds of silence with a request open after which the stream counts as stalled (Claude Code's byte idle
+    limit, CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS): a third of the run's time limit, from 10 s to 90 s."""
+    return min(SILENCE_MAX_SECONDS, max(SILENCE_MIN_SECONDS, timeout / 3))
+
+
 PROMPT_TOO_LONG = re.compile(r"prompt is too long|context (?:length|window)", re.IGNORECASE)
 
 
@@ -300,17 +310,13 @@ def api_trouble(transcript: Transcript) -> str | None:
 
 def stalled(exit: ChildExit, transcript: Transcript) -> str | None:
     """The evidence that the API stalled, when the time limit struck while a model request was open: Claude Code's
-    own retry or dropped-stream events since the model last sent something, or no byte of its reply for
-    STALL_SECONDS (the trace streams every byte of a reply, see partial.py). None for an agent busy until the
-    limit — a model still streaming, slowly or not, or the agent's own tool running."""
+    own retry or dropped-stream events since the model last sent something (it drops a stream silent for
+    silence_limit). None for an agent busy until the limit — a model still streaming, slowly or not, or only
+    pinging (pings never reach the trace, so a quiet trace alone proves nothing), or the agent's own tool
+    running."""
     if not (exit.timed_out and awaiting_model(transcript)):
         return None
-    trouble = api_trouble(transcript)
-    if trouble is not None:
-        return trouble
-    if exit.silent >= STALL_SECONDS:
-        return f"the model's stream stalled: no byte of its reply for {exit.silent:.0f}s"
-    return None
+    return api_trouble(transcript)
 
 
 def refused(result: dict) -> bool:

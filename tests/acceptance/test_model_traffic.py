@@ -104,3 +104,27 @@ def test_a_judge_that_reasons_before_its_verdict_is_read_and_one_cut_off_says_so
         "'The reply greets the user warmly"
     ), rambling["explanation"]
     assert only["score"] == 1.0 and run.doc["partialReason"] == "judge_error" and run.rc == 2
+
+
+def test_silence_with_a_request_open_is_a_stall_and_a_stream_of_pings_a_timeout(suite):
+    # Both streams send message_start and then no content until long after the limit: one sends nothing at all
+    # (every request Claude Code makes stalls the same way), the other a ping every second. The limit leaves room
+    # for the 10 s silence threshold (docs/costs-and-faults.md) to show, whatever the machine's load.
+    limit = {"runs": 1, "timeout_seconds": 16}
+    suite.case(
+        "silent", frontmatter=limit, graders=GREETING, script={"all": [{"text": "Hel", "stall": 60, "repeat": 4}]}
+    )
+    suite.case(
+        "pinging", frontmatter=limit, graders=GREETING, script={"all": [{"text": "Hel", "stall": 60, "pings": 1}]}
+    )
+    run = suite.run("--ablation", "none", "--api-retries", "0", "-j", "2")
+    [silent] = run.case("silent")["arms"]["with"]
+    assert silent["errorKind"] == "api" and silent["score"] is None and silent["graders"] == [], silent
+    assert silent["error"] == (
+        "the model's stream stalled: Claude Code dropped it at its idle limit and was asking again, until the run's "
+        "time limit (16s) stopped it"
+    )
+    [pinging] = run.case("pinging")["arms"]["with"]
+    assert (pinging["errorKind"], pinging["error"], pinging["score"]) == ("timeout", "timed out after 16s", 0.0)
+    assert [g["passed"] for g in pinging["graders"]] == [False]  # graded: the model was still sending
+    assert run.doc["partialReason"] == "api_error" and run.rc == 2
