@@ -128,3 +128,27 @@ def test_silence_with_a_request_open_is_a_stall_and_a_stream_of_pings_a_timeout(
     assert (pinging["errorKind"], pinging["error"], pinging["score"]) == ("timeout", "timed out after 16s", 0.0)
     assert [g["passed"] for g in pinging["graders"]] == [False]  # graded: the model was still sending
     assert run.doc["partialReason"] == "api_error" and run.rc == 2
+
+
+def test_a_case_not_scored_says_why_on_one_line(suite, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "0")
+    quality = "---\ntype: llm\n---\nThe reply greets the user.\n"
+    suite.case(
+        "unjudged",
+        frontmatter={"runs": 1},
+        graders={"quality": quality},
+        script={"all": [HELLO], "judge": {"quality": [{"error": {"status": 401, "message": "judge key revoked"}}]}},
+    )
+    outage = {"error": {"status": 500, "message": "upstream failed\n\nTry again later.", "retry_after": 0}}
+    suite.case("outage", frontmatter={"runs": 1}, graders=GREETING, script={"all": [{**outage, "repeat": 3}]})
+    run = suite.run("--ablation", "none", "--api-retries", "0", "-v")
+    skipped = [line for line in run.out.splitlines() if "SKIPPED" in line]
+    assert any(
+        "unjudged SKIPPED not scored: every grader errored (quality: judge unavailable: 3 vote(s) failed after "
+        "retries: API error 401: judge key revoked" in line
+        for line in skipped
+    ), skipped
+    [outage_line] = [line for line in skipped if "outage SKIPPED" in line]
+    assert "upstream failed Try again later." in outage_line, skipped
+    table = run.out[run.out.index("CASE ") :]
+    assert "outage  " in table and "upstream failed Try again later." in table  # the table's note: one line
