@@ -3,6 +3,12 @@ says matches what ran."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
 from helpers.e2e import GREETING_GRADERS, GREETING_SCRIPT
 
 TYPO = "---\ntype: tool_used\ntool: Skill\ninput_match: greeters:greet\n---\n"
@@ -23,3 +29,36 @@ def test_an_indicator_that_misspells_the_skill_is_blamed_not_the_description(sui
         "(greeter:greet): its input_match 'greeters:greet' matches none of these calls"
     ), hint
     assert "sharpen" not in run.out
+
+
+def plugin_eval(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
+    argv = [sys.executable, "-m", "pytest_plugin_eval.cli.main", *args]
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600, env=environment)
+
+
+def test_compare_of_scripted_trigger_sessions_warns_only_where_the_scripts_ignore_the_description(suite):
+    """Issue 34 item 13: answers by `description_has:` show a description change; plain answers do not."""
+    by_words = [{"query": "hello there", "id": "hello", "scripted": {"description_has": "greeting"}}]
+    plain = [{"query": "good morning", "id": "morning", "scripted": "fire"}]
+    triggers = suite.root / "evals" / "triggers.yaml"
+    triggers.write_text(yaml.safe_dump({"runs": 5, "skills": {"greet": {"should_fire": by_words}}}))
+    before = suite.run()
+    skill = suite.root / "skills" / "greet" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("Use when the user says hello.", "Use for any greeting."))
+    after = suite.run()
+    assert after.doc["triggers"][0]["scriptedByDescription"] is True
+    assert before.rc == 1 and after.rc == 0, (before.out, after.out)  # the description change moved the query
+    s1, s2 = sorted(str(p.parent) for p in (suite.root / "evals" / "results").glob("*/aggregate-result.json"))
+    shown = plugin_eval(suite.root, "compare", s1, s2)
+    assert "the description of skill greeter:greet changed" in shown.stdout, shown.stdout
+    assert "not comparable" not in shown.stdout and "cannot show" not in shown.stdout, shown.stdout
+    assert "0/5 → 5/5" in shown.stdout, shown.stdout
+
+    triggers.write_text(yaml.safe_dump({"runs": 5, "skills": {"greet": {"should_fire": plain}}}))
+    suite.run()
+    skill.write_text(skill.read_text().replace("Use for any greeting.", "Use when someone greets you."))
+    suite.run()
+    *_, s3, s4 = sorted(str(p.parent) for p in (suite.root / "evals" / "results").glob("*/aggregate-result.json"))
+    shown = plugin_eval(suite.root, "compare", s3, s4)
+    assert "the change of description of greet cannot show in them" in shown.stdout, shown.stdout
