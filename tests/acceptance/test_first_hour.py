@@ -4,6 +4,7 @@ says matches what ran."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -62,3 +63,26 @@ def test_compare_of_scripted_trigger_sessions_warns_only_where_the_scripts_ignor
     *_, s3, s4 = sorted(str(p.parent) for p in (suite.root / "evals" / "results").glob("*/aggregate-result.json"))
     shown = plugin_eval(suite.root, "compare", s3, s4)
     assert "the change of description of greet cannot show in them" in shown.stdout, shown.stdout
+
+
+def test_a_long_scripted_trigger_session_says_how_long_before_it_starts(suite):
+    """Issue 34 item 15: 5 queries at the default 5 runs each, answered the same way run after run."""
+    queries = [{"query": f"hello number {n}", "id": f"q{n}", "scripted": "fire"} for n in range(5)]
+    (suite.root / "evals" / "triggers.yaml").write_text(yaml.safe_dump({"skills": {"greet": {"should_fire": queries}}}))
+    listed = suite.run("--collect-only", json_out=False)
+    assert (
+        "plugin-eval: --scripted: 25 trigger runs (5 queries × 5 runs) ≈ 25 ÷ 1 at once × ~2.75 s a run ≈ 69 s; a "
+        "query's scripted answer repeats run after run, so `--runs 1` checks the plumbing in 1/5 of the time"
+    ) in listed.out, listed.out
+    assert "trigger runs" not in suite.run("--collect-only", "--runs", "1", json_out=False).out
+
+
+def test_the_progress_line_counts_trigger_runs_among_the_runs(suite):
+    """Issue 34 item 21: trigger runs were counted done but not expected — `runs 179/24`."""
+    suite.case("greets", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    query = {"query": "hello there", "id": "hello", "scripted": "fire"}
+    (suite.root / "evals" / "triggers.yaml").write_text(yaml.safe_dump({"skills": {"greet": {"should_fire": [query]}}}))
+    run = suite.run()  # not a terminal: a line per run, each with the session's status
+    counts = [(int(done), int(total)) for done, total in re.findall(r"runs (\d+)/(\d+)", run.out)]
+    assert counts and {total for _, total in counts} == {7}, run.out  # 2 runs of the case, 5 of the query
+    assert all(done <= total for done, total in counts)
