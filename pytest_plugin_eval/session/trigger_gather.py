@@ -129,6 +129,7 @@ def set_failures(trigger_set: TriggerSetResult, options) -> list[str]:
 
 def query_properties(query: QueryResult, trigger_set: TriggerSetResult) -> list[tuple[str, object]]:
     return [
+        ("query", query.query),  # what was asked: the testcase's name is only the query's cut slug
         ("shouldFire", query.should_fire),
         ("fires", query.fires),
         ("runs", len(query.decided)),

@@ -51,10 +51,17 @@ def test_compare_of_scripted_trigger_sessions_warns_only_where_the_scripts_ignor
     assert after.doc["triggers"][0]["scriptedByDescription"] is True
     assert before.rc == 1 and after.rc == 0, (before.out, after.out)  # the description change moved the query
     s1, s2 = sorted(str(p.parent) for p in (suite.root / "evals" / "results").glob("*/aggregate-result.json"))
-    shown = plugin_eval(suite.root, "compare", s1, s2)
+    page = suite.root / "compare.html"
+    shown = plugin_eval(suite.root, "compare", s1, s2, "--html", str(page))
     assert "the description of skill greeter:greet changed" in shown.stdout, shown.stdout
     assert "not comparable" not in shown.stdout and "cannot show" not in shown.stdout, shown.stdout
     assert "0/5 → 5/5" in shown.stdout, shown.stdout
+    # item 14: the HTML has the per-query table the terminal has, each query by its text
+    html = page.read_text()
+    assert '<td title="hello">hello there</td>' in html and "0/5 → 5/5" in html
+    assert '<span class="cmp-better">better</span>' in html
+    report = (Path(s2) / "report.html").read_text()
+    assert 'title="hello">hello there</a>' in report  # the session's report: the query's text, not its slug
 
     triggers.write_text(yaml.safe_dump({"runs": 5, "skills": {"greet": {"should_fire": plain}}}))
     suite.run()
