@@ -34,9 +34,11 @@ from ..core.problems import Problem
 from ..core.tools import covers, is_gated
 from ..grade.engine import UNCOUNTED_WHY
 from ..grade.judge import resolve_judge_model
+from ..grade.skill_patterns import skill_pattern_warnings
 from ..grade.types import grader_types
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, find_case_dirs, load_case
 from ..load.skill_evals import eval_cases, evals_files, read_evals
+from ..load.skills import components_of
 from ..load.suite import eval_dir_name, is_plugin_dir
 from ..load.trigger_files import find_trigger_files
 from ..load.triggers import TriggerLoadError, TriggerSet, load_trigger_file
@@ -167,6 +169,7 @@ def check_suite(
         return result
     kinds = grader_types()
     scope = in_scope or (lambda _dir: True)
+    components = components_of(root)
     unloaded = False  # some case does not load (a stray graders folder is no case)
 
     def checked(case: Case, where: Path) -> None:
@@ -174,6 +177,7 @@ def check_suite(
         result.warnings.extend(w for w in case.warnings if w not in result.warnings)
         if scope(where):
             result.warnings.extend(mechanical_hints(case))  # a judged expectation a regex or tool grader checks
+            result.warnings.extend(skill_pattern_warnings(case, components))  # an indicator that cannot match
             result.case_floor_problems.extend(case_problems(case))
             # As written, with nothing granted on the command line: what a session would say first.
             result.warnings.extend(

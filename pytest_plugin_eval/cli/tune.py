@@ -196,6 +196,7 @@ class Tuning:
             + (f"; ceiling ${args.max_cost_usd:.2f}" if args.max_cost_usd is not None else "")
             + (" (--scripted: answered offline, the spent figure prices the scripted tokens)" if args.scripted else "")
         )
+        print(f"  {guess.arithmetic}")
         with tempfile.TemporaryDirectory(prefix="plugin-eval-tune-") as tmp:
             skipped = (self.setup.eval_root / RESULTS_DIR, self.out)
             self.measurer = Measurer(self.setup.root, t.skill.path, Path(tmp), self.inner_options(), skipped)

@@ -36,6 +36,7 @@ class TuneEstimate:
     agent_runs: int
     proposer_calls: int
     cost_usd: float
+    arithmetic: str = ""  # how the figures are made, for the operator to check (and scale)
 
 
 def estimate(shape: TuneShape) -> TuneEstimate:
@@ -44,5 +45,13 @@ def estimate(shape: TuneShape) -> TuneEstimate:
     runs = queries * shape.runs
     calls = shape.rounds * shape.candidates * PROPOSER_TRIES
     per_call = price(shape.model, Usage(input_tokens=PROPOSER_INPUT_TOKENS, output_tokens=PROPOSER_OUTPUT_TOKENS))
-    cost = runs * agent_run_cost(shape.model, shape.max_turns) + calls * per_call
-    return TuneEstimate(agent_runs=runs, proposer_calls=calls, cost_usd=cost)
+    per_run = agent_run_cost(shape.model, shape.max_turns)
+    cost = runs * per_run + calls * per_call
+    siblings = f" + {shape.sibling_queries} sibling" if shape.sibling_queries else ""
+    arithmetic = (
+        f"runs = ({descriptions} descriptions × {shape.train + shape.validation} train+validation queries + "
+        f"2 × {shape.test} test{siblings}) × {shape.runs} runs = {runs}; cost = {runs} runs × ${per_run:.4f} + "
+        f"{calls} proposer calls × ${per_call:.4f} = ${cost:.2f} — a ceiling: each run priced at "
+        f"{max(1, shape.max_turns)} requests (max_turns), where a trigger run stops at the call that decides it"
+    )
+    return TuneEstimate(agent_runs=runs, proposer_calls=calls, cost_usd=cost, arithmetic=arithmetic)

@@ -19,7 +19,7 @@ TriggerFormat = Literal["yaml", "skill-creator"]
 Ablation = Literal["none", "with-without"]
 
 # Why a run has no score. The run stage's: api/auth (the model could not be reached), timeout, max_turns,
-# prompt_too_long, agent (the child reported an error), crash (no result at all), start (could not be started),
+# prompt_too_long, refusal (the model declined to go on: the agent's answer, graded), agent (the child reported an error), crash (no result at all), start (could not be started),
 # interrupted (the session stopped it), sandbox (a granted shell's OS sandbox did not start). The session's: scaffold (a scaffold script failed), harness (the harness
 # itself failed), missing_artefacts (--regrade found no trace), worker_lost (a pytest-xdist worker died).
 ErrorKind = Literal[
@@ -32,6 +32,7 @@ ErrorKind = Literal[
     "agent",
     "crash",
     "prompt_too_long",
+    "refusal",
     "interrupted",
     "harness",
     "missing_artefacts",

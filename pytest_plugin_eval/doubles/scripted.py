@@ -13,6 +13,7 @@ import logging
 import re
 import secrets
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -22,7 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.prices import Usage
-from ..load.script import Script, TextBlock, Turn, text_turn
+from ..load.script import Script, TextBlock, ThinkingBlock, Turn, text_turn
 
 log = logging.getLogger(__name__)
 
@@ -336,7 +337,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         # judges only: the agent's figures (and so the cost Claude Code reports) stay what the script says
         usage, begun = endpoint._cache_usage(token, body, turn.usage) if kind == "judge" else (turn.usage, _nothing)
-        message = _message(replace(turn, usage=usage), model, endpoint._next_id)
+        message = _message(replace(turn, usage=usage), model, endpoint._next_id, body.get("max_tokens"))
         if body.get("stream"):
             self._send_stream(message, turn)
         else:
@@ -377,7 +378,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._headers_sent = True
         events = _stream_events(message)
         self._send_chunk(_sse(*next(events)))  # message_start
-        self.server.endpoint._pause(turn.stall)
+        self._wait(turn)
         if turn.drop:
             self.close_connection = True  # no terminating chunk: the client sees a broken stream
             return
@@ -386,6 +387,19 @@ class _Handler(BaseHTTPRequestHandler):
                 self.server.endpoint._pause(turn.trickle)
                 self._send_chunk(_sse(*piece))
         self._send_chunk(b"")
+
+    def _wait(self, turn: Turn) -> None:
+        """A stall after message_start: silent, or (`pings`) a ping event every so often, as the API keeps a
+        stream alive while the model works."""
+        if not turn.pings:
+            self.server.endpoint._pause(turn.stall)
+            return
+        end = time.monotonic() + turn.stall
+        self._send_chunk(_sse("ping", {"type": "ping"}))
+        while (left := end - time.monotonic()) > 0 and not self.server.endpoint._stopping.is_set():
+            self.server.endpoint._pause(min(turn.pings, left))
+            if end - time.monotonic() > 0:
+                self._send_chunk(_sse("ping", {"type": "ping"}))
 
     def _send_chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
@@ -465,12 +479,26 @@ def _error_body(error_type: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": error_type, "message": message}}
 
 
-def _message(turn: Turn, model: str | None, next_id: Callable[[str], str]) -> dict[str, Any]:
-    """The full Messages API reply for a (non-error) turn."""
+# About four characters a token: how much text a request's max_tokens lets a reply hold before it is cut.
+CHARS_PER_TOKEN = 4
+
+
+def _message(turn: Turn, model: str | None, next_id: Callable[[str], str], max_tokens: Any = None) -> dict[str, Any]:
+    """The full Messages API reply for a (non-error) turn. Its text is cut where the request's `max_tokens` runs out
+    (about CHARS_PER_TOKEN characters a token), and the reply then stops on max_tokens, as the API's would."""
     content: list[dict[str, Any]] = []
+    budget = max_tokens * CHARS_PER_TOKEN if isinstance(max_tokens, int) and max_tokens > 0 else None
+    cut = False
     for block in turn.blocks:
-        if isinstance(block, TextBlock):
-            content.append({"type": "text", "text": block.text})
+        if cut:
+            break
+        if isinstance(block, (TextBlock, ThinkingBlock)):
+            field = "text" if isinstance(block, TextBlock) else "thinking"
+            text = block.text if isinstance(block, TextBlock) else block.thinking
+            if budget is not None:
+                cut, text = len(text) > budget, text[:budget]
+                budget -= len(text)
+            content.append({"type": field, field: text, **({"signature": "scripted"} if field == "thinking" else {})})
         else:
             tool_id = next_id("toolu_scripted")
             content.append({"type": "tool_use", "id": tool_id, "name": block.name, "input": dict(block.input)})
@@ -481,7 +509,7 @@ def _message(turn: Turn, model: str | None, next_id: Callable[[str], str]) -> di
         "role": "assistant",
         "model": model,
         "content": content,
-        "stop_reason": "tool_use" if uses_tools else "end_turn",
+        "stop_reason": "max_tokens" if cut else turn.stop or ("tool_use" if uses_tools else "end_turn"),
         "stop_sequence": None,
         "usage": _usage_json(turn.usage),
     }
@@ -508,6 +536,15 @@ def _stream_events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any
         if block["type"] == "text":
             empty = {"type": "text", "text": ""}
             delta = {"type": "text_delta", "text": block["text"]}
+        elif block["type"] == "thinking":
+            empty = {"type": "thinking", "thinking": "", "signature": ""}
+            delta = {"type": "thinking_delta", "thinking": block["thinking"]}
+            yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": empty}
+            yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+            signature = {"type": "signature_delta", "signature": block["signature"]}
+            yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": signature}
+            yield "content_block_stop", {"type": "content_block_stop", "index": index}
+            continue
         else:
             empty = {**block, "input": {}}
             delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
@@ -529,7 +566,9 @@ def _trickled(event: tuple[str, dict[str, Any]]) -> Iterator[tuple[str, dict[str
     """A content delta as one delta per character (other events as they are)."""
     name, data = event
     delta = data.get("delta") or {}
-    field = {"text_delta": "text", "input_json_delta": "partial_json"}.get(str(delta.get("type")))
+    field = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}.get(
+        str(delta.get("type"))
+    )
     if name != "content_block_delta" or field is None or not delta[field]:
         yield event
         return

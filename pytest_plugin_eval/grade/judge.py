@@ -1,5 +1,9 @@
 """The LLM judge: a model asked for a one-word verdict, up to three votes, majority wins.
 
+A judge may reason before its verdict: it has room for that (MAX_TOKENS), and the verdict word is read wherever it
+is in the reply. A reply the token limit cut off before any verdict word says so, rather than passing for a judge
+that gave none.
+
 Votes stop as soon as two agree (the first two are asked at once), so a consistent judge costs two calls,
 not three. A reply counts as PASS only when it says PASS and neither says FAIL nor negates the PASS
 ("NOT PASS"); a reply with a verdict word otherwise — "FAIL", "PASS or FAIL" — is a FAIL vote. A reply with no
@@ -31,7 +35,8 @@ from ..core.errors import HarnessError
 from ..core.prices import Usage
 
 VOTES = 3
-MAX_TOKENS = 64
+# Room for a judge that explains itself before its verdict (a reply is paid for what it holds, not this cap).
+MAX_TOKENS = 4096
 RETRYABLE = {408, 409, 429, 500, 502, 503, 504, 529}
 MAX_ATTEMPTS = 4  # per vote, for retryable errors
 BAD_REQUEST_ATTEMPTS = 2  # a 400 is retried once
@@ -122,10 +127,11 @@ class Ballot:
     cost_usd: float = 0.0
     errors: list[str] = field(default_factory=list)  # votes that failed after their retries
     unreadable: list[str] = field(default_factory=list)  # replies with no verdict word (no_verdict), not votes
+    cut: list[str] = field(default_factory=list)  # replies the token limit stopped before a verdict word
 
     @property
     def lost(self) -> int:
-        return len(self.errors) + len(self.unreadable)
+        return len(self.errors) + len(self.unreadable) + len(self.cut)
 
     @property
     def passed(self) -> bool:
@@ -173,16 +179,23 @@ class Judge:
         self.client_for = client_for
         self.sleep = sleep
 
-    def _vote(self, grader: str, content: list[dict]) -> tuple[bool | None, float, str]:
-        """One vote, with retries. Returns (verdict, cost, reply) — verdict None for a reply with no verdict
-        word — or raises JudgeUnavailable."""
-        text, cost = self.ask(grader, content)
-        return parse_verdict(text), cost, text
+    def _vote(self, grader: str, content: list[dict]) -> tuple[bool | None, float, str, bool]:
+        """One vote, with retries. Returns (verdict, cost, reply, cut off by the token limit) — verdict None for a
+        reply with no verdict word — or raises JudgeUnavailable."""
+        text, cost, stop_reason = self.reply(grader, content)
+        return parse_verdict(text), cost, text, stop_reason == "max_tokens"
 
     def ask(
         self, grader: str, content: list[dict], system: str = SYSTEM_PROMPT, max_tokens: int = MAX_TOKENS
     ) -> tuple[str, float]:
         """One request, with retries: the reply's text and its cost, or JudgeUnavailable."""
+        text, cost, _ = self.reply(grader, content, system, max_tokens)
+        return text, cost
+
+    def reply(
+        self, grader: str, content: list[dict], system: str = SYSTEM_PROMPT, max_tokens: int = MAX_TOKENS
+    ) -> tuple[str, float, str | None]:
+        """One request, with retries: the reply's text, its cost and its stop reason, or JudgeUnavailable."""
         client = self.client_for(grader)
         attempt = 0
         while True:
@@ -209,7 +222,7 @@ class Judge:
                 continue
             text = "".join(getattr(b, "text", "") for b in message.content if getattr(b, "type", "") == "text")
             usage = Usage.of_reply(message.usage)
-            return text, prices.price(self.model, usage)
+            return text, prices.price(self.model, usage), getattr(message, "stop_reason", None)
 
     def ballot(self, grader: str, content: list[dict]) -> Ballot:
         """Votes until two agree (at most three), the first two in parallel — unless the prompt is long enough to be
@@ -226,13 +239,13 @@ class Judge:
                 futures = [pool.submit(self._vote, grader, content) for _ in range(n)]
             for f in futures:
                 try:
-                    verdict, price, text = f.result()
+                    verdict, price, text, cut = f.result()
                 except JudgeUnavailable as e:
                     ballot.errors.append(str(e))
                     continue
                 ballot.cost_usd += price  # a reply costs what it costs, verdict or not
                 if verdict is None:
-                    ballot.unreadable.append(no_verdict(text))
+                    (ballot.cut if cut else ballot.unreadable).append(no_verdict(text))
                 else:
                     ballot.votes.append(verdict)
 
@@ -248,5 +261,12 @@ class Judge:
                 replies = list(dict.fromkeys(ballot.unreadable))
                 n = len(ballot.unreadable)
                 reasons.append(f"{n} repl{'y' if n == 1 else 'ies'} with no PASS or FAIL in it: {'; '.join(replies)}")
+            if ballot.cut:
+                replies = list(dict.fromkeys(ballot.cut))
+                n = len(ballot.cut)
+                reasons.append(
+                    f"{n} repl{'y' if n == 1 else 'ies'} stopped at the judge's token limit (max_tokens {MAX_TOKENS}) "
+                    f"before any PASS or FAIL: {'; '.join(replies)}"
+                )
             raise JudgeUnavailable(" · ".join(reasons) or "the judge gave no majority", ballot.cost_usd)
         return ballot

@@ -165,16 +165,25 @@ def _disallowed(value: Any, key: str) -> tuple[str, ...]:
     return tools
 
 
+def env_key_problem(name: str) -> str:
+    """Why `name` cannot be set from a case, and how a plugin that needs such a value (a token) gets one: neither a
+    case nor the operator's shell can hand the run anything but EVAL_* variables (and the allow-list Claude Code
+    needs to reach the model, docs/isolation.md) — not to the agent, nor to the plugin's hooks and MCP servers."""
+    suggested = "EVAL_" + re.sub(r"[^A-Z0-9_]", "_", name.upper()).removeprefix("EVAL_")
+    return (
+        "only EVAL_* variables (upper case: ^EVAL_[A-Z0-9_]*$) can be set from a case; and your shell's own "
+        "variables never reach the run either (its hooks and MCP servers included), only EVAL_* ones and the "
+        f"allow-list Claude Code needs — name it {suggested} (here, or exported in your shell) and have the plugin "
+        f'read that (an MCP server\'s config can pass it on: "{name}": "${{{suggested}}}")'
+    )
+
+
 def _env(value: Any, key: str) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, dict):
         raise SpecError(key, f"must be a mapping of EVAL_* names to strings (got {type_name(value)})")
     for name, item in value.items():
         if not isinstance(name, str) or not ENV_KEY_RE.match(name):
-            raise SpecError(
-                f"{key}.{name}",
-                "only EVAL_* variables (upper case: ^EVAL_[A-Z0-9_]*$) can be set "
-                "from a case; anything else must come from the operator's shell",
-            )
+            raise SpecError(f"{key}.{name}", env_key_problem(str(name)))
         if not isinstance(item, str):
             raise SpecError(f"{key}.{name}", f'must be a string (got {type_name(item)}) — quote it: "{item}"')
     return tuple((str(k), v) for k, v in value.items())

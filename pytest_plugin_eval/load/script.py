@@ -27,7 +27,10 @@ _TOP_KEYS = ("with", "without", "all", "judge", "pairwise", "models", "controls"
 ORDERS = ("old_first", "new_first")  # the two orders a pairwise judge sees a pair in (compare --pairwise)
 _KINDS = ("text", "tool", "blocks", "error")
 _JUDGE_KINDS = ("text", "error")
-_MODIFIERS = ("delay", "usage", "drop", "stall", "trickle", "repeat")
+_MODIFIERS = ("delay", "usage", "drop", "stall", "trickle", "pings", "thinking", "stop", "repeat")
+# The stop reasons of the Messages API a reply may end on (`stop:`); by default a reply with a tool call ends on
+# tool_use, any other on end_turn.
+STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn")
 _USAGE_KEYS = tuple(Usage.__dataclass_fields__)
 _ERROR_KEYS = ("status", "message", "type", "retry_after")
 _ERROR_TYPES = {
@@ -60,7 +63,14 @@ class ToolBlock:
     input: Mapping[str, Any] = field(default_factory=dict)
 
 
-Block = TextBlock | ToolBlock
+@dataclass(frozen=True)
+class ThinkingBlock:
+    """The model's reasoning before it answers (an extended-thinking block)."""
+
+    thinking: str
+
+
+Block = TextBlock | ToolBlock | ThinkingBlock
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,8 @@ class Turn:
     drop: bool = False
     stall: float = 0.0
     trickle: float = 0.0  # a streamed reply comes one character every `trickle` seconds: slow, but never silent
+    pings: float = 0.0  # during a stall, a `ping` event every `pings` seconds: no content, but not silent
+    stop: str | None = None  # the reply's stop_reason (None: tool_use with a tool call, else end_turn)
 
     def substitute(self, values: Mapping[str, str]) -> Turn:
         """Fill ``{cwd}``, ``{arm}``, ``{run}``, ``{model}`` (those present in ``values``) into every string."""
@@ -278,6 +290,10 @@ def _parse_turn(item: Any, key: str, kinds: tuple[str, ...]) -> tuple[Turn, int]
     else:
         blocks = (_tool_block(item, key),)
 
+    if "thinking" in item:
+        if error is not None:
+            raise SpecError(f"{key}.thinking", "an error has no content; remove thinking")
+        blocks = (ThinkingBlock(string(item["thinking"], f"{key}.thinking")), *blocks)
     turn = Turn(
         blocks=blocks,
         error=error,
@@ -286,24 +302,41 @@ def _parse_turn(item: Any, key: str, kinds: tuple[str, ...]) -> tuple[Turn, int]
         drop=boolean(item.get("drop", False), f"{key}.drop"),
         stall=seconds(item.get("stall", 0), f"{key}.stall"),
         trickle=seconds(item.get("trickle", 0), f"{key}.trickle"),
+        pings=seconds(item.get("pings", 0), f"{key}.pings"),
+        stop=_parse_stop(item["stop"], f"{key}.stop") if "stop" in item else None,
     )
-    if error and (turn.drop or turn.stall or turn.trickle):
-        raise SpecError(key, "drop, stall and trickle apply to replies, not errors; remove them")
+    if error and (turn.drop or turn.stall or turn.trickle or turn.pings or turn.stop):
+        raise SpecError(key, "drop, stall, trickle, pings and stop apply to replies, not errors; remove them")
     return turn, _repeat(item.get("repeat", 1), f"{key}.repeat")
+
+
+def _parse_stop(value: Any, key: str) -> str:
+    reason = string(value, key)
+    if reason not in STOP_REASONS:
+        raise SpecError(
+            key, f"{reason!r} is not a stop reason of the Messages API; use one of {_listing(STOP_REASONS)}"
+        )
+    return reason
 
 
 def _parse_blocks(items: Any, key: str) -> tuple[Block, ...]:
     if not isinstance(items, list) or not items:
-        raise SpecError(key, f"blocks must be a non-empty list of text or tool turns (got {type_name(items)})")
+        raise SpecError(
+            key, f"blocks must be a non-empty list of text, thinking or tool blocks (got {type_name(items)})"
+        )
     return tuple(_parse_block(item, f"{key}[{index}]") for index, item in enumerate(items))
 
 
 def _parse_block(item: Any, key: str) -> Block:
-    """One entry of a ``blocks`` list: a string, ``{text: ...}`` or ``{tool: ..., input: ...}``."""
+    """One entry of a ``blocks`` list: a string, ``{text: ...}``, ``{thinking: ...}`` or ``{tool: ..., input: ...}``
+    (several tool blocks in one message are parallel tool calls)."""
     if isinstance(item, str):
         return TextBlock(item)
-    if not isinstance(item, dict) or ("text" in item) == ("tool" in item):
-        raise SpecError(key, "a block needs exactly one of text, tool (blocks take no modifiers)")
+    if not isinstance(item, dict) or sum(kind in item for kind in ("text", "tool", "thinking")) != 1:
+        raise SpecError(key, "a block needs exactly one of text, thinking, tool (blocks take no modifiers)")
+    if "thinking" in item:
+        known_keys(item, ("thinking",), key, "a thinking block")
+        return ThinkingBlock(string(item["thinking"], f"{key}.thinking"))
     if "text" in item:
         known_keys(item, ("text",), key, "a text block")
         return _text_block(item, key)
@@ -432,6 +465,8 @@ def _listing(names: tuple[str, ...]) -> str:
 def _substitute_block(block: Block, values: Mapping[str, str]) -> Block:
     if isinstance(block, TextBlock):
         return TextBlock(_fill(block.text, values))
+    if isinstance(block, ThinkingBlock):
+        return ThinkingBlock(_fill(block.thinking, values))
     return ToolBlock(name=block.name, input=_fill_values(block.input, values))
 
 

@@ -383,6 +383,16 @@ def _scripted(value: Any, key: str) -> Any:
     return string(value, key)  # resolved against the plugin by scripted_arm
 
 
+def scripted_by_description(trigger_set: TriggerSet) -> bool:
+    """Whether some query's scripted answer follows the skill's description (`description_has:`), so that a scripted
+    session shows a change of description."""
+    for query in trigger_set.queries:
+        answers = query.turns.values() if isinstance(query.turns, dict) else (query.turns,)
+        if any(isinstance(answer, DescriptionRule) for answer in answers):
+            return True
+    return False
+
+
 def scripted_arm(trigger_set: TriggerSet, query: TriggerQuery) -> ArmScript:
     """What the scripted model answers for `query`, run by run: its own answers, else what its label asks for."""
     answers = query.turns if isinstance(query.turns, dict) else {"default": query.turns}

@@ -60,6 +60,10 @@ class View:
     trigger_note: str | None = None
     baseline_note: str | None = None
 
+    @property
+    def trigger_tables(self) -> list[SetTable]:
+        return trigger_tables(self.triggers)
+
 
 def interval(bounds: tuple[float, float] | None) -> str:
     return MISSING if bounds is None else f"[{signed(bounds[0])}, {signed(bounds[1])}]"
@@ -235,16 +239,38 @@ def lines(v: View) -> list[str]:
     return out
 
 
-def trigger_lines(changes: list[TriggerSetChange]) -> list[str]:
+@dataclass(frozen=True)
+class QueryRow:
+    """One trigger query of a comparison: its fire rate then → now and the verdict of the change."""
+
+    label: str  # "should fire", "should not"
+    id: str
+    query: str  # what was asked
+    rates: str  # "0/5 → 5/5"
+    interval: str
+    verdict: str  # "better", "worse", "no detectable change", or why there is none
+    style: str | None  # better / worse: how the HTML marks it
+
+
+@dataclass(frozen=True)
+class SetTable:
+    name: str
+    skill: str
+    note: str | None  # the description changed, or the set is in one session only
+    rows: list[QueryRow]
+
+
+def trigger_tables(changes: list[TriggerSetChange]) -> list[SetTable]:
     """Per trigger set: whether its description changed, then each query's fire rate then → now and the verdict
-    of the change (better or worse as the query's label asks)."""
-    out: list[str] = []
+    of the change (better or worse as the query's label asks) — the terminal's, Markdown's and HTML's table."""
+    out = []
     for change in changes:
-        out += ["", f"triggers · {change.name} ({change.skill})"]
+        note = None
         if change.description_changed:
-            out.append("  the description of this skill changed between the sessions")
+            note = "the description of this skill changed between the sessions"
         elif change.old is None or change.new is None:
-            out.append("  only in the " + ("new" if change.old is None else "old") + " session")
+            note = "only in the " + ("new" if change.old is None else "old") + " session"
+        rows = []
         for query in change.queries:
             old = f"{query.old.fires}/{len(query.old.decided)}" if query.old else MISSING
             new = f"{query.new.fires}/{len(query.new.decided)}" if query.new else MISSING
@@ -252,7 +278,23 @@ def trigger_lines(changes: list[TriggerSetChange]) -> list[str]:
                 query.verdict or "", query.status if query.status != "compared" else MISSING
             )
             label = "should fire" if query.should_fire else "should not"
-            out.append(f"  {label:<12}{query.id:<40}{old + ' → ' + new:<14}{interval(query.interval):<17}{verdict}")
+            style = query.verdict if query.verdict in ("better", "worse") else None
+            rows.append(
+                QueryRow(label, query.id, query.query, f"{old} → {new}", interval(query.interval), verdict, style)
+            )
+        out.append(SetTable(change.name, change.skill, note, rows))
+    return out
+
+
+def trigger_lines(changes: list[TriggerSetChange]) -> list[str]:
+    """The trigger tables as terminal lines."""
+    out: list[str] = []
+    for table in trigger_tables(changes):
+        out += ["", f"triggers · {table.name} ({table.skill})"]
+        if table.note:
+            out.append(f"  {table.note}")
+        for row in table.rows:
+            out.append(f"  {row.label:<12}{row.id:<40}{row.rates:<14}{row.interval:<17}{row.verdict}")
     return out
 
 

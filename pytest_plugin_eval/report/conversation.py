@@ -89,7 +89,8 @@ def _entries(events: list[dict]) -> list[Entry]:
         kind = event.get("type")
         sub = bool(event.get("parent_tool_use_id"))
         if kind == "system":
-            out.append(_system(event))
+            if event.get("subtype") != "hook_started":  # its hook_response says all of it
+                out.append(_system(event))
         elif kind == "assistant":
             out += [_assistant(event, block, tool_names, sub) for block in _blocks(event)]
         elif kind == "user":
@@ -100,6 +101,8 @@ def _entries(events: list[dict]) -> list[Entry]:
 
 
 def _system(event: dict) -> Entry:
+    if event.get("subtype") == "hook_response":
+        return _hook(event)
     if event.get("subtype") != "init":
         return Entry("system", f"system: {event.get('subtype', '?')}")
     plugins = ", ".join(str(p.get("name")) for p in event.get("plugins") or [] if isinstance(p, dict)) or "none"
@@ -107,6 +110,16 @@ def _system(event: dict) -> Entry:
         f"Claude Code {event.get('claude_code_version', '?')} · model {event.get('model', '?')} · plugins: {plugins}"
     )
     return Entry("system", "Session start", texts=(facts, *_skills(event)))
+
+
+def _hook(event: dict) -> Entry:
+    """A plugin hook's run (a SessionStart hook's output is what the model is given: some plugins are only that)."""
+    name = str(event.get("hook_name") or event.get("hook_event") or "?")
+    outcome = str(event.get("outcome") or "?") + (f", exit {event['exit_code']}" if "exit_code" in event else "")
+    texts = [cut(str(event.get(key) or ""), BLOCK_CHARS) for key in ("stdout", "stderr")]
+    if not any(texts):
+        texts = [cut(str(event.get("output") or ""), BLOCK_CHARS)]
+    return Entry("system", f"Hook {name} ({outcome})", texts=tuple(t for t in texts if t) or ("(no output)",))
 
 
 def _skills(event: dict) -> list[str]:

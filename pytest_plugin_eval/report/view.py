@@ -11,6 +11,7 @@ from ..adaptive import STOP_REASONS
 from ..results import scoring
 from ..results.model import CaseResult, RunResult, SuiteResult
 from ..results.scoring import trend
+from ..results.verdict import one_line
 
 PARTIAL_LABELS = {
     "cost_ceiling": "cost ceiling hit",
@@ -120,7 +121,11 @@ def aborted_text(aborted: dict) -> str:
 def notes_for(case: CaseResult) -> str:
     """Why a case is not perfect: what keeps it from passing as written (a tool not granted), a with-arm run's
     error or mock abort, then a diagnostic hint, then the first failing grader of the with arm (indicators
-    included), else why it ran single-arm."""
+    included), else why it ran single-arm. On one line: a table's cell."""
+    return one_line(_notes(case))
+
+
+def _notes(case: CaseResult) -> str:
     if case.warnings:
         return case.warnings[0]
     runs = case.runs("with")

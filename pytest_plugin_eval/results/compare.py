@@ -292,16 +292,17 @@ def warnings_of(old: SuiteResult, new: SuiteResult, pairs: list[tuple[CaseResult
                 models.setdefault((_models(old, a), _models(new, b)), []).append(b.name)
         out += _grouped("model", "the agent's model differs", models)
     if (
-        old.suite.scripted
+        pairs  # a case's scripted.yaml never reads a description (trigger sets: their own note, trigger_compare)
+        and old.suite.scripted
         and new.suite.scripted
         and description_changed(plugin_changes(old.suite.plugins, new.suite.plugins))
     ):
         out.append(
             CompareWarning(
                 "scripted",
-                "both sessions were answered by the scripted endpoint, which follows scripted.yaml whatever a "
-                "skill's description says: they cannot show the effect of the description change — compare "
-                "two sessions run with a model",
+                "both sessions were answered by the scripted endpoint, which follows the cases' scripted.yaml "
+                "whatever a skill's description says: their cases cannot show the effect of the description change "
+                "— compare two sessions run with a model",
             )
         )
     judge_old, judge_new = old.suite.judge_model_resolved, new.suite.judge_model_resolved

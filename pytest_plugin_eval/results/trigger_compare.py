@@ -73,6 +73,12 @@ class TriggerSetChange:
         return self.old is not None and self.new is not None and self.old.description != self.new.description
 
     @property
+    def scripted_by_description(self) -> bool:
+        """Both sessions' scripted answers follow the description (`description_has:`): scripted, they show its
+        change."""
+        return bool(self.old and self.new and self.old.scripted_by_description and self.new.scripted_by_description)
+
+    @property
     def worse(self) -> list[QueryChange]:
         return [q for q in self.queries if q.verdict == WORSE]
 
@@ -95,8 +101,9 @@ class TriggerSetChange:
 
 
 def scripted_warning(old_scripted: bool, new_scripted: bool, changes: list[TriggerSetChange]) -> str | None:
-    """Two scripted sessions answer from the same scripts whatever a description says: say so beside a change."""
-    changed = [c.name for c in changes if c.description_changed]
+    """Two scripted sessions answer from the same scripts whatever a description says — unless the scripts answer by
+    the description's words (`description_has:`): say so beside a change they cannot show."""
+    changed = [c.name for c in changes if c.description_changed and not c.scripted_by_description]
     if old_scripted and new_scripted and changed:
         return (
             f"both sessions ran --scripted: the scripted model does what its scripts say whatever a description "

@@ -13,9 +13,9 @@ from .triggers import TriggerRun
 
 def trigger_run_of(result: RunResult, target: TriggerTarget) -> TriggerRun:
     """The run as a trigger run: what its kept trace decides. An error decides nothing — except reaching the turn
-    limit, which is how a run that never consults the skill may end."""
+    limit, or the model's refusal, which are how a run that never consults the skill may end."""
     transcript = Transcript.from_file(Path(result.trace_path)) if result.trace_path else Transcript("")
-    firing = decide(transcript, target) if result.error_kind in (None, "max_turns") else None
+    firing = decide(transcript, target) if result.error_kind in (None, "max_turns", "refusal") else None
     error, kind = result.error, result.error_kind
     if firing is None and error is None:
         error, kind = "the run ended without consulting a skill or finishing", "agent"

@@ -169,6 +169,8 @@ class TriggerSetResult(Document):
     runs_per_query: int = field(default=0, metadata=key("runsPerQuery"))
     max_turns: int = field(default=0, metadata=key("maxTurns"))
     model: str | None = field(default=None, metadata=key("model"))
+    # some query's scripted answer follows the description (`description_has:`): a scripted session shows its change
+    scripted_by_description: bool = field(default=False, metadata=key("scriptedByDescription", omit="falsy"))
     queries: list[QueryResult] = field(default_factory=list, metadata=key("queries"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)  # written last, after the queries
 

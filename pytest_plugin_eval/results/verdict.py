@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ..core.kinds import Arm
-from .model import CaseResult
+from .model import CaseResult, RunResult
 from .scoring import passes_threshold, signed
 
 ARM_LABELS = {"with": "with-plugin", "without": "no-plugin"}
@@ -45,10 +45,30 @@ def failing_graders(case: CaseResult, arm: Arm = "with") -> list[tuple[str, str,
     return [(name, first[name], runs[name]) for name in first]
 
 
+def one_line(text: str) -> str:
+    """A message on one line (a headline is pytest's progress line; an API's message may hold several)."""
+    return " ".join(text.split())
+
+
+def unscored_reason(run: RunResult) -> str:
+    """Why a run has no score: its error, else the errors of its graders (none could judge it)."""
+    if run.error:
+        return run.error
+    errored = [f"{g.name}: {g.explanation}" for g in run.graders if g.errored]
+    if errored:
+        return f"every grader errored ({'; '.join(errored)})"
+    return "no grader scored it"
+
+
 def case_verdict(case: CaseResult, threshold: float) -> CaseVerdict:
+    verdict = _case_verdict(case, threshold)
+    return CaseVerdict(verdict.outcome, one_line(verdict.headline), verdict.details)
+
+
+def _case_verdict(case: CaseResult, threshold: float) -> CaseVerdict:
     score = case.aggregates.score
     if score is None:
-        errors = sorted({run.error or "not scored" for run in case.runs("with")})
+        errors = sorted({unscored_reason(run) for run in case.runs("with")})
         return CaseVerdict("skipped", f"not scored: {'; '.join(errors) or 'no run of the with-plugin arm'}")
     digits = 2 if f"{score:.2f}" != f"{threshold:.2f}" or score >= threshold else 4  # never "1.00 < 1.00"
     against = f"score {score:.{digits}f} {'≥' if score >= threshold else '<'} threshold {threshold:.{digits}f}"

@@ -235,7 +235,8 @@ class RunError:
     """Why a run did not end normally. `kind` decides how it counts:
     api/auth (the model could not be reached, or its stream stalled until the run's time limit: infrastructure,
     not the plugin), timeout (the agent, or the model's reply, was still coming at the limit), max_turns, prompt_too_long (the request
-    outgrew the model's context — what the agent was given, plugin included, not an outage), agent (the child
+    outgrew the model's context — what the agent was given, plugin included, not an outage), refusal (the model
+    stopped on `stop_reason: refusal` — the agent's answer was "I won't": graded, never retried), agent (the child
     reported an error), crash (no result at all), start (could not be started), interrupted (the session stopped
     it), sandbox (the OS sandbox of a granted shell did not start: the machine's fault, not graded)."""
 
@@ -254,9 +255,19 @@ class RunError:
         return self.infrastructure or self.kind in ("interrupted", "sandbox")
 
 
-# No byte of the model's reply for this long while its request is open is a stalled stream, whatever the run's time
-# limit: a real model can take many seconds to its first byte, so a short limit striking first is a timeout.
-STALL_SECONDS = 60.0
+# Silence: no byte at all from the model — no content, no thinking, not even a ping — while its request is open.
+# Only Claude Code sees every byte (a ping never reaches the trace), so it is Claude Code that tells a silent stream
+# from a slow one: it drops a stream silent for its byte idle limit and asks again, and says so in the trace. The
+# harness sets that limit to a third of the run's time limit, within Claude Code's own bounds (10 s at the least).
+SILENCE_MIN_SECONDS, SILENCE_MAX_SECONDS = 10.0, 90.0
+
+
+def silence_limit(timeout: float) -> float:
+    """Seconds of silence with a request open after which the stream counts as stalled (Claude Code's byte idle
+    limit, CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS): a third of the run's time limit, from 10 s to 90 s."""
+    return min(SILENCE_MAX_SECONDS, max(SILENCE_MIN_SECONDS, timeout / 3))
+
+
 PROMPT_TOO_LONG = re.compile(r"prompt is too long|context (?:length|window)", re.IGNORECASE)
 
 
@@ -299,17 +310,26 @@ def api_trouble(transcript: Transcript) -> str | None:
 
 def stalled(exit: ChildExit, transcript: Transcript) -> str | None:
     """The evidence that the API stalled, when the time limit struck while a model request was open: Claude Code's
-    own retry or dropped-stream events since the model last sent something, or no byte of its reply for
-    STALL_SECONDS (the trace streams every byte of a reply, see partial.py). None for an agent busy until the
-    limit — a model still streaming, slowly or not, or the agent's own tool running."""
+    own retry or dropped-stream events since the model last sent something (it drops a stream silent for
+    silence_limit). None for an agent busy until the limit — a model still streaming, slowly or not, or only
+    pinging (pings never reach the trace, so a quiet trace alone proves nothing), or the agent's own tool
+    running."""
     if not (exit.timed_out and awaiting_model(transcript)):
         return None
-    trouble = api_trouble(transcript)
-    if trouble is not None:
-        return trouble
-    if exit.silent >= STALL_SECONDS:
-        return f"the model's stream stalled: no byte of its reply for {exit.silent:.0f}s"
-    return None
+    return api_trouble(transcript)
+
+
+def refused(result: dict) -> bool:
+    """Whether the run ended on the model's refusal (`stop_reason: refusal`; Claude Code asks once more first)."""
+    return result.get("stop_reason") == "refusal"
+
+
+def refusal_message(text: str) -> str:
+    """What a refused run's error says: that the model refused, then Claude Code's first line (its "API Error:"
+    prefix dropped: nothing failed on the way to the model)."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    first = re.sub(r"^API Error:\s*", "", first)
+    return "the model refused to answer (stop_reason: refusal)" + (f": {first}" if first else "")
 
 
 def classify(exit: ChildExit, transcript: Transcript, timeout: float) -> RunError | None:
@@ -329,6 +349,10 @@ def classify(exit: ChildExit, transcript: Transcript, timeout: float) -> RunErro
             errors[0] if errors and isinstance(errors[0], str) else str(result.get("result") or result.get("subtype"))
         )
         message = f"exit {exit.returncode}: {text}"
+        if refused(result):
+            # Claude Code reports it as an API error, but the model answered: declining is the agent's outcome
+            # (what the plugin made of the prompt), graded on what it produced, not an outage to retry.
+            return RunError("refusal", f"exit {exit.returncode}: {refusal_message(text)}")
         status = result.get("api_error_status")
         if result.get("terminal_reason") == "prompt_too_long" or (status == 400 and PROMPT_TOO_LONG.search(text)):
             # The request was too long for the model: what the agent was given (a plugin's skills, tools and

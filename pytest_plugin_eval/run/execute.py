@@ -27,7 +27,7 @@ from ..core.kinds import Arm
 from ..load.case import Case
 from ..load.suite import plugin_at
 from . import partial, permissions, trigger
-from .agent import AgentCommand, AgentStartError, Child, RunError, classify
+from .agent import AgentCommand, AgentStartError, Child, RunError, classify, silence_limit
 from .output import RunOutput
 from .redact import Redactor
 from .stand_ins import MockPlan, first_abort, grader_view, plan_mocks, read_calls, run_summary, write_configs
@@ -230,8 +230,10 @@ def _skill_failure_fix(answer: str) -> str:
 # minutes: a throttled API becomes an infrastructure error in seconds, not a regression after an hour.
 CHILD_DEFAULTS = {
     "CLAUDE_CODE_MAX_RETRIES": "3",  # per request; Claude Code honours retry-after
-    "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "90000",  # a stream silent this long is dropped and retried
 }
+# A stream silent this long (no byte, not even a ping) is dropped and asked again, and the trace says so: the
+# evidence that tells a stalled API from a slow model when the run's time limit strikes (agent.silence_limit).
+IDLE_LIMIT = "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS"
 
 
 SESSION_TAG = "PLUGIN_EVAL_SESSION"
@@ -241,6 +243,7 @@ def child_env(plan: RunPlan, ws: Workspace) -> dict[str, str]:
     env = ws.agent_env(plan.environ, dict(plan.case.env))
     for name, value in CHILD_DEFAULTS.items():
         env.setdefault(name, value)
+    env.setdefault(IDLE_LIMIT, str(round(silence_limit(plan.case.timeout_seconds) * 1000)))
     if plan.base_url:
         env["ANTHROPIC_BASE_URL"] = plan.base_url(ws.cwd)
         env.setdefault("ANTHROPIC_API_KEY", "scripted")

@@ -79,6 +79,8 @@ def decide(transcript: Transcript, target: TriggerTarget) -> Firing | None:
         return Firing(False, None, "finished without consulting a skill")
     if result.get("subtype") == "error_max_turns":
         return Firing(False, None, "reached the turn limit without consulting a skill")
+    if result.get("stop_reason") == "refusal":  # the model declined the query: it did not take the skill
+        return Firing(False, None, "the model refused the query without consulting a skill")
     return None
 
 

@@ -57,6 +57,10 @@ def pytest_collection_modifyitems(config, items):
     collect.choose(config, items)
 
 
+def pytest_report_collectionfinish(config, items):  # said before the first run: how long the runs will take
+    return get_session(config).collection_lines(items)
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest's own loop (which answers the hook); after collection, when the
 def pytest_runtestloop(session):  # controller has made sure the results can be written
     get_session(session.config).pool.start(collect.pooled(session.items))

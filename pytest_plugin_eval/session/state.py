@@ -180,6 +180,15 @@ class EvalSession:
             except TrustRefused as e:
                 pytest.exit(str(e), returncode=1)
 
+    def collection_lines(self, items) -> list[str]:
+        """What is said once the runs are known, before the first: a long scripted trigger session's time."""
+        if not self.options.scripted or self.is_worker:
+            return []
+        from .scripted_plan import scripted_trigger_lines
+
+        at_once = max(self.pool.size, workers(self.config), 1)
+        return scripted_trigger_lines(items, at_once, runs_given=self.options.runs is not None)
+
     def header_lines(self) -> list[str]:
         if not self.active or self.is_worker:
             return []

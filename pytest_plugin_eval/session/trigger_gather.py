@@ -32,12 +32,14 @@ class TriggerGather:
     files: dict[tuple[tuple[str, str], str | None], tuple[str, str]] = field(default_factory=dict)
     order: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (set key, query id) → position
     expected: set[str] = field(default_factory=set)  # query node ids, for the progress count
+    runs: set[str] = field(default_factory=set)  # trigger run node ids: runs the progress line counts
 
     def expect(self, nodeids) -> None:
         for nodeid in map(str, nodeids):
             match = TRIGGER_PARAMS.search(nodeid)
             if match is not None:  # a query's verdict (on each model of a matrix)
                 self.expected.add(nodeid.rsplit("[", 1)[0] + (f"[{match['model']}]" if match["model"] else ""))
+                self.runs.add(nodeid)
 
     @property
     def files_expected(self) -> list[str]:
@@ -127,6 +129,7 @@ def set_failures(trigger_set: TriggerSetResult, options) -> list[str]:
 
 def query_properties(query: QueryResult, trigger_set: TriggerSetResult) -> list[tuple[str, object]]:
     return [
+        ("query", query.query),  # what was asked: the testcase's name is only the query's cut slug
         ("shouldFire", query.should_fire),
         ("fires", query.fires),
         ("runs", len(query.decided)),

@@ -17,7 +17,7 @@ import pytest
 from ..core.paths import display_path
 from ..load.suite import enclosing_plugin
 from ..load.trigger_files import skill_folder_files
-from ..load.triggers import TriggerLoadError, TriggerQuery, TriggerSet, query_case
+from ..load.triggers import TriggerLoadError, TriggerQuery, TriggerSet, query_case, scripted_by_description
 from ..results.matrix import case_models
 from ..results.trigger_runs import trigger_run_of
 from ..results.triggers import QueryResult, TriggerRun, TriggerSetResult
@@ -142,6 +142,7 @@ def set_header(trigger_set: TriggerSet, model_override: str | None) -> TriggerSe
         runs_per_query=trigger_set.runs,
         max_turns=trigger_set.max_turns,
         model=model_override or trigger_set.model,
+        scripted_by_description=scripted_by_description(trigger_set),
     )
 
 

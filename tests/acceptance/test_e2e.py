@@ -423,7 +423,7 @@ def test_a_bad_scripted_yaml_is_a_load_error_naming_file_and_key(suite):
         {
             "file": "evals/typo/scripted.yaml",
             "key": "with[0].tool_input",
-            "message": "is not a key of a tool turn (expected: tool, input, delay, usage, drop, stall, trickle, repeat)",
+            "message": "is not a key of a tool turn (expected: tool, input, delay, usage, drop, stall, trickle, pings, thinking, stop, repeat)",
         }
     ]
     assert [c["name"] for c in run.doc["cases"]] == ["greets"]

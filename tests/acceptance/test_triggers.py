@@ -142,6 +142,8 @@ def test_a_should_fire_query_that_never_fires_fails_the_session_in_pytest_and_ju
     cases = {(c.get("classname"), c.get("name")): c for c in ET.parse(suite.root / "junit.xml").iter("testcase")}
     hey = cases[("greeter.triggers.greet", "hey")]
     assert hey.find("failure") is not None
+    properties = {p.get("name"): p.get("value") for p in hey.iter("property")}
+    assert properties["query"] == "hey" and properties["shouldFire"] == "True"  # what was asked, not only its slug
     assert ("greeter.triggers.greet", "hey-run-3") in cases  # the runs pass: they ran
     assert query(run.doc, "greet", "hey")["correct"] is False
 

@@ -165,4 +165,5 @@ def test_the_cost_ceiling_stops_the_loop(suite):
     assert doc["cost"]["proposerCalls"] == 0 and doc["candidates"] == []
     assert doc["cost"]["agentRuns"] < 8  # the original's measurement was cut short
     assert "estimate: at most" in done.stdout and "ceiling $0.00" in done.stdout
+    assert "\n  runs = (" in done.stdout and " proposer calls × $" in done.stdout  # the arithmetic, shown
     assert "stopped before the end" in done.stdout

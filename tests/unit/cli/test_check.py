@@ -351,3 +351,21 @@ def test_a_grader_that_will_not_be_scored_is_named_beside_one_that_is(clean):
     result = check_suite(clean)
     assert not [p for p in result.render_problems() if "files-an-issue" in p]
     assert not [w for w in result.warnings if "files-an-issue" in w]
+
+
+def test_an_indicator_whose_input_match_no_skill_of_the_plugin_can_match_is_warned(tmp_path):
+    """Issue 34 item 19: `greeters:` for `greeter:` fails every run, whatever Claude does."""
+    root = plugin(tmp_path / "greeter")
+    typo = {"name": "skill-fired", "type": "tool_used", "tool": "Skill", "input_match": "greeters:greet"}
+    right = {"name": "right", "type": "tool_used", "tool": "Skill", "input_match": '"skill":"greeter:greet"'}
+    order = {"name": "order", "type": "tool_order", "before": {"tool": "Skill", "input_match": "gret"}, "after": "Read"}
+    case(root, "says-hello", [FIRES[0], typo, right, order])
+    case(root, "unrelated", NOT_FIRE)
+    warnings = [w for w in check_suite(root).warnings if "input_match" in w]
+    assert warnings == [
+        'case "says-hello": grader "skill-fired": input_match \'greeters:greet\' matches no Skill call of the '
+        'plugin\'s skills (greeter:greet; a call\'s input is {"skill":"greeter:greet"}), so it fails whatever Claude '
+        "does — did you mean 'greeter:greet'?",
+        'case "says-hello": grader "order": input_match \'gret\' matches no Skill call of the plugin\'s skills '
+        '(greeter:greet; a call\'s input is {"skill":"greeter:greet"}), so it fails whatever Claude does',
+    ]

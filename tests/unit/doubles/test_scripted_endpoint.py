@@ -203,7 +203,7 @@ def test_judge_replies() -> None:
         ("with: [a, {delay: 1}]\n", "with[1]: a turn needs exactly one of text, tool, blocks, error (got: none)"),
         (
             "with: [{text: a, colour: red}]\n",
-            "with[0].colour: is not a key of a text turn (expected: text, delay, usage, drop, stall, trickle, repeat)",
+            "with[0].colour: is not a key of a text turn (expected: text, delay, usage, drop, stall, trickle, pings, thinking, stop, repeat)",
         ),
         ("with: [{text: a, input: {}}]\n", "with[0].input: is not a key of a text turn"),
         ("with: [a, {tool: Read, input: [x]}]\n", "with[1].input: input must be a mapping"),
@@ -212,10 +212,13 @@ def test_judge_replies() -> None:
         ("with: [[a]]\n", "with[0]: a turn is a string or a mapping"),
         (
             "with: [{blocks: []}]\n",
-            "with[0].blocks: blocks must be a non-empty list of text or tool turns (got an empty list)",
+            "with[0].blocks: blocks must be a non-empty list of text, thinking or tool blocks (got an empty list)",
         ),
         ("with: [{blocks: [{text: a, delay: 1}]}]\n", "with[0].blocks[0].delay: is not a key of a text block"),
-        ("with: [{blocks: [{error: {status: 500}}]}]\n", "with[0].blocks[0]: a block needs exactly one of text, tool"),
+        (
+            "with: [{blocks: [{error: {status: 500}}]}]\n",
+            "with[0].blocks[0]: a block needs exactly one of text, thinking, tool",
+        ),
         ("with: [{error: {status: 200}}]\n", "with[0].error.status: must be a whole number from 400 to 599 (got 200)"),
         ("with: [{error: {}}]\n", "with[0].error.status: must be a whole number from 400 to 599 (got nothing (null))"),
         ("with: [{error: {status: 500, code: 1}}]\n", "with[0].error.code: is not a key of an error"),
@@ -225,11 +228,11 @@ def test_judge_replies() -> None:
         ),
         (
             "with: [{error: {status: 500}, drop: true}]\n",
-            "with[0]: drop, stall and trickle apply to replies, not errors",
+            "with[0]: drop, stall, trickle, pings and stop apply to replies, not errors",
         ),
         (
             "with: [{error: {status: 500}, trickle: 1}]\n",
-            "with[0]: drop, stall and trickle apply to replies, not errors",
+            "with[0]: drop, stall, trickle, pings and stop apply to replies, not errors",
         ),
         ("with: [{text: a, trickle: -1}]\n", "with[0].trickle: must be a number of seconds ≥ 0 (got -1)"),
         (
@@ -642,3 +645,82 @@ def test_bad_judge_and_control_replies_are_named(data, key):
     with pytest.raises(SpecError) as raised:
         script(data)
     assert raised.value.key == key
+
+
+# ---- a real model's traffic: thinking, parallel calls, stop reasons, max_tokens, pings --------------------------
+
+
+def test_a_turn_thinks_before_it_answers_and_may_call_tools_in_parallel(endpoint: ScriptedEndpoint) -> None:
+    loaded = script(
+        {
+            "with": [
+                {
+                    "thinking": "two globs at once",
+                    "blocks": [
+                        {"tool": "Glob", "input": {"pattern": "*"}},
+                        {"tool": "Read", "input": {"file_path": "a"}},
+                    ],
+                },
+                {"blocks": [{"thinking": "done"}, "Hello {arm}"]},
+            ]
+        }
+    )
+    url = endpoint.agent_url(loaded)
+    with client(url).messages.stream(model="m", max_tokens=1000, messages=history(0), tools=TOOLS) as stream:
+        first = stream.get_final_message()
+    assert [block.type for block in first.content] == ["thinking", "tool_use", "tool_use"]
+    assert first.content[0].thinking == "two globs at once" and first.content[0].signature == "scripted"
+    assert first.stop_reason == "tool_use"
+    second = ask(url, assistant_turns=1)
+    assert [block.type for block in second.content] == ["thinking", "text"] and second.content[1].text == "Hello with"
+
+
+def test_a_turn_may_stop_on_a_refusal(endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.agent_url(script({"with": [{"text": "I won't.", "stop": "refusal"}]}))
+    with client(url).messages.stream(model="m", max_tokens=1000, messages=history(0), tools=TOOLS) as stream:
+        reply = stream.get_final_message()
+    assert (reply.stop_reason, text_of(reply)) == ("refusal", "I won't.")
+
+
+def test_a_reply_longer_than_max_tokens_is_cut_and_stops_on_max_tokens(endpoint: ScriptedEndpoint) -> None:
+    paragraph = "The reply greets the user by name, in one sentence, as asked. " * 4 + "PASS"
+    url = endpoint.judge_url(script({"judge": {"quality": [paragraph]}}), grader="quality")
+    cut = client(url).messages.create(model="m", max_tokens=16, messages=history(0))
+    assert (cut.stop_reason, text_of(cut)) == ("max_tokens", paragraph[:64])
+    whole = client(url).messages.create(model="m", max_tokens=1024, messages=history(0))
+    assert (whole.stop_reason, text_of(whole)) == ("end_turn", paragraph)
+
+
+def sse_events(url: str, assistant_turns: int) -> list[str]:
+    """The event names of a streamed reply, as they come over the wire (the SDK hides pings)."""
+    body = {"model": "m", "max_tokens": 10, "stream": True, "messages": history(assistant_turns), "tools": TOOLS}
+    request = urllib.request.Request(
+        f"{url}/v1/messages", data=json.dumps(body).encode(), headers={"content-type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        lines = response.read().decode().splitlines()
+    return [line.removeprefix("event: ") for line in lines if line.startswith("event: ")]
+
+
+def test_pings_keep_a_stalled_stream_alive(endpoint: ScriptedEndpoint) -> None:
+    url = endpoint.agent_url(
+        script({"with": [{"text": "late", "stall": 0.5, "pings": 0.1}, {"text": "x", "stall": 0.3}]})
+    )
+    events = sse_events(url, 0)
+    assert events[0] == "message_start" and events.count("ping") >= 3 and events[-1] == "message_stop"
+    assert set(events[1 : events.index("content_block_start")]) == {"ping"}
+    assert "ping" not in sse_events(url, 1)  # a stall without pings is silent
+
+
+@pytest.mark.parametrize(
+    ("turn", "message"),
+    [
+        ({"text": "x", "stop": "nope"}, "with[0].stop: 'nope' is not a stop reason of the Messages API"),
+        ({"error": {"status": 500}, "pings": 1}, "with[0]: drop, stall, trickle, pings and stop apply to replies"),
+        ({"blocks": [{"thinking": 3}]}, "with[0].blocks[0].thinking"),
+    ],
+)
+def test_traffic_keys_are_validated(turn: dict, message: str) -> None:
+    with pytest.raises(SpecError) as raised:
+        script({"with": [turn]})
+    assert message in str(raised.value)

@@ -304,7 +304,7 @@ def test_ballot_sends_the_request_shape():
         "system": SYSTEM_PROMPT,
         "messages": [{"role": "user", "content": CONTENT}],  # too short to be cached: not marked
     }
-    assert MAX_TOKENS == 64
+    assert MAX_TOKENS == 4096  # room for a judge that reasons before its verdict
     assert "PASS" in SYSTEM_PROMPT and "FAIL" in SYSTEM_PROMPT
     assert ANSWER_LINE == "Answer with exactly one word: PASS or FAIL."
 
@@ -576,6 +576,25 @@ def test_votes_lost_to_errors_and_to_replies_add_up_to_the_budget():
     assert len(client.calls) == 3
     assert str(info.value) == (
         "2 vote(s) failed after retries: API error 401: denied · 1 reply with no PASS or FAIL in it: 'maybe?'"
+    )
+
+
+def test_a_judge_that_reasons_before_its_verdict_is_read_wherever_the_verdict_is():
+    reasoning = "The reply greets the user by name and keeps to one sentence, as the criterion asks. " * 5
+    judge, client, _, _ = make_judge([reasoning + "\n\nPASS", "Looking at it closely:\n" + reasoning + "Verdict: PASS"])
+    assert judge.ballot("g", CONTENT).votes == [True, True]
+    assert client.calls[0]["max_tokens"] == MAX_TOKENS
+
+
+def test_a_reply_cut_off_by_the_token_limit_says_so():
+    cut = reply("The reply greets the user by name. It also")
+    cut.stop_reason = "max_tokens"
+    judge, _, _, _ = make_judge([cut, cut, cut])
+    with pytest.raises(JudgeUnavailable) as info:
+        judge.ballot("g", CONTENT)
+    assert str(info.value) == (
+        "3 replies stopped at the judge's token limit (max_tokens 4096) before any PASS or FAIL: "
+        "'The reply greets the user by name. It also'"
     )
 
 

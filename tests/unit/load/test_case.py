@@ -23,6 +23,7 @@ from pytest_plugin_eval.load.case import (
     CaseLoadError,
     Context,
     Problem,
+    env_key_problem,
     find_case_dirs,
     is_case_dir,
     load_case,
@@ -263,11 +264,22 @@ def test_env_non_string_value(suite):
 @pytest.mark.parametrize("name", ["FOO", "EVAL_lower", "eval_X", "PATH", "XEVAL_A", "EVAL-A"])
 def test_env_refuses_non_eval_names(suite, name):
     suite.case(fm=f"env: {{{name}: x}}")
-    assert suite.problems() == [
-        f"evals/c/prompt.md: env.{name}: only EVAL_* variables (upper case: "
-        f"^EVAL_[A-Z0-9_]*$) can be set from a case; anything else must come from the "
-        f"operator's shell"
-    ]
+    [problem] = suite.problems()
+    assert problem.startswith(
+        f"evals/c/prompt.md: env.{name}: only EVAL_* variables (upper case: ^EVAL_[A-Z0-9_]*$) can be set from a "
+        "case; and your shell's own variables never reach the run either (its hooks and MCP servers included)"
+    )
+    assert "must come from the operator's shell" not in problem  # it cannot: issue 34 item 20
+
+
+def test_a_refused_env_name_says_how_a_plugin_gets_its_token(suite):
+    suite.case(fm="env: {GITHUB_TOKEN: x}")
+    [problem] = suite.problems()
+    assert problem.endswith(
+        "only EVAL_* ones and the allow-list Claude Code needs — name it EVAL_GITHUB_TOKEN (here, or exported in your "
+        'shell) and have the plugin read that (an MCP server\'s config can pass it on: "GITHUB_TOKEN": '
+        '"${EVAL_GITHUB_TOKEN}")'
+    )
 
 
 def test_env_accepts_upper_case_eval_names(suite):
@@ -874,8 +886,7 @@ def test_case_yaml_execution_values_are_validated_with_their_path(suite):
     assert suite.problems() == [
         "evals/c/case.yaml: runs: must be a whole number from 1 to 50 (got 0)",
         "evals/c/case.yaml: execution.max_turns: must be a whole number from 1 to 200 (got 0)",
-        "evals/c/case.yaml: execution.env.FOO: only EVAL_* variables (upper case: ^EVAL_[A-Z0-9_]*$) can be set "
-        "from a case; anything else must come from the operator's shell",
+        "evals/c/case.yaml: execution.env.FOO: " + env_key_problem("FOO"),
     ]
 
 
@@ -1412,7 +1423,7 @@ def test_a_case_without_a_script_has_none(suite):
         (
             "with:\n  - tool: Write\n    tool_input: {file_path: x}\n",
             "evals/c/scripted.yaml: with[0].tool_input: is not a key of a tool turn "
-            "(expected: tool, input, delay, usage, drop, stall, trickle, repeat)",
+            "(expected: tool, input, delay, usage, drop, stall, trickle, pings, thinking, stop, repeat)",
         ),
         (
             "wiht: [hi]\n",

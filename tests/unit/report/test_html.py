@@ -507,6 +507,26 @@ def test_failed_result_line_is_red_and_lists_errors():
     assert "error_max_turns · 5 turns" in conv and "Reached max turns (5)" in conv
 
 
+def test_a_session_start_hooks_output_is_in_the_transcript():
+    """Issue 34 item 14: what a SessionStart hook tells the model (the whole of some plugins) shows."""
+    started = {"type": "system", "subtype": "hook_started", "hook_name": "SessionStart:startup"}
+    response = {
+        "type": "system",
+        "subtype": "hook_response",
+        "hook_name": "SessionStart:startup",
+        "hook_event": "SessionStart",
+        "output": "You have superpowers.\n",
+        "stdout": "You have superpowers.\n",
+        "stderr": "",
+        "exit_code": 0,
+        "outcome": "success",
+    }
+    trace = json.dumps(started) + "\n" + json.dumps(response) + "\n" + INIT + result()
+    conv = conversation_html(trace, "hi")
+    assert "Hook SessionStart:startup (success, exit 0)" in conv and "You have superpowers." in conv
+    assert "hook_started" not in conv
+
+
 def test_long_tool_result_is_truncated():
     call = assistant({"type": "tool_use", "id": "t", "name": "Read", "input": {}})
     trace = INIT + call + tool_result("t", "x" * 5000)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from pytest_plugin_eval.report.terminal import summary_line, table
 from pytest_plugin_eval.report.view import notes_for
 from pytest_plugin_eval.results.hints import case_hints, never_fired, suite_hints
@@ -110,6 +112,25 @@ def test_a_flat_delta_with_a_skill_that_never_fired_points_at_the_description():
         [run(0.5)],
     )
     assert case_hints(typed(fired)) == []
+
+
+def test_an_indicator_that_misses_the_skill_calls_made_blames_its_pattern_not_the_description(tmp_path):
+    """Issue 34 item 19: every run called the skill, the indicator's input_match misspelt its namespace."""
+    call = {"type": "tool_use", "id": "t1", "name": "Skill", "input": {"skill": "superpowers:brainstorming"}}
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text(json.dumps({"type": "assistant", "message": {"content": [call]}}) + "\n")
+    typo = {**SKILL, "config": {"tool": "Skill", "input_match": "superpower:brainstorming"}}
+    missed = dict(run(0.5, ("skill-fired", False, "Skill called 0x (expected 1..∞)", True)), tracePath=str(trace))
+    flat = case("flat", {"score": 0.5, "scoreWithout": 0.5, "delta": 0.0}, [missed] * 2, [run(0.5)], graders=[typo])
+    [hint] = case_hints(typed(flat))
+    assert hint == (
+        "the plugin-fired indicator failed in every with-plugin run, yet every one of them called Skill "
+        "(superpowers:brainstorming): its input_match 'superpower:brainstorming' matches none of these calls — fix "
+        "the pattern (a typo in the skill's name or its namespace?), not the description"
+    )
+    no_call = dict(missed, tracePath=None)  # a run that called nothing: the description is the suspect again
+    other = case("o", {"score": 0.5, "scoreWithout": 0.5, "delta": 0.0}, [missed, no_call], [run(0.5)], graders=[typo])
+    assert "sharpen the skill's `description`" in case_hints(typed(other))[0]
 
 
 def test_a_skill_that_never_fired_gets_a_hint_whatever_the_delta():

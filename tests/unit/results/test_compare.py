@@ -361,3 +361,24 @@ def test_two_scripted_sessions_cannot_show_a_description_change():
     assert warning.kind == "scripted" and "cannot show the effect of the description change" in warning.message
     assert not compare(session("Greet.", False), session("Say hi.", False)).warnings
     assert not compare(session("Greet.", True), session("Greet.", True)).warnings
+
+
+def test_scripted_trigger_sets_answered_by_the_description_can_show_its_change():
+    """Issue 34 item 13: the note is said only for sets whose scripted answers ignore the description."""
+    from pytest_plugin_eval.results.trigger_compare import TriggerSetChange, scripted_warning
+    from pytest_plugin_eval.results.triggers import TriggerSetResult
+
+    def change(by_words: bool) -> TriggerSetChange:
+        old, new = (
+            TriggerSetResult("greeter:hi", "hi", description=d, scripted_by_description=by_words)
+            for d in ("Greet.", "Say hi.")
+        )
+        return TriggerSetChange("greeter:hi", "hi", old, new)
+
+    assert scripted_warning(True, True, [change(True)]) is None
+    assert "the change of description of hi cannot show in them" in (
+        scripted_warning(True, True, [change(False)]) or ""
+    )
+    triggers_only = described(document(scripted=True), {"greeter:hi": "Greet."}, "a")
+    changed = described(document(scripted=True), {"greeter:hi": "Say hi."}, "b")
+    assert compare(triggers_only, changed).warnings == []  # no case follows a scripted.yaml here

@@ -199,6 +199,7 @@ def rich_trigger_set() -> TriggerSetResult:
         runs_per_query=5,
         max_turns=4,
         model="claude-haiku-4-5",
+        scripted_by_description=True,
         extra={"futureTriggerSet": "z"},
         queries=[query],
     )

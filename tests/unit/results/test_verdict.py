@@ -224,10 +224,32 @@ def test_a_case_no_with_run_of_which_was_scored_is_skipped():
     assert verdict == CaseVerdict("skipped", "not scored: Not logged in; exit 1: API Error: 529", [])
 
 
-def test_an_unscored_run_without_an_error_says_not_scored():
+def test_an_unscored_run_without_an_error_says_why():
     c = case(run("with", 1, g("fired", False, scored=False)))
     assert c.aggregates.score is None
-    assert case_verdict(c, 1.0) == CaseVerdict("skipped", "not scored: not scored")
+    assert case_verdict(c, 1.0) == CaseVerdict("skipped", "not scored: no grader scored it")
+
+
+def test_a_case_whose_graders_all_errored_says_what_they_said():
+    errored = GraderResult(
+        "quality", False, 1, "judge unavailable: API error 529: overloaded", scored=False, errored=True
+    )
+    c = case(run("with", 1, errored), run("with", 2, errored))
+    assert c.aggregates.score is None
+    assert case_verdict(c, 1.0).headline == (
+        "not scored: every grader errored (quality: judge unavailable: API error 529: overloaded)"
+    )
+
+
+def test_a_multi_line_message_is_one_line_in_the_headline():
+    message = "exit 1: API Error: 500 upstream failed\n\nTry again later.\n  Request ID: req_1"
+    c = case(run("with", 1, error=message, error_kind="api"))
+    assert case_verdict(c, 1.0).headline == (
+        "not scored: exit 1: API Error: 500 upstream failed Try again later. Request ID: req_1"
+    )
+    failed = case(run("with", 1, g("a", False, "line one\nline two"), score=0.0))
+    assert "\n" not in case_verdict(failed, 1.0).headline
+    assert case_verdict(failed, 1.0).headline.startswith("a: line one line two (with-plugin run 1)")
 
 
 def test_a_case_without_with_runs_is_skipped():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_plugin_eval.run.agent import AgentCommand, Child, ChildExit, classify, prompt_parts
+from pytest_plugin_eval.run.agent import AgentCommand, Child, ChildExit, classify, prompt_parts, silence_limit
 from pytest_plugin_eval.run.transcript import Transcript
 
 
@@ -122,19 +122,15 @@ RETRY = {"type": "system", "subtype": "api_retry", "attempt": 1, "error_status":
 @pytest.mark.parametrize(
     "events", [(INIT,), (INIT, TOOL_USE, TOOL_RESULT), (INIT, TEXT), (INIT, TOOL_USE, TOOL_RESULT, REQUESTING, START)]
 )
-def test_a_model_request_open_with_no_byte_of_its_reply_for_a_minute_is_a_stalled_stream(events):
-    error = classify(killed(silent=75.0), trace(*events), 300)
-    assert error.kind == "api" and error.infrastructure and error.ungraded
-    assert error.message == (
-        "the model's stream stalled: no byte of its reply for 75s, until the run's time limit (300s) stopped it"
-    )
+def test_a_quiet_trace_alone_is_no_stall_pings_never_reach_it(events):
+    # A model that only pings until the limit writes nothing to the trace: still sending, graded as a timeout.
+    # A stream silent for Claude Code's idle limit leaves its drop in the trace (below): that is the evidence.
+    error = classify(killed(silent=250.0), trace(*events), 300)
+    assert (error.kind, error.message) == ("timeout", "timed out after 300s")
 
 
-def test_a_minute_of_silence_whatever_the_limit():
-    # A real model can take many seconds to its first byte: a short limit striking first is the run's timeout.
-    assert classify(killed(silent=59.0), trace(INIT), 300).kind == "timeout"
-    assert classify(killed(silent=61.0), trace(INIT), 300).kind == "api"
-    assert classify(killed(silent=35.0), trace(INIT, TOOL_USE, TOOL_RESULT), 60).kind == "timeout"
+def test_the_silence_limit_is_a_third_of_the_time_limit_within_claude_codes_bounds():
+    assert [silence_limit(t) for t in (6, 12, 30, 45, 180, 270, 300, 3600)] == [10, 10, 10, 15, 60, 90, 90, 90]
 
 
 @pytest.mark.parametrize(
@@ -189,6 +185,26 @@ def test_a_prompt_too_long_is_the_runs_own_error_not_an_outage():
     assert classify(child(1), transcript(**older), 300).kind == "prompt_too_long"
     other = {**older, "result": "API Error: 400 tools.0: invalid schema"}
     assert classify(child(1), transcript(**other), 300).kind == "api"
+
+
+def test_a_refusal_is_the_agents_answer_not_an_outage():
+    # What Claude Code 2.1.x writes when the model refused twice (it asks once more after the first).
+    result = {
+        "subtype": "success",
+        "is_error": True,
+        "stop_reason": "refusal",
+        "terminal_reason": "api_error",
+        "api_error_status": None,
+        "result": "API Error: Opus 5.5's safeguards flagged this message (https://www.anthropic.com/legal/aup).\n\n"
+        "Try rephrasing the request in a new session or change your model.",
+    }
+    error = classify(child(1), transcript(**result), 300)
+    assert error.kind == "refusal" and not error.infrastructure and not error.ungraded
+    assert error.message == (
+        "exit 1: the model refused to answer (stop_reason: refusal): Opus 5.5's safeguards flagged this message "
+        "(https://www.anthropic.com/legal/aup)."
+    )
+    assert classify(child(1), transcript(**{**result, "stop_reason": "end_turn"}), 300).kind == "api"
 
 
 # ---- the child process: started ahead of its prompt ----------------------------------------------------------

@@ -236,10 +236,8 @@ def test_stand_ins_write_the_mcp_config(tmp_path):
 def test_child_env_defaults_and_the_runs_folders(suite, ws):
     case = suite.loaded(fm='env:\n  EVAL_COLOUR: "blue"')
     env = child_env(plan(case, environ={"PATH": "/usr/bin", "SECRET_TOKEN": "s", "HOME": "/root"}), ws)
-    assert {k: env[k] for k in CHILD_DEFAULTS} == {
-        "CLAUDE_CODE_MAX_RETRIES": "3",
-        "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "90000",
-    }
+    assert {k: env[k] for k in CHILD_DEFAULTS} == {"CLAUDE_CODE_MAX_RETRIES": "3"}
+    assert env["CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS"] == "90000"  # the default 300 s limit: 90 s of silence
     assert (env["PATH"], env["HOME"], env["CLAUDE_CONFIG_DIR"], env["TMPDIR"]) == (
         "/usr/bin",
         str(ws.home),
@@ -249,6 +247,12 @@ def test_child_env_defaults_and_the_runs_folders(suite, ws):
     assert env["EVAL_COLOUR"] == "blue"
     assert "SECRET_TOKEN" not in env
     assert "ANTHROPIC_BASE_URL" not in env and "ANTHROPIC_API_KEY" not in env
+
+
+@pytest.mark.parametrize(("timeout", "idle"), [(12, "10000"), (45, "15000"), (180, "60000"), (900, "90000")])
+def test_the_silence_claude_code_drops_a_stream_after_is_a_third_of_the_time_limit(suite, ws, timeout, idle):
+    env = child_env(plan(suite.loaded(fm=f"timeout_seconds: {timeout}"), environ={"PATH": "/usr/bin"}), ws)
+    assert env["CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS"] == idle
 
 
 def test_the_operator_can_override_the_child_defaults(suite, ws):

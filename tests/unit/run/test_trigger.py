@@ -98,6 +98,12 @@ def test_reaching_the_turn_limit_does_not_fire(target):
     assert firing == Firing(False, None, "reached the turn limit without consulting a skill")
 
 
+def test_a_query_the_model_refuses_does_not_fire(target):
+    refused = {**result("success", is_error=True), "stop_reason": "refusal", "terminal_reason": "api_error"}
+    firing = decide(trace(refused), target)
+    assert firing == Firing(False, None, "the model refused the query without consulting a skill")
+
+
 @pytest.mark.parametrize("line", [result("success", is_error=True), result("error_during_execution", True)])
 def test_an_error_result_decides_nothing(target, line):
     assert decide(trace(line), target) is None
