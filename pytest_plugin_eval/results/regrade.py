@@ -36,7 +36,17 @@ from .scoring import judge_cost, run_score
 from .store import RESULTS_FILE, RUNS_DIR, ResultsFolder
 
 # Runs that were never graded stay as they were.
-UNGRADED_KINDS = ("api", "auth", "start", "scaffold", "interrupted", "harness", "missing_artefacts", "sandbox")
+UNGRADED_KINDS = (
+    "api",
+    "auth",
+    "start",
+    "scaffold",
+    "interrupted",
+    "harness",
+    "missing_artefacts",
+    "sandbox",
+    "tool_refused",  # --strict-tools: not scored when made, so not now either
+)
 MISSING: ErrorKind = "missing_artefacts"  # the errorKind of a run whose stored trace is missing or unreadable
 
 
