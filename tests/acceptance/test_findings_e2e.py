@@ -42,6 +42,9 @@ def test_a_refused_write_is_the_cases_first_note_and_a_finding(suite):
     refused = next(f for f in run.doc["findings"] if f["kind"] == "tool-refused")
     assert refused["message"].startswith("Claude Code refused the agent Write (not granted) in with-plugin runs 2/2")
     assert "⚑ writes: Claude Code refused the agent Write (not granted)" in run.out
+    # said before the runs too (the pre-run ones): the heading comes before the summary
+    start = run.out.index("plugin-eval: ⚑ 1 finding(s) before running")
+    assert start < run.out.index("plugin eval ==") and 'case "writes": grader "wrote": checks files' in run.out
     assert run.doc["partial"] is False
 
 
