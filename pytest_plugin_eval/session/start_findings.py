@@ -12,7 +12,9 @@ from .collect import RunItem
 from .rules import grants_of
 from .view import SessionView
 
-HEADING = "plugin-eval: ⚑ {n} finding(s) before running — cases that may measure less than they seem (docs/findings.md):"
+HEADING = (
+    "plugin-eval: ⚑ {n} finding(s) before running — cases that may measure less than they seem (docs/findings.md):"
+)
 
 
 def start_findings(session: SessionView, items: list) -> list[Finding]:
