@@ -43,18 +43,27 @@ def _names(shipped: Shipped) -> list[tuple[str, str]]:
     return out
 
 
-def names_finding(case: Case, shipped: Shipped) -> Finding | None:
+def naming(text: str, shipped: Shipped) -> tuple[str, str] | None:
+    """What of the plugin `text` names, and the words that name it: ("skill p:s", "the s skill"); None: nothing.
+    (Also what `plugin-eval tune` refuses in a trigger query.)"""
     for label, pattern in _names(shipped):
-        hit = re.search(pattern, case.prompt, re.IGNORECASE)
+        hit = re.search(pattern, text, re.IGNORECASE)
         if hit:
-            return Finding(
-                case.name,
-                kind="prompt-names-skill",
-                message=f'the prompt names {label} ("{hit.group(0)}"): it tells Claude what to use, so the case '
-                "does not measure whether the description makes Claude pick it",
-                fix="ask as a user who never heard of the plugin would, in the words of the task",
-            )
+            return label, hit.group(0)
     return None
+
+
+def names_finding(case: Case, shipped: Shipped) -> Finding | None:
+    named = naming(case.prompt, shipped)
+    if named is None:
+        return None
+    return Finding(
+        case.name,
+        kind="prompt-names-skill",
+        message=f'the prompt names {named[0]} ("{named[1]}"): it tells Claude what to use, so the case does not '
+        "measure whether the description makes Claude pick it",
+        fix="ask as a user who never heard of the plugin would, in the words of the task",
+    )
 
 
 def _words(text: str) -> list[str]:
