@@ -11,6 +11,7 @@ from pytest_plugin_eval.results.findings import Finding, unique
 from pytest_plugin_eval.results.model import GraderInfo, GraderResult, RunResult, SuiteResult
 from pytest_plugin_eval.results.refused import refusal_explains_failures, refusal_note
 from pytest_plugin_eval.results.run_findings import case_findings
+from pytest_plugin_eval.results.verdict import case_verdict
 
 ANSWER = GraderInfo("answer", "regex", 1, {"pattern": "x"})
 STYLE = GraderInfo("style", "regex", 1, {"pattern": "y"})
@@ -88,6 +89,14 @@ def test_refused_runs_become_a_finding_and_the_first_note():
     assert finding.fix.startswith("pass --allow-tools Write")
     assert refusal_note(case) == "with-plugin runs 3/3: Write refused ×3 (not granted: --allow-tools Write)"
     assert refusal_explains_failures(case)
+
+
+def test_the_failed_verdict_of_a_refused_case_leads_with_the_refusal():
+    case = case_of(*(run("with", i, refused=WRITE_REFUSED, answer=False) for i in (1, 2)), graders=[ANSWER])
+    case.warnings = ['grader "answer" checks files the agent writes, but no tool that writes files is granted']
+    verdict = case_verdict(case, 1.0)
+    assert verdict.headline.startswith("with-plugin runs 2/2: Write refused ×2 (not granted: --allow-tools Write) — ")
+    assert any(d.startswith("⚠ refused: with-plugin runs 2/2") for d in verdict.details)
 
 
 def test_a_refusal_in_only_some_failing_runs_is_not_the_first_note():
