@@ -68,9 +68,5 @@ def grant_findings(case: Case, grants: Grants) -> list[Finding]:
 
 
 def warning_text(finding: Finding) -> str:
-    """The finding as the one-line warning a session and `check` have always printed for it."""
-    where = f'grader "{finding.grader}" ' if finding.grader else ""
-    text = f"{where}{finding.message}"
-    if finding.grader and "disallowed_tools" not in finding.message:
-        text += f": {finding.fix}"
-    return text
+    """The finding as the one-line warning a session gives (the case's `warnings`): `grader "g" message: fix`."""
+    return f'grader "{finding.grader}" {finding.message}: {finding.fix}' if finding.grader else finding.message

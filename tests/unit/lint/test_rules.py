@@ -10,7 +10,7 @@ import pytest
 from helpers.plugin import write_plugin
 
 from pytest_plugin_eval.grade.types import grader_types
-from pytest_plugin_eval.lint.grants import Grants
+from pytest_plugin_eval.lint.grants import Grants, warning_text
 from pytest_plugin_eval.lint.shipped import shipped
 from pytest_plugin_eval.lint.suite import lint_case
 from pytest_plugin_eval.load.case import load_case
@@ -149,3 +149,20 @@ def test_a_grader_that_needs_a_tool_nobody_granted(plugin):
     case = load_case(folder, plugin / "evals", grader_types())
     assert [(f.kind, f.grader) for f in lint_case(case, Grants())] == [("tool-not-granted", "wrote")]
     assert lint_case(case, Grants(allow_tools=("Write",))) == []  # granted: the near-miss
+
+
+def test_a_grader_on_a_tool_the_case_removes(plugin):
+    folder = plugin / "evals" / "c"
+    (folder / "graders").mkdir(parents=True)
+    (folder / "prompt.md").write_text("---\ndisallowed_tools: [Grep]\n---\nFind the TODOs in the project.\n")
+    (folder / "graders" / "grepped.md").write_text("---\ntype: tool_used\ntool: Grep\n---\n")
+    (folder / "graders" / "answer.md").write_text(regex("TODO"))
+    case = load_case(folder, plugin / "evals", grader_types())
+    [finding] = lint_case(case, Grants())
+    assert (finding.kind, finding.grader) == ("tool-not-granted", "grepped")
+    assert warning_text(finding) == (
+        'grader "grepped" needs the Grep tool, which this case removes (disallowed_tools): take Grep out of '
+        "disallowed_tools, or grade something else"
+    )
+    (folder / "prompt.md").write_text("Find the TODOs in the project.\n")  # the near-miss: Grep is not removed
+    assert lint_case(load_case(folder, plugin / "evals", grader_types()), Grants()) == []
