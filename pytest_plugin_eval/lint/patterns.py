@@ -94,14 +94,15 @@ def _edge_finding(case: Case, spec: GraderSpec) -> Finding | None:
     opens, closes = OPENS_ON_DIGIT.search(pattern), CLOSES_ON_DIGIT.search(pattern)
     if not (opens or closes):
         return None
-    side = "opens" if opens else "closes"
+    side = "opens and closes" if opens and closes else "opens" if opens else "closes"
+    bounded = ("\\b" if opens else "") + pattern + ("\\b" if closes else "")
     return Finding(
         case.name,
         grader=spec.name,
         kind="unanchored-number",
         message=f"/{pattern}/ {side} on a digit with nothing bounding it: it also matches inside a longer number "
         "(0 inside 10)",
-        fix=r"bound the number: \b0 critical (or (?<!\d)0 critical), and \d\b at the end",
+        fix=f"bound the number: /{bounded}/ (or a lookaround such as (?<!\\d))",
     )
 
 
