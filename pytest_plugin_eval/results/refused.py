@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..core.kinds import ARMS
+from ..core.kinds import ARMS, Arm
 from .findings import Finding
 from .model import CaseResult, RunResult
 
@@ -27,23 +27,20 @@ def fix_for(tool: str, why: str) -> str:
     return "see the run's trace"
 
 
-def _short_fix(tool: str, why: str) -> str:
-    return f"--allow-tools {tool}" if why == "not granted" else why
-
-
 def refused_runs(runs: list[RunResult]) -> list[RunResult]:
     return [run for run in runs if run.refused_tools]
 
 
-def arm_text(case: CaseResult, arm: str) -> str | None:
-    """`with-plugin runs 3/3: Write refused ×3 (not granted: --allow-tools Write)` (None: no refusal)."""
-    runs = case.runs(arm)  # type: ignore[arg-type]
+def arm_text(case: CaseResult, arm: Arm) -> str | None:
+    """`with-plugin runs 3/3: Write refused ×3 (not granted: --allow-tools Write)` (None: no refusal). The option
+    that grants a tool is named in the note; the other reasons' fixes are in the finding."""
+    runs = case.runs(arm)
     refused = refused_runs(runs)
     if not refused:
         return None
     counts = Counter((r["tool"], r["why"]) for run in refused for r in run.refused_tools)
     what = ", ".join(
-        f"{tool} refused ×{n} ({why}" + (f": {_short_fix(tool, why)})" if why == "not granted" else ")")
+        f"{tool} refused ×{n} ({why}: --allow-tools {tool})" if why == "not granted" else f"{tool} refused ×{n} ({why})"
         for (tool, why), n in counts.items()
     )
     return f"{ARM_LABEL[arm]} runs {len(refused)}/{len(runs)}: {what}"

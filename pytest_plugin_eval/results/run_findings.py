@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..core.kinds import Arm
 from .findings import Finding
 from .model import CaseResult, GraderInfo, RunResult
 from .refused import refusal_findings
@@ -40,11 +41,11 @@ def _graded(runs: Iterable[RunResult]) -> list[RunResult]:
     return [run for run in runs if run.score is not None and not run.error_kind]
 
 
-def verdicts(case: CaseResult, name: str, arm: str | None = None) -> list[bool]:
+def verdicts(case: CaseResult, name: str, arm: Arm | None = None) -> list[bool]:
     """A scored grader's verdicts over the case's graded runs (of one arm, or both)."""
     return [
         g.passed
-        for run in _graded(case.runs(arm))  # type: ignore[arg-type]
+        for run in _graded(case.runs(arm))
         for g in run.graders
         if g.name == name and g.scored and not g.errored and not g.skipped
     ]
