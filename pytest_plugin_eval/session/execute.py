@@ -171,8 +171,9 @@ def _attempt(plan: RunPlan, how: Evaluation, progress: Progress, ready: StartedA
         error_kind: ErrorKind | None = run.error.kind if run.error else None
         error_text = run.error.message if run.error else None
         refused = refused_tools(run.transcript)
-        if refused and error_kind is None and plan.settings.strict_tools:
-            # --strict-tools: the run measured nothing the plugin did, so it is not scored (the session is partial)
+        if refused and error_kind is None and plan.settings.strict_tools and case.trigger is None:
+            # --strict-tools: the run measured nothing the plugin did, so it is not scored (the session is partial).
+            # A trigger run is decided by the skill it picks, whatever was refused on the way: left alone.
             error_kind, error_text, score = "tool_refused", f"--strict-tools: {describe(refused)}", None
         result = RunResult(
             plan.arm,
