@@ -29,6 +29,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="bool",
         default=False,
     )
+    parser.addini(
+        _option_parse.STRICT_TOOLS_INI,
+        "Make a run whose tools Claude Code refused a run error, as --strict-tools does",
+        type="bool",
+        default=False,
+    )
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:

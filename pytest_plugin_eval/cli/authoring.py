@@ -35,6 +35,7 @@ from ..load.case import find_case_dirs, is_case_dir
 from ..load.suite import RESERVED_DIR, component_paths, plugin_at, read_manifest
 from ..load.trigger_files import is_trigger_file
 from ..load.triggers import TriggerLoadError, load_trigger_file
+from ..results.findings import Finding
 from ..run.permissions import hidden_paths
 from .check import CheckResult, check_suite, pilot_argv, plugin_eval_argv, requested_grants
 
@@ -422,6 +423,19 @@ def case_of(path: Path, cfg: AuthoringConfig) -> Path | None:
     return None
 
 
+def finding_lines(findings: list[Finding]) -> str:
+    lines = [f'case "{f.case}": {f.line()}' for f in findings]
+    if len(lines) > PROBLEM_LINES:
+        lines = [*lines[:PROBLEM_LINES], f"… and {len(lines) - PROBLEM_LINES} more"]
+    return "\n".join(f"  ⚑ {line}" for line in lines)
+
+
+FINDINGS_ADVICE = (
+    "A case with a finding would measure less than it seems (docs/findings.md): fix each as it says — do not "
+    "leave the case as it is"
+)
+
+
 def problem_lines(problems: list[Problem], cfg: AuthoringConfig) -> str:
     lines = [p.render(cfg.root_path) for p in problems]
     if len(lines) > PROBLEM_LINES:
@@ -451,6 +465,11 @@ def post(event: dict, cfg: AuthoringConfig) -> HookAnswer:
     scope = (lambda d: d == case_dir) if case_dir is not None and not in_mocks else cfg.in_session
     result = check_suite(cfg.root_path, cfg.eval_dir, in_scope=scope, model=cfg.model, judge_model=cfg.judge_model)
     problems = result.load_problems + (result.case_floor_problems if case_dir is not None else [])
+    if not problems and case_dir is not None and result.findings:
+        return block(
+            f"{rel(case_dir, cfg)}: {FINDINGS_ADVICE}\n{finding_lines(result.findings)}\n"
+            "(If you are still writing this case's files, write the rest first.)"
+        )
     if not problems:
         return ALLOW
     what = rel(case_dir, cfg) if case_dir is not None and not in_mocks else f"the cases that use {rel(path, cfg)}"
@@ -472,6 +491,8 @@ def stop(event: dict, cfg: AuthoringConfig) -> HookAnswer:
             problems.append(
                 Problem(cfg.eval_root, "", "the draft holds no new case yet — write the cases, each in a new folder")
             )
+    if not problems and final and result.findings:
+        return block(f"{FINDINGS_ADVICE}, then finish again.\n{finding_lines(result.findings)}")
     if not problems:
         return ALLOW
     ending = (

@@ -13,8 +13,11 @@ case that passes here loads in a session; then the floor that makes a suite's Δ
   construction (a `context.history_file` carries the plugin into both arms); and no pytest configuration of the
   plugin turns the without arm off (`--ablation none`).
 
-Every problem names its file and key. Exit 0 when the suite loads and meets the floor, 1 otherwise. The same
-check runs in `plugin-eval init` after every file the model writes and before its session may end.
+Every problem names its file and key. Then the findings (lint/): cases that load and meet the floor but would
+measure less than they seem to — a prompt that names the skill, a grader that passes on text the plugin ships, a
+tool the graders need and the pilot would not grant… (docs/findings.md). Exit 0 when the suite loads and meets the
+floor, 1 otherwise; with --strict, a finding exits 1 too. The same check runs in `plugin-eval init` after every
+file the model writes and before its session may end.
 """
 
 from __future__ import annotations
@@ -36,16 +39,19 @@ from ..grade.engine import UNCOUNTED_WHY
 from ..grade.judge import resolve_judge_model
 from ..grade.skill_patterns import skill_pattern_warnings
 from ..grade.types import grader_types
+from ..lint.grants import Grants
+from ..lint.suite import lint_cases
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, find_case_dirs, load_case
 from ..load.skill_evals import eval_cases, evals_files, read_evals
 from ..load.skills import components_of
 from ..load.suite import eval_dir_name, is_plugin_dir
 from ..load.trigger_files import find_trigger_files
 from ..load.triggers import TriggerLoadError, TriggerSet, load_trigger_file
+from ..results.findings import Finding
 from ..results.matrix import case_models
 from ..run.stand_ins import mocked_tools
 from ..session.options import EvalOptions
-from ..session.rules import grant_warnings, two_arm
+from ..session.rules import two_arm
 from .estimate import (
     CaseShape,
     Estimate,
@@ -73,6 +79,7 @@ class CheckResult:
     case_floor_problems: list[Problem] = field(default_factory=list)  # loading cases below the floor
     suite_problems: list[Problem] = field(default_factory=list)  # the floor of the suite as a whole
     warnings: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # what would make a case measure less than it seems
     estimate: Estimate | None = None
     prediction: Prediction | None = None  # from a pilot's results, when there is one
 
@@ -171,6 +178,7 @@ def check_suite(
     scope = in_scope or (lambda _dir: True)
     components = components_of(root)
     unloaded = False  # some case does not load (a stray graders folder is no case)
+    linted: list[Case] = []  # the cases in scope, linted once all are loaded
 
     def checked(case: Case, where: Path) -> None:
         result.cases.append(case)
@@ -179,10 +187,7 @@ def check_suite(
             result.warnings.extend(mechanical_hints(case))  # a judged expectation a regex or tool grader checks
             result.warnings.extend(skill_pattern_warnings(case, components))  # an indicator that cannot match
             result.case_floor_problems.extend(case_problems(case))
-            # As written, with nothing granted on the command line: what a session would say first.
-            result.warnings.extend(
-                f'case "{case.name}": {w}, or it cannot pass as written' for w in grant_warnings(case, EvalOptions())
-            )
+            linted.append(case)
             if has_outcome_grader(case):  # else the floor problem says it
                 result.warnings.extend(
                     f'case "{case.name}": grader "{g.name}" counts in no score: it {UNCOUNTED_WHY}'
@@ -218,6 +223,8 @@ def check_suite(
                 "run the same prompt: every session runs it twice — remove the eval from the evals.json (or the file)"
             )
     result.load_problems.extend(p for p in stray_folders(eval_root) if p.file is None or scope(p.file))
+    # As the pilot this check prints would run them: with the gated tools the cases ask for granted.
+    result.findings = lint_cases(linted, Grants(allow_tools=tuple(requested_grants(result.cases))))
     check_triggers(result, root, eval_root)
     if result.trigger_sets and not result.cases:
         return result  # a suite of trigger sets alone: the cases' floor is not asked of it
@@ -335,6 +342,12 @@ def summary(result: CheckResult) -> list[str]:
         )
     else:
         lines.append(f"✗ {where}: {len(result.problems)} problem(s); {len(result.cases)} case(s) load")
+    if result.findings:
+        cases = len({f.case for f in result.findings})
+        lines.append(
+            f"⚑ {len(result.findings)} finding(s) in {cases} case(s): they may measure less than they seem "
+            "(each says its fix; docs/findings.md)"
+        )
     if result.estimate and result.cases:
         e = result.estimate
         each = f" on each of {e.models} models" if e.models > 1 else ""
@@ -366,6 +379,7 @@ def to_json(result: CheckResult) -> dict:
         ],
         "problems": [p.to_json(result.root) for p in result.problems],
         "warnings": list(result.warnings),
+        "findings": [f.to_json() for f in result.findings],
     }
     if result.estimate:
         out["estimate"] = {"pilotBoundUsd": result.estimate.pilot_bound, "fullBoundUsd": result.estimate.full_bound}
@@ -378,7 +392,8 @@ def command_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="plugin-eval check",
         description="Load an eval suite and check its floor (a should-not-fire case, an outcome grader per case, "
-        "runs >= 3, two arms) without running anything. Exit 0 when it passes, 1 otherwise.",
+        "runs >= 3, two arms) and look for cases that would measure nothing, without running anything. Exit 0 "
+        "when it loads and meets the floor, 1 otherwise (with --strict, also 1 on a finding).",
     )
     add_plugin_arguments(parser)
     parser.add_argument(
@@ -387,6 +402,9 @@ def command_parser() -> argparse.ArgumentParser:
     parser.add_argument("--judge-model", default=None, metavar="MODEL", help="the judge model, for the cost estimate")
     parser.add_argument("--scripted", action="store_true", help="print the pilot command for the scripted endpoint")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument(
+        "--strict", action="store_true", help="exit 1 on a finding too (docs/findings.md), not only on a problem"
+    )
     return parser
 
 
@@ -396,13 +414,16 @@ def check(argv: list[str]) -> int:
     if root is None:
         return 1
     result = check_suite(root, args.eval_dir, model=args.model, judge_model=args.judge_model)
+    status = 0 if result.ok and not (args.strict and result.findings) else 1
     if args.json:
         print(json.dumps(to_json(result), indent=1))
-        return 0 if result.ok else 1
+        return status
     for line in result.render_problems():
         print(f"✗ {line}")
     for warning in result.warnings:
         print(warning)
+    for line in finding_lines(result.findings):
+        print(line)
     for line in summary(result):
         print(line)
     if result.ok and result.estimate:
@@ -419,4 +440,11 @@ def check(argv: list[str]) -> int:
             models,
         )
         print(f"Pilot (from the plugin folder): {shell(pilot)}")
-    return 0 if result.ok else 1
+    if args.strict and result.findings:
+        print(f"✗ --strict: {len(result.findings)} finding(s)")
+    return status
+
+
+def finding_lines(findings: list[Finding]) -> list[str]:
+    """The findings under their case: `⚑ case "c": grader "g": message — fix [kind]`."""
+    return [f'⚑ case "{f.case}": {f.line()}' for f in findings]

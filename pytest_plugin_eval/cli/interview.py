@@ -28,7 +28,7 @@ from ..run.agent import ChildExit, ClaudeNotFound, classify, find_claude
 from ..run.transcript import Transcript
 from ..session.trust import remember, trusted_folders
 from .authoring import AuthoringConfig, first_turn, new_config, settings, system_prompt
-from .check import CheckResult, check_suite, plugin_eval_argv, requested_grants, summary
+from .check import CheckResult, check_suite, finding_lines, plugin_eval_argv, requested_grants, summary
 from .gitignore import GITIGNORE, ignore
 from .traffic import TrafficError, read_traffic
 
@@ -258,6 +258,8 @@ def report(cfg: AuthoringConfig) -> int:
                 print(f"  ✗ {problem.render(cfg.root_path)}")
     for problem in ours:
         print(f"✗ {problem.render(cfg.root_path)}")
+    for line in finding_lines(result.findings):
+        print(line)
     for line in summary(result):
         print(line)
     cfg = dataclasses.replace(cfg, pe=plugin_eval_argv())  # for people: `plugin-eval` when it is on PATH

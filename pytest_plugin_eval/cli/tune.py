@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import UsageError
+from ..lint.prompt import naming
+from ..lint.shipped import Shipped
 from ..load.skills import Component
-from ..load.suite import eval_dir_name, is_plugin_dir
+from ..load.suite import eval_dir_name, is_plugin_dir, plugin_at
 from ..load.trigger_files import find_trigger_files
 from ..load.triggers import TriggerLoadError, TriggerSet, load_trigger_file
 from ..results.store import RESULTS_DIR
@@ -106,7 +108,22 @@ def find_sets(args: argparse.Namespace) -> Setup:
     target = mine[0]
     if target.skill.kind != "skill":
         raise TuneError(f"✗ {target.skill.name} is a command: tune rewrites a skill's SKILL.md description")
+    refuse_named_queries(target)
     return Setup(root, eval_root, target, [s for s in sets if s is not target], target.skill)
+
+
+def refuse_named_queries(target: TriggerSet) -> None:
+    """A query that names the skill (or a sibling, or the plugin) tells Claude what to pick: it measures nothing
+    about the description tune rewrites, and a description "improved" on it is noise (lint/prompt.py decides)."""
+    plugin = Shipped(plugin_at(target.plugin_root).name, target.components, ())
+    named = [(q.id, hit) for q in target.queries if (hit := naming(q.query, plugin)) is not None]
+    if named:
+        listed = "; ".join(f'{qid}: names {label} ("{words}")' for qid, (label, words) in named)
+        raise TuneError(
+            f"✗ {target.rel_file}: {len(named)} quer{'y' if len(named) == 1 else 'ies'} of {target.name} name what "
+            f"Claude should pick ({listed}) — tune measures whether the description alone makes Claude pick the "
+            "skill: reword them as a user who never heard of the plugin would"
+        )
 
 
 def git_dirty(folder: Path) -> str | None:

@@ -21,7 +21,8 @@ Ablation = Literal["none", "with-without"]
 # Why a run has no score. The run stage's: api/auth (the model could not be reached), timeout, max_turns,
 # prompt_too_long, refusal (the model declined to go on: the agent's answer, graded), agent (the child reported an error), crash (no result at all), start (could not be started),
 # interrupted (the session stopped it), sandbox (a granted shell's OS sandbox did not start). The session's: scaffold (a scaffold script failed), harness (the harness
-# itself failed), missing_artefacts (--regrade found no trace), worker_lost (a pytest-xdist worker died).
+# itself failed), missing_artefacts (--regrade found no trace), worker_lost (a pytest-xdist worker died),
+# tool_refused (--strict-tools: Claude Code refused the agent a tool, so the run measured nothing).
 ErrorKind = Literal[
     "api",
     "auth",
@@ -38,4 +39,5 @@ ErrorKind = Literal[
     "missing_artefacts",
     "worker_lost",
     "sandbox",
+    "tool_refused",
 ]

@@ -19,6 +19,8 @@ from . import triggers
 from .view import (
     MISSING,
     case_rows,
+    findings_by_case,
+    findings_heading,
     partial_label,
     percent,
     reused_legend,
@@ -190,6 +192,11 @@ def suite_markdown(part: SessionPart, level: int = 2) -> str:
     failing = failing_cases(document)
     if failing:
         out += [f"{h}# Failing cases", "", *failing, ""]
+    if document.findings:
+        out += [f"{h}# {cell(findings_heading(document))}", ""]
+        for case, lines in findings_by_case(document):
+            out += [f"- **{cell(case)}**", *(f"  - ⚑ {cell(line)}" for line in lines)]
+        out.append("")
     if part.comparison is not None:
         out += [comparison_markdown(part.comparison, level + 1).rstrip("\n"), ""]
     notes = [n for n in document.notices if n.startswith(INFO_MARK)]  # set-up notes: after the results

@@ -9,9 +9,11 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from ..load.mocks import INFO_MARK
+from ..results.findings import Finding, of_case
 from ..results.history import Trend
 from ..results.model import CaseResult, GraderInfo, GraderResult, PluginInfo, RunResult, SuiteResult
 from ..results.scoring import trend
+from ..run.refusals import describe
 from ..stats import mean
 from .conversation import Trace, trace
 from .trend import TrendSection, trend_section
@@ -367,6 +369,7 @@ class CaseSection:
     expected_outcome: str | None
     single_arm_reason: str | None
     hints: list[str]
+    findings: list[str]  # results/findings.py: what may make the case measure less than it seems
     scores: str
     pass_k: PassK | None  # None: no scored run, or a document without them
     prompt: str
@@ -436,6 +439,8 @@ def run(result: RunResult, label: str, prompt: str) -> Run:
     reused = reused_text(result)
     if reused:
         facts.append(reused)
+    if result.refused_tools:
+        facts.append(describe(result.refused_tools))
     error = None
     if result.error:
         error = f"{result.error_kind}: {result.error}" if result.error_kind else result.error
@@ -478,7 +483,9 @@ def pass_k(case: CaseResult) -> PassK | None:
     return PassK(runs=max(at), ks=ks, at=[score(at.get(k)) for k in ks], hat=[score((hat or {}).get(k)) for k in ks])
 
 
-def case_section(case: CaseResult, index: int, agreement: dict | None = None) -> CaseSection:
+def case_section(
+    case: CaseResult, index: int, agreement: dict | None = None, findings: list[Finding] | None = None
+) -> CaseSection:
     """`agreement`: (case, grader) → lines saying how far the grader's judge agrees with a person's labels."""
     agg = case.aggregates
     facts = [
@@ -505,6 +512,7 @@ def case_section(case: CaseResult, index: int, agreement: dict | None = None) ->
         expected_outcome=case.expected_outcome or None,
         single_arm_reason=case.single_arm_reason or None,
         hints=list(case.hints),
+        findings=[f.line() for f in of_case(findings or [], case.name)],
         scores=" · ".join(scores),
         pass_k=pass_k(case),
         prompt=case.prompt,
@@ -554,7 +562,7 @@ def page(document: SuiteResult, history: Trend | None = None, agreement: dict | 
     anchors = {case.dir: anchor(i, case.name) for i, case in enumerate(document.cases, 1)}
     return Page(
         top(document),
-        [case_section(case, i, agreement) for i, case in enumerate(document.cases, 1)],
+        [case_section(case, i, agreement, document.findings) for i, case in enumerate(document.cases, 1)],
         trend_section(history, anchors),
         trigger_sections(document.triggers),
     )

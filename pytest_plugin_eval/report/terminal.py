@@ -102,6 +102,12 @@ def write_summary(
             terminal.write_line(line)
         terminal.write_line("")
         terminal.write_line(triggers.summary_line(trigger_sets))
+    if document.findings:
+        terminal.write_line("")
+        terminal.write_line(view.findings_heading(document))
+        for case, lines in view.findings_by_case(document):
+            for line in lines:
+                terminal.write_line(f"  ⚑ {case}: {line}")
     if document.load_errors:
         n = len(document.load_errors)
         terminal.write_line(f"Couldn't load {n} file{'s' if n != 1 else ''} of the suite — see above.", red=True)

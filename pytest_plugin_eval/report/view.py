@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ..adaptive import STOP_REASONS
 from ..results import scoring
 from ..results.model import CaseResult, RunResult, SuiteResult
+from ..results.refused import refusal_explains_failures, refusal_note
 from ..results.scoring import trend
 from ..results.verdict import one_line
 
@@ -22,6 +23,7 @@ PARTIAL_LABELS = {
     "sandbox_failed": "the shell's sandbox failed to start",
     "judge_error": "judge unavailable",
     "trigger_run_error": "trigger runs that erred",
+    "tool_refused": "runs refused a tool (--strict-tools)",
 }
 
 MISSING = "–"  # the page's mark for a value that does not exist; the terminal passes its own
@@ -119,13 +121,17 @@ def aborted_text(aborted: dict) -> str:
 
 
 def notes_for(case: CaseResult) -> str:
-    """Why a case is not perfect: what keeps it from passing as written (a tool not granted), a with-arm run's
-    error or mock abort, then a diagnostic hint, then the first failing grader of the with arm (indicators
-    included), else why it ran single-arm. On one line: a table's cell."""
+    """Why a case is not perfect: the tools Claude Code refused, when a refusal is in every failing with-plugin
+    run; what keeps it from passing as written (a tool not granted), a with-arm run's error or mock abort, then a
+    diagnostic hint, then the first failing grader of the with arm (indicators included), else why it ran
+    single-arm. On one line: a table's cell."""
     return one_line(_notes(case))
 
 
 def _notes(case: CaseResult) -> str:
+    note = refusal_note(case)
+    if note and refusal_explains_failures(case):
+        return note
     if case.warnings:
         return case.warnings[0]
     runs = case.runs("with")
@@ -178,6 +184,23 @@ def auto_runs_text(case: CaseResult) -> str:
         return ""
     runs, reason = case.auto_runs.get("runs"), str(case.auto_runs.get("stopped"))
     return f"{runs} runs/arm: {STOP_REASONS.get(reason, reason)}"
+
+
+FINDINGS_TITLE = "Findings"
+
+
+def findings_by_case(document: SuiteResult) -> list[tuple[str, list[str]]]:
+    """The document's findings under their case, in the table's order (a case no longer in it: last)."""
+    order = {case.name: i for i, case in enumerate(document.cases)}
+    grouped: dict[str, list[str]] = {}
+    for f in sorted(document.findings, key=lambda f: order.get(f.case, len(order))):
+        grouped.setdefault(f.case, []).append(f.line())
+    return list(grouped.items())
+
+
+def findings_heading(document: SuiteResult) -> str:
+    n = len(document.findings)
+    return f"{FINDINGS_TITLE} ({n}): what may make a case measure less than it seems — each with its fix"
 
 
 # ---- the per-case rows -----------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..core.errors import UsageError
 from . import scoring
+from .findings import unique
 from .model import SuiteResult
 from .triggers import TriggerSetResult
 
@@ -64,6 +65,7 @@ def merge(documents: list[SuiteResult], sources: list[str] | None = None) -> Sui
         ),
         notices=notices,
         triggers=merged_triggers(documents),
+        findings=unique(f for d in documents for f in d.findings),  # each shard's, of its own cases
     )
 
 

@@ -15,6 +15,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal
 
 from ..core.kinds import Ablation, Arm, ErrorKind, Source
+from .findings import Finding
 from .jsonmap import EXTRA, Document, SameAs, key, present, read, write
 from .triggers import TriggerSetResult
 
@@ -31,12 +32,22 @@ PartialReason = Literal[
     "sandbox_failed",
     "judge_error",
     "trigger_run_error",
+    "tool_refused",
 ]
 SkipReason = Literal["cost_ceiling"]
 
-# Run error kinds by what they mean. The harness could not make or read the run: its item fails, and --lf runs it
-# again (also one stopped by the user or a lost worker); of those, a failure of the harness itself fails the session.
-UNFINISHED_KINDS: tuple[ErrorKind, ...] = ("start", "api", "auth", "harness", "missing_artefacts", "sandbox")
+# Run error kinds by what they mean. The harness could not make or read the run (or, with --strict-tools, Claude
+# Code refused it a tool): its item fails, and --lf runs it again (also one stopped by the user or a lost worker);
+# of those, a failure of the harness itself fails the session.
+UNFINISHED_KINDS: tuple[ErrorKind, ...] = (
+    "start",
+    "api",
+    "auth",
+    "harness",
+    "missing_artefacts",
+    "sandbox",
+    "tool_refused",
+)
 RERUN_KINDS: tuple[ErrorKind, ...] = (*UNFINISHED_KINDS, "interrupted", "worker_lost")
 SESSION_FAILING_KINDS: tuple[ErrorKind, ...] = ("start", "harness")
 
@@ -91,6 +102,8 @@ class RunResult(Document):
     # {server, tool, reason}: a mock stopped the run / the run's MCP stand-ins and what they answered
     aborted: dict[str, Any] | None = field(default=None, metadata=key("aborted", omit="none"))
     mocks: dict[str, Any] | None = field(default=None, metadata=key("mocks", omit="none"))
+    # [{tool, why}]: the calls Claude Code refused in this run, in trace order (run/refusals.py)
+    refused_tools: list[dict[str, str]] = field(default_factory=list, metadata=key("refusedTools", omit="falsy"))
     workspace: str | None = field(default=None, metadata=key("workspace", omit="falsy"))  # kept with --keep-temp
     # >1 when API errors made the harness run it again
     attempts: int = field(default=1, metadata=key("attempts", omit=lambda n: not n > 1))
@@ -342,6 +355,8 @@ class SuiteResult(Document):
     skipped_runs: list[SkippedRun] = field(default_factory=list, metadata=key("skippedRuns", omit="falsy"))
     notices: list[str] = field(default_factory=list, metadata=key("notices", omit="falsy"))
     triggers: list[TriggerSetResult] = field(default_factory=list, metadata=key("triggers", omit="falsy"))
+    # what makes a case's numbers measure less than they seem to (results/findings.py)
+    findings: list[Finding] = field(default_factory=list, metadata=key("findings", omit="falsy"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 
     @property

@@ -30,13 +30,24 @@ from ..grade.engine import GradingStopped, grade, graders_for
 from ..load.case import Case
 from ..run.artefacts import RunFolder
 from ..run.output import RunOutput
+from ..run.refusals import refused_tools
 from .model import RunResult, SuiteResult
 from .record import grader_results
 from .scoring import judge_cost, run_score
 from .store import RESULTS_FILE, RUNS_DIR, ResultsFolder
 
 # Runs that were never graded stay as they were.
-UNGRADED_KINDS = ("api", "auth", "start", "scaffold", "interrupted", "harness", "missing_artefacts", "sandbox")
+UNGRADED_KINDS = (
+    "api",
+    "auth",
+    "start",
+    "scaffold",
+    "interrupted",
+    "harness",
+    "missing_artefacts",
+    "sandbox",
+    "tool_refused",  # --strict-tools: not scored when made, so not now either
+)
 MISSING: ErrorKind = "missing_artefacts"  # the errorKind of a run whose stored trace is missing or unreadable
 
 
@@ -306,5 +317,11 @@ def regrade_run(
     graders = grader_results(graded)
     score, cost = run_score(graders), judge_cost(graders)
     return dataclasses.replace(
-        result, graders=graders, score=score, passed=score == 1.0, judge_cost_usd=cost, cost_usd=agent_cost + cost
+        result,
+        graders=graders,
+        score=score,
+        passed=score == 1.0,
+        judge_cost_usd=cost,
+        cost_usd=agent_cost + cost,
+        refused_tools=refused_tools(output.transcript),  # read again: a document older than refusedTools gets them
     )

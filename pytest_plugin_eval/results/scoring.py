@@ -129,6 +129,8 @@ def partial_reason(runs: Iterable[RunResult], interrupted: str | None, runs_skip
         return "sandbox_failed"
     if any(g.errored for r in runs for g in r.graders):
         return "judge_error"
+    if "tool_refused" in kinds:
+        return "tool_refused"
     return None
 
 

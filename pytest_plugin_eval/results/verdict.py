@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..core.kinds import Arm
 from .model import CaseResult, RunResult
+from .refused import refusal_explains_failures, refusal_note
 from .scoring import passes_threshold, signed
 
 ARM_LABELS = {"with": "with-plugin", "without": "no-plugin"}
@@ -88,9 +89,13 @@ def _case_verdict(case: CaseResult, threshold: float) -> CaseVerdict:
             )
     failing = failing_graders(case)
     details += [f"✗ {name} in {_runs_text('with', runs)}: {why}" for name, why, runs in failing]
+    refused = refusal_note(case)
+    details += [f"⚠ refused: {refused}"] if refused else []
     details += [f"⚠ {warning}" for warning in case.warnings]
     details += [f"hint: {hint}" for hint in case.hints]
-    if case.warnings:  # the real cause first: what keeps the case from passing as written
+    if refused and refusal_explains_failures(case):  # every failing run was refused a tool: that first
+        headline = f"{refused} — {against}"
+    elif case.warnings:  # the real cause first: what keeps the case from passing as written
         headline = f"{case.warnings[0]} — {against}"
     elif failing:
         name, why, runs = failing[0]

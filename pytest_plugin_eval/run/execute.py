@@ -46,6 +46,7 @@ class RunSettings:
     mocks: str = "record"  # --mocks
     allow_real_servers: bool = False  # --allow-real-servers
     keep_temp: bool = False  # --keep-temp
+    strict_tools: bool = False  # --strict-tools: a run refused a tool is a run error
 
 
 @dataclass(frozen=True)

@@ -83,17 +83,26 @@ class Transcript:
 
     def failed_calls(self, tool: str) -> list[tuple[dict, str]]:
         """The calls of `tool` that Claude Code answered with an error: (their input, the error's text)."""
-        calls: dict[object, dict] = {
-            block.get("id"): block["input"] if isinstance(block.get("input"), dict) else {}
+        return [(data, error) for name, data, error in self.tool_errors if name == tool]
+
+    @cached_property
+    def tool_errors(self) -> list[tuple[str, dict, str]]:
+        """Every tool call Claude Code answered with an error, in trace order: (tool, its input, the error's text)."""
+        calls: dict[object, tuple[str, dict]] = {
+            block.get("id"): (
+                str(block.get("name", "")),
+                block["input"] if isinstance(block.get("input"), dict) else {},
+            )
             for _, block in self._content_blocks()
-            if block.get("type") == "tool_use" and block.get("name") == tool
+            if block.get("type") == "tool_use"
         }
-        failed: list[tuple[dict, str]] = []
+        failed: list[tuple[str, dict, str]] = []
         for event in self.events:
             content = (event.get("message") or {}).get("content") if event.get("type") == "user" else None
             for block in content if isinstance(content, list) else ():
                 if isinstance(block, dict) and block.get("is_error") and block.get("tool_use_id") in calls:
-                    failed.append((calls[block["tool_use_id"]], _text_of(block.get("content"))))
+                    name, data = calls[block["tool_use_id"]]
+                    failed.append((name, data, _text_of(block.get("content"))))
         return failed
 
     @cached_property

@@ -20,6 +20,7 @@ from .gather import Gatherer
 from .interrupts import install_sigterm
 from .outputs import Outputs, output_path_problem
 from .progress import Progress
+from .start_findings import say_start_findings
 from .view import SessionView
 
 
@@ -124,6 +125,7 @@ class Controller:
                 f"--shard {shard[0]}/{shard[1]}: {share[0]} of {share[1]} case(s), {share[2]} of "
                 f"{share[3]} run(s); combine the shards' results folders with `plugin-eval merge`"
             )
+        say_start_findings(session, pytest_session)
         progress = self.progress
         if progress is not None and progress.plain() and pytest_session.config.option.verbose == 0:
             pytest_session.config.option.verbose = 1  # CI logs: a line per run, saying how it went

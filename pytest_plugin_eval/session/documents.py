@@ -11,13 +11,17 @@ from pathlib import Path
 from .. import adaptive
 from ..core import prices
 from ..core.paths import display_path
-from ..load.case import CaseLoadError
+from ..lint.grants import KIND as NOT_GRANTED
+from ..lint.suite import lint_cases
+from ..load.case import Case, CaseLoadError
 from ..load.plugin_facts import PluginFacts, facts_of
 from ..load.provenance import GitState, git_state
 from ..load.suite import plugin_at, resolve_plugin
 from ..report.view import usd
 from ..results import hints, rerun, scoring
+from ..results.findings import Finding, unique
 from ..results.model import CaseResult, PluginInfo, RunResult, SkippedRun, SuiteInfo, SuiteResult
+from ..results.run_findings import session_findings
 from ..results.store import RESULTS_DIR
 from ..run.agent import ClaudeNotFound, claude_version
 from . import rules
@@ -103,7 +107,25 @@ class Documents:
             skipped_runs=sorted(suite.skipped, key=lambda r: (Path(r.dir).parts, r.arm != "with", r.index)),
             notices=list(self.collected.notices),
             triggers=trigger_sets,
+            findings=unique([*self.lint(info, cases), *session_findings(cases)]),
         )
+
+    def lint(self, info: SuiteInfo, cases: list[CaseResult]) -> list[Finding]:
+        """The pre-run findings of the document's cases (lint/), under this session's grants: the same as
+        `plugin-eval check` finds, but for the tools this session granted. A case that no longer loads has none."""
+        loaded: list[Case] = []
+        for case in cases:
+            folder = Path(info.root) / case.dir
+            root = self.session.eval_root(folder)
+            try:
+                if root is not None and folder.is_dir():
+                    loaded.append(self.session.load(folder, root))
+            except (CaseLoadError, OSError):
+                continue
+        found = lint_cases(loaded, rules.grants_of(self.session.options))
+        if self.session.stored is not None:  # regrading: the stored runs were granted what they were, whatever now
+            found = [f for f in found if f.kind != NOT_GRANTED]
+        return found
 
     def with_previous_runs(
         self, fresh: dict[str, CaseResult], previous: SuiteResult, path: str, model: str | None = None

@@ -31,6 +31,7 @@ from ..run.execute import (
     skill_failures,
     unpriced_models,
 )
+from ..run.refusals import describe, refused_tools
 from ..run.workspace import ScaffoldFailed, Workspace
 
 
@@ -167,7 +168,13 @@ def _attempt(plan: RunPlan, how: Evaluation, progress: Progress, ready: StartedA
         ] + [f"{case.name}: {n}" for n in run.notes]
         if plan.arm == "with":
             notes += [f"{case.name}: {n}" for n in skill_failures(run.transcript)]
-        error = run.error
+        error_kind: ErrorKind | None = run.error.kind if run.error else None
+        error_text = run.error.message if run.error else None
+        refused = refused_tools(run.transcript)
+        if refused and error_kind is None and plan.settings.strict_tools and case.trigger is None:
+            # --strict-tools: the run measured nothing the plugin did, so it is not scored (the session is partial).
+            # A trigger run is decided by the skill it picks, whatever was refused on the way: left alone.
+            error_kind, error_text, score = "tool_refused", f"--strict-tools: {describe(refused)}", None
         result = RunResult(
             plan.arm,
             plan.index,
@@ -178,14 +185,15 @@ def _attempt(plan: RunPlan, how: Evaluation, progress: Progress, ready: StartedA
             judge_cost_usd=judged,
             duration_seconds=time.monotonic() - started,
             started_at=started_at,
-            error=error.message if error else None,
-            error_kind=error.kind if error else None,
+            error=error_text,
+            error_kind=error_kind,
             trace_path=str(how.artefacts.trace),
             graders=graders,
             skipped_paid_graders=any(g.skipped for g in graders),
             workspace=str(ws.root) if plan.settings.keep_temp else None,
             aborted=run.aborted,
             mocks=run.mocks,
+            refused_tools=refused,
         )
         result.notes = notes
         return result

@@ -132,6 +132,7 @@ def parse_options(option) -> EvalOptions:
         min_recall=share(getattr(option, "eval_min_recall", None), "--min-recall"),
         max_false_fire=share(getattr(option, "eval_max_false_fire", None), "--max-false-fire"),
         reuse_baseline=bool(getattr(option, "eval_reuse_baseline", None)),
+        strict_tools=bool(getattr(option, "eval_strict_tools", None)),
     )
 
 
@@ -154,12 +155,16 @@ def parse_models(value: str | None, *, regrade: bool) -> tuple[str | None, tuple
 
 
 REUSE_INI = "eval_reuse_baseline"
+STRICT_TOOLS_INI = "eval_strict_tools"
 
 
 def with_ini(options: EvalOptions, config) -> EvalOptions:
-    """The ini settings an option left unsaid: `eval_reuse_baseline = true` unless --no-reuse-baseline."""
+    """The ini settings an option left unsaid: `eval_reuse_baseline = true` unless --no-reuse-baseline,
+    `eval_strict_tools = true` unless the command line said --strict-tools."""
     if getattr(config.option, "eval_reuse_baseline", None) is None and config.getini(REUSE_INI):
-        return dataclasses.replace(options, reuse_baseline=True)
+        options = dataclasses.replace(options, reuse_baseline=True)
+    if getattr(config.option, "eval_strict_tools", None) is None and config.getini(STRICT_TOOLS_INI):
+        options = dataclasses.replace(options, strict_tools=True)
     return options
 
 

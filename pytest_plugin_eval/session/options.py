@@ -62,6 +62,7 @@ class EvalOptions:
     min_recall: float | None = None  # a trigger set below this recall fails
     max_false_fire: float | None = None  # a trigger set above this false-fire rate fails
     reuse_baseline: bool = False  # --reuse-baseline (or the eval_reuse_baseline ini setting)
+    strict_tools: bool = False  # --strict-tools (or the eval_strict_tools ini setting)
 
     @property
     def matrix(self) -> bool:
@@ -278,6 +279,15 @@ OPTIONS = (
         "Run every without-plugin run afresh, whatever the ini setting says (default)",
         kind="flag",
         store_false=True,
+    ),
+    Option(
+        ("--strict-tools",),
+        "eval_strict_tools",
+        "Make a run in which Claude Code refused the agent a tool (not granted, a permission or sandbox denial, an "
+        "AskUserQuestion nobody can answer) a run error: not scored, the session partial (also: "
+        "eval_strict_tools = true in the pytest ini)",
+        kind="flag",
+        default=None,
     ),
     Option(
         ("--regrade",),

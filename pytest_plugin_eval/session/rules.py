@@ -7,7 +7,7 @@ from __future__ import annotations
 import fnmatch
 
 from ..core.kinds import Ablation, Arm
-from ..core.tools import covers, is_gated, tool_of
+from ..lint.grants import Grants, grant_findings, warning_text
 from ..load.case import Case
 from ..load.triggers import TriggerSet
 from ..run.stand_ins import mocked_tools
@@ -67,30 +67,15 @@ def granted_mocks(case: Case, options: EvalOptions) -> list[str]:
     return mocked_tools(case.mocks, case.plugin_dirs) if options.mocks == "record" else []
 
 
+def grants_of(options: EvalOptions) -> Grants:
+    return Grants(options.allow_tools, options.disallow_tools, options.mocks == "record", options.scaffold)
+
+
 def grant_warnings(case: Case, options: EvalOptions) -> list[str]:
-    """What keeps a case from passing as written with these options: a grader that needs a tool the run is not
-    given, or files only a tool that writes, or the scaffold, can make. (`plugin-eval check` asks with no options.)"""
-    out: list[str] = []
-    granted = {tool_of(g) for g in options.allow_tools} | {tool_of(t) for t in case.allowed_tools if not is_gated(t)}
-    granted |= set(granted_mocks(case, options))
-    removed = set(case.disallowed_tools) | set(options.disallow_tools)
-    writers = {"Write", "Edit", "NotebookEdit", "Bash", "PowerShell"} & (granted - removed)
-    for spec in case.graders:
-        for tool in spec.kind.required_tools(spec.config):
-            if tool in removed:
-                out.append(f'grader "{spec.name}" needs the {tool} tool, which this case removes (disallowed_tools)')
-            elif is_gated(tool) and not covers(granted, tool):
-                out.append(
-                    f'grader "{spec.name}" needs the {tool} tool, which only you can grant: pass --allow-tools {tool}'
-                )
-        if spec.kind.reads_created_files(spec.config) and not writers:
-            out.append(
-                f'grader "{spec.name}" checks files the agent writes, but no tool that writes files is '
-                f"granted: pass --allow-tools Write (or Edit, Bash)"
-            )
-    if case.context.scaffold_script is not None and not options.scaffold:
-        out.append("the case's scaffold_script is not run without --scaffold: the runs start from an empty workspace")
-    return list(dict.fromkeys(out))
+    """What keeps a case from passing as written with these options (lint/grants.py): a grader that needs a tool
+    the run is not given, or files only a tool that writes, or the scaffold, can make. (`plugin-eval check` asks
+    with no options.)"""
+    return [warning_text(f) for f in grant_findings(case, grants_of(options))]
 
 
 def trigger_runs(trigger_set: TriggerSet, options: EvalOptions) -> int:

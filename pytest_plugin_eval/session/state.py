@@ -448,6 +448,7 @@ class EvalSession:
             mocks=o.mocks,
             allow_real_servers=o.allow_real_servers,
             keep_temp=o.keep_temp,
+            strict_tools=o.strict_tools,
         )
 
     @property

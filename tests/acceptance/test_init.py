@@ -61,7 +61,7 @@ UNRELATED = case_yaml(
     "unrelated-question",
     "what is 2 + 2?",
     [
-        {"name": "answers", "type": "regex", "pattern": "4"},
+        {"name": "answers", "type": "regex", "pattern": "\\b4\\b"},
         {"name": "did-not-fire", "type": "tool_used", "tool": "Skill", "min": 0, "max": 0, "arm": "both"},
     ],
 )

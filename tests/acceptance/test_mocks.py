@@ -320,7 +320,9 @@ def test_mocked_tools_are_granted_to_every_run_and_nothing_says_otherwise(suite)
     )
     said = checked.stdout + checked.stderr
     assert TRACKER + "create_issue" not in said, said
-    assert f'grader "looked" needs the {wiki} tool, which only you can grant' in said, said
+    # the case asks for the real server's tool in allowed_tools: the pilot `check` prints would grant it (the
+    # operator's to pass), so it is no finding of the case; a session that does not grant it says so (below)
+    assert "only you can grant" not in said, said
 
     run = suite.run("--ablation", "none")
     [only] = run.case("mocked")["arms"]["with"]

@@ -19,6 +19,7 @@ LAYERS = [
     {"run", "doubles"},
     {"grade"},
     {"results"},
+    {"lint"},
     {"report"},
     {"session", "publish"},
     {"cli"},

@@ -26,7 +26,7 @@ from pytest_plugin_eval.cli.init import init
 from pytest_plugin_eval.cli.interview import NO_TERMINAL
 
 NOT_FIRE = [
-    {"name": "answers", "type": "regex", "pattern": "4"},
+    {"name": "answers", "type": "regex", "pattern": r"\b4\b"},
     {"name": "did-not-fire", "type": "tool_used", "tool": "Skill", "min": 0, "max": 0},
 ]
 
@@ -240,6 +240,22 @@ def test_the_end_of_a_turn_waits_for_loading_cases_and_the_end_of_the_session_fo
     mid = stop({"last_assistant_message": "Shall I go on?"}, cfg)
     assert mid.code == 2 and "a case you wrote does not load" in mid.message and "evals/broken/case.yaml" in mid.message
     write_case(root, "broken", NOT_FIRE)
+    assert stop({"last_assistant_message": f"{READY}\nAll done."}, cfg).code == 0
+
+
+def test_the_interview_does_not_leave_a_case_with_a_finding(root):
+    """A case that loads and meets its floor but would measure less than it seems is sent back after its write
+    and at the end of the session; a well-formed one (the near-miss) is not."""
+    cfg = new_config(root, "evals", "interview")
+    leaky = [{"name": "answers", "type": "regex", "pattern": "0 errors"}, *NOT_FIRE[1:]]
+    path = write_case(root, "leaky", leaky)
+    answer = post(write_event(path), cfg)
+    assert answer.code == 2 and "would measure less than it seems" in answer.message
+    assert '⚑ case "leaky": grader "answers": /0 errors/ opens on a digit' in answer.message
+    final = stop({"last_assistant_message": f"{READY}\nAll done."}, cfg)
+    assert final.code == 2 and "[unanchored-number]" in final.message
+    write_case(root, "leaky", [{"name": "answers", "type": "regex", "pattern": "\\b0 errors"}, *NOT_FIRE[1:]])
+    assert post(write_event(path), cfg).code == 0
     assert stop({"last_assistant_message": f"{READY}\nAll done."}, cfg).code == 0
 
 

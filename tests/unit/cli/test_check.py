@@ -18,7 +18,7 @@ FIRES = [
     {"name": "skill-fired", "type": "tool_used", "tool": "Skill"},
 ]
 NOT_FIRE = [
-    {"name": "answers", "type": "regex", "pattern": "4"},
+    {"name": "answers", "type": "regex", "pattern": r"\b4\b"},
     {"name": "did-not-fire", "type": "tool_used", "tool": "Skill", "min": 0, "max": 0, "arm": "both"},
 ]
 
@@ -173,11 +173,40 @@ def test_a_case_that_cannot_pass_as_written_is_warned_about(clean, capsys):
     writes = [{"name": "wrote-it", "type": "file_exists", "path": "out.txt"}, *FIRES]
     case(clean, "writes", writes)
     result = check_suite(clean)
-    assert result.ok  # a CI job may grant Write on its command line: a warning, not a failure
-    assert result.warnings == [
-        'case "writes": grader "wrote-it" checks files the agent writes, but no tool that writes files is granted: '
-        "pass --allow-tools Write (or Edit, Bash), or it cannot pass as written"
+    assert result.ok  # a CI job may grant Write on its command line: a finding, not a failure
+    assert result.warnings == []
+    assert [f.to_json() for f in result.findings] == [
+        {
+            "case": "writes",
+            "grader": "wrote-it",
+            "kind": "tool-not-granted",
+            "message": "checks files the agent writes, but no tool that writes files is granted",
+            "fix": "pass --allow-tools Write (or Edit, Bash)",
+        }
     ]
+    assert check([str(clean)]) == 0
+    assert '⚑ case "writes": grader "wrote-it": checks files the agent writes' in capsys.readouterr().out
+    assert check([str(clean), "--strict"]) == 1  # --strict: a finding fails the check
+
+
+def test_a_gated_tool_the_case_asks_for_is_granted_as_the_pilot_would(clean):
+    """The pilot `check` prints grants the gated tools the cases ask for: a case asking for Write is no finding."""
+    writes = [{"name": "wrote-it", "type": "file_exists", "path": "out.txt"}, *FIRES]
+    folder = case(clean, "writes", writes)
+    data = yaml.safe_load((folder / "case.yaml").read_text())
+    data["execution"]["allowed_tools"] = ["Write"]
+    (folder / "case.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    result = check_suite(clean)
+    assert result.ok and "writes" in [c.name for c in result.cases]
+    assert result.findings == []
+
+
+def test_check_json_carries_the_findings_and_strict_fails_on_them(clean, capsys):
+    case(clean, "writes", [{"name": "wrote-it", "type": "file_exists", "path": "out.txt"}, *FIRES])
+    assert check([str(clean), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] is True and [f["kind"] for f in out["findings"]] == ["tool-not-granted"]
+    assert check([str(clean), "--json", "--strict"]) == 1
 
 
 @pytest.mark.parametrize(

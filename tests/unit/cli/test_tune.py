@@ -162,6 +162,22 @@ def test_refusals_before_anything_runs(tmp_path, capsys):
         tuning(root, "--apply")
 
 
+def test_a_trigger_set_whose_queries_name_the_skill_is_refused(tmp_path):
+    root = plugin(tmp_path)
+    path = root / "evals" / "triggers.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["skills"]["greet"]["should_fire"][0]["query"] = "use the greet skill to welcome Ana"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(
+        TuneError, match=r"1 query of greet name what Claude should pick \(f0: names skill greeter:greet"
+    ):
+        tuning(root)
+    # the near-miss: the word in a sentence of the user's own is no name
+    data["skills"]["greet"]["should_fire"][0]["query"] = "greet Ana warmly, she just joined"
+    path.write_text(yaml.safe_dump(data))
+    assert tuning(root).setup.target.name == "greet"
+
+
 def test_git_dirty(tmp_path):
     import subprocess
 

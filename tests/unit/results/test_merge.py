@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers.documents import case_of
 
+from pytest_plugin_eval.results.findings import Finding
 from pytest_plugin_eval.results.merge import MergeError, merge
 from pytest_plugin_eval.results.model import (
     CaseResult,
@@ -73,6 +74,15 @@ def test_a_partial_shard_makes_the_whole_partial_and_load_errors_count_once():
     merged = merge([one, two])
     assert merged.partial and merged.partial_reason == "api_error" and merged.load_errors == [error]
     assert document_exit_status(merged) == 2
+
+
+def test_every_shards_findings_are_kept():
+    mine = Finding("a", kind="no-delta-possible", message="m", fix="f")
+    theirs = Finding("b", grader="g", kind="grader-always-fails", message="m", fix="f")
+    merged = merge(
+        [document(case("a", 1.0), findings=[mine]), document(case("b", 1.0), shard="2/2", findings=[theirs])]
+    )
+    assert merged.findings == [mine, theirs]
 
 
 def test_a_case_in_two_shards_is_refused():

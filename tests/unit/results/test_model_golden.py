@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pytest_plugin_eval.results.findings import Finding
 from pytest_plugin_eval.results.model import (
     CaseAggregates,
     CaseResult,
@@ -66,6 +67,7 @@ def rich_suite() -> SuiteResult:
         graders=[grader, GraderResult("plain", True, 1, "ok")],
         aborted={"server": "stripe", "tool": "charge", "reason": "twice"},
         mocks={"servers": ["stripe"], "calls": {"replay": {"hits": 1}}},
+        refused_tools=[{"tool": "Write", "why": "not granted"}],
         workspace="/tmp/ws",
         attempts=3,
         reused=True,
@@ -165,6 +167,16 @@ def rich_suite() -> SuiteResult:
         skipped_runs=[SkippedRun("polite", "evals/polite", "without", 2, "cost_ceiling", extra={"futureSkip": 0})],
         notices=["the cost ceiling was reached"],
         triggers=[rich_trigger_set()],
+        findings=[
+            Finding(
+                "polite",
+                grader="judged",
+                kind="rubric-without-condition",
+                message="the rubric states no condition",
+                fix="say what passes",
+                extra={"futureFinding": 1},
+            )
+        ],
         schema_version=1,
         extra={"futureTop": {"a": [1, 2, 3]}},
     )

@@ -263,6 +263,20 @@ def test_a_changed_grader_gives_a_new_verdict(stored, tmp_path):
     assert (result.arm, result.index, result.turns, result.started_at) == ("with", 1, 1, "2026-01-01T00:00:01.000Z")
 
 
+def test_a_regraded_run_reads_its_refused_tools_from_its_trace(stored, tmp_path):
+    """A document written before refusedTools existed gets them on --regrade (the trace says them)."""
+    folder = stored.add(graded_run("with", 1, score=0.0), calls=[LOOKUP])
+    refused = {"type": "tool_result", "tool_use_id": "w1", "is_error": True, "content": "No such tool available: Write"}
+    lines = [
+        {"type": "assistant", "message": {"id": "m0", "content": [{"type": "tool_use", "id": "w1", "name": "Write"}]}},
+        {"type": "user", "message": {"role": "user", "content": [refused]}},
+    ]
+    folder.trace.write_text("".join(json.dumps(line) + "\n" for line in lines) + folder.trace.read_text())
+    results = StoredResults(stored.write())
+    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    assert result.refused_tools == [{"tool": "Write", "why": "not granted"}]
+
+
 def test_a_regraded_run_can_fail(stored, tmp_path):
     stored.add(graded_run("with", 1, score=1.0), text="goodbye", files={"out.txt": "content v1"})
     results = StoredResults(stored.write())

@@ -634,3 +634,43 @@ def test_a_child_started_ahead_that_crashed_otherwise_is_the_runs_crash(
     crash = RunError("crash", "exit 1: Segmentation fault")
     result = evaluate(plan, evaluation(tmp_path), StartedAhead(plan, workspaces.create(), error=crash))
     assert result.error_kind == "crash" and agent.calls == []
+
+
+# ---- refused tools (--strict-tools) ---------------------------------------------------------------------------
+
+NOT_GRANTED = (
+    "<tool_use_error>Error: No such tool available: Write. Write is disabled for this session</tool_use_error>"
+)
+
+
+def refused_trace() -> str:
+    """trace_lines with a Write call that Claude Code refused before the answer."""
+    lines = [json.loads(line) for line in trace_lines().splitlines()]
+    use = {"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": "out.txt", "content": "x"}}
+    refused = {"type": "tool_result", "tool_use_id": "w1", "is_error": True, "content": NOT_GRANTED}
+    lines[1:1] = [
+        {"type": "assistant", "message": {"id": "m0", "model": MODEL, "content": [use]}, "parent_tool_use_id": None},
+        {"type": "user", "message": {"role": "user", "content": [refused]}, "parent_tool_use_id": None},
+    ]
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def test_a_refused_tool_is_recorded_and_the_run_still_scored(tmp_path, case, workspaces, pauses, monkeypatch):
+    use_agent(monkeypatch, outcome(trace=refused_trace()))
+    result = evaluate(plan_for(case), evaluation(tmp_path))
+    assert result.refused_tools == [{"tool": "Write", "why": "not granted"}]
+    assert (result.score, result.error_kind) == (1.0, None)
+
+
+def test_strict_tools_makes_a_refused_run_an_error(tmp_path, case, workspaces, pauses, monkeypatch):
+    use_agent(monkeypatch, outcome(trace=refused_trace()))
+    result = evaluate(plan_for(case, strict_tools=True), evaluation(tmp_path))
+    assert (result.score, result.passed, result.error_kind) == (None, False, "tool_refused")
+    assert result.error == "--strict-tools: Write refused ×1 (not granted)"
+    assert result.graders  # graded all the same, for the report: only the score is withheld
+
+
+def test_strict_tools_leaves_a_run_nothing_was_refused_alone(tmp_path, case, workspaces, pauses, monkeypatch):
+    use_agent(monkeypatch, outcome())
+    result = evaluate(plan_for(case, strict_tools=True), evaluation(tmp_path))
+    assert (result.score, result.error_kind, result.refused_tools) == (1.0, None, [])

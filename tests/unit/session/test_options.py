@@ -7,7 +7,7 @@ import pytest
 import xdist.plugin
 from _pytest.config.argparsing import Parser
 
-from pytest_plugin_eval.session.option_parse import eval_options_given, parse_options
+from pytest_plugin_eval.session.option_parse import eval_options_given, parse_options, with_ini
 from pytest_plugin_eval.session.option_values import OptionError
 from pytest_plugin_eval.session.options import EvalOptions, add_options
 
@@ -442,3 +442,21 @@ def test_a_matrix_refuses_empty_names_and_regrade():
 def test_a_matrix_takes_reuse_of_the_baseline_matched_per_model():
     assert options("--model", "a,b", "--reuse-baseline").reuse_baseline is True
     assert options("--model", "a", "--reuse-baseline").reuse_baseline is True
+
+
+class IniConfig:
+    """The little of pytest.Config `with_ini` reads: the options and the ini settings."""
+
+    def __init__(self, option, ini: dict):
+        self.option, self.ini = option, ini
+
+    def getini(self, name: str):
+        return self.ini.get(name, False)
+
+
+def test_strict_tools_from_the_command_line_or_the_ini():
+    assert options().strict_tools is False
+    assert options("--strict-tools").strict_tools is True
+    plain = namespace()
+    assert with_ini(parse_options(plain), IniConfig(plain, {"eval_strict_tools": True})).strict_tools is True
+    assert with_ini(parse_options(plain), IniConfig(plain, {})).strict_tools is False

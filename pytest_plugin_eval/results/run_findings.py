@@ -1,0 +1,132 @@
+"""Findings read from a session's runs: computations over the results document, so a session and `--regrade`
+(and any later reader) find the same. How each is decided:
+
+- `no-delta-possible`: a two-arm case whose scored graders passed in every graded run of both arms — both arms
+  at the ceiling, so no Δ can show. Not said of a should-not-fire decoy (a `tool_used` grader on `Skill` or an
+  `mcp__` tool with `max: 0`), whose Δ is 0 by design.
+- `grader-never-varies`: a scored grader of a two-arm case that passed in every graded run of both arms, while
+  the case's other graders did not (else `no-delta-possible` says it): it cannot tell the arms apart.
+- `grader-always-fails`: a scored grader that failed in every graded run (both arms when two ran), at least two
+  runs: the case cannot pass while it stays as written.
+- `never-fired`: a two-arm case whose plugin-fired indicator (a with-only `tool_used: Skill` grader, not a
+  `max: 0` decoy) failed in every with-plugin run, while a Δ is reported: the Δ came from something else.
+- `tool-refused`: runs in which Claude Code refused the agent a tool (results/refused.py).
+
+A run with no verdicts (a run error, an errored or skipped grader) counts in none of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..core.kinds import Arm
+from .findings import Finding
+from .model import CaseResult, GraderInfo, RunResult
+from .refused import refusal_findings
+
+MIN_RUNS = 2  # fewer runs decide nothing about a grader's spread
+
+
+def is_decoy(case: CaseResult) -> bool:
+    """A should-not-fire case: a `tool_used` grader forbidding the plugin's entry point (`max: 0`)."""
+    return any(_forbids_plugin(g) for g in case.graders)
+
+
+def _forbids_plugin(g: GraderInfo) -> bool:
+    tool = str(g.config.get("tool", ""))
+    return g.type == "tool_used" and g.config.get("max") == 0 and (tool == "Skill" or tool.startswith("mcp__"))
+
+
+def _graded(runs: Iterable[RunResult]) -> list[RunResult]:
+    return [run for run in runs if run.score is not None and not run.error_kind]
+
+
+def verdicts(case: CaseResult, name: str, arm: Arm | None = None) -> list[bool]:
+    """A scored grader's verdicts over the case's graded runs (of one arm, or both)."""
+    return [
+        g.passed
+        for run in _graded(case.runs(arm))
+        for g in run.graders
+        if g.name == name and g.scored and not g.errored and not g.skipped
+    ]
+
+
+def _scored_names(case: CaseResult) -> list[str]:
+    return list(dict.fromkeys(g.name for run in _graded(case.runs()) for g in run.graders if g.scored))
+
+
+def ceiling(case: CaseResult) -> bool:
+    """Every scored grader passed in every graded run of both arms (and there were such runs in each arm)."""
+    if not case.two_arm or not _graded(case.runs("with")) or not _graded(case.runs("without")):
+        return False
+    names = _scored_names(case)
+    return bool(names) and all(all(verdicts(case, n)) and len(verdicts(case, n)) >= MIN_RUNS for n in names)
+
+
+def indicator_never_fired(case: CaseResult) -> bool:
+    names = {
+        g.name
+        for g in case.graders
+        if g.type == "tool_used" and g.config.get("tool") == "Skill" and not _forbids_plugin(g)
+    }
+    fired = [g.passed for run in _graded(case.runs("with")) for g in run.graders if g.name in names and g.with_only]
+    return bool(fired) and not any(fired)
+
+
+def case_findings(case: CaseResult) -> list[Finding]:
+    out: list[Finding] = []
+    decoy = is_decoy(case)
+    if ceiling(case) and not decoy:
+        out.append(
+            Finding(
+                case.name,
+                kind="no-delta-possible",
+                message="every scored grader passed in every run of both arms: the case cannot show what the "
+                "plugin adds",
+                fix="make the task harder without the plugin (ask for what only the skill teaches), or grade "
+                "what the plugin changes",
+            )
+        )
+    for name in _scored_names(case):
+        both = verdicts(case, name)
+        if len(both) < MIN_RUNS:
+            continue
+        if not any(both):
+            arms = "both arms" if case.two_arm else "the run's arm"
+            out.append(
+                Finding(
+                    case.name,
+                    grader=name,
+                    kind="grader-always-fails",
+                    message=f"failed in every run of {arms} ({len(both)}/{len(both)}): the case cannot pass as written",
+                    fix="read one failing run's explanation: the grader may ask for something the task does not "
+                    "(a file path, an exact phrase), or the runs were refused a tool",
+                )
+            )
+        elif case.two_arm and all(both) and not ceiling(case) and not decoy and verdicts(case, name, "without"):
+            out.append(
+                Finding(
+                    case.name,
+                    grader=name,
+                    kind="grader-never-varies",
+                    message=f"passed in every run of both arms ({len(both)}/{len(both)}): it cannot tell the "
+                    "arms apart",
+                    fix="tighten it to what the plugin adds, or drop it if it only checks what any answer does",
+                )
+            )
+    if case.two_arm and case.aggregates.delta is not None and indicator_never_fired(case):
+        out.append(
+            Finding(
+                case.name,
+                kind="never-fired",
+                message="the plugin-fired indicator failed in every with-plugin run, yet a Δ is reported: the Δ "
+                "did not come from the skill",
+                fix="sharpen the skill's description in SKILL.md (when to use it, in the user's words), or drop "
+                "the indicator if the plugin works another way",
+            )
+        )
+    return out + refusal_findings(case)
+
+
+def session_findings(cases: Iterable[CaseResult]) -> list[Finding]:
+    return [f for case in cases for f in case_findings(case)]

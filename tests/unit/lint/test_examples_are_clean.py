@@ -1,0 +1,70 @@
+"""The suites and graders users copy from have no findings: the example plugin (as `plugin-eval check` and a
+session granting what it asks for see it) and every grader the docs show."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pytest_plugin_eval.cli.check import check_suite
+from pytest_plugin_eval.grade.types import grader_types
+from pytest_plugin_eval.lint.grants import Grants
+from pytest_plugin_eval.lint.suite import lint_case
+from pytest_plugin_eval.load.case import load_case
+
+ROOT = Path(__file__).resolve().parents[3]
+FENCED = re.compile(r"```(?:markdown|yaml|md)?\n(.*?)```", re.DOTALL)
+
+
+def test_the_example_plugin_has_no_findings(tmp_path):
+    copy = shutil.copytree(ROOT / "example_plugin", tmp_path / "example_plugin")
+    result = check_suite(copy)
+    assert result.ok and result.cases
+    assert result.findings == []
+
+
+def docs_graders() -> list[tuple[str, str]]:
+    """(where, grader file text) for every grader the docs show: a fenced grader file, or an inline entry of a
+    fenced case.yaml's `graders:`."""
+    found = []
+    for page in sorted((ROOT / "docs").glob("**/*.md")):
+        if page.name == "findings.md":
+            continue  # its examples are the ones flagged, on purpose (test_findings_page.py)
+        for i, block in enumerate(FENCED.findall(page.read_text(encoding="utf-8"))):
+            text = re.sub(r"^<!--.*?-->\n", "", block)
+            where = f"{page.name}#{i}"
+            if text.startswith("---\ntype:"):
+                found.append((where, text))
+                continue
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError:
+                continue
+            graders = data.get("graders") if isinstance(data, dict) else None
+            for entry in graders if isinstance(graders, list) else ():
+                if isinstance(entry, dict) and "type" in entry:
+                    keys = {k: v for k, v in entry.items() if k not in ("name", "criteria")}
+                    found.append((where, f"---\n{yaml.safe_dump(keys)}---\n{entry.get('criteria', '')}\n"))
+    return found
+
+
+DOCS_GRADERS = docs_graders()
+
+
+def test_the_docs_show_graders():
+    assert len(DOCS_GRADERS) >= 3  # the collection above still finds them
+
+
+@pytest.mark.parametrize(("where", "text"), DOCS_GRADERS, ids=[w for w, _ in DOCS_GRADERS])
+def test_no_grader_the_docs_show_has_a_finding(tmp_path, where, text):
+    folder = tmp_path / "evals" / "c"
+    (folder / "graders").mkdir(parents=True)
+    (folder / "prompt.md").write_text("Summarise fixtures/report.md.\n")
+    (folder / "graders" / "g.md").write_text(text)
+    case = load_case(folder, tmp_path / "evals", grader_types())
+    granted = Grants(allow_tools=("Write", "Edit", "Bash"))
+    assert [f.to_json() for f in lint_case(case, granted)] == [], where
