@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from .load.suite import find_eval_roots
+from .session import addoption as _addoption
 from .session import extras as _extras
 from .session import option_parse as _option_parse
 from .session import options as _options
@@ -22,7 +23,7 @@ OPTIONS_KEY = pytest.StashKey["_options.EvalOptions"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    _options.add_options(parser)
+    _addoption.add_options(parser)
     parser.addini(
         _option_parse.REUSE_INI,
         "Reuse unchanged without-plugin runs of stored sessions, as --reuse-baseline does",

@@ -23,7 +23,7 @@ from ..run.agent import ClaudeNotFound, claude_version
 from . import rules
 from .gathered import Collected, SuiteRuns
 from .pool import workers
-from .trigger_gather import partial_reason as trigger_partial_reason
+from .trigger_outcomes import partial_reason as trigger_partial_reason
 from .view import SessionView
 
 

@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ..core.kinds import ErrorKind
 from ..results import hints
 from ..results.model import CaseResult, RunResult
@@ -61,7 +63,7 @@ class Gatherer:
         roots = [self.session.eval_root(self.session.config.rootpath / file) for file in files]
         return list(dict.fromkeys(root for root in roots if root is not None))
 
-    def count_verdicts(self, pytest_session: Any) -> None:
+    def count_verdicts(self, pytest_session: pytest.Session | None) -> None:
         """Each case's verdict is reported as one more test: count them once, so the progress ends at 100%
         (under xdist, once the workers' collection has set the count)."""
         verdicts = len(self.items.expected) + len(self.triggers.expected)
@@ -69,7 +71,7 @@ class Gatherer:
             pytest_session.testscollected += verdicts
             self.verdicts_counted = True
 
-    def collect_report(self, report: Any) -> None:
+    def collect_report(self, report: pytest.CollectReport) -> None:
         data = getattr(report, wire.LOAD_ERROR_ATTR, None)
         if data is not None:
             self.record_load_error(wire.LoadErrorReport.from_json(data))
@@ -78,7 +80,7 @@ class Gatherer:
 
     # ---- reports of items ------------------------------------------------------------------------------
 
-    def log_report(self, report: Any) -> None:
+    def log_report(self, report: pytest.TestReport) -> None:
         """One report of an item (setup, call or teardown), before JUnit XML records it and the terminal writes it."""
         if self.progress is not None:
             self.progress.erase()

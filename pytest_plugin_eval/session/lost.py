@@ -14,7 +14,7 @@ from ..results.matrix import model_dirname
 from ..results.model import RunResult
 from ..results.triggers import TriggerRun
 from ..run.workspace import Workspace, run_label
-from . import trigger_items, wire
+from . import trigger_outcomes, wire
 from .gathered import RUN_PARAMS
 from .view import SessionView
 
@@ -92,5 +92,5 @@ def lost_trigger_run(session: SessionView, nodeid: str, kind: ErrorKind, message
         query = next((q for q in trigger_set.queries if q.id == match["query"]), None)
         if trigger_set.name == match["skill"] and query is not None:
             run = TriggerRun(int(match["index"]), None, error=message, error_kind=kind)
-            return trigger_items.report_of(session, trigger_set, query, run, model_of(session, match["model"]))
+            return trigger_outcomes.report_of(session, trigger_set, query, run, model_of(session, match["model"]))
     return None

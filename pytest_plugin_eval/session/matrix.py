@@ -13,7 +13,7 @@ from typing import Any
 from ..results.matrix import MATRIX_FILE, Matrix, MatrixModel, Row, combined_status, matrix_rows, model_exit_status
 from ..results.model import SuiteResult
 from ..results.store import write_atomic, write_json
-from .trigger_gather import set_failures
+from .trigger_outcomes import set_failures
 from .view import SessionView
 
 Saved = Callable[[Path, Callable[[], object]], bool]  # outputs.Outputs.saved: write one file, say if it is lost

@@ -13,10 +13,9 @@ import pytest
 
 from ..report import triggers as text
 from ..results.matrix import model_dirname
-from ..results.model import PartialReason
-from ..results.triggers import QueryResult, TriggerSetResult
 from . import verdicts
 from .gathered import Collected
+from .trigger_outcomes import query_properties, set_failures
 from .wire import TriggerReport
 
 # A trigger run's parameters: [run-2], in a model matrix [haiku-run-2] (collect.run_params).
@@ -90,48 +89,6 @@ class TriggerGather:
                         junit_names=(f"{label}.triggers", trigger_set.name),
                         properties=[],
                     )
-
-
-def partial_reason(sets: list[TriggerSetResult]) -> PartialReason | None:
-    """Why the trigger runs leave the session partial: a run that erred decided nothing, so its query was measured
-    on fewer runs (named as a case run's error would name it)."""
-    kinds = {run.error_kind for s in sets for run in s.runs if run.fired is None}
-    kinds.discard("interrupted")  # the session's own reason says it
-    reasons: tuple[tuple[str, PartialReason], ...] = (
-        ("worker_lost", "worker_lost"),
-        ("auth", "auth_failed"),
-        ("api", "api_error"),
-    )
-    for kind, reason in reasons:
-        if kind in kinds:
-            return reason
-    return "trigger_run_error" if kinds else None
-
-
-def set_failures(trigger_set: TriggerSetResult, options) -> list[str]:
-    """What fails a trigger set: a query decided on the wrong side, recall or false-fire rate past its bound."""
-    out = [f"{q.id}: {text.verdict_text(q, trigger_set)[1].splitlines()[0]}" for q in trigger_set.wrong]
-    recall, false_fire = trigger_set.recall, trigger_set.false_fire_rate
-    if options.min_recall is not None and recall.value is not None and recall.value < options.min_recall:
-        out.append(f"recall {recall.count}/{recall.of} is below --min-recall {options.min_recall:g}")
-    if (
-        options.max_false_fire is not None
-        and false_fire.value is not None
-        and false_fire.value > options.max_false_fire
-    ):
-        out.append(
-            f"false-fire rate {false_fire.count}/{false_fire.of} is above --max-false-fire {options.max_false_fire:g}"
-        )
-    return out
-
-
-def query_properties(query: QueryResult, trigger_set: TriggerSetResult) -> list[tuple[str, object]]:
-    return [
-        ("shouldFire", query.should_fire),
-        ("fires", query.fires),
-        ("runs", len(query.decided)),
-        ("verdict", query.verdict(trigger_set.threshold)),
-    ]
 
 
 def report_test(

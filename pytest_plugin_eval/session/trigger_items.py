@@ -20,12 +20,12 @@ from ..load.trigger_files import skill_folder_files
 from ..load.triggers import TriggerLoadError, TriggerQuery, TriggerSet, query_case
 from ..results.matrix import case_models
 from ..results.trigger_runs import trigger_run_of
-from ..results.triggers import QueryResult, TriggerRun, TriggerSetResult
+from ..results.triggers import TriggerRun
 from . import rules, skill_eval_items, wire
 from .collect import CaseFile, CaseLoadFailure, RunFailed, RunItem, run_params
 from .options import TRIGGER_MARKER
 from .state import get_session
-from .view import SessionView
+from .trigger_outcomes import report_of
 
 
 class TriggerFile(CaseFile):
@@ -110,39 +110,6 @@ class TriggerItem(RunItem):
 
     def html_extras(self) -> list:
         return []
-
-
-def report_of(
-    session: SessionView, trigger_set: TriggerSet, query: TriggerQuery, run: TriggerRun, model: str | None = None
-) -> wire.TriggerReport:
-    """What a trigger run's call report carries to the controller (`model`: a matrix's model of the run)."""
-    case = query_case(trigger_set, query)
-    return wire.TriggerReport(
-        eval_root=str(trigger_set.eval_root),
-        label=session.suite_label(trigger_set.eval_root, model),
-        trigger_set=set_header(trigger_set, session.options.for_model(model).model),
-        query=QueryResult(query.id, query.query, query.should_fire),
-        run=run,
-        suite=session.suite_info(case, model),
-        position=trigger_set.queries.index(query),
-        model=model,
-    )
-
-
-def set_header(trigger_set: TriggerSet, model_override: str | None) -> TriggerSetResult:
-    skill = trigger_set.skill
-    return TriggerSetResult(
-        skill=skill.qualified_name,
-        name=skill.name,
-        kind=skill.kind,
-        description=skill.description,
-        file=trigger_set.rel_file,
-        format=trigger_set.format,
-        threshold=trigger_set.threshold,
-        runs_per_query=trigger_set.runs,
-        max_turns=trigger_set.max_turns,
-        model=model_override or trigger_set.model,
-    )
 
 
 class EvalDir(pytest.Directory):

@@ -8,9 +8,9 @@ import json
 import pytest
 
 import pytest_plugin_eval.cli.main as cli
+from pytest_plugin_eval.session.addoption import add_options
 from pytest_plugin_eval.session.option_parse import parse_options
 from pytest_plugin_eval.session.option_values import OptionError
-from pytest_plugin_eval.session.options import add_options
 
 
 def results(tmp_path, name: str, with_scores, without_scores=(0.0, 0.0, 0.0), pattern: str = "^Hello"):

@@ -7,9 +7,10 @@ import pytest
 import xdist.plugin
 from _pytest.config.argparsing import Parser
 
+from pytest_plugin_eval.session.addoption import add_options
 from pytest_plugin_eval.session.option_parse import eval_options_given, parse_options
 from pytest_plugin_eval.session.option_values import OptionError
-from pytest_plugin_eval.session.options import EvalOptions, add_options
+from pytest_plugin_eval.session.options import EvalOptions
 
 
 def make_parser() -> Parser:
