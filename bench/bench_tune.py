@@ -30,7 +30,8 @@ from pathlib import Path
 
 import yaml
 
-from pytest_plugin_eval.cli.tune import Tuning, parse
+from pytest_plugin_eval.cli.commands.tune import parse
+from pytest_plugin_eval.cli.tune import Tuning
 from pytest_plugin_eval.cli.tune_measure import Measured
 from pytest_plugin_eval.cli.tune_propose import Proposer
 from pytest_plugin_eval.results.tune_result import Cost, TuneResult, scored

@@ -19,7 +19,6 @@ check runs in `plugin-eval init` after every file the model writes and before it
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shlex
@@ -54,9 +53,8 @@ from .estimate import (
     priced_as,
     trigger_key,
 )
+from .expectation_hints import mechanical_hints
 from .floor import case_problems, has_outcome_grader, stray_folders, suite_problems, uncounted_graders
-from .import_evals import mechanical_hints
-from .plugin_args import add_plugin_arguments, plugin_folder
 
 PILOT_JSON = "pilot.json"
 
@@ -368,51 +366,3 @@ def to_json(result: CheckResult) -> dict:
     if result.prediction:
         out["prediction"] = {"fullSuiteUsd": result.prediction.total, "pilotCostUsd": result.prediction.pilot_cost}
     return out
-
-
-def command_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="plugin-eval check",
-        description="Load an eval suite and check its floor (a should-not-fire case, an outcome grader per case, "
-        "runs >= 3, two arms) without running anything. Exit 0 when it passes, 1 otherwise.",
-    )
-    add_plugin_arguments(parser)
-    parser.add_argument(
-        "--model", default=None, metavar="MODEL", help="the agent's model (A,B: a model matrix), for the cost estimate"
-    )
-    parser.add_argument("--judge-model", default=None, metavar="MODEL", help="the judge model, for the cost estimate")
-    parser.add_argument("--scripted", action="store_true", help="print the pilot command for the scripted endpoint")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    return parser
-
-
-def check(argv: list[str]) -> int:
-    args = command_parser().parse_args(argv)
-    root = plugin_folder(args.target, "check")
-    if root is None:
-        return 1
-    result = check_suite(root, args.eval_dir, model=args.model, judge_model=args.judge_model)
-    if args.json:
-        print(json.dumps(to_json(result), indent=1))
-        return 0 if result.ok else 1
-    for line in result.render_problems():
-        print(f"✗ {line}")
-    for warning in result.warnings:
-        print(warning)
-    for line in summary(result):
-        print(line)
-    if result.ok and result.estimate:
-        models = (["--model", args.model] if args.model else []) + (
-            ["--judge-model", args.judge_model] if args.judge_model else []
-        )
-        pilot = pilot_argv(
-            plugin_eval_argv(),
-            os.path.relpath(result.eval_root, result.root),
-            result.estimate.pilot_bound,
-            requested_grants(result.cases),
-            args.scripted,
-            ["--eval-dir", args.eval_dir] if args.eval_dir else [],
-            models,
-        )
-        print(f"Pilot (from the plugin folder): {shell(pilot)}")
-    return 0 if result.ok else 1

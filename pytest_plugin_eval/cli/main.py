@@ -323,11 +323,11 @@ def _main(argv: list[str]) -> int:
 
         return init(argv[1:])
     if argv[:1] == ["check"]:
-        from .check import check
+        from .commands.check import check
 
         return check(argv[1:])
     if argv[:1] == ["import"]:
-        from .import_evals import import_command
+        from .commands.import_evals import import_command
 
         return import_command(argv[1:])
     if argv[:1] == ["merge"]:
@@ -345,7 +345,7 @@ def _main(argv: list[str]) -> int:
     if argv[:1] == ["triggers"]:
         return run(argv[1:], only_triggers=True)
     if argv[:1] == ["tune"]:
-        from .tune import tune_command
+        from .commands.tune import tune_command
 
         return tune_command(argv[1:])
     return run(argv)

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..session.options import OPTIONS, Option
-from . import check, compare, history, import_evals, init, merge, tune
+from . import compare, history, init, merge
+from .commands import check, import_evals, tune
 from .main import USAGE
 
 PAGE = Path("docs/reference/options.md")

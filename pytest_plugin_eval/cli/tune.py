@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -27,10 +26,10 @@ from ..load.trigger_files import find_trigger_files
 from ..load.triggers import TriggerLoadError, TriggerSet, load_trigger_file
 from ..results.store import RESULTS_DIR
 from ..results.tune_result import Candidate, Cost, SiblingCheck, TuneResult, scored
-from ..results.tuning import Labelled, SetTooSmall, choose, correctness, is_flat, paired, ranked, split
-from .tune_apply import ApplyError, rewrite_description
+from ..results.tuning import Labelled, choose, correctness, is_flat, paired, ranked, split
+from .tune_apply import rewrite_description
 from .tune_estimate import TuneShape, estimate
-from .tune_measure import Measured, MeasureError, Measurer
+from .tune_measure import Measured, Measurer
 from .tune_propose import Attempt, Failure, Proposer, claude_asker, load_proposer_script, prompt
 
 DEFAULT_ROUNDS = 3
@@ -41,36 +40,6 @@ STEAL_SHARE = 0.5  # a sibling's should-fire query is stolen when the tuned skil
 
 class TuneError(UsageError):
     """A tuning that cannot start: the skill, its trigger set or the options; the message says the fix."""
-
-
-def command_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="plugin-eval tune", description=__doc__.split("\n\n")[0])
-    p.add_argument("skill", help="the skill to tune (bare or plugin:name)")
-    p.add_argument("target", nargs="?", default=".", help="the plugin folder (default .)")
-    p.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="rounds of proposals at most (default 3)")
-    p.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES, help="candidates per round (default 2)")
-    p.add_argument("--seed", type=int, default=0, help="the split's seed (default 0)")
-    p.add_argument("--runs", help="runs per query (N or auto; default: the trigger set's)")
-    p.add_argument("--max-cost-usd", type=float, help="stop the whole loop once this much is spent")
-    p.add_argument("--scripted", action="store_true", help="offline: trigger runs and proposer from scripts")
-    p.add_argument("--trust-plugin", action="store_true", help="run the plugin's code as you (required)")
-    p.add_argument("--model", help="the model of the trigger runs and the proposer")
-    p.add_argument("--claude", help="the Claude Code binary")
-    p.add_argument("--eval-dir", help="the eval dir (default: the manifest's, else evals)")
-    p.add_argument("--trigger-skill", help="the skill of skill-creator trigger entries that name none")
-    p.add_argument("--output-dir", help="where tune.json, tune.html and the proposed SKILL.md go")
-    p.add_argument("--json", help="also write the result document to this path")
-    p.add_argument("--apply", action="store_true", help="write the winner's description into SKILL.md")
-    p.add_argument("--force", action="store_true", help="--apply even when the plugin's git tree is dirty")
-    return p
-
-
-def parse(argv: list[str]) -> argparse.Namespace:
-    p = command_parser()
-    args = p.parse_args(argv)
-    if args.rounds < 1 or args.candidates < 1:
-        p.error("--rounds and --candidates must be at least 1")
-    return args
 
 
 @dataclass
@@ -121,21 +90,6 @@ def git_dirty(folder: Path) -> str | None:
         return ""
     changed = [line for line in done.stdout.splitlines() if f"/{RESULTS_DIR}/" not in line]
     return "\n".join(changed) or None
-
-
-def tune_command(argv: list[str]) -> int:
-    try:
-        args = parse(argv)
-    except SystemExit as e:
-        return 0 if e.code == 0 else 1
-    try:
-        return Tuning(args).run()
-    except (UsageError, SetTooSmall, ApplyError) as e:
-        print(e, file=sys.stderr)
-        return 1
-    except MeasureError as e:
-        print(f"✗ {e}", file=sys.stderr)
-        return 2
 
 
 class Tuning:

@@ -33,7 +33,7 @@ from .store import RESULTS_FILE
 from .triggers import Rate
 
 if TYPE_CHECKING:
-    from .compare import Comparison
+    from .comparison import Comparison
 
 MATRIX_FILE = "matrix.json"
 MATRIX_KIND = "plugin-eval/model-matrix"

@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from pytest_plugin_eval.cli import estimate
-from pytest_plugin_eval.cli.check import check, check_suite
+from pytest_plugin_eval.cli.check import check_suite
+from pytest_plugin_eval.cli.commands.check import check
 from pytest_plugin_eval.core.prices import price_table
 
 FIRES = [

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_plugin_eval.cli.import_evals import import_evals, mechanical_hint
+from pytest_plugin_eval.cli.expectation_hints import mechanical_hint
+from pytest_plugin_eval.cli.import_evals import import_evals
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load.case import load_case
 from pytest_plugin_eval.load.skill_evals import eval_cases, read_evals

@@ -135,7 +135,7 @@ def test_refused_names_write_nothing(in_plugin, capsys):
 
 def test_check_refuses_the_untouched_template_and_prints_no_pilot(in_plugin, capsys):
     """Issue 23 item 7: the placeholder prompt and the free `\\S` grader are problems, not a suite."""
-    from pytest_plugin_eval.cli.check import check
+    from pytest_plugin_eval.cli.commands.check import check
 
     plugin(in_plugin, "greeter", {"greet": "greet"})
     assert init(["--bare", "hello"]) == 0

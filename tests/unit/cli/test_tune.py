@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_plugin_eval.cli.tune import TuneError, Tuning, git_dirty, parse, tune_command
+from pytest_plugin_eval.cli.commands.tune import parse, tune_command
+from pytest_plugin_eval.cli.tune import TuneError, Tuning, git_dirty
 from pytest_plugin_eval.cli.tune_measure import Measured
 from pytest_plugin_eval.cli.tune_propose import Proposer
 from pytest_plugin_eval.results.tune_result import Cost, TuneResult
