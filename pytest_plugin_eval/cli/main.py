@@ -32,9 +32,9 @@ from pathlib import Path
 import pytest
 
 from ..core.errors import UsageError
+from ..engine.options import OPTIONS, TRIGGER_MARKER
 from ..load.suite import eval_dir_name, is_plugin_dir
 from ..run.agent import ClaudeNotFound, claude_version, find_claude
-from ..session.options import OPTIONS, TRIGGER_MARKER
 
 # The option table of the pytest plugin, read the reference tool's way (--json is handled on its own).
 FLAGS = {name for o in OPTIONS if o.kind == "flag" for name in o.names}
@@ -319,7 +319,7 @@ def _main(argv: list[str]) -> int:
         print(version_text(claude))
         return 0
     if argv[:1] == ["init"]:
-        from .init import init
+        from .commands.init import init
 
         return init(argv[1:])
     if argv[:1] == ["check"]:
@@ -331,15 +331,15 @@ def _main(argv: list[str]) -> int:
 
         return import_command(argv[1:])
     if argv[:1] == ["merge"]:
-        from .merge import merge_command
+        from .commands.merge import merge_command
 
         return merge_command(argv[1:])
     if argv[:1] == ["compare"]:
-        from .compare import compare_command
+        from .commands.compare import compare_command
 
         return compare_command(argv[1:])
     if argv[:1] == ["history"]:
-        from .history import history_command
+        from .commands.history import history_command
 
         return history_command(argv[1:])
     if argv[:1] == ["triggers"]:

@@ -1,2 +1,3 @@
 """The results of a session as one typed document (model), the rules that score it, the results folder on disk,
-and what is built from stored results: regrading, `--lf`, hints; the cost ledger."""
+`--lf`'s previous results, hints, the history of a suite, the documents of a comparison, a matrix and trigger
+evals. Computations over stored documents are analysis/."""

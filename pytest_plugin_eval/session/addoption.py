@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from .option_values import ListValues
-from .options import OPTIONS
+from ..engine.option_values import ListValues
+from ..engine.options import OPTIONS
 from .pytest_internals import add_short_option
 
 ACTIONS = {"flag": "store_true", "list": ListValues, "append": "append", "value": "store", "optional": "store"}

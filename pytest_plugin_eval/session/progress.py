@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
+from ..engine.wire import RUN_ATTR, TRIGGER_ATTR, UNNEEDED_ATTR
 from ..report.view import usd
 from ..results.model import RunResult
 from .pytest_internals import terminal_file, terminal_writer
 from .verdicts import VERDICT_ATTR
-from .wire import RUN_ATTR, TRIGGER_ATTR, UNNEEDED_ATTR
 
 
 def run_word(run: RunResult) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_plugin_eval.cli.check import check_suite, plugin_eval_argv
+from pytest_plugin_eval.check.suite import check_suite, plugin_eval_argv
 from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
 from pytest_plugin_eval.load.script import parse_script
 

@@ -1,10 +1,10 @@
-"""`plugin-eval import [TARGET]`: the command line of the evals.json importer (cli/import_evals.py)."""
+"""`plugin-eval import [TARGET]`: the command line of the evals.json importer (authoring/importer.py)."""
 
 from __future__ import annotations
 
 import argparse
 
-from ..import_evals import import_evals
+from ...authoring.importer import import_evals
 from ..plugin_args import add_plugin_arguments, plugin_folder
 
 

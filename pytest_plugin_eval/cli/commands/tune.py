@@ -1,7 +1,7 @@
 """`plugin-eval tune SKILL [TARGET]`: a better description for a skill, proposed by Claude from its trigger set's
 train failures, chosen on validation with a paired interval, scored once on test, checked against the siblings.
 
-The command line of the tuning loop (cli/tune.py's Tuning)."""
+The command line of the tuning loop (tune/loop.py's Tuning)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import argparse
 import sys
 
 from ...core.errors import UsageError
-from ...results.tuning import SetTooSmall
-from ..tune import DEFAULT_CANDIDATES, DEFAULT_ROUNDS, Tuning
-from ..tune_apply import ApplyError
-from ..tune_measure import MeasureError
+from ...tune.apply import ApplyError
+from ...tune.loop import DEFAULT_CANDIDATES, DEFAULT_ROUNDS, Tuning
+from ...tune.measure import MeasureError
+from ...tune.rules import SetTooSmall
 
 
 def command_parser() -> argparse.ArgumentParser:

@@ -10,10 +10,10 @@ import pytest
 from _pytest.config.argparsing import Parser
 
 import pytest_plugin_eval.cli.main as cli
+from pytest_plugin_eval.engine.option_parse import parse_options
+from pytest_plugin_eval.engine.options import OPTIONS
 from pytest_plugin_eval.run.agent import ClaudeNotFound
 from pytest_plugin_eval.session.addoption import add_options
-from pytest_plugin_eval.session.option_parse import parse_options
-from pytest_plugin_eval.session.options import OPTIONS
 
 
 @pytest.fixture

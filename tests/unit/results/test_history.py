@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from helpers.documents import case_result, suite_result
 
+from pytest_plugin_eval.analysis.merge import merge
 from pytest_plugin_eval.results import history
 from pytest_plugin_eval.results.history import Scan, scan, summarize, trend
-from pytest_plugin_eval.results.merge import merge
 from pytest_plugin_eval.results.model import (
     CaseResult,
     GraderInfo,
