@@ -17,7 +17,6 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from .. import stats
 from ..core.errors import UsageError
@@ -34,9 +33,9 @@ from ..results.comparison import (
     SessionRef,
     Tally,
 )
-from ..results.model import SCHEMA_VERSION, CaseResult, GraderInfo, SuiteResult
+from ..results.model import CaseResult, GraderInfo, SuiteResult
 from ..results.plugin_changes import description_changed, plugin_changes
-from ..results.store import RESULTS_FILE
+from ..results.store import RESULTS_FILE, InvalidDocument, parse_document
 from ..results.trigger_compare import compare_triggers, scripted_warning
 from .baseline import shared_baseline
 
@@ -70,37 +69,10 @@ def read_document(source: str | Path) -> SuiteResult:
         raise CompareError(
             f"{file}: not valid JSON ({e}) — truncated or damaged? {hint[0].upper()}{hint[1:]}"
         ) from None
-    problem = _document_problem(data)
-    if problem is not None:
-        raise CompareError(f"{file}: {problem}")
     try:
-        return SuiteResult.from_json(data)
-    except Exception as e:  # a shape the checks above did not foresee
-        raise CompareError(f"{file}: not a results document ({type(e).__name__}: {e}) — {hint}") from None
-
-
-def _document_problem(data: Any) -> str | None:
-    if not isinstance(data, dict):
-        return "not a results document (the JSON is not an object) — name the aggregate-result.json of a session"
-    if "old" in data and "new" in data and "cases" in data:
-        return "a comparison document (plugin-eval compare --json), not a results document — name a session's results"
-    if "suites" in data and "cases" not in data:
-        return (
-            "holds several suites (the --json document of a session over several eval dirs) — name the results "
-            "folder of one suite"
-        )
-    if data.get("schemaVersion", SCHEMA_VERSION) != SCHEMA_VERSION:
-        return (
-            f"schemaVersion {data.get('schemaVersion')!r}: this plugin-eval reads version {SCHEMA_VERSION} — update it"
-        )
-    if not isinstance(data.get("cases"), list) or not isinstance(data.get("suite", {}), dict):
-        return "not a results document (no cases list) — name the aggregate-result.json of a session"
-    for i, case in enumerate(data["cases"]):
-        if not isinstance(case, dict) or not isinstance(case.get("name"), str):
-            return f"cases[{i}]: not a case (an object with a name) — is this a results document?"
-        if not isinstance(case.get("arms", {}), dict):
-            return f"cases[{i}].arms: must be an object — is this a results document?"
-    return None
+        return parse_document(data, file)
+    except InvalidDocument as e:
+        raise CompareError(f"{e} — {hint}") from None
 
 
 # ---- computing it --------------------------------------------------------------------------------------------

@@ -299,7 +299,11 @@ def test_reads_a_results_folder_or_a_json_file(tmp_path):
         ({"schemaVersion": 1, "old": {}, "new": {}, "cases": []}, "a comparison document"),
         ({"schemaVersion": 2, "cases": []}, "schemaVersion 2: this plugin-eval reads version 1"),
         ({"schemaVersion": 1}, "not a results document (no cases list)"),
-        ({"cases": [{"arms": {}}]}, "cases[0]: not a case"),
+        ({"cases": [{"arms": {}}]}, "cases[0].name: missing"),
+        (
+            {"cases": [{"name": "a", "arms": {"with": [{"score": "high"}]}}]},
+            "cases[0].arms.with[0].score: must be a number",
+        ),
     ],
 )
 def test_what_is_not_a_results_document_is_said_in_one_line(tmp_path, content, words):
