@@ -7,10 +7,37 @@ checked values travel as one plain `EvalOptions` object.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 from ..adaptive import AutoRuns
 from ..core.kinds import Ablation
+from .option_values import (
+    as_bool,
+    as_given,
+    as_tuple,
+    parse_ablation,
+    parse_allow_tools,
+    parse_api_retries,
+    parse_claude,
+    parse_compare_to,
+    parse_concurrency,
+    parse_disallow_tools,
+    parse_eval_dir,
+    parse_json_path,
+    parse_max_cost,
+    parse_max_false_fire,
+    parse_min_recall,
+    parse_mocks,
+    parse_models,
+    parse_regrade,
+    parse_runs,
+    parse_shard_option,
+    parse_tags,
+    parse_threshold,
+)
 
 ABLATIONS = ("none", "with-without")
 MOCK_MODES = ("record", "off")
@@ -88,6 +115,10 @@ class Option:
     default: object = None
     metavar: str | None = None
     store_false: bool = False  # a flag that turns `dest` off (--no-scaffold)
+    # The EvalOptions field (or fields) the option fills, and its parser (option_values.py): (raw value, the whole
+    # namespace) → the value (a tuple of values for several fields). No field: an option EvalOptions does not keep.
+    field: str | tuple[str, ...] | None = None
+    parse: Callable[[Any, Any], Any] = as_given
 
     @property
     def name(self) -> str:
@@ -101,6 +132,7 @@ OPTIONS = (
         "Run the suite without asking: evaluating a plugin runs its code as you (required without a terminal)",
         kind="flag",
         default=False,
+        field="trust_plugin",
     ),
     Option(
         ("--json",),
@@ -108,12 +140,16 @@ OPTIONS = (
         "Also write the results document to PATH (must end in .json); without PATH, print it to stdout",
         kind="optional",
         metavar="PATH",
+        field="json_path",
+        parse=parse_json_path,
     ),
     Option(
         ("--threshold",),
         "eval_threshold",
         "Minimum with-plugin score (0..1) every case must reach for exit 0 (default 1.0)",
         metavar="SCORE",
+        field="threshold",
+        parse=parse_threshold,
     ),
     Option(
         ("--runs",),
@@ -121,6 +157,8 @@ OPTIONS = (
         "Override every case's runs per arm (fractions are truncated); auto[:MAX[:WIDTH]] adds runs to a case, both arms alike, only while "
         "its Δ interval straddles 0 and is wider than WIDTH (3 runs first, MAX 10, WIDTH 0.3 unless given)",
         metavar="N|auto",
+        field=("runs", "auto_runs"),
+        parse=parse_runs,
     ),
     Option(
         ("--model",),
@@ -128,6 +166,8 @@ OPTIONS = (
         "Model of the agent under test, for every case (else the case's model:, else ANTHROPIC_MODEL); "
         "A,B,… runs every case and trigger set on each model, a results document per model (docs/matrix.md)",
         metavar="MODEL[,MODEL…]",
+        field=("model", "models"),
+        parse=parse_models,
     ),
     Option(
         ("--judge-model",),
@@ -135,6 +175,7 @@ OPTIONS = (
         "Model of llm/baseline judges and agent mocks: an id or haiku/sonnet/opus "
         "(default: haiku, or ANTHROPIC_SMALL_FAST_MODEL)",
         metavar="MODEL",
+        field="judge_model",
     ),
     Option(
         ("--ablation",),
@@ -142,6 +183,8 @@ OPTIONS = (
         "with-without (default when a plugin resolves): also run each case "
         "without the plugin and report Δ; none: only the with-plugin arm",
         metavar="MODE",
+        field="ablation",
+        parse=partial(parse_ablation, choices=ABLATIONS),
     ),
     Option(
         ("--allow-tools",),
@@ -152,6 +195,8 @@ OPTIONS = (
         kind="list",
         default=[],
         metavar="TOOL",
+        field="allow_tools",
+        parse=parse_allow_tools,
     ),
     Option(
         ("--disallow-tools",),
@@ -160,6 +205,8 @@ OPTIONS = (
         kind="list",
         default=[],
         metavar="TOOL",
+        field="disallow_tools",
+        parse=parse_disallow_tools,
     ),
     Option(
         ("--case",),
@@ -168,6 +215,8 @@ OPTIONS = (
         kind="append",
         default=[],
         metavar="GLOB",
+        field="case_globs",
+        parse=as_tuple,
     ),
     Option(
         ("--tag",),
@@ -176,6 +225,8 @@ OPTIONS = (
         kind="list",
         default=[],
         metavar="TAG",
+        field="tags",
+        parse=parse_tags,
     ),
     Option(
         ("--keep-temp",),
@@ -183,20 +234,30 @@ OPTIONS = (
         "Keep each run's throwaway workspace for debugging (its path is in the JSON as workspace, and in the report)",
         kind="flag",
         default=False,
+        field="keep_temp",
     ),
     Option(
         ("--output-dir",),
         "eval_output_dir",
         "Write aggregate-result.json and run artefacts to DIR instead of <eval dir>/results/<timestamp>/",
         metavar="DIR",
+        field="output_dir",
     ),
-    Option(("--report",), "eval_report", "Write the HTML report to PATH instead of the results folder", metavar="PATH"),
+    Option(
+        ("--report",),
+        "eval_report",
+        "Write the HTML report to PATH instead of the results folder",
+        metavar="PATH",
+        field="report",
+    ),
     Option(
         ("--max-cost-usd",),
         "eval_max_cost",
         "Hard cost ceiling for the session, shared by all workers; runs not started once it is reached are skipped "
         "(exit 2)",
         metavar="USD",
+        field="max_cost_usd",
+        parse=parse_max_cost,
     ),
     Option(
         ("--scaffold",),
@@ -204,14 +265,23 @@ OPTIONS = (
         "Run each case's context.scaffold_script before its runs (runs author-supplied code as you)",
         kind="flag",
         default=False,
+        field="scaffold",
     ),
-    Option(("--no-scaffold",), "eval_scaffold", "Do not run scaffold scripts (default)", kind="flag", store_false=True),
+    Option(
+        ("--no-scaffold",),
+        "eval_scaffold",
+        "Do not run scaffold scripts (default)",
+        kind="flag",
+        store_false=True,
+    ),
     Option(
         ("--mocks",),
         "eval_mocks",
         "record (default): MCP servers are answered from mocks/; off: real servers start",
         default="record",
         metavar="MODE",
+        field="mocks",
+        parse=partial(parse_mocks, choices=MOCK_MODES),
     ),
     Option(
         ("--allow-real-servers",),
@@ -219,12 +289,15 @@ OPTIONS = (
         "With --mocks record, also start real MCP servers that have no mock (they run as you)",
         kind="flag",
         default=False,
+        field="allow_real_servers",
     ),
     Option(
         ("--eval-dir",),
         "eval_dir",
         "Folder below the plugin holding the cases (default: the manifest's experimental.evals, else evals)",
         metavar="DIR",
+        field="eval_dir",
+        parse=parse_eval_dir,
     ),
     Option(
         ("--no-publish",),
@@ -245,12 +318,16 @@ OPTIONS = (
         "eval_concurrency",
         "Run up to N runs at once (1-8), in this process: each run is a child process the harness supervises",
         metavar="N",
+        field="concurrency",
+        parse=partial(parse_concurrency, most=MAX_CONCURRENCY),
     ),
     Option(
         ("--claude",),
         "eval_claude",
         "The Claude Code binary (default: the one bundled with claude-agent-sdk, else claude on PATH)",
         metavar="PATH",
+        field="claude",
+        parse=parse_claude,
     ),
     Option(
         ("--api-retries",),
@@ -260,6 +337,8 @@ OPTIONS = (
         "infrastructure error",
         default="1",
         metavar="N",
+        field="api_retries",
+        parse=parse_api_retries,
     ),
     Option(
         ("--reuse-baseline",),
@@ -269,6 +348,8 @@ OPTIONS = (
         "again; only the missing ones run (also: eval_reuse_baseline = true in the pytest ini)",
         kind="flag",
         default=None,
+        field="reuse_baseline",
+        parse=as_bool,
     ),
     Option(
         ("--no-reuse-baseline",),
@@ -283,6 +364,8 @@ OPTIONS = (
         "Grade the runs stored in a results folder again with today's graders "
         "(no agent runs; judges are called) and write a new results folder",
         metavar="RESULTS_DIR",
+        field="regrade",
+        parse=parse_regrade,
     ),
     Option(
         ("--scripted",),
@@ -290,6 +373,7 @@ OPTIONS = (
         "Answer every model call from the cases' scripted.yaml files (offline; no API key; no cost)",
         kind="flag",
         default=False,
+        field="scripted",
     ),
     Option(
         ("--shard",),
@@ -297,6 +381,8 @@ OPTIONS = (
         "Run the K-th of N balanced shares of the suite (K/N; both arms of a case stay together) — one CI job "
         "each; `plugin-eval merge` combines their results folders",
         metavar="K/N",
+        field="shard",
+        parse=parse_shard_option,
     ),
     Option(
         ("--compare-to",),
@@ -304,6 +390,8 @@ OPTIONS = (
         "Compare this session with an earlier one (its results folder, or a results JSON file): per case the "
         "change in WITH and in Δ, with an interval and a verdict, in the terminal, the HTML report and --md",
         metavar="RESULTS",
+        field="compare_to",
+        parse=parse_compare_to,
     ),
     Option(
         ("--md",),
@@ -311,6 +399,7 @@ OPTIONS = (
         "Also write a Markdown summary of the session to PATH (for CI); with GITHUB_STEP_SUMMARY set, the same "
         "summary is appended to that file whether or not --md is given",
         metavar="PATH",
+        field="md_path",
     ),
     Option(
         ("--skill-creator-benchmark",),
@@ -318,18 +407,22 @@ OPTIONS = (
         "Also write the session to PATH in skill-creator's benchmark.json schema (with_skill / without_skill runs, "
         "run_summary, delta, notes), for skill-creator's viewer",
         metavar="PATH",
+        field="benchmark_path",
     ),
     Option(
         ("--trigger-skill",),
         "eval_trigger_skill",
         "The skill (or command) of the plugin that skill-creator trigger-eval.json entries naming none are about",
         metavar="NAME",
+        field="trigger_skill",
     ),
     Option(
         ("--min-recall",),
         "eval_min_recall",
         "Fail (exit 1) a trigger set whose recall — the share of its should-fire queries that fire — is below R",
         metavar="R",
+        field="min_recall",
+        parse=parse_min_recall,
     ),
     Option(
         ("--max-false-fire",),
@@ -337,5 +430,7 @@ OPTIONS = (
         "Fail (exit 1) a trigger set whose false-fire rate — the share of its should-not-fire queries that "
         "fire — is above R",
         metavar="R",
+        field="max_false_fire",
+        parse=parse_max_false_fire,
     ),
 )
