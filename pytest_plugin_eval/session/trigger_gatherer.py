@@ -5,13 +5,13 @@ sets add to the document, the exit status and the terminal."""
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from ..engine.collected import Collected
+from ..engine.options import TRIGGER_MARKER
 from ..engine.trigger_outcomes import query_properties, set_failures
 from ..engine.wire import TriggerReport
 from ..report import triggers as text
@@ -99,33 +99,10 @@ def report_test(
     junit_names: tuple[str, str],
     properties: list[tuple[str, object]],
 ) -> None:
-    """One verdict through pytest's report hooks, as verdicts.report_case reports a case's."""
+    """A trigger query's or set's verdict as a test `<trigger file>::<set>[/<query>]` (verdicts.report_verdict)."""
     node_file, name = nodeid.split("::", 1)
-    location = (node_file, None, name)
-    keywords: dict[str, Any] = {name: 1, "plugin_eval": 1, "plugin_eval_trigger": 1}
-    now = time.time()
-    config.hook.pytest_runtest_logstart(nodeid=nodeid, location=location)
-    for when in ("setup", "call", "teardown"):
-        result: Any = "passed"
-        longrepr: Any = None
-        if when == "call" and outcome == "failed":
-            result, longrepr = "failed", verdicts.VerdictRepr(message)
-        elif when == "call" and outcome == "skipped":
-            result, longrepr = "skipped", (node_file, 0, f"Skipped: {message}")
-        report = pytest.TestReport(
-            nodeid,
-            location,
-            keywords,
-            result,
-            longrepr,
-            when,
-            duration=0.0,
-            start=now,
-            stop=now,
-            user_properties=properties if when == "call" else (),
-        )
-        if when == "call":
-            setattr(report, verdicts.VERDICT_ATTR, message.splitlines()[0])
-        verdicts.junit(config, report, *junit_names, properties if when == "call" else ())
-        config.hook.pytest_runtest_logreport(report=report)
-    config.hook.pytest_runtest_logfinish(nodeid=nodeid, location=location)
+    keywords: dict[str, Any] = {name: 1, "plugin_eval": 1, TRIGGER_MARKER: 1}
+    headline = message.splitlines()[0] if message else ""
+    verdicts.report_verdict(
+        config, nodeid, (node_file, None, name), keywords, outcome, message, headline, junit_names, properties
+    )
