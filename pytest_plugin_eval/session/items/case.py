@@ -12,6 +12,7 @@ model's runs.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,17 +66,7 @@ class CaseFile(pytest.File):
                 return  # --case/--tag left this case out (as the reference tool does, whatever else is wrong)
             self.load_error = e
             raise CaseLoadFailure(e) from None
-        for model, arm, index in self.eval_session.matrix_runs(case):
-            params = run_params(model, f"{ARM_LABELS[arm]}-{index}")
-            yield RunItem.from_parent(
-                self,
-                name=f"{case.name}[{params}]",
-                case=case,
-                arm=arm,
-                index=index,
-                model=model,
-                **child_node_id(self, case.name, params),
-            )
+        yield from run_items(self, case, self.eval_session.matrix_runs(case))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, CaseLoadFailure):
@@ -127,6 +118,32 @@ class PooledItem(pytest.Item):
     def ended(self, outcome: Outcome) -> None:
         """The session was interrupted while the pool did this item's work, which came to `outcome`: take it as
         `runtest` would have, so that `carried()` says what it came to."""
+
+
+def run_items(
+    parent: pytest.Collector,
+    case: Case,
+    runs: Iterable[tuple[str | None, str, int]],
+    item: type[RunItem] | None = None,
+    params: Callable[[str, int], str] = lambda arm, index: f"{ARM_LABELS[arm]}-{index}",
+    structured_id: bool = True,
+    **fields: Any,
+) -> Iterator[RunItem]:
+    """The items of `case`'s runs under `parent`, one per (model, arm, index): named `<case>[<params>]`
+    (run_params), of class `item` (RunItem) with `fields` besides. `structured_id`: the node id pytest ≥ 9 keeps
+    structured (pytest_internals.child_node_id)."""
+    for model, arm, index in runs:
+        given = run_params(model, params(arm, index))
+        yield (item or RunItem).from_parent(
+            parent,
+            name=f"{case.name}[{given}]",
+            case=case,
+            arm=arm,
+            index=index,
+            model=model,
+            **(child_node_id(parent, case.name, given) if structured_id else {}),
+            **fields,
+        )
 
 
 def run_params(model: str | None, params: str) -> str:

@@ -10,8 +10,7 @@ import pytest
 
 from ...load.skill_evals import EvalsLoadError, eval_cases, evals_files, read_evals
 from ...load.suite import resolve_plugin
-from ..pytest_internals import child_node_id
-from .case import ARM_LABELS, CaseFile, CaseLoadFailure, RunItem, run_params
+from .case import CaseFile, CaseLoadFailure, run_items
 
 
 class EvalsFile(CaseFile):
@@ -30,17 +29,7 @@ class EvalsFile(CaseFile):
         for case in cases:
             if not session.selected(case):
                 continue
-            for model, arm, index in session.matrix_runs(case):
-                params = run_params(model, f"{ARM_LABELS[arm]}-{index}")
-                yield RunItem.from_parent(
-                    self,
-                    name=f"{case.name}[{params}]",
-                    case=case,
-                    arm=arm,
-                    index=index,
-                    model=model,
-                    **child_node_id(self, case.name, params),
-                )
+            yield from run_items(self, case, session.matrix_runs(case))
 
 
 def collect(eval_dir: pytest.Directory, plugin: Path):

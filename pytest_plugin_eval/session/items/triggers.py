@@ -25,8 +25,8 @@ from ...results.matrix import case_models
 from ...results.trigger_runs import trigger_run_of
 from ...results.triggers import TriggerRun
 from ..eval_session import get_session
-from . import skill_evals as skill_eval_items
-from .case import CaseFile, CaseLoadFailure, RunFailed, RunItem, run_params
+from . import skill_evals
+from .case import CaseFile, CaseLoadFailure, RunFailed, RunItem, run_items
 
 
 class TriggerFile(CaseFile):
@@ -47,18 +47,17 @@ class TriggerFile(CaseFile):
                 if not session.selected(case):
                     continue
                 models = case_models(trigger_set.models, session.matrix_models)
-                for index in range(1, rules.trigger_runs(trigger_set, session.options) + 1):
-                    for model in models:
-                        yield TriggerItem.from_parent(
-                            self,
-                            name=f"{case.name}[{run_params(model, f'run-{index}')}]",
-                            case=case,
-                            arm="with",
-                            index=index,
-                            model=model,
-                            trigger_set=trigger_set,
-                            query=query,
-                        )
+                runs = range(1, rules.trigger_runs(trigger_set, session.options) + 1)
+                yield from run_items(
+                    self,
+                    case,
+                    [(model, "with", index) for index in runs for model in models],
+                    item=TriggerItem,
+                    params=lambda arm, index: f"run-{index}",
+                    structured_id=False,
+                    trigger_set=trigger_set,
+                    query=query,
+                )
 
 
 class TriggerItem(RunItem):
@@ -125,7 +124,7 @@ class EvalDir(pytest.Directory):
             return
         for path in skill_folder_files(plugin):
             yield TriggerFile.from_parent(self, path=path, eval_root=self.path)
-        yield from skill_eval_items.collect(self, plugin)  # and their output evals (evals/evals.json)
+        yield from skill_evals.collect(self, plugin)  # and their output evals (evals/evals.json)
 
 
 def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
