@@ -36,11 +36,10 @@ from ..engine.rules import grant_warnings, two_arm
 from ..grade.engine import UNCOUNTED_WHY
 from ..grade.judge import resolve_judge_model
 from ..grade.types import grader_types
-from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, find_case_dirs, load_case
-from ..load.skill_evals import eval_cases, evals_files, read_evals
+from ..load.case import CASE_FILE, PROMPT_FILE, Case
+from ..load.on_disk import SuiteOnDisk, read_suite
 from ..load.suite import eval_dir_name, is_plugin_dir
-from ..load.trigger_files import find_trigger_files
-from ..load.triggers import TriggerLoadError, TriggerSet, load_trigger_file
+from ..load.triggers import TriggerSet
 from ..results.matrix import case_models
 from ..run.stand_ins import mocked_tools
 from .cost import CaseShape, Estimate, Prediction, estimate, known_price, predict_from_pilot, priced_as, trigger_key
@@ -81,21 +80,18 @@ class CheckResult:
 # ---- the whole check --------------------------------------------------------------------------------------
 
 
-def check_triggers(result: CheckResult, root: Path, eval_root: Path) -> None:
-    """Load the trigger files; a set with no near-miss (or no should-fire query) gets a warning."""
-    for path in find_trigger_files(root, eval_root):
-        try:
-            sets = load_trigger_file(path, eval_root)
-        except TriggerLoadError as e:
-            result.load_problems.extend(e.problems)
-            continue
+def check_triggers(result: CheckResult, suite: SuiteOnDisk) -> None:
+    """The trigger files' load problems; a set with no near-miss (or no should-fire query) gets a warning."""
+    for _, e in suite.trigger_errors:
+        result.load_problems.extend(e.problems)
+    for path, sets in suite.trigger_files:
         result.trigger_sets += sets
         for trigger_set in sets:
             labels = {q.should_fire for q in trigger_set.queries}
             if labels != {True, False}:
                 missing = "should_not_fire near-misses" if True in labels else "should_fire queries"
                 result.warnings.append(
-                    f"{display_path(path, root)}: {trigger_set.name} has no {missing}: its recall and "
+                    f"{display_path(path, suite.root)}: {trigger_set.name} has no {missing}: its recall and "
                     f"false-fire rate cannot both be measured"
                 )
 
@@ -154,11 +150,13 @@ def check_suite(
             Problem(eval_root, "", "does not exist — write cases in <eval dir>/<case>/ (plugin-eval init)")
         )
         return result
-    kinds = grader_types()
+    suite = read_suite(root, eval_root, grader_types())
     scope = in_scope or (lambda _dir: True)
-    unloaded = False  # some case does not load (a stray graders folder is no case)
-
-    def checked(case: Case, where: Path) -> None:
+    unloaded = bool(suite.case_errors)  # some case does not load (a stray graders folder is no case)
+    for where, e in suite.case_errors:
+        if scope(where):
+            result.load_problems.extend(e.problems)
+    for case, where in suite.cases:
         result.cases.append(case)
         result.warnings.extend(w for w in case.warnings if w not in result.warnings)
         if scope(where):
@@ -173,27 +171,6 @@ def check_suite(
                     f'case "{case.name}": grader "{g.name}" counts in no score: it {UNCOUNTED_WHY}'
                     for g in uncounted_graders(case)
                 )
-
-    for case_dir in find_case_dirs(eval_root):
-        try:
-            case = load_case(case_dir, eval_root, kinds)
-        except CaseLoadError as e:
-            unloaded = True
-            if scope(case_dir):
-                result.load_problems.extend(e.problems)
-            continue
-        checked(case, case_dir)
-    # skill-creator's evals.json files in the skill folders are cases of the suite too, as a session collects them.
-    for path in evals_files(root):
-        try:
-            skill_cases = eval_cases(read_evals(path, root), eval_root, kinds)
-        except CaseLoadError as e:
-            unloaded = True
-            if scope(path):
-                result.load_problems.extend(e.problems)
-            continue
-        for case in skill_cases:
-            checked(case, path)
     folders = {c.name: c for c in result.cases if c.source != "skill_creator"}
     for case in result.cases:
         twin = folders.get(case.name.replace("/", "-"))
@@ -203,7 +180,7 @@ def check_suite(
                 "run the same prompt: every session runs it twice — remove the eval from the evals.json (or the file)"
             )
     result.load_problems.extend(p for p in stray_folders(eval_root) if p.file is None or scope(p.file))
-    check_triggers(result, root, eval_root)
+    check_triggers(result, suite)
     if result.trigger_sets and not result.cases:
         return result  # a suite of trigger sets alone: the cases' floor is not asked of it
     if not result.cases and not result.load_problems:

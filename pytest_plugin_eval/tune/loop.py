@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import UsageError
+from ..load.on_disk import read_suite
 from ..load.skills import Component
 from ..load.suite import eval_dir_name, is_plugin_dir
-from ..load.trigger_files import find_trigger_files
-from ..load.triggers import TriggerLoadError, TriggerSet, load_trigger_file
+from ..load.triggers import TriggerSet
 from ..results.store import RESULTS_DIR
 from .apply import rewrite_description
 from .cost import TuneShape, estimate
@@ -56,12 +56,10 @@ def find_sets(args: argparse.Namespace) -> Setup:
     if not root.is_dir():
         raise TuneError(f"✗ {args.target}: no such plugin folder")
     eval_root = root / eval_dir_name(root if is_plugin_dir(root) else None, args.eval_dir)
-    sets: list[TriggerSet] = []
-    for path in find_trigger_files(root, eval_root) if eval_root.is_dir() else []:
-        try:
-            sets += load_trigger_file(path, eval_root, args.trigger_skill)
-        except TriggerLoadError as e:
-            raise TuneError(str(e)) from None
+    suite = read_suite(root, eval_root, None, args.trigger_skill) if eval_root.is_dir() else None
+    if suite is not None and suite.trigger_errors:
+        raise TuneError(str(suite.trigger_errors[0][1]))
+    sets = suite.trigger_sets if suite is not None else []
     mine = [s for s in sets if s.skill.answers_to(args.skill)]
     if not mine:
         known = sorted({s.name for s in sets}) or ["none"]
