@@ -28,6 +28,7 @@ from typing import Any
 from ..core.kinds import ARMS, ErrorKind
 from ..grade.engine import GradingStopped, grade, graders_for
 from ..load.case import Case
+from ..results.jsonmap import json_kind
 from ..results.model import RunResult, SuiteResult
 from ..results.record import grader_results
 from ..results.scoring import judge_cost, run_score
@@ -126,18 +127,6 @@ def results_folder_problem(folder: Path, scripted: bool | None = None) -> str | 
     return None
 
 
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
-
-
 def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -145,7 +134,7 @@ def _number(value: object) -> bool:
 def document_problem(data: Any) -> str | None:
     """The first value regrading relies on that a results document could not hold, as `path: what is wrong`."""
     if not isinstance(data, dict):
-        return f"the document must be a JSON object (got {_kind(data)})"
+        return f"the document must be a JSON object (got {json_kind(data)})"
     if "suites" in data and "cases" not in data:
         return (
             "it holds several suites (a --json document of a session over several eval dirs): regrade the "
@@ -153,17 +142,17 @@ def document_problem(data: Any) -> str | None:
         )
     for key, check in (("suite", dict), ("cases", list), ("loadErrors", list), ("skippedRuns", list)):
         if data.get(key) is not None and not isinstance(data[key], check):
-            return f"{key}: must be {'an object' if check is dict else 'a list'} (got {_kind(data[key])})"
+            return f"{key}: must be {'an object' if check is dict else 'a list'} (got {json_kind(data[key])})"
     seen: set[tuple[str, str, int]] = set()
     for i, case in enumerate(data.get("cases") or []):
         where = f"cases[{i}]"
         if not isinstance(case, dict):
-            return f"{where}: must be an object (got {_kind(case)})"
+            return f"{where}: must be an object (got {json_kind(case)})"
         for key in ("name", "dir"):
             if key in case or key == "name":
                 value = case.get(key)
                 if not isinstance(value, str) or not value.strip():
-                    return f"{where}.{key}: must be a non-empty string (got {_kind(value)})"
+                    return f"{where}.{key}: must be a non-empty string (got {json_kind(value)})"
         case_dir = str(case.get("dir", case["name"]))
         if Path(case_dir).is_absolute() or ".." in Path(case_dir).parts:
             return f"{where}.dir: must be a folder relative to the suite, with no .. (got {case_dir!r})"
@@ -171,12 +160,12 @@ def document_problem(data: Any) -> str | None:
         if arms is None:
             continue
         if not isinstance(arms, dict):
-            return f"{where}.arms: must be an object (got {_kind(arms)})"
+            return f"{where}.arms: must be an object (got {json_kind(arms)})"
         for arm, runs in arms.items():
             if arm not in ARMS:
                 return f"{where}.arms: {arm!r} is not an arm (with, without)"
             if not isinstance(runs, list):
-                return f"{where}.arms.{arm}: must be a list of runs (got {_kind(runs)})"
+                return f"{where}.arms.{arm}: must be a list of runs (got {json_kind(runs)})"
             for n, run in enumerate(runs, 1):
                 problem = run_problem(run)
                 if problem is not None:
@@ -191,32 +180,32 @@ def document_problem(data: Any) -> str | None:
 def run_problem(run: Any) -> str | None:
     """`.key: what is wrong` for the first field of a stored run regrading cannot use, or None."""
     if not isinstance(run, dict):
-        return f": must be an object (got {_kind(run)})"
+        return f": must be an object (got {json_kind(run)})"
     index = run.get("index", 1)
     if isinstance(index, bool) or not isinstance(index, int) or index < 1:
-        return f".index: must be a whole number ≥ 1 (got {_kind(index)} {index!r})"
+        return f".index: must be a whole number ≥ 1 (got {json_kind(index)} {index!r})"
     for key in ("score", "costUsd", "judgeCostUsd", "durationSeconds"):
         value = run.get(key)
         if value is not None and not _number(value):
-            return f".{key}: must be a number or null (got {_kind(value)})"
+            return f".{key}: must be a number or null (got {json_kind(value)})"
     for key in ("error", "errorKind", "tracePath", "startedAt"):
         value = run.get(key)
         if value is not None and not isinstance(value, str):
-            return f".{key}: must be a string or null (got {_kind(value)})"
+            return f".{key}: must be a string or null (got {json_kind(value)})"
     for key in ("aborted", "mocks"):
         value = run.get(key)
         if value is not None and not isinstance(value, dict):
-            return f".{key}: must be an object or null (got {_kind(value)})"
+            return f".{key}: must be an object or null (got {json_kind(value)})"
     for key in ("turns", "attempts"):
         value = run.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            return f".{key}: must be a whole number (got {_kind(value)})"
+            return f".{key}: must be a whole number (got {json_kind(value)})"
     graders = run.get("graders")
     if graders is not None and not isinstance(graders, list):
-        return f".graders: must be a list (got {_kind(graders)})"
+        return f".graders: must be a list (got {json_kind(graders)})"
     for g, grader in enumerate(graders or []):
         if not isinstance(grader, dict):
-            return f".graders[{g}]: must be an object (got {_kind(grader)})"
+            return f".graders[{g}]: must be an object (got {json_kind(grader)})"
         if not isinstance(grader.get("name"), str) or "passed" not in grader:
             return f".graders[{g}]: needs a name (a string) and passed"
     return None

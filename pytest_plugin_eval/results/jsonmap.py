@@ -149,7 +149,7 @@ def problems(cls: type[Document], data: Any, path: str = "") -> list[str]:
     what reading or computing would trip on: a missing required key, an object or list of the wrong kind, a
     number that is not one."""
     if not isinstance(data, Mapping):
-        return [f"{path or 'the document'}: must be an object (got {_kind(data)})"]
+        return [f"{path or 'the document'}: must be an object (got {json_kind(data)})"]
     found: list[str] = []
     for slot in _plan(cls).read:
         if slot.name is None or slot.present:
@@ -178,14 +178,14 @@ def _value_problems(hint: Any, value: Any, where: str) -> list[str]:
         if value is None:
             return []
         if not isinstance(value, (list, tuple)):
-            return [f"{where}: must be a list (got {_kind(value)})"]
+            return [f"{where}: must be a list (got {json_kind(value)})"]
         item = args[0] if args else Any
         return [p for i, x in enumerate(value) for p in _value_problems(item, x, f"{where}[{i}]")]
     if hint is dict or origin is dict:
         if value is None:
             return []
         if not isinstance(value, Mapping):
-            return [f"{where}: must be an object (got {_kind(value)})"]
+            return [f"{where}: must be an object (got {json_kind(value)})"]
         key_type, item = (args[0], args[1]) if args else (Any, Any)
         found = []
         for k, v in value.items():
@@ -196,7 +196,7 @@ def _value_problems(hint: Any, value: Any, where: str) -> list[str]:
         return found
     if hint in (int, float):
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        return [] if number else [f"{where}: must be a number (got {_kind(value)})"]
+        return [] if number else [f"{where}: must be a number (got {json_kind(value)})"]
     return []  # a string field shows what it holds as text, whatever it is
 
 
@@ -204,8 +204,8 @@ def _holds_document(hint: Any) -> bool:
     return _is_document(hint) or any(_holds_document(a) for a in get_args(hint))
 
 
-def _kind(value: Any) -> str:
-    """A JSON value's kind, as a message names it."""
+def json_kind(value: Any) -> str:
+    """A JSON value's kind, as a message names it (`must be a number (got a string)`)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
