@@ -13,6 +13,7 @@ The rest follows from the field's type: a nested `Document`, or a list or dict o
 a list, tuple or dict that is absent or null reads as empty; a `bool` reads as `bool(value)`; the keys of a
 `dict[int, …]` are written as strings. The `EXTRA` field keeps the keys this version does not know, and writes
 them back where it stands. Annotations must resolve at run time (no names imported for type checking only).
+A key `computed(name, value)` is written from the object (a verdict, a total) and never read.
 `problems(cls, data)` says, before reading, which values do not have their field's type, by their path in the
 document (`cases[3].arms.with[0].score: must be a number or null (got a string)`).
 """
@@ -72,6 +73,16 @@ class Extra:
     """The keys of the document this version does not know: kept, and written back in this field's place."""
 
 
+class Computed:
+    """A key that is written, not read: `value(obj)` says it (a verdict, a total) from the object's other fields
+    (made by `computed`, on a placeholder field that is not in the constructor)."""
+
+    __slots__ = ("name", "value")
+
+    def __init__(self, name: str, value: Callable[[Any], Any]) -> None:
+        self.name, self.value = name, value
+
+
 _META = "json"
 EXTRA: Mapping[str, Extra] = {_META: Extra()}
 
@@ -87,6 +98,12 @@ def key(
 ) -> dict[str, Key]:
     """A field's metadata: it is the document's key `name` (see `Key`)."""
     return {_META: Key(name, omit, when, missing, read, write)}
+
+
+def computed(name: str, value: Callable[[Any], Any]) -> dict[str, Computed]:
+    """The metadata of a placeholder field, `field(default=None, init=False, compare=False, metadata=...)`, whose
+    key `name` is written as `value(obj)` and never read (see `Computed`)."""
+    return {_META: Computed(name, value)}
 
 
 def present(name: str) -> dict[str, Present]:
@@ -112,7 +129,7 @@ def write(obj: Document, stop: str | None = None) -> dict[str, Any]:
     """The object as JSON, up to (not including) the key `stop`."""
     out: dict[str, Any] = {}
     for slot in _plan(type(obj)).written:
-        value = getattr(obj, slot.attr)
+        value = slot.computed(obj) if slot.computed is not None else getattr(obj, slot.attr)
         if slot.name is None:  # the EXTRA field
             out.update(value)
         elif slot.name == stop:
@@ -222,11 +239,12 @@ def json_kind(value: Any) -> str:
 class _Written:
     """A field as the writer sees it (`name` None: the EXTRA field)."""
 
-    __slots__ = ("attr", "name", "when", "omit", "convert")
+    __slots__ = ("attr", "name", "when", "omit", "convert", "computed")
 
-    def __init__(self, attr: str, spec: Key | Extra, hint: Any) -> None:
+    def __init__(self, attr: str, spec: Key | Extra | Computed, hint: Any) -> None:
         self.attr = attr
-        self.name = spec.name if isinstance(spec, Key) else None
+        self.computed = spec.value if isinstance(spec, Computed) else None
+        self.name = spec.name if isinstance(spec, (Key, Computed)) else None
         self.when = spec.when if isinstance(spec, Key) else None
         omit = spec.omit if isinstance(spec, Key) else None
         self.omit = _is_none if omit == "none" else _falsy if omit == "falsy" else omit
@@ -289,8 +307,8 @@ class _Plan:
         hints = get_type_hints(cls)
         fields = [(f, f.metadata[_META], hints[f.name]) for f in dataclasses.fields(cls) if _META in f.metadata]
         self.written = tuple(_Written(f.name, spec, hint) for f, spec, hint in fields if not isinstance(spec, Present))
-        self.read = tuple(_Read(f, spec, hint) for f, spec, hint in fields)
-        self.keys = frozenset(spec.name for _, spec, _ in fields if isinstance(spec, Key))
+        self.read = tuple(_Read(f, spec, hint) for f, spec, hint in fields if not isinstance(spec, Computed))
+        self.keys = frozenset(spec.name for _, spec, _ in fields if isinstance(spec, (Key, Computed)))
 
 
 _PLANS: dict[type, _Plan] = {}

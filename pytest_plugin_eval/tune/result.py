@@ -1,7 +1,7 @@
 """What a tuning loop found: the split, the original and every candidate scored on train and validation, the
 choice with its paired margin, the siblings' check, the test score of the original and the winner, the cost.
 
-Written as `tune.json` beside `tune.html` (report/tune_page.py); its own small document, not a session's.
+Written as `tune.json` beside `tune.html` (tune/report.py); its own small document, not a session's.
 """
 
 from __future__ import annotations
