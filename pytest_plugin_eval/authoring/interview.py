@@ -22,12 +22,12 @@ import time
 import uuid
 from pathlib import Path
 
-from ..check.suite import CheckResult, check_suite, plugin_eval_argv, requested_grants, summary
 from ..core.paths import display_path
 from ..engine.trust import remember, trusted_folders
 from ..load.suite import eval_dir_name, is_plugin_dir
 from ..run.agent import ChildExit, ClaudeNotFound, classify, find_claude
 from ..run.transcript import Transcript
+from ..suite_check.suite import CheckResult, check_suite, plugin_eval_argv, requested_grants, summary
 from .gitignore import GITIGNORE, ignore
 from .settings import AuthoringConfig, first_turn, new_config, settings, system_prompt
 from .traffic import TrafficError, read_traffic

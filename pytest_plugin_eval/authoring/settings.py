@@ -29,7 +29,6 @@ from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from ..check.suite import CheckResult, check_suite, pilot_argv, plugin_eval_argv, requested_grants
 from ..core.paths import inside
 from ..core.problems import Problem
 from ..load.case import find_case_dirs, is_case_dir
@@ -37,6 +36,7 @@ from ..load.suite import RESERVED_DIR, component_paths, plugin_at, read_manifest
 from ..load.trigger_files import is_trigger_file
 from ..load.triggers import TriggerLoadError, load_trigger_file
 from ..run.permissions import hidden_paths
+from ..suite_check.suite import CheckResult, check_suite, pilot_argv, plugin_eval_argv, requested_grants
 
 READY = "EVAL SUITE READY"
 FILE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")

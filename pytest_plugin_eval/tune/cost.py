@@ -2,7 +2,7 @@
 
 Runs: the original on train and validation, every candidate of every round on train and validation, and at the
 end the original and the winner on test; the siblings' trigger sets once with the winner. Each run is priced
-as the suite estimate prices one (check/cost.py: `max_turns` requests at most), each proposer call as one
+as the suite estimate prices one (suite_check/cost.py: `max_turns` requests at most), each proposer call as one
 request with the skill, the failures and the earlier attempts in, a description out.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..check.cost import agent_run_cost
 from ..core.prices import Usage, price
+from ..suite_check.cost import agent_run_cost
 
 PROPOSER_INPUT_TOKENS = 30_000  # Claude Code's context, SKILL.md, siblings, failures, earlier attempts
 PROPOSER_OUTPUT_TOKENS = 600

@@ -24,8 +24,8 @@ LAYERS = [
     {"report"},
     {"engine"},  # an eval session without pytest
     {"session"},  # the pytest adapter over the engine
-    {"check"},
-    {"tune", "authoring"},  # workflows: authoring re-checks the suite, tune prices with check's cost model
+    {"suite_check"},
+    {"tune", "authoring"},  # workflows: authoring re-checks the suite, tune prices with suite_check's cost model
     {"cli"},
     {"plugin", "__init__"},
 ]

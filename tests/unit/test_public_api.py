@@ -38,3 +38,10 @@ def test_every_export_imports():
         assert getattr(pytest_plugin_eval, name) is getattr(
             importlib.import_module(f"pytest_plugin_eval.{module}"), name
         )
+
+
+def test_no_module_of_the_package_is_named_as_an_export():
+    """Importing `pytest_plugin_eval.<name>` sets the package's attribute `<name>` to that module, which would
+    then shadow the export of that name (a `check/` package hid `pytest_plugin_eval.check` once imported)."""
+    top = {p.stem if p.suffix == ".py" else p.name for p in INIT.parent.iterdir() if not p.name.startswith("_")}
+    assert not top & set(pytest_plugin_eval._EXPORTS)

@@ -1,4 +1,4 @@
-"""`plugin-eval check [TARGET]`: the command line of the suite check (check/suite.py's check_suite)."""
+"""`plugin-eval check [TARGET]`: the command line of the suite check (suite_check/suite.py's check_suite)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 
-from ...check.suite import check_suite, pilot_argv, plugin_eval_argv, requested_grants, shell, summary, to_json
+from ...suite_check.suite import check_suite, pilot_argv, plugin_eval_argv, requested_grants, shell, summary, to_json
 from ..plugin_args import add_plugin_arguments, plugin_folder
 
 

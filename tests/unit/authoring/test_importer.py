@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from pytest_plugin_eval.authoring.importer import import_evals
-from pytest_plugin_eval.check.hints import mechanical_hint
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load.case import load_case
 from pytest_plugin_eval.load.skill_evals import eval_cases, read_evals
+from pytest_plugin_eval.suite_check.hints import mechanical_hint
 
 
 @pytest.mark.parametrize(
@@ -102,7 +102,7 @@ def test_a_broken_evals_file_is_reported_and_nothing_written(root):
 
 
 def test_check_loads_the_evals_json_cases_as_a_session_collects_them_before_any_import(root):
-    from pytest_plugin_eval.check.suite import check_suite
+    from pytest_plugin_eval.suite_check.suite import check_suite
 
     (root / "evals").mkdir()
     data = {"evals": [{"id": 1, "prompt": "Hi.", "expectations": ['The reply includes the word "hello"']}]}
@@ -117,7 +117,7 @@ def test_check_loads_the_evals_json_cases_as_a_session_collects_them_before_any_
 
 
 def test_check_warns_when_an_imported_folder_and_its_eval_would_both_run(root):
-    from pytest_plugin_eval.check.suite import check_suite
+    from pytest_plugin_eval.suite_check.suite import check_suite
 
     import_evals(root)
     twice = [w for w in check_suite(root).warnings if "run the same prompt" in w]

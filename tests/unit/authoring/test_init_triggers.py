@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_plugin_eval.check.suite import check_suite, summary
 from pytest_plugin_eval.cli.commands.init import init
 from pytest_plugin_eval.load.triggers import TriggerLoadError, load_trigger_file
+from pytest_plugin_eval.suite_check.suite import check_suite, summary
 
 
 @pytest.fixture

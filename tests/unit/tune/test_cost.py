@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_plugin_eval.check.cost import agent_run_cost
+from pytest_plugin_eval.suite_check.cost import agent_run_cost
 from pytest_plugin_eval.tune.cost import PROPOSER_TRIES, TuneShape, estimate
 
 

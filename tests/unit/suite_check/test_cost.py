@@ -1,11 +1,12 @@
-"""The cost of a suite before and after its pilot (pytest_plugin_eval.check.cost): pure arithmetic on list
+"""The cost of a suite before and after its pilot (pytest_plugin_eval.suite_check.cost): pure arithmetic on list
 prices."""
 
 from __future__ import annotations
 
 import pytest
 
-from pytest_plugin_eval.check.cost import (
+from pytest_plugin_eval.core.prices import Usage, price
+from pytest_plugin_eval.suite_check.cost import (
     CaseShape,
     agent_run_cost,
     estimate,
@@ -13,7 +14,6 @@ from pytest_plugin_eval.check.cost import (
     predict_from_pilot,
     round_up,
 )
-from pytest_plugin_eval.core.prices import Usage, price
 
 SONNET = "claude-sonnet-4-6"  # $3 in, $15 out, $0.3 cache read, $3.75 cache write per million tokens
 HAIKU = "claude-haiku-4-5"  # $1 in, $5 out

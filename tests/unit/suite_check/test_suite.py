@@ -1,4 +1,4 @@
-"""`plugin-eval check` (pytest_plugin_eval.check.suite): the suite loads, and the floor — a should-not-fire case, an
+"""`plugin-eval check` (pytest_plugin_eval.suite_check.suite): the suite loads, and the floor — a should-not-fire case, an
 outcome grader per case, runs >= 3, two arms — with every problem named by file and key."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_plugin_eval.check import cost as estimate
-from pytest_plugin_eval.check.suite import check_suite
 from pytest_plugin_eval.cli.commands.check import check
 from pytest_plugin_eval.core.prices import price_table
+from pytest_plugin_eval.suite_check import cost as estimate
+from pytest_plugin_eval.suite_check.suite import check_suite
 
 FIRES = [
     {"name": "greets", "type": "regex", "pattern": "Hello"},

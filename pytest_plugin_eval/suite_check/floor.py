@@ -1,4 +1,4 @@
-"""The floor that makes a suite's Δ worth reading (see check/suite.py): rules over loaded cases and the plugin folder,
+"""The floor that makes a suite's Δ worth reading (see suite_check/suite.py): rules over loaded cases and the plugin folder,
 each problem naming its file and key. Pure reads of files; nothing runs."""
 
 from __future__ import annotations
