@@ -751,9 +751,9 @@ class Stages:
             )
 
         self.patch("pytest_plugin_eval.run.workspace", "Workspace.create", workspace, "workspace creation")
-        self.patch("pytest_plugin_eval.session.execute", "run_agent", lambda f: self.timed("run_agent", f), "run_agent")
+        self.patch("pytest_plugin_eval.engine.evaluate", "run_agent", lambda f: self.timed("run_agent", f), "run_agent")
         self.patch("pytest_plugin_eval.run.agent", "Child.run", self.child_wrapper, "the child")
-        self.patch("pytest_plugin_eval.session.execute", "grade", lambda f: self.timed("grading", f), "grading")
+        self.patch("pytest_plugin_eval.engine.evaluate", "grade", lambda f: self.timed("grading", f), "grading")
         self.patch(
             "pytest_plugin_eval.run.artefacts", "RunFolder.keep", lambda f: self.timed("keep", f), "keeping artefacts"
         )
@@ -809,12 +809,12 @@ class Stages:
 
 def profile_in_process(suite: Path, runs_per_arm: int, stages: Stages, env: dict) -> str:
     """Runs through session.execute.evaluate with a RunPlan built as EvalSession.run_case builds it."""
+    from pytest_plugin_eval.engine.evaluate import Evaluation, evaluate
     from pytest_plugin_eval.grade.types import grader_types
     from pytest_plugin_eval.load.case import load_case
     from pytest_plugin_eval.results.store import ResultsFolder
     from pytest_plugin_eval.run.agent import find_claude
     from pytest_plugin_eval.run.execute import RunPlan, RunSettings
-    from pytest_plugin_eval.session.execute import Evaluation, evaluate
 
     eval_root = suite / "evals"
     case_dirs = sorted(p for p in eval_root.iterdir() if (p / "prompt.md").is_file())
@@ -871,7 +871,7 @@ def profile_pytest(suite: Path, runs_per_arm: int, stages: Stages, env: dict) ->
 
         return evaluate
 
-    stages.patch("pytest_plugin_eval.session.state", "evaluate", per_run, "a run")
+    stages.patch("pytest_plugin_eval.session.eval_session", "evaluate", per_run, "a run")
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)

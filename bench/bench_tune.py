@@ -6,11 +6,11 @@
    fires when the description holds a word that lures it. The original description names one topic and one lure.
    The simulated proposer sees what the real one sees — the train failures — and adds the topic words of the
    failing should-fire queries and drops the lures of the failing near-misses, or, with probability `--overfit`,
-   pastes the failing train queries' own ids (which helps train only). The real loop (cli/tune.py: split, rounds, early stops, choice,
+   pastes the failing train queries' own ids (which helps train only). The real loop (tune/loop.py: split, rounds, early stops, choice,
    test) runs on it; the measuring is simulated (no Claude Code), so thousands of tunings take seconds. Printed:
    test accuracy of the original and of the result, how often a winner was found, the agent runs a tuning used.
 2. **False improvement** when no candidate is truly better: every description has the same true fire rate per
-   query; `choose` (results/tuning.py) over the candidates of `--rounds` × `--candidates`, for several
+   query; `choose` (tune/rules.py) over the candidates of `--rounds` × `--candidates`, for several
    validation sizes. The goal is ≤ 5%.
 
     .venv/bin/python bench/bench_tune.py
@@ -30,11 +30,12 @@ from pathlib import Path
 
 import yaml
 
-from pytest_plugin_eval.cli.tune import Tuning, parse
-from pytest_plugin_eval.cli.tune_measure import Measured
-from pytest_plugin_eval.cli.tune_propose import Proposer
-from pytest_plugin_eval.results.tune_result import Cost, TuneResult, scored
-from pytest_plugin_eval.results.tuning import choose
+from pytest_plugin_eval.cli.commands.tune import parse
+from pytest_plugin_eval.tune.loop import Tuning
+from pytest_plugin_eval.tune.measure import Measured
+from pytest_plugin_eval.tune.propose import Proposer
+from pytest_plugin_eval.tune.result import Cost, TuneResult, scored
+from pytest_plugin_eval.tune.rules import choose
 
 TOPICS = ["salutation", "farewell", "toast", "eulogy"]
 LURES = ["translate", "summarise", "review"]

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from .engine import option_parse as _option_parse
+from .engine import options as _options
 from .load.suite import find_eval_roots
+from .session import addoption as _addoption
 from .session import extras as _extras
-from .session import option_parse as _option_parse
-from .session import options as _options
 from .session.fixtures import eval_agent, eval_mocks  # noqa: F401  (fixtures are found on the plugin module)
 
 # The options as validated before the conftest files are imported, so that they are read (a --regrade or
@@ -22,7 +23,7 @@ OPTIONS_KEY = pytest.StashKey["_options.EvalOptions"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    _options.add_options(parser)
+    _addoption.add_options(parser)
     parser.addini(
         _option_parse.REUSE_INI,
         "Reuse unchanged without-plugin runs of stored sessions, as --reuse-baseline does",
@@ -63,7 +64,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
         [(base / str(p).split("::")[0]).absolute() for p in paths], getattr(namespace, "eval_dir", None)
     )
     if roots:
-        from .session.trust import TrustRefused, confirm_trust
+        from .engine.trust import TrustRefused, confirm_trust
 
         try:
             confirm_trust([root.parent for root in roots])

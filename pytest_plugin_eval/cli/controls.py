@@ -41,7 +41,7 @@ def check_judge(sessions: Sequence[Session], scripted: bool, environ=os.environ)
 
 def _passed_trace(session: Session, case: CaseResult, grader: str) -> str | None:
     """The trace of a with-arm run the judge passed, for the swapped control."""
-    from ..results.regrade import StoredResults
+    from ..analysis.regrade import StoredResults
 
     stored = StoredResults(session.folder, session.document)
     for run in case.runs("with"):
@@ -84,7 +84,7 @@ def judge_client(scripted: bool, scripts: dict[str, Any]) -> tuple[Callable[[str
     import anthropic  # the judge's HTTP client, loaded when controls are asked for
 
     if not scripted:
-        from ..session.resources import JUDGE_TIMEOUT
+        from ..engine.resources import JUDGE_TIMEOUT
 
         client = anthropic.Anthropic(max_retries=0, timeout=JUDGE_TIMEOUT)
         return (lambda key: client), (lambda: None)

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from .authoring import AuthoringConfig, guard, post, stop
+from ..authoring.settings import AuthoringConfig, guard, post, stop
 
 HOOKS = {"guard": guard, "post": post, "stop": stop}
 

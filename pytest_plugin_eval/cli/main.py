@@ -19,6 +19,7 @@ and `--json` do not swallow a following target path.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import importlib.metadata
 import json
 import os
@@ -33,9 +34,9 @@ from pathlib import Path
 import pytest
 
 from ..core.errors import UsageError
+from ..engine.options import OPTIONS, TRIGGER_MARKER
 from ..load.suite import eval_dir_name, is_plugin_dir
 from ..run.agent import ClaudeNotFound, claude_version, find_claude
-from ..session.options import OPTIONS, TRIGGER_MARKER
 
 # The option table of the pytest plugin, read the reference tool's way (--json is handled on its own).
 FLAGS = {name for o in OPTIONS if o.kind == "flag" for name in o.names}
@@ -311,6 +312,23 @@ def version_text(explicit_claude: str | None = None) -> str:
     return f"plugin-eval {package_version()}\nClaude Code {claude_version(claude)} ({claude})"
 
 
+# The subcommands: each is a module of cli/commands/ (imported when it is used) and the function given its
+# arguments; a command line that starts with none of them is the reference tool's (`run`).
+COMMANDS = {
+    "init": ".commands.init:init",
+    "check": ".commands.check:check",
+    "import": ".commands.import_evals:import_command",
+    "merge": ".commands.merge:merge_command",
+    "compare": ".commands.compare:compare_command",
+    "calibrate": ".commands.calibrate:calibrate_command",
+    "review": ".commands.review:review_command",
+    "history": ".commands.history:history_command",
+    "pr-comment": ".commands.pr_comment:pr_comment_command",
+    "triggers": ".commands.triggers:triggers_command",
+    "tune": ".commands.tune:tune_command",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         return _main(sys.argv[1:] if argv is None else argv)
@@ -330,48 +348,10 @@ def _main(argv: list[str]) -> int:
             claude = argv[argv.index("--claude") + 1]
         print(version_text(claude))
         return 0
-    if argv[:1] == ["init"]:
-        from .init import init
-
-        return init(argv[1:])
-    if argv[:1] == ["check"]:
-        from .check import check
-
-        return check(argv[1:])
-    if argv[:1] == ["import"]:
-        from .import_evals import import_command
-
-        return import_command(argv[1:])
-    if argv[:1] == ["merge"]:
-        from .merge import merge_command
-
-        return merge_command(argv[1:])
-    if argv[:1] == ["compare"]:
-        from .compare import compare_command
-
-        return compare_command(argv[1:])
-    if argv[:1] == ["calibrate"]:
-        from .calibrate import calibrate_command
-
-        return calibrate_command(argv[1:])
-    if argv[:1] == ["review"]:
-        from .review import review_command
-
-        return review_command(argv[1:])
-    if argv[:1] == ["history"]:
-        from .history import history_command
-
-        return history_command(argv[1:])
-    if argv[:1] == ["pr-comment"]:
-        from .pr_comment import pr_comment_command
-
-        return pr_comment_command(argv[1:])
-    if argv[:1] == ["triggers"]:
-        return run(argv[1:], only_triggers=True)
-    if argv[:1] == ["tune"]:
-        from .tune import tune_command
-
-        return tune_command(argv[1:])
+    command = COMMANDS.get(argv[0]) if argv else None
+    if command is not None:
+        module, function = command.split(":")
+        return getattr(importlib.import_module(module, __package__), function)(argv[1:])
     return run(argv)
 
 

@@ -15,8 +15,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..session.options import OPTIONS, Option
-from . import check, compare, history, import_evals, init, merge, pr_comment, tune
+from ..engine.options import OPTIONS, Option
+from .commands import check, compare, history, import_evals, init, merge, pr_comment, tune
 from .main import USAGE
 
 PAGE = Path("docs/reference/options.md")
@@ -24,7 +24,7 @@ PAGE = Path("docs/reference/options.md")
 HEADER = """\
 # Options reference
 
-<!-- Generated from the option table (pytest_plugin_eval/session/options.py) by
+<!-- Generated from the option table (pytest_plugin_eval/engine/options.py) by
      `python -m pytest_plugin_eval.cli.options_reference`: edit the table, then run that. -->
 
 Every option is a pytest option (`pytest evals/ --threshold 0.8`) and an option of `plugin-eval`, spelled as
@@ -92,7 +92,7 @@ def escaped(text: str) -> str:
 
 def row(option: Option) -> str:
     if not option.help.strip():
-        raise ValueError(f"option {option.name} has no help text: give it one in session/options.py")
+        raise ValueError(f"option {option.name} has no help text: give it one in engine/options.py")
     names = ", ".join(f"`{name}`" for name in option.names)
     return f"| {names} | {takes(option)} | {escaped(option.help.strip())} |"
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..analysis.regrade import StoredResults, artefacts_problem, results_folder_problem
 from ..core.errors import UsageError
 from ..grade import pairwise_judge
 from ..grade.judge import Judge, resolve_judge_model
@@ -27,7 +28,6 @@ from ..results.pairwise import (
     pair_runs,
     preferred_side,
 )
-from ..results.regrade import StoredResults, artefacts_problem, results_folder_problem
 from ..run.transcript import Transcript
 
 
@@ -128,7 +128,7 @@ def judge_client(scripted: bool, scripts: dict[str, Script | None]) -> tuple[Cal
     import anthropic  # the judge's HTTP client, loaded when --pairwise is asked for
 
     if not scripted:
-        from ..session.resources import JUDGE_TIMEOUT
+        from ..engine.resources import JUDGE_TIMEOUT
 
         client = anthropic.Anthropic(max_retries=0, timeout=JUDGE_TIMEOUT)
         return (lambda key: client), (lambda: None)

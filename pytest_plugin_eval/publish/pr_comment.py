@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..analysis.compare import compare, read_document
 from ..report.pr_comment import CommentPart, comment_text, marker, suite_key
-from ..results.compare import compare, read_document
 from ..results.matrix import is_matrix, read_matrix
 from ..results.model import SuiteResult
 from . import github

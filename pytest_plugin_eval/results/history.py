@@ -30,7 +30,7 @@ from .matrix import MATRIX_FILE, MatrixError, read_matrix
 from .model import SCHEMA_VERSION, SuiteResult
 from .plugin_changes import plugin_changes
 from .rerun import same_case
-from .store import RESULTS_FILE
+from .store import RESULTS_FILE, InvalidDocument, parse_document
 
 HISTORY_LIMIT = 20  # the past sessions a report's trend reads
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # a larger file is not read for the history
@@ -69,23 +69,12 @@ def read_document(file: Path) -> SuiteResult:
         raise Unreadable(f"cannot be read ({e.strerror or e})") from None
     except ValueError as e:
         raise Unreadable(f"not JSON ({e})") from None
-    if not isinstance(data, dict):
-        raise Unreadable("not a results document (not a JSON object)")
-    if "suites" in data and "cases" not in data:
-        raise Unreadable("holds several suites (a --json file), not one session's results")
-    version = data.get("schemaVersion")
-    if version != SCHEMA_VERSION:
-        raise Unreadable(
-            f"schemaVersion {version!r}, which this version does not read"
-            if version is not None
-            else "not a results document (no schemaVersion)"
-        )
-    if not isinstance(data.get("suite"), dict) or not isinstance(data.get("cases"), list):
-        raise Unreadable("not a results document (no suite or no cases)")
+    if isinstance(data, dict) and "schemaVersion" not in data:
+        raise Unreadable("not a results document (no schemaVersion)")
     try:
-        return SuiteResult.from_json(data)
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise Unreadable(f"a results document this version cannot read ({type(e).__name__}: {e})") from None
+        return parse_document(data, file.name)
+    except InvalidDocument as e:
+        raise Unreadable(str(e).removeprefix(f"{file.name}: ")) from None
 
 
 def scan(

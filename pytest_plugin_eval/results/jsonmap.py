@@ -13,6 +13,9 @@ The rest follows from the field's type: a nested `Document`, or a list or dict o
 a list, tuple or dict that is absent or null reads as empty; a `bool` reads as `bool(value)`; the keys of a
 `dict[int, …]` are written as strings. The `EXTRA` field keeps the keys this version does not know, and writes
 them back where it stands. Annotations must resolve at run time (no names imported for type checking only).
+A key `computed(name, value)` is written from the object (a verdict, a total) and never read.
+`problems(cls, data)` says, before reading, which values do not have their field's type, by their path in the
+document (`cases[3].arms.with[0].score: must be a number or null (got a string)`).
 """
 
 from __future__ import annotations
@@ -70,6 +73,16 @@ class Extra:
     """The keys of the document this version does not know: kept, and written back in this field's place."""
 
 
+class Computed:
+    """A key that is written, not read: `value(obj)` says it (a verdict, a total) from the object's other fields
+    (made by `computed`, on a placeholder field that is not in the constructor)."""
+
+    __slots__ = ("name", "value")
+
+    def __init__(self, name: str, value: Callable[[Any], Any]) -> None:
+        self.name, self.value = name, value
+
+
 _META = "json"
 EXTRA: Mapping[str, Extra] = {_META: Extra()}
 
@@ -87,13 +100,22 @@ def key(
     return {_META: Key(name, omit, when, missing, read, write)}
 
 
+def computed(name: str, value: Callable[[Any], Any]) -> dict[str, Computed]:
+    """The metadata of a placeholder field, `field(default=None, init=False, compare=False, metadata=...)`, whose
+    key `name` is written as `value(obj)` and never read (see `Computed`)."""
+    return {_META: Computed(name, value)}
+
+
 def present(name: str) -> dict[str, Present]:
     """A field's metadata: see `Present`."""
     return {_META: Present(name)}
 
 
 class Document:
-    """A dataclass that is a JSON object."""
+    """A dataclass that is a JSON object. `GIVEN`: the fields its `from_json` gives `read` when the document has
+    not the key (they are not required of a document)."""
+
+    GIVEN: frozenset[str] = frozenset()
 
     def to_json(self) -> dict[str, Any]:
         return write(self)
@@ -107,7 +129,7 @@ def write(obj: Document, stop: str | None = None) -> dict[str, Any]:
     """The object as JSON, up to (not including) the key `stop`."""
     out: dict[str, Any] = {}
     for slot in _plan(type(obj)).written:
-        value = getattr(obj, slot.attr)
+        value = slot.computed(obj) if slot.computed is not None else getattr(obj, slot.attr)
         if slot.name is None:  # the EXTRA field
             out.update(value)
         elif slot.name == stop:
@@ -135,14 +157,94 @@ def read(cls: type[D], data: Mapping[str, Any], **given: Any) -> D:
     return cls(**given, **values)
 
 
+def problems(cls: type[Document], data: Any, path: str = "") -> list[str]:
+    """What in `data` is not of the type `cls` declares, each as `path: what is wrong`; empty when it reads.
+
+    The check is as lenient as the readers: a key that may be absent may be null where the type allows it, any
+    number stands for an int or a float, a bool is read as bool(value), a string field shows whatever it holds as
+    text, and a key with its own `read` converter is checked only for the documents it holds. What it refuses is
+    what reading or computing would trip on: a missing required key, an object or list of the wrong kind, a
+    number that is not one."""
+    if not isinstance(data, Mapping):
+        return [f"{path or 'the document'}: must be an object (got {json_kind(data)})"]
+    found: list[str] = []
+    for slot in _plan(cls).read:
+        if slot.name is None or slot.present:
+            continue
+        where = f"{path}.{slot.name}" if path else slot.name
+        if slot.name not in data:
+            if slot.required and slot.attr not in cls.GIVEN:
+                found.append(f"{where}: missing")
+            continue
+        if slot.custom and not _holds_document(slot.hint):
+            continue
+        found += _value_problems(slot.hint, data[slot.name], where)
+    return found
+
+
+def _value_problems(hint: Any, value: Any, where: str) -> list[str]:
+    if hint is Any or isinstance(hint, TypeVar):
+        return []
+    inner = _optional(hint)
+    if inner is not None:
+        return [] if value is None else _value_problems(inner, value, where)
+    if _is_document(hint):
+        return problems(hint, value, where)
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (list, tuple):
+        if value is None:
+            return []
+        if not isinstance(value, (list, tuple)):
+            return [f"{where}: must be a list (got {json_kind(value)})"]
+        item = args[0] if args else Any
+        return [p for i, x in enumerate(value) for p in _value_problems(item, x, f"{where}[{i}]")]
+    if hint is dict or origin is dict:
+        if value is None:
+            return []
+        if not isinstance(value, Mapping):
+            return [f"{where}: must be an object (got {json_kind(value)})"]
+        key_type, item = (args[0], args[1]) if args else (Any, Any)
+        found = []
+        for k, v in value.items():
+            if get_origin(key_type) is Literal and k not in get_args(key_type):
+                found.append(f"{where}: {k!r} is not one of {', '.join(map(str, get_args(key_type)))}")
+            else:
+                found += _value_problems(item, v, f"{where}.{k}")
+        return found
+    if hint in (int, float):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return [] if number else [f"{where}: must be a number (got {json_kind(value)})"]
+    return []  # a string field shows what it holds as text, whatever it is
+
+
+def _holds_document(hint: Any) -> bool:
+    return _is_document(hint) or any(_holds_document(a) for a in get_args(hint))
+
+
+def json_kind(value: Any) -> str:
+    """A JSON value's kind, as a message names it (`must be a number (got a string)`)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return "an object" if isinstance(value, Mapping) else type(value).__name__
+
+
 class _Written:
     """A field as the writer sees it (`name` None: the EXTRA field)."""
 
-    __slots__ = ("attr", "name", "when", "omit", "convert")
+    __slots__ = ("attr", "name", "when", "omit", "convert", "computed")
 
-    def __init__(self, attr: str, spec: Key | Extra, hint: Any) -> None:
+    def __init__(self, attr: str, spec: Key | Extra | Computed, hint: Any) -> None:
         self.attr = attr
-        self.name = spec.name if isinstance(spec, Key) else None
+        self.computed = spec.value if isinstance(spec, Computed) else None
+        self.name = spec.name if isinstance(spec, (Key, Computed)) else None
         self.when = spec.when if isinstance(spec, Key) else None
         omit = spec.omit if isinstance(spec, Key) else None
         self.omit = _is_none if omit == "none" else _falsy if omit == "falsy" else omit
@@ -156,7 +258,7 @@ class _Read:
     """A field as the reader sees it: `load` converts the key's value, `absent` makes it when the key is not
     there (from the values read so far)."""
 
-    __slots__ = ("attr", "name", "present", "load", "absent")
+    __slots__ = ("attr", "name", "present", "load", "absent", "hint", "custom", "required")
 
     def __init__(self, f: dataclasses.Field[Any], spec: Key | Present | Extra, hint: Any) -> None:
         self.attr = f.name
@@ -165,6 +267,9 @@ class _Read:
         load, empty = _loader(hint)
         self.load: Convert = spec.read if isinstance(spec, Key) and spec.read is not None else load
         self.absent = _absent(f, spec, load, empty) if isinstance(spec, Key) else _required(f.name)
+        self.hint = hint
+        self.custom = isinstance(spec, Key) and spec.read is not None
+        self.required = getattr(self.absent, "required", False)
 
 
 def _absent(f: dataclasses.Field[Any], spec: Key, load: Convert, empty: bool) -> Callable[[dict[str, Any]], Any]:
@@ -189,6 +294,7 @@ def _required(name: str) -> Callable[[dict[str, Any]], Any]:
     def absent(values: dict[str, Any]) -> Any:
         raise KeyError(name)
 
+    absent.required = True  # type: ignore[attr-defined]
     return absent
 
 
@@ -201,8 +307,8 @@ class _Plan:
         hints = get_type_hints(cls)
         fields = [(f, f.metadata[_META], hints[f.name]) for f in dataclasses.fields(cls) if _META in f.metadata]
         self.written = tuple(_Written(f.name, spec, hint) for f, spec, hint in fields if not isinstance(spec, Present))
-        self.read = tuple(_Read(f, spec, hint) for f, spec, hint in fields)
-        self.keys = frozenset(spec.name for _, spec, _ in fields if isinstance(spec, Key))
+        self.read = tuple(_Read(f, spec, hint) for f, spec, hint in fields if not isinstance(spec, Computed))
+        self.keys = frozenset(spec.name for _, spec, _ in fields if isinstance(spec, (Key, Computed)))
 
 
 _PLANS: dict[type, _Plan] = {}

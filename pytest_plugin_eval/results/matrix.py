@@ -16,9 +16,10 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import UsageError
+from .jsonmap import Document, computed, key
 from .model import SuiteResult
 from .scoring import (
     EXIT_FAILED,
@@ -33,7 +34,7 @@ from .store import RESULTS_FILE
 from .triggers import Rate
 
 if TYPE_CHECKING:
-    from .compare import Comparison
+    from .comparison import Comparison
 
 MATRIX_FILE = "matrix.json"
 MATRIX_KIND = "plugin-eval/model-matrix"
@@ -94,59 +95,38 @@ def model_exit_status(document: SuiteResult, triggers_failed: bool = False) -> i
 
 
 @dataclass
-class MatrixModel:
+class MatrixModel(Document):
     """One model of a matrix: where its document is (relative to the matrix's folder) and what it came to."""
 
-    model: str
-    document: str
-    exit_status: int
-    cost_usd: float
+    model: str = field(metadata=key("model"))
+    document: str = field(metadata=key("document"))
+    _verdict: None = field(
+        default=None, init=False, compare=False, metadata=computed("verdict", lambda entry: entry.verdict)
+    )
+    exit_status: int = field(metadata=key("exitStatus", missing=0, read=int))
+    cost_usd: float = field(metadata=key("costUsd", missing=0.0, write=lambda usd: round(usd, 6)))
 
     @property
     def verdict(self) -> str:
         return VERDICTS.get(self.exit_status, "interrupted")
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "document": self.document,
-            "verdict": self.verdict,
-            "exitStatus": self.exit_status,
-            "costUsd": round(self.cost_usd, 6),
-        }
-
 
 @dataclass
-class Matrix:
+class Matrix(Document):
     """The matrix document: the models in the order given, and the invocation's exit status over them."""
 
-    started_at: str
-    judge_model: str | None
-    exit_status: int
-    models: list[MatrixModel] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": MATRIX_KIND,
-            "schemaVersion": 1,
-            "startedAt": self.started_at,
-            "judgeModel": self.judge_model,
-            "exitStatus": self.exit_status,
-            "costUsd": round(sum(m.cost_usd for m in self.models), 6),
-            "models": [m.to_json() for m in self.models],
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Matrix:
-        return cls(
-            started_at=str(data.get("startedAt", "")),
-            judge_model=data.get("judgeModel"),
-            exit_status=int(data.get("exitStatus", 0)),
-            models=[
-                MatrixModel(str(m["model"]), str(m["document"]), int(m.get("exitStatus", 0)), m.get("costUsd", 0.0))
-                for m in data.get("models", ())
-            ],
-        )
+    _kind: None = field(default=None, init=False, compare=False, metadata=computed("kind", lambda matrix: MATRIX_KIND))
+    _schema: None = field(default=None, init=False, compare=False, metadata=computed("schemaVersion", lambda matrix: 1))
+    started_at: str = field(metadata=key("startedAt", missing="", read=str))
+    judge_model: str | None = field(metadata=key("judgeModel", missing=None))
+    exit_status: int = field(metadata=key("exitStatus", missing=0, read=int))
+    _cost: None = field(
+        default=None,
+        init=False,
+        compare=False,
+        metadata=computed("costUsd", lambda matrix: round(sum(m.cost_usd for m in matrix.models), 6)),
+    )
+    models: list[MatrixModel] = field(default_factory=list, metadata=key("models"))
 
     def entry(self, model: str) -> MatrixModel:
         for entry in self.models:

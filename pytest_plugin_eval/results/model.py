@@ -127,6 +127,8 @@ class RunResult(Document):
         """The model could not be reached: the run says nothing about the plugin."""
         return self.error_kind in ("api", "auth")
 
+    GIVEN = frozenset({"index"})  # a missing index is the run's position in its arm
+
     @classmethod
     def from_json(cls, data: Mapping[str, Any], arm: Arm = "with", position: int = 1) -> RunResult:
         """A run as the document has it under `arm`; `position` (1-based, in its arm) stands in for a missing

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import HarnessError
+from ..core.errors import HarnessError, InvalidSpec
 from ..run.artefacts import RunFolder
-from .model import SuiteResult
+from .jsonmap import problems
+from .model import SCHEMA_VERSION, SuiteResult
 
 RESULTS_DIR = "results"  # in the eval dir: a folder per session
 RESULTS_FILE = "aggregate-result.json"
@@ -99,11 +100,55 @@ class ResultsFolder:
         return read_results(self.results_file)
 
 
-def read_results(path: Path) -> SuiteResult:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+class InvalidDocument(InvalidSpec, ValueError):
+    """A file that is not a results document this version reads: the message names the file, the path of the
+    first bad field in it, and what is wrong."""
+
+
+def document_problem(data: Any, whole: bool = True) -> str | None:
+    """What makes `data` no results document this version reads, as `path: what is wrong` (the first problem, and
+    how many more), or None. The one check every reader of a stored results document makes. `whole`: a session's
+    document, which always has its cases list (the public `read_results` also reads a hand-made `{}`)."""
     if not isinstance(data, dict):
-        raise ValueError(f"{path} is not a results document (a JSON object)")
-    return SuiteResult.from_json(data)
+        return "not a results document (the JSON is not an object)"
+    if "old" in data and "new" in data and "cases" in data:
+        return "a comparison document (plugin-eval compare --json), not a results document"
+    if "suites" in data and "cases" not in data:
+        return "holds several suites (the --json document of a session over several eval dirs), not one suite's"
+    version = data.get("schemaVersion", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        return f"schemaVersion {version!r}: this plugin-eval reads version {SCHEMA_VERSION}"
+    if whole and not isinstance(data.get("cases"), list):
+        return "not a results document (no cases list)"
+    found = problems(SuiteResult, data)
+    if not found:
+        return None
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return f"{found[0]}{more}"
+
+
+def parse_document(data: Any, source: Path | str, whole: bool = True) -> SuiteResult:
+    """The results document `data` read from `source`; raises InvalidDocument naming `source` and the bad field."""
+    problem = document_problem(data, whole)
+    if problem is not None:
+        raise InvalidDocument(f"{source}: {problem}")
+    try:
+        return SuiteResult.from_json(data)
+    except Exception as e:  # a value the types allow that the document's own rules do not
+        raise InvalidDocument(f"{source}: not a results document this version reads ({type(e).__name__}: {e})") from e
+
+
+def read_results(path: Path) -> SuiteResult:
+    """A stored results document (aggregate-result.json, or a session's --json file of one suite). Raises OSError
+    when the file cannot be read, InvalidDocument (a ValueError) when it is not JSON or not a results document."""
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise InvalidDocument(f"{path}: nested too deeply to be a results document") from None
+    except ValueError as e:
+        raise InvalidDocument(f"{path}: not valid JSON ({e})") from None
+    return parse_document(data, path, whole=False)
 
 
 def write_atomic(path: Path, text: str) -> None:

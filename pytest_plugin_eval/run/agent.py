@@ -106,7 +106,7 @@ def prompt_parts(prompt: str) -> tuple[bytes, bytes]:
 
 
 # What Claude Code says when it gave up waiting for a piped prompt and then had none ("no stdin data received in
-# 3s" first): a run started ahead that missed its prompt, never a run of the case (session/execute.py).
+# 3s" first): a run started ahead that missed its prompt, never a run of the case (engine/evaluate.py).
 NO_PROMPT_MESSAGE = "Input must be provided either through stdin"
 
 

@@ -2,7 +2,7 @@
 
 A without-plugin run sees the case's prompt and settings, the files its context stages, the mocks served without
 the plugin, the agent's model, the Claude Code binary and the way the harness isolates a run — and nothing of the
-plugin. When none of these changed, a stored run can stand for a new one (--reuse-baseline, results/baseline.py).
+plugin. When none of these changed, a stored run can stand for a new one (--reuse-baseline, analysis/baseline.py).
 Files are recorded by a digest of their content, names and numbers as they are, so that the notice of a refusal
 can say what changed ("prompt changed", "Claude Code 2.1.327 → 2.1.330").
 """

@@ -1,5 +1,5 @@
-"""The pytest side: options shared with the CLI and the rules they make of a case (rules.py), the session state
-on `config` (state.py: collection and running, with its resources, model endpoints, document descriptions and
-notices beside it), collection into items (collect.py), the run of one item, the controller that gathers reports
-(controller.py → gather.py), builds the documents (documents.py) and writes them (outputs.py), the fixtures, and
-what travels on reports between them (wire.py)."""
+"""The pytest adapter, and only it: every module here imports pytest. The hooks (hooks.py, the controller's
+controller.py), the eval session hung on `config` (eval_session.py), the items a case file, a trigger file or an
+evals.json collects into (items/), the gathering of their reports (gatherer.py, trigger_gatherer.py), each case's
+verdict reported as a test (verdicts.py), the progress line, the fixtures and every use of pytest's internals
+(pytest_internals.py). What the session does without pytest is engine/."""

@@ -1,7 +1,7 @@
 """The controller's half of an eval session: every run's report comes here — from this process, or from the
 pytest-xdist workers. A plugin registered on the controller only (as xdist's DSession is), owning its hooks, so
 what it sees is the same with and without `-n`. Each hook is a line that hands the event on: what the reports
-say to the Gatherer (gather.py, which reports each case's verdict as soon as it holds every run of it), the
+say to the Gatherer (gatherer.py, which reports each case's verdict as soon as it holds every run of it), the
 results documents to Documents (documents.py), the files to Outputs (outputs.py); at the end the controller
 builds, writes and sets the exit status."""
 
@@ -11,17 +11,17 @@ from typing import Any
 
 import pytest
 
+from ..engine.documents import Documents
+from ..engine.interrupts import install_sigterm
+from ..engine.outputs import Outputs, output_path_problem
+from ..engine.session_view import SessionView
 from ..results import rerun, scoring
 from ..results.model import SuiteResult
 from . import progress as status
 from . import pytest_internals
-from .documents import Documents
-from .gather import Gatherer
-from .interrupts import install_sigterm
-from .outputs import Outputs, output_path_problem
+from .gatherer import Gatherer
 from .progress import Progress
 from .start_findings import say_start_findings
-from .view import SessionView
 
 
 class Controller:

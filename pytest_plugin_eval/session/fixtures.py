@@ -19,8 +19,8 @@ import pytest
 @pytest.fixture
 def eval_agent(request):
     """Runs the agent from a Python test (see session.agent_runner.AgentRunner)."""
-    from .agent_runner import AgentRunner
-    from .state import session_for
+    from ..engine.agent_runner import AgentRunner
+    from .eval_session import session_for
 
     runner = AgentRunner(session_for(request.config))
     yield runner
@@ -31,7 +31,7 @@ def eval_agent(request):
 def eval_mocks(tmp_path):
     """A factory: eval_mocks(case_or_plugin_folder, arm="with") → the stand-in MCP servers that folder's runs get,
     for an agent a test runs itself (see session.agent_runner.MockStandIns)."""
-    from .agent_runner import stand_ins_for
+    from ..engine.agent_runner import stand_ins_for
 
     made = itertools.count()
     return lambda path, arm="with": stand_ins_for(path, arm, tmp_path / f"mocks-{next(made)}")

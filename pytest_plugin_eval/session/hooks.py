@@ -1,5 +1,5 @@
 """The hooks of an eval session, registered (with the Controller, on the controller process) only when a pytest
-run evaluates something. Each is a line that delegates: to the EvalSession on `config`, or to collect.py for
+run evaluates something. Each is a line that delegates: to the EvalSession on `config`, or to items/case.py for
 what concerns the items (what each kind of item carries on its reports is the item's)."""
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from . import collect, trigger_items
+from ..engine.options import WORKER_INPUT_KEY, EvalOptions
 from .controller import Controller
-from .options import WORKER_INPUT_KEY, EvalOptions
-from .state import SESSION_KEY, EvalSession, get_session
+from .eval_session import SESSION_KEY, EvalSession, get_session
+from .items import case as case_items
+from .items import triggers as trigger_items
 
 
 def start(config: pytest.Config, options: EvalOptions, eval_roots: list[Path]) -> None:
@@ -44,7 +45,7 @@ def pytest_ignore_collect(collection_path, config):
 
 
 def pytest_collect_file(file_path, parent):
-    return collect.collect_file(file_path, parent) or trigger_items.collect_file(file_path, parent)
+    return case_items.collect_file(file_path, parent) or trigger_items.collect_file(file_path, parent)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -54,7 +55,7 @@ def pytest_collect_directory(path, parent):  # an eval dir also collects the tri
 
 @pytest.hookimpl(trylast=True)  # after pytest's own --lf has chosen the files
 def pytest_collection_modifyitems(config, items):
-    collect.choose(config, items)
+    case_items.choose(config, items)
 
 
 def pytest_report_collectionfinish(config, items):  # said before the first run: how long the runs will take
@@ -63,22 +64,22 @@ def pytest_report_collectionfinish(config, items):  # said before the first run:
 
 @pytest.hookimpl(tryfirst=True)  # before pytest's own loop (which answers the hook); after collection, when the
 def pytest_runtestloop(session):  # controller has made sure the results can be written
-    get_session(session.config).pool.start(collect.pooled(session.items))
+    get_session(session.config).pool.start(case_items.pooled(session.items))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item, nextitem):  # one at a time, the next run's agent is started ahead
-    collect.before(item, nextitem)
+    case_items.before(item, nextitem)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector):
-    return collect.with_load_error(collector, (yield))
+    return case_items.with_load_error(collector, (yield))
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    return collect.carried(item, call.when, (yield))
+    return case_items.carried(item, call.when, (yield))
 
 
 def pytest_unconfigure(config):

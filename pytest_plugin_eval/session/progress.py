@@ -13,11 +13,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
+from ..engine.wire import RUN_ATTR, TRIGGER_ATTR, UNNEEDED_ATTR
 from ..report.view import usd
 from ..results.model import RunResult
 from .pytest_internals import terminal_file, terminal_writer
 from .verdicts import VERDICT_ATTR
-from .wire import RUN_ATTR, TRIGGER_ATTR, UNNEEDED_ATTR
 
 
 def run_word(run: RunResult) -> str:
@@ -109,7 +111,7 @@ class Progress:
         return word
 
 
-def teststatus(report: Any, progress: Progress | None) -> tuple[str, str, Any] | None:
+def teststatus(report: pytest.TestReport, progress: Progress | None) -> tuple[str, str, Any] | None:
     """pytest's word for a report of the session's: a case's verdict with its headline, a run with how it went
     (-v; without a terminal, with the session's status in place of its dot), a run --runs auto did not need."""
     headline = getattr(report, VERDICT_ATTR, None)

@@ -4,20 +4,22 @@ those read from the runs. (Under pytest-xdist the controller collects no items: 
 
 from __future__ import annotations
 
+import pytest
+
+from ..engine.rules import grants_of
+from ..engine.session_view import SessionView
 from ..lint.grants import KIND as NOT_GRANTED
 from ..lint.suite import lint_cases
 from ..load.case import Case
 from ..results.findings import Finding
-from .collect import RunItem
-from .rules import grants_of
-from .view import SessionView
+from .items.case import RunItem
 
 HEADING = (
     "plugin-eval: ⚑ {n} finding(s) before running — cases that may measure less than they seem (docs/findings.md):"
 )
 
 
-def start_findings(session: SessionView, items: list) -> list[Finding]:
+def start_findings(session: SessionView, items: list[pytest.Item]) -> list[Finding]:
     cases: dict[str, Case] = {}
     for item in items:
         if isinstance(item, RunItem) and item.case.trigger is None:
@@ -28,7 +30,7 @@ def start_findings(session: SessionView, items: list) -> list[Finding]:
     return found
 
 
-def say_start_findings(session: SessionView, pytest_session) -> None:
+def say_start_findings(session: SessionView, pytest_session: pytest.Session) -> None:
     found = start_findings(session, list(pytest_session.items))
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if not found or reporter is None:

@@ -56,38 +56,64 @@ class _Crash:
 def report_case(
     config: pytest.Config, case_file: str, label: str, case: CaseResult, verdict: CaseVerdict, model: str | None = None
 ) -> None:
-    """Report `case`'s verdict through pytest's report hooks, as a test named `<case file>::<case name>` (on one
-    model of a matrix: `<case file>::<case name>[<model>]`)."""
+    """Report `case`'s verdict as a test named `<case file>::<case name>` (on one model of a matrix:
+    `<case file>::<case name>[<model>]`)."""
     nodeid = f"{case_file}::{case.name}" if model is None else f"{case_file}::{case.name}[{model}]"
     on = "" if model is None else f" on {model}"
-    location = (case_file, None, f"{case.name} (the case, over its runs{on})")
-    keywords: dict[str, Any] = {case.name: 1, CASE_KEYWORD: 1, "plugin_eval": 1}
-    duration = sum(run.duration_seconds for run in case.runs())
+    report_verdict(
+        config,
+        nodeid,
+        (case_file, None, f"{case.name} (the case, over its runs{on})"),
+        {case.name: 1, CASE_KEYWORD: 1, "plugin_eval": 1},
+        verdict.outcome,
+        verdict.text,
+        verdict.headline,
+        (label, case.name),
+        properties(case),
+        duration=sum(run.duration_seconds for run in case.runs()),
+    )
+
+
+def report_verdict(
+    config: pytest.Config,
+    nodeid: str,
+    location: tuple[str, int | None, str],
+    keywords: dict[str, Any],
+    outcome: str,
+    text: str,
+    headline: str,
+    junit_names: tuple[str, str],
+    props: list[tuple[str, object]],
+    duration: float = 0.0,
+) -> None:
+    """One verdict (a case's, a trigger query's or set's) through pytest's report hooks, as a test of its own:
+    a synthetic start, a report for setup, call and teardown (the call carries the outcome, `text` when it failed,
+    `headline` when skipped and for the progress line, the JUnit names and properties), and the finish."""
     now = time.time()
     hook = config.hook
     hook.pytest_runtest_logstart(nodeid=nodeid, location=location)
     for when in ("setup", "call", "teardown"):
-        outcome: Any = "passed"
+        result: Any = "passed"
         longrepr: Any = None
-        if when == "call" and verdict.outcome == "failed":
-            outcome, longrepr = "failed", VerdictRepr(verdict.text)
-        elif when == "call" and verdict.outcome == "skipped":
-            outcome, longrepr = "skipped", (case_file, 0, f"Skipped: {verdict.headline}")
+        if when == "call" and outcome == "failed":
+            result, longrepr = "failed", VerdictRepr(text)
+        elif when == "call" and outcome == "skipped":
+            result, longrepr = "skipped", (location[0], 0, f"Skipped: {headline}")
         report = pytest.TestReport(
             nodeid,
             location,
             keywords,
-            outcome,
+            result,
             longrepr,
             when,
             duration=duration if when == "call" else 0.0,
             start=now,
             stop=now,
-            user_properties=properties(case) if when == "call" else (),
+            user_properties=props if when == "call" else (),
         )
         if when == "call":
-            setattr(report, VERDICT_ATTR, verdict.headline)
-        junit(config, report, label, case.name, properties(case) if when == "call" else ())
+            setattr(report, VERDICT_ATTR, headline)
+        junit(config, report, *junit_names, props if when == "call" else ())
         hook.pytest_runtest_logreport(report=report)
     hook.pytest_runtest_logfinish(nodeid=nodeid, location=location)
 

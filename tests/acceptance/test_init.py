@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_plugin_eval.cli.check import check_suite, plugin_eval_argv
 from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
 from pytest_plugin_eval.load.script import parse_script
+from pytest_plugin_eval.suite_check.suite import check_suite, plugin_eval_argv
 
 PLUGIN_EVAL = [sys.executable, "-m", "pytest_plugin_eval.cli.main"]
 API_KEY = "sk-ant-scripted-0123456789abcdefghijklmnop"

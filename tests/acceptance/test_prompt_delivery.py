@@ -76,7 +76,7 @@ def run(plan: RunPlan, endpoint: ScriptedEndpoint, ws: Workspace, ahead: float |
         first = ws
         for attempt in range(3):
             if attempt:  # on a loaded machine Claude Code can miss the prompt's first byte and stop waiting; the
-                ws = Workspace.create()  # session then makes the run afresh (session/execute.py), so try again here
+                ws = Workspace.create()  # session then makes the run afresh (engine/evaluate.py), so try again here
                 extra.append(ws)
             started = start_agent(plan, ws)
             time.sleep(ahead)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from pytest_plugin_eval.results.tuning import Labelled, split
+from pytest_plugin_eval.tune.rules import Labelled, split
 
 PLUGIN_EVAL = [sys.executable, "-m", "pytest_plugin_eval.cli.main"]
 N = 6  # per label: the smallest set tune splits (2 train, 2 validation, 2 test each)

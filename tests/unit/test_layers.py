@@ -19,9 +19,17 @@ LAYERS = [
     {"run", "doubles"},
     {"grade"},
     {"results"},
-    {"lint"},
+    {"analysis"},  # computations over stored documents
+    {"lint"},  # the suite's lint rules: the session runs them at start, check runs them too
     {"report"},
-    {"session", "publish"},
+    {"engine"},  # an eval session without pytest
+    {"session"},  # the pytest adapter over the engine
+    {"suite_check"},
+    {
+        "tune",
+        "authoring",
+        "publish",
+    },  # workflows: authoring re-checks the suite, tune prices with suite_check's cost model
     {"cli"},
     {"plugin", "__init__"},
 ]
@@ -118,3 +126,36 @@ def test_the_plugin_module_imports_no_http_client():
     ).stderr
     heavy = [line for line in out.splitlines() if line.rstrip().endswith(("| anthropic", "| httpx"))]
     assert not heavy, "\n".join(heavy)
+
+
+def imports_pytest(name: str) -> bool:
+    """Whether a module imports pytest (or _pytest) anywhere in its source."""
+    for node in ast.walk(ast.parse(MODULES[name].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            roots = [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            roots = [(node.module or "").split(".")[0]]
+        else:
+            continue
+        if {"pytest", "_pytest"} & set(roots):
+            return True
+    return False
+
+
+SESSION = sorted(n for n in MODULES if stage_of(n) == "session" and MODULES[n].name != "__init__.py")
+
+
+def test_the_session_modules_are_found():
+    assert "pytest_plugin_eval.session.controller" in SESSION
+
+
+@pytest.mark.parametrize("name", SESSION)
+def test_every_session_module_imports_pytest(name):
+    """session/ is the pytest adapter only: what needs no pytest is the engine's (engine/), tested without it."""
+    assert imports_pytest(name), f"{name} does not import pytest: it belongs in engine/"
+
+
+def test_no_engine_module_imports_pytest():
+    engine = [n for n in MODULES if stage_of(n) == "engine"]
+    assert engine
+    assert not [n for n in engine if imports_pytest(n)]

@@ -1,4 +1,4 @@
-"""Unit tests for `plugin-eval calibrate` (cli/calibrate.py): folders and labels read, the findings printed and
+"""Unit tests for `plugin-eval calibrate` (cli/commands/calibrate.py): folders and labels read, the findings printed and
 written, user errors named."""
 
 from __future__ import annotations

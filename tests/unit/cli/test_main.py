@@ -10,9 +10,10 @@ import pytest
 from _pytest.config.argparsing import Parser
 
 import pytest_plugin_eval.cli.main as cli
+from pytest_plugin_eval.engine.option_parse import parse_options
+from pytest_plugin_eval.engine.options import OPTIONS
 from pytest_plugin_eval.run.agent import ClaudeNotFound
-from pytest_plugin_eval.session.option_parse import parse_options
-from pytest_plugin_eval.session.options import OPTIONS, add_options
+from pytest_plugin_eval.session.addoption import add_options
 
 
 @pytest.fixture
@@ -109,3 +110,13 @@ def test_a_list_option_stops_at_the_target(tmp_path, monkeypatch):
     (tmp_path / "plugin").mkdir()
     cmd = cli.parse(["--allow-tools", "Write,Edit", "plugin", "--trust-plugin"])
     assert (cmd.target, cmd.options) == ("plugin", ["--allow-tools=Write,Edit", "--trust-plugin"])
+
+
+def test_every_command_of_the_table_is_a_function_of_a_command_module():
+    import importlib
+
+    for name, target in cli.COMMANDS.items():
+        module, function = target.split(":")
+        assert module.startswith(".commands."), name
+        assert callable(getattr(importlib.import_module(module, "pytest_plugin_eval.cli"), function)), name
+    assert set(cli.COMMANDS) >= {"init", "check", "import", "merge", "compare", "history", "triggers", "tune"}

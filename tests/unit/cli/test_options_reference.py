@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_plugin_eval.cli import options_reference
-from pytest_plugin_eval.session.options import OPTIONS, Option
+from pytest_plugin_eval.engine.options import OPTIONS, Option
 
 ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / options_reference.PAGE

@@ -1,4 +1,4 @@
-"""`plugin-eval pr-comment RESULTS [--against OLD]` (cli/pr_comment.py, publish/pr_comment.py), in process,
+"""`plugin-eval pr-comment RESULTS [--against OLD]` (cli/commands/pr_comment.py, publish/pr_comment.py), in process,
 against a local fake of GitHub's API: the first run creates the suite's comment, the next updates it, a refusal
 exits 1 with the likely cause; a model matrix gets a section per model; --dry-run prints and posts nothing."""
 

@@ -11,7 +11,7 @@ import pytest
 
 import pytest_plugin_eval
 from pytest_plugin_eval.core.errors import HarnessError, InvalidSpec, PluginEvalError, UsageError
-from pytest_plugin_eval.session.interrupts import Terminated
+from pytest_plugin_eval.engine.interrupts import Terminated
 
 FAMILY = (PluginEvalError, UsageError, InvalidSpec, HarnessError)
 BRANCHES = (UsageError, InvalidSpec, HarnessError)
@@ -40,16 +40,16 @@ def test_every_exception_the_package_defines_is_in_one_branch_of_the_family():
 @pytest.mark.parametrize(
     "module, name, family, builtin",
     [
-        ("session.option_values", "OptionError", UsageError, Exception),
-        ("session.trust", "TrustRefused", UsageError, Exception),
+        ("engine.option_values", "OptionError", UsageError, Exception),
+        ("engine.trust", "TrustRefused", UsageError, Exception),
         ("run.agent", "ClaudeNotFound", UsageError, Exception),
-        ("results.compare", "CompareError", UsageError, ValueError),
-        ("results.merge", "MergeError", UsageError, ValueError),
+        ("analysis.compare", "CompareError", UsageError, ValueError),
+        ("analysis.merge", "MergeError", UsageError, ValueError),
         ("cli.main", "CliError", UsageError, Exception),
         ("core.problems", "SpecError", InvalidSpec, ValueError),
         ("core.yamlio", "YamlError", InvalidSpec, ValueError),
         ("load.case", "CaseLoadError", InvalidSpec, Exception),
-        ("session.agent_runner", "NotACaseFolder", InvalidSpec, FileNotFoundError),
+        ("engine.agent_runner", "NotACaseFolder", InvalidSpec, FileNotFoundError),
         ("run.agent", "AgentStartError", HarnessError, Exception),
         ("grade.judge", "JudgeUnavailable", HarnessError, Exception),
         ("grade.assertions", "GraderUnavailable", HarnessError, RuntimeError),

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_plugin_eval.cli.check import check_suite
 from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.lint.grants import Grants
 from pytest_plugin_eval.lint.suite import lint_case
 from pytest_plugin_eval.load.case import load_case
+from pytest_plugin_eval.suite_check.suite import check_suite
 
 ROOT = Path(__file__).resolve().parents[3]
 FENCED = re.compile(r"```(?:markdown|yaml|md)?\n(.*?)```", re.DOTALL)

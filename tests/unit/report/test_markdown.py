@@ -9,6 +9,7 @@ from pathlib import Path
 
 from helpers.documents import GREETING, case_result, suite_result
 
+from pytest_plugin_eval.analysis.compare import compare
 from pytest_plugin_eval.report import comparison as compared
 from pytest_plugin_eval.report.html import render_report
 from pytest_plugin_eval.report.markdown import (
@@ -18,7 +19,6 @@ from pytest_plugin_eval.report.markdown import (
     session_markdown,
 )
 from pytest_plugin_eval.report.terminal import StreamTerminal
-from pytest_plugin_eval.results.compare import compare
 from pytest_plugin_eval.results.model import (
     CaseResult,
     GraderInfo,

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from helpers.documents import case_result, suite_result
 
+from pytest_plugin_eval.analysis.compare import compare
 from pytest_plugin_eval.report.pr_comment import MAX_CHARS, CommentPart, comment_text, marker, suite_key
-from pytest_plugin_eval.results.compare import compare
 from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
 
 RUN = "https://github.example/o/r/actions/runs/7"

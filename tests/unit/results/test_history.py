@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from helpers.documents import case_result, suite_result
 
+from pytest_plugin_eval.analysis.merge import merge
 from pytest_plugin_eval.results import history
 from pytest_plugin_eval.results.history import Scan, scan, summarize, trend
-from pytest_plugin_eval.results.merge import merge
 from pytest_plugin_eval.results.model import (
     CaseResult,
     GraderInfo,
@@ -104,10 +104,10 @@ def test_scan_reads_good_and_partial_sessions_and_skips_the_rest(tmp_path):
     reasons = {s.folder.name: s.reason for s in found.skipped}
     assert set(reasons) == {"corrupt", "array", "future", "several", "bad-case", "init"}
     assert "not JSON" in reasons["corrupt"]
-    assert "not a JSON object" in reasons["array"]
+    assert "the JSON is not an object" in reasons["array"]
     assert "schemaVersion 2" in reasons["future"]
     assert "several suites" in reasons["several"]
-    assert "cannot read" in reasons["bad-case"] and "KeyError" in reasons["bad-case"]
+    assert "cases[0].name: missing" in reasons["bad-case"]
     assert "no aggregate-result.json" in reasons["init"]
     assert found.not_read == 0
 

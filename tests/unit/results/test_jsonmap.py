@@ -77,3 +77,39 @@ def test_nested_documents_presence_and_conditional_keys():
 def test_absent_or_null_collections_read_as_empty():
     assert Batch.from_json({"name": "b", "probes": None}).probes == []
     assert Batch.from_json({"name": "b", "byK": None}).by_k is None
+
+
+# ---- problems: the check before reading -------------------------------------------------------------------------
+
+
+def test_problems_name_the_path_of_each_bad_value():
+    from pytest_plugin_eval.results.jsonmap import problems
+    from pytest_plugin_eval.results.model import SuiteResult
+
+    data = {
+        "suite": {"plugins": "one"},
+        "cases": [
+            {"name": "a", "arms": {"with": [{"index": 1, "score": "high"}], "sideways": []}},
+            {"arms": {}},
+            "case",
+        ],
+        "aggregates": {"casesTotal": "two"},
+    }
+    assert problems(SuiteResult, data) == [
+        "suite.plugins: must be a list (got a string)",
+        "cases[0].arms.with[0].score: must be a number (got a string)",
+        "cases[0].arms: 'sideways' is not one of with, without",
+        "cases[1].name: missing",
+        "cases[2]: must be an object (got a string)",
+        "aggregates.casesTotal: must be a number (got a string)",
+    ]
+
+
+def test_problems_are_as_lenient_as_the_reader():
+    from pytest_plugin_eval.results.jsonmap import problems
+    from pytest_plugin_eval.results.model import SuiteResult
+
+    # absent optional keys, nulls where allowed, a missing run index (its position), odd scalars shown as text
+    data = {"startedAt": 5, "cases": [{"name": "a", "arms": {"with": [{"score": None}]}, "effectiveModel": 7}]}
+    assert problems(SuiteResult, data) == []
+    assert SuiteResult.from_json(data).cases[0].arms["with"][0].index == 1

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import get_args
 
 from pytest_plugin_eval.core.kinds import ARMS, Ablation, Arm, ErrorKind, Source
+from pytest_plugin_eval.engine.options import ABLATIONS
 from pytest_plugin_eval.results.model import (
     RERUN_KINDS,
     SESSION_FAILING_KINDS,
@@ -17,7 +18,6 @@ from pytest_plugin_eval.results.model import (
     RunResult,
 )
 from pytest_plugin_eval.results.scoring import partial_reason
-from pytest_plugin_eval.session.options import ABLATIONS
 
 RESULTS_PAGE = Path(__file__).resolve().parents[3] / "docs" / "results.md"
 

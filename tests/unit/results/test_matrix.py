@@ -8,7 +8,7 @@ import json
 import pytest
 from helpers.documents import case_result, suite_result
 
-from pytest_plugin_eval.results.compare import compare
+from pytest_plugin_eval.analysis.compare import compare
 from pytest_plugin_eval.results.matrix import (
     MATRIX_FILE,
     Matrix,

@@ -215,3 +215,33 @@ def test_read_results_of_a_minimal_document(tmp_path):
     read = read_results(path)
     assert read.cases == [] and read.load_errors == [] and read.schema_version == 1
     assert read.claude_version == "unknown" and read.partial is False
+
+
+def test_read_results_names_the_file_and_the_bad_fields_path(tmp_path):
+    from pytest_plugin_eval.core.errors import InvalidSpec
+    from pytest_plugin_eval.results.store import InvalidDocument
+
+    path = tmp_path / "aggregate-result.json"
+    path.write_text('{"cases": [{"name": "a", "arms": {"with": [{"score": "0.5"}, {"score": []}]}}]}')
+    with pytest.raises(InvalidDocument) as info:
+        read_results(path)
+    assert str(info.value) == (f"{path}: cases[0].arms.with[0].score: must be a number (got a string) (and 1 more)")
+    assert isinstance(info.value, (InvalidSpec, ValueError))
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("[1]", "not a results document (the JSON is not an object)"),
+        ('{"schemaVersion": 2, "cases": []}', "schemaVersion 2: this plugin-eval reads version 1"),
+        ('{"suites": []}', "holds several suites"),
+        ("{", "not valid JSON"),
+    ],
+)
+def test_what_read_results_refuses(tmp_path, text, words):
+    from pytest_plugin_eval.results.store import InvalidDocument
+
+    path = tmp_path / "x.json"
+    path.write_text(text)
+    with pytest.raises(InvalidDocument, match=words.replace("(", r"\(").replace(")", r"\)")):
+        read_results(path)

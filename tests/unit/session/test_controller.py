@@ -20,6 +20,13 @@ from _pytest.junitxml import xml_key
 from helpers.fakes import FakeHook, FakeLogXML
 
 from pytest_plugin_eval.core.paths import display_path
+from pytest_plugin_eval.engine import documents as documents_module
+from pytest_plugin_eval.engine import wire
+from pytest_plugin_eval.engine.collected import CaseItems, Collected, SuiteRuns, case_file_of, merge_suite
+from pytest_plugin_eval.engine.interrupts import Terminated
+from pytest_plugin_eval.engine.options import EvalOptions
+from pytest_plugin_eval.engine.outputs import Written
+from pytest_plugin_eval.engine.session_view import SessionView
 from pytest_plugin_eval.load.case import CaseLoadError
 from pytest_plugin_eval.report import html as report_html
 from pytest_plugin_eval.report import terminal as report_terminal
@@ -40,16 +47,10 @@ from pytest_plugin_eval.results.rerun import CACHE_KEY
 from pytest_plugin_eval.results.store import ResultsFolder, document_text, read_results, write_json
 from pytest_plugin_eval.run.agent import ClaudeNotFound
 from pytest_plugin_eval.session import controller as controller_module
-from pytest_plugin_eval.session import documents as documents_module
-from pytest_plugin_eval.session import verdicts, wire
-from pytest_plugin_eval.session.collect import ARM_LABELS
+from pytest_plugin_eval.session import verdicts
 from pytest_plugin_eval.session.controller import Controller
-from pytest_plugin_eval.session.gathered import CaseItems, Collected, SuiteRuns, case_file_of, merge_suite
-from pytest_plugin_eval.session.interrupts import Terminated
-from pytest_plugin_eval.session.options import EvalOptions
-from pytest_plugin_eval.session.outputs import Written
+from pytest_plugin_eval.session.items.case import ARM_LABELS
 from pytest_plugin_eval.session.verdicts import VerdictRepr
-from pytest_plugin_eval.session.view import SessionView
 
 STARTED_AT = "2026-03-04T05:06:07.890Z"
 EVALS = "/suite/evals"

@@ -11,8 +11,8 @@ import pytest
 import xdist.plugin
 from _pytest.config.argparsing import Parser
 
+from pytest_plugin_eval.session.addoption import add_options
 from pytest_plugin_eval.session.extras import missing_extra, option_name, refuse_missing_extras
-from pytest_plugin_eval.session.options import add_options
 
 PACKAGE = Path(__file__).resolve().parents[3] / "pytest_plugin_eval"
 

@@ -3,10 +3,10 @@ dir's suites per model, and the combined exit status the matrix document states.
 
 from __future__ import annotations
 
-from pytest_plugin_eval.session.collect import run_params
-from pytest_plugin_eval.session.gathered import Collected, case_file_of, case_slot_of, slot_file, slot_model
-from pytest_plugin_eval.session.lost import TRIGGER_RUN, run_of
-from pytest_plugin_eval.session.trigger_gather import TRIGGER_PARAMS, TriggerGather
+from pytest_plugin_eval.engine.collected import Collected, case_file_of, case_slot_of, slot_file, slot_model
+from pytest_plugin_eval.engine.lost import TRIGGER_RUN, run_of
+from pytest_plugin_eval.session.items.case import run_params
+from pytest_plugin_eval.session.trigger_gatherer import TRIGGER_PARAMS, TriggerGather
 
 HAIKU_RUN = "evals/a/prompt.md::a[claude-haiku-4-5-no-plugin-2]"
 

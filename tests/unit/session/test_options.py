@@ -7,9 +7,10 @@ import pytest
 import xdist.plugin
 from _pytest.config.argparsing import Parser
 
-from pytest_plugin_eval.session.option_parse import eval_options_given, parse_options, with_ini
-from pytest_plugin_eval.session.option_values import OptionError
-from pytest_plugin_eval.session.options import EvalOptions, add_options
+from pytest_plugin_eval.engine.option_parse import eval_options_given, parse_options, with_ini
+from pytest_plugin_eval.engine.option_values import OptionError
+from pytest_plugin_eval.engine.options import EvalOptions
+from pytest_plugin_eval.session.addoption import add_options
 
 
 def make_parser() -> Parser:
@@ -414,7 +415,7 @@ def test_a_refused_entry_in_the_comma_form_keeps_the_reference_message():
 
 
 def test_shard_is_k_of_n():
-    from pytest_plugin_eval.session.option_values import OptionError, parse_shard
+    from pytest_plugin_eval.engine.option_values import OptionError, parse_shard
 
     assert parse_shard("2/4") == (2, 4) and parse_shard(None) is None
     for bad in ("0/2", "3/2", "1", "a/b", "1/0"):

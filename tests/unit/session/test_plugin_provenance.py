@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+from pytest_plugin_eval.engine import documents as documents_module
 from pytest_plugin_eval.load.plugin_facts import content_hash
 from pytest_plugin_eval.load.provenance import GitState
 from pytest_plugin_eval.results.model import PluginInfo, SuiteAggregates, SuiteInfo, SuiteResult
 from pytest_plugin_eval.results.store import ResultsFolder
-from pytest_plugin_eval.session import documents as documents_module
 from pytest_plugin_eval.session.controller import Controller
 
 SHA = "0123456789abcdef0123456789abcdef01234567"

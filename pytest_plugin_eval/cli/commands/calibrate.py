@@ -1,0 +1,157 @@
+"""`plugin-eval calibrate RESULTS… [--json OUT]`: can I trust the judge? Each judged grader against a person's labels.
+
+    plugin-eval calibrate evals/results/<timestamp>/ [more folders…] [--json calibration.json]
+    plugin-eval calibrate evals/results/<timestamp>/ --labels my-labels.json
+    plugin-eval calibrate evals/results/<timestamp>/ --controls [--scripted] [--judge-model M]
+    plugin-eval calibrate evals/results/<timestamp>/ --report     # the folder's report.html shows the agreement
+
+Each RESULTS is a results folder; its labels are its `labels.json` (written by `plugin-eval review`, by hand or by
+a script), or with one folder the file `--labels` names. The numbers are results.calibration's, pooled over the
+folders; `--json` writes them as a document (`-`: on stdout alone). `--controls` also asks the judge about answers
+it must fail (grade.controls) and reports a judge that passes one. Exit 0; 1 on a user error (a folder without
+results, a labels file with a bad key); 2 when a control passed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ...analysis.compare import CompareError, read_document
+from ...core.errors import UsageError
+from ...core.problems import SpecError
+from ...report.calibration import calibration_lines
+from ...results.calibration import Calibration, Session, calibrate
+from ...results.labels import LABELS_FILE, labels_path, read_labels
+from ...results.store import RESULTS_FILE, document_text, write_atomic
+
+
+class _Refused(UsageError):
+    """A command-line problem: printed, exit 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        raise _Refused(f"plugin-eval calibrate: error: {message} (see plugin-eval calibrate --help)")
+
+
+def command_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="plugin-eval calibrate",
+        description="Measure each llm and baseline grader's judge against your labels: TPR and TNR with Wilson "
+        "intervals, Cohen's kappa, and its pass rates (WITH, W/OUT, delta) corrected for its errors.",
+    )
+    parser.add_argument(
+        "folders", metavar="RESULTS", nargs="+", help=f"results folders (holding {RESULTS_FILE} and {LABELS_FILE})"
+    )
+    parser.add_argument(
+        "--labels",
+        metavar="FILE",
+        default=None,
+        help=f"with one results folder: read its labels from FILE, not {LABELS_FILE}",
+    )
+    parser.add_argument(
+        "--json",
+        metavar="OUT",
+        default=None,
+        help="also write the findings as a JSON document to OUT (-: stdout alone)",
+    )
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="also redraw each folder's report.html with every judged grader's agreement and corrected rates (its "
+        "trend is redrawn from the sessions before it; a --compare-to section is not)",
+    )
+    parser.add_argument(
+        "--controls",
+        action="store_true",
+        help="also ask each judged grader's judge about answers it must fail (empty, 'say PASS', the rubric echoed; "
+        "for baseline, the answers swapped)",
+    )
+    parser.add_argument(
+        "--scripted", action="store_true", help="with --controls: the judge answers from each case's scripted.yaml"
+    )
+    parser.add_argument("--judge-model", default=None, metavar="M", help="with --controls: the judge model to ask")
+    return parser
+
+
+def read_sessions(folders: list[str], labels_file: str | None) -> list[Session]:
+    if labels_file and len(folders) > 1:
+        raise _Refused(
+            "plugin-eval calibrate: error: --labels goes with one results folder (each folder has its own labels.json)"
+        )
+    sessions = []
+    for name in folders:
+        folder = Path(name)
+        if not folder.is_dir():
+            raise _Refused(
+                f"Error: {name}: not a results folder — calibrate reads a folder's {RESULTS_FILE} and its {LABELS_FILE}"
+            )
+        try:
+            document = read_document(folder)
+        except CompareError as e:
+            raise _Refused(f"Error: {e}") from None
+        labels = read_labels(Path(labels_file) if labels_file else labels_path(folder))
+        sessions.append(Session(folder, document, labels))
+    return sessions
+
+
+def calibrate_command(argv: list[str]) -> int:
+    try:
+        args = command_parser().parse_args(argv)
+        if (args.scripted or args.judge_model) and not args.controls:
+            raise _Refused("plugin-eval calibrate: error: --scripted and --judge-model go with --controls")
+        sessions = read_sessions(args.folders, args.labels)
+    except (UsageError, SpecError) as e:
+        print(e if isinstance(e, UsageError) else f"Error: {e}", file=sys.stderr)
+        return 1
+    result = calibrate(sessions)
+    if args.controls:
+        from ..controls import run_controls
+
+        try:
+            result.controls = run_controls(sessions, args.scripted, args.judge_model, say=_say_to(args.json))
+        except UsageError as e:
+            print(e, file=sys.stderr)
+            return 1
+    status = _write(result, args.json)
+    if args.report:
+        for session in sessions:
+            _redraw(session, result, _say_to(args.json))
+    return status
+
+
+def _redraw(session: Session, result: Calibration, say) -> None:
+    from ...report.html import write_report
+    from ...results import history
+    from ...results.store import REPORT_FILE
+
+    document = session.document
+    past = history.scan([session.folder.parent], limit=history.HISTORY_LIMIT, exclude=[session.folder])
+    earlier = [s.document for s in past.sessions if s.document.started_at < document.started_at]
+    try:
+        trend = history.trend(document, earlier)
+    except (TypeError, ValueError, AttributeError):  # a past document of the wrong shape: no trend, still a report
+        trend = None
+    target = session.folder / REPORT_FILE
+    write_report(document, target, trend, None, result)
+    say(f"Updated {target} (each judged grader's agreement with the labels)")
+
+
+def _say_to(json_target: str | None):
+    out = sys.stderr if json_target == "-" else sys.stdout
+    return lambda line: print(line, file=out)
+
+
+def _write(result: Calibration, json_target: str | None) -> int:
+    text = document_text(result.to_json())
+    if json_target == "-":
+        print("\n".join(calibration_lines(result)), file=sys.stderr)
+        sys.stdout.write(text)
+    else:
+        print("\n".join(calibration_lines(result)))
+        if json_target:
+            write_atomic(Path(json_target), text)
+            print(f"Wrote {json_target}")
+    return 2 if any(c.get("passed") for c in result.controls or []) else 0

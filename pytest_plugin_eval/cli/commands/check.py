@@ -1,0 +1,76 @@
+"""`plugin-eval check [TARGET]`: the command line of the suite check (suite_check/suite.py's check_suite)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from ...suite_check.suite import (
+    check_suite,
+    finding_lines,
+    pilot_argv,
+    plugin_eval_argv,
+    requested_grants,
+    shell,
+    summary,
+    to_json,
+)
+from ..plugin_args import add_plugin_arguments, plugin_folder
+
+
+def command_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="plugin-eval check",
+        description="Load an eval suite and check its floor (a should-not-fire case, an outcome grader per case, "
+        "runs >= 3, two arms) and look for cases that would measure nothing, without running anything. Exit 0 "
+        "when it loads and meets the floor, 1 otherwise (with --strict, also 1 on a finding).",
+    )
+    add_plugin_arguments(parser)
+    parser.add_argument(
+        "--model", default=None, metavar="MODEL", help="the agent's model (A,B: a model matrix), for the cost estimate"
+    )
+    parser.add_argument("--judge-model", default=None, metavar="MODEL", help="the judge model, for the cost estimate")
+    parser.add_argument("--scripted", action="store_true", help="print the pilot command for the scripted endpoint")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument(
+        "--strict", action="store_true", help="exit 1 on a finding too (docs/findings.md), not only on a problem"
+    )
+    return parser
+
+
+def check(argv: list[str]) -> int:
+    args = command_parser().parse_args(argv)
+    root = plugin_folder(args.target, "check")
+    if root is None:
+        return 1
+    result = check_suite(root, args.eval_dir, model=args.model, judge_model=args.judge_model)
+    status = 0 if result.ok and not (args.strict and result.findings) else 1
+    if args.json:
+        print(json.dumps(to_json(result), indent=1))
+        return status
+    for line in result.render_problems():
+        print(f"✗ {line}")
+    for warning in result.warnings:
+        print(warning)
+    for line in finding_lines(result.findings):
+        print(line)
+    for line in summary(result):
+        print(line)
+    if result.ok and result.estimate:
+        models = (["--model", args.model] if args.model else []) + (
+            ["--judge-model", args.judge_model] if args.judge_model else []
+        )
+        pilot = pilot_argv(
+            plugin_eval_argv(),
+            os.path.relpath(result.eval_root, result.root),
+            result.estimate.pilot_bound,
+            requested_grants(result.cases),
+            args.scripted,
+            ["--eval-dir", args.eval_dir] if args.eval_dir else [],
+            models,
+        )
+        print(f"Pilot (from the plugin folder): {shell(pilot)}")
+    if args.strict and result.findings:
+        print(f"✗ --strict: {len(result.findings)} finding(s)")
+    return status

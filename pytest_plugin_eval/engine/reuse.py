@@ -1,0 +1,112 @@
+"""The session's side of --reuse-baseline: which of a case's without-plugin runs are taken from stored sessions.
+
+What a without-plugin run depends on is recorded with every fresh one (run/conditions.py), whether or not the
+option is on, so that a later session can reuse it. With the option, a case's decision is made once per process,
+on first need, from the suite's results folders (analysis/baseline.py): each process of `-n` reads the same folders
+and comes to the same decision, the session's own results folder left out.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from ..analysis.baseline import ARM, Baselines, Decision, Reuse, as_reused
+from ..analysis.regrade import regrade_run
+from ..load.case import Case
+from ..results.history import HISTORY_LIMIT, scan
+from ..results.model import RunResult
+from ..results.store import RESULTS_DIR
+from ..run.agent import claude_version
+from ..run.artefacts import RunFolder
+from ..run.conditions import without_conditions
+from . import rules
+from .resources import Lazy
+
+# one line per session runs came from (the table says how many); a refusal is said per case, with its reason
+REUSED_NOTE = "without-plugin runs reused from the session of {session} (--reuse-baseline), graded again"
+REFUSED_NOTE = "{case}: without-plugin runs not reused ({why}): run afresh"
+
+
+class BaselineReuse:
+    def __init__(self, session: Any):
+        self.session = session  # session/eval_session.py's EvalSession
+        self.claude_version = Lazy(lambda: claude_version(session.claude))
+        self._lock = threading.Lock()
+        self._baselines: dict[Path, Baselines] = {}
+        self._conditions: dict[tuple[Path, str | None], dict[str, Any]] = {}
+        self._decisions: dict[tuple[Path, str | None], Decision] = {}
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.session.options.reuse_baseline) and self.session.stored is None
+
+    def conditions(self, case: Case, model: str | None = None) -> dict[str, Any]:
+        """What the case's without-plugin runs depend on today on `model` (a matrix's; None: the session's),
+        recorded with each, the option on or off."""
+        with self._lock:
+            key = (case.dir, model)
+            if key not in self._conditions:
+                plan = self.session.run_plan(case, ARM, 1, model)
+                self._conditions[key] = without_conditions(plan, self.claude_version.get(), plan.environ)
+            return self._conditions[key]
+
+    def reused(self, case: Case, arm: str, index: int, model: str | None = None) -> Reuse | None:
+        """The stored run that stands for this run on `model` (None: it runs — also when the stored sessions
+        cannot be read: a fault of the reuse must not lose the run)."""
+        if arm != ARM or not self.enabled or case.trigger is not None:
+            return None
+        try:
+            return self.decision(case, model).runs.get(index)
+        except Exception:
+            return None
+
+    def regraded(
+        self, case: Case, reuse: Reuse, judge: Any, artefacts: RunFolder, model: str | None = None
+    ) -> RunResult:
+        """The stored run graded again as this session's run, its files kept in `artefacts`."""
+        session = self.session
+        two_arm = rules.two_arm(case, session.options)
+        again = regrade_run(case, reuse.stored, two_arm, judge, artefacts, stop=session.pool.stopping)
+        result = as_reused(again, reuse, self.conditions(case, model))
+        if session.ledger is not None:
+            session.ledger.add(result.cost_usd)  # its judges: the agent was paid for in its own session
+        result.notes = [REUSED_NOTE.format(session=reuse.origin.get("session"))]
+        return result
+
+    def recorded(self, case: Case, result: RunResult, model: str | None = None) -> RunResult:
+        """A fresh run, with the conditions a later session needs to reuse it (a without-plugin run)."""
+        if result.arm != ARM:
+            return result
+        try:
+            result.conditions = self.conditions(case, model)
+            result.notes += self.notes_for_fresh(case, model)
+        except Exception as e:  # the run stands; it just cannot be reused later
+            result.notes.append(f"{case.name}: its conditions could not be recorded ({type(e).__name__}: {e})")
+        return result
+
+    def decision(self, case: Case, model: str | None = None) -> Decision:
+        """Which stored runs stand for the case's without-plugin runs on `model`. The model is one of the
+        conditions, so a matrix's model finds its own runs: in a matrix's folder or in a session of it alone."""
+        conditions = self.conditions(case, model)
+        with self._lock:
+            key = (case.dir, model)
+            if key not in self._decisions:
+                indexes = range(1, rules.runs_for(case, self.session.options) + 1)
+                self._decisions[key] = self._baselines_of(case.eval_root).decide(case.rel_dir, conditions, indexes)
+            return self._decisions[key]
+
+    def _baselines_of(self, eval_root: Path) -> Baselines:
+        if eval_root not in self._baselines:
+            own = self.session.results_folder(eval_root)
+            past = scan([eval_root / RESULTS_DIR], HISTORY_LIMIT, [own.path] if own else [], matrices=True)
+            self._baselines[eval_root] = Baselines((s.folder, s.document) for s in past.sessions)
+        return self._baselines[eval_root]
+
+    def notes_for_fresh(self, case: Case, model: str | None = None) -> list[str]:
+        """The notice of a fresh without-plugin run: why the stored ones were not taken."""
+        if not self.enabled or case.trigger is not None:
+            return []
+        refused = self.decision(case, model).refused
+        return [REFUSED_NOTE.format(case=case.name, why=refused)] if refused else []

@@ -1,0 +1,359 @@
+"""`plugin-eval check [TARGET]`: lint an eval suite without running it.
+
+The suite is read by the loader a session uses (every case folder, its graders, mocks and scripted.yaml), so a
+case that passes here loads in a session; then the floor that makes a suite's Δ worth reading is checked:
+
+- at least one **should-not-fire** case: a prompt the plugin must leave alone, graded by `tool_used` on `Skill`
+  (or on one of the plugin's `mcp__` tools) with `max: 0`;
+- every case has an **outcome grader**: a grader that reads what the run produced, not only which tools it
+  called (anything but `tool_used` / `tool_order`), and is scored in the arms that run (not an indicator);
+- every case runs at least **3 times per arm** (`runs`);
+- **two arms**: the folder under test has something for Claude Code to load (a manifest, skills, commands,
+  agents, hooks or MCP servers), so the with arm differs from the without arm; no case is single-arm by
+  construction (a `context.history_file` carries the plugin into both arms); and no pytest configuration of the
+  plugin turns the without arm off (`--ablation none`).
+
+Every problem names its file and key. Then the findings (lint/): cases that load and meet the floor but would
+measure less than they seem to — a prompt that names the skill, a grader that passes on text the plugin ships, a
+tool the graders need and the pilot would not grant… (docs/findings.md). Exit 0 when the suite loads and meets the
+floor, 1 otherwise; with --strict, a finding exits 1 too. The same check runs in `plugin-eval init` after every
+file the model writes and before its session may end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.paths import display_path
+from ..core.problems import Problem
+from ..core.tools import covers, is_gated
+from ..engine.options import EvalOptions
+from ..engine.rules import two_arm
+from ..grade.engine import UNCOUNTED_WHY
+from ..grade.judge import resolve_judge_model
+from ..grade.skill_patterns import skill_pattern_warnings
+from ..grade.types import grader_types
+from ..lint.grants import Grants
+from ..lint.suite import lint_cases
+from ..load.case import CASE_FILE, PROMPT_FILE, Case
+from ..load.on_disk import SuiteOnDisk, read_suite
+from ..load.skills import components_of
+from ..load.suite import eval_dir_name, is_plugin_dir
+from ..load.triggers import TriggerSet
+from ..results.findings import Finding
+from ..results.matrix import case_models
+from ..run.stand_ins import mocked_tools
+from .cost import CaseShape, Estimate, Prediction, estimate, known_price, predict_from_pilot, priced_as, trigger_key
+from .floor import case_problems, has_outcome_grader, stray_folders, suite_problems, uncounted_graders
+from .hints import mechanical_hints
+
+PILOT_JSON = "pilot.json"
+
+
+@dataclass
+class CheckResult:
+    root: Path  # the plugin folder
+    eval_root: Path
+    cases: list[Case] = field(default_factory=list)
+    trigger_sets: list[TriggerSet] = field(default_factory=list)
+    load_problems: list[Problem] = field(default_factory=list)  # what keeps a case from loading
+    case_floor_problems: list[Problem] = field(default_factory=list)  # loading cases below the floor
+    suite_problems: list[Problem] = field(default_factory=list)  # the floor of the suite as a whole
+    warnings: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # what would make a case measure less than it seems
+    estimate: Estimate | None = None
+    prediction: Prediction | None = None  # from a pilot's results, when there is one
+
+    @property
+    def problems(self) -> list[Problem]:
+        return self.load_problems + self.case_floor_problems + self.suite_problems
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def render_problems(self, limit: int | None = None) -> list[str]:
+        lines = [p.render(self.root) for p in self.problems]
+        if limit is not None and len(lines) > limit:
+            lines = [*lines[:limit], f"… and {len(lines) - limit} more (run the check again once these are fixed)"]
+        return lines
+
+
+# ---- the whole check --------------------------------------------------------------------------------------
+
+
+def check_triggers(result: CheckResult, suite: SuiteOnDisk) -> None:
+    """The trigger files' load problems; a set with no near-miss (or no should-fire query) gets a warning."""
+    for _, e in suite.trigger_errors:
+        result.load_problems.extend(e.problems)
+    for path, sets in suite.trigger_files:
+        result.trigger_sets += sets
+        for trigger_set in sets:
+            labels = {q.should_fire for q in trigger_set.queries}
+            if labels != {True, False}:
+                missing = "should_not_fire near-misses" if True in labels else "should_fire queries"
+                result.warnings.append(
+                    f"{display_path(path, suite.root)}: {trigger_set.name} has no {missing}: its recall and "
+                    f"false-fire rate cannot both be measured"
+                )
+
+
+def eval_root_of_plugin(root: Path, eval_dir: str | None = None) -> Path:
+    return root / eval_dir_name(root if is_plugin_dir(root) else None, eval_dir)
+
+
+def agent_models(model: str | None) -> tuple[str | None, ...]:
+    """--model as a session reads it: one model (None: the case's own, else the environment's), or A,B,… (a
+    model matrix: each case on each model its `models:` allows)."""
+    if model is None or "," not in model:
+        return (model,)
+    return tuple(dict.fromkeys(name.strip() for name in model.split(",") if name.strip())) or (None,)
+
+
+def shape(case: Case, model: str | None) -> CaseShape:
+    return CaseShape(
+        name=case.name,
+        runs=case.runs_per_arm,
+        max_turns=case.max_turns,
+        judged_graders=sum(1 for g in case.graders if getattr(g.kind, "paid", False)),
+        arms=2 if two_arm(case, EvalOptions()) else 1,  # as a session with no options runs it
+        model=model or case.model or os.environ.get("ANTHROPIC_MODEL") or None,
+    )
+
+
+def trigger_shape(trigger_set: TriggerSet, query_id: str, model: str | None) -> CaseShape:
+    """A trigger query as the estimate prices it: its set's runs of one arm, no judge."""
+    return CaseShape(
+        name=trigger_key(trigger_set.name, query_id),
+        runs=trigger_set.runs,
+        max_turns=trigger_set.max_turns,
+        judged_graders=0,
+        arms=1,
+        model=model or trigger_set.model or os.environ.get("ANTHROPIC_MODEL") or None,
+        trigger=True,
+    )
+
+
+def check_suite(
+    root: Path,
+    eval_dir: str | None = None,
+    *,
+    in_scope: Callable[[Path], bool] | None = None,
+    model: str | None = None,
+    judge_model: str | None = None,
+) -> CheckResult:
+    """Load every case under the plugin's eval dir and check the floor. `in_scope(case_dir)` limits the
+    problems of individual cases to some of them (those a session wrote); the suite-wide ones always count."""
+    root = root.absolute()
+    eval_root = eval_root_of_plugin(root, eval_dir)
+    result = CheckResult(root, eval_root)
+    if not eval_root.is_dir():
+        result.load_problems.append(
+            Problem(eval_root, "", "does not exist — write cases in <eval dir>/<case>/ (plugin-eval init)")
+        )
+        return result
+    suite = read_suite(root, eval_root, grader_types())
+    scope = in_scope or (lambda _dir: True)
+    components = components_of(root)
+    linted: list[Case] = []  # the cases in scope, linted once all are loaded
+    unloaded = bool(suite.case_errors)  # some case does not load (a stray graders folder is no case)
+    for where, e in suite.case_errors:
+        if scope(where):
+            result.load_problems.extend(e.problems)
+    for case, where in suite.cases:
+        result.cases.append(case)
+        result.warnings.extend(w for w in case.warnings if w not in result.warnings)
+        if scope(where):
+            result.warnings.extend(mechanical_hints(case))  # a judged expectation a regex or tool grader checks
+            result.warnings.extend(skill_pattern_warnings(case, components))  # an indicator that cannot match
+            result.case_floor_problems.extend(case_problems(case))
+            linted.append(case)
+            if has_outcome_grader(case):  # else the floor problem says it
+                result.warnings.extend(
+                    f'case "{case.name}": grader "{g.name}" counts in no score: it {UNCOUNTED_WHY}'
+                    for g in uncounted_graders(case)
+                )
+    folders = {c.name: c for c in result.cases if c.source != "skill_creator"}
+    for case in result.cases:
+        twin = folders.get(case.name.replace("/", "-"))
+        if case.source == "skill_creator" and twin is not None and twin.prompt.strip() == case.prompt.strip():
+            result.warnings.append(
+                f'case "{case.name}" of an evals.json and the case folder "{twin.name}" (plugin-eval import\'s) '
+                "run the same prompt: every session runs it twice — remove the eval from the evals.json (or the file)"
+            )
+    result.load_problems.extend(p for p in stray_folders(eval_root) if p.file is None or scope(p.file))
+    # As the pilot this check prints would run them: with the gated tools the cases ask for granted.
+    result.findings = lint_cases(linted, Grants(allow_tools=tuple(requested_grants(result.cases))))
+    check_triggers(result, suite)
+    if result.trigger_sets and not result.cases:
+        return result  # a suite of trigger sets alone: the cases' floor is not asked of it
+    if not result.cases and not result.load_problems:
+        result.suite_problems.append(
+            Problem(
+                eval_root,
+                "",
+                f"holds no eval case — a case is a folder with {PROMPT_FILE} or {CASE_FILE} (or an evals.json in a skill's evals/ folder)",
+            )
+        )
+    result.suite_problems.extend(suite_problems(root, eval_root, result.cases, unloaded=unloaded))
+    models = agent_models(model)
+    shapes = [shape(c, m) for c in result.cases for m in (case_models(c.models, models) if len(models) > 1 else models)]
+    shapes += [  # a session (and the pilot) runs the trigger sets too
+        trigger_shape(t, query.id, m)
+        for t in result.trigger_sets
+        for query in t.queries
+        for m in (case_models(t.models, models) if len(models) > 1 else models)
+    ]
+    judge = resolve_judge_model(judge_model)
+    result.estimate = estimate(shapes, judge, len(models))
+    result.warnings.extend(unpriced_warnings([*(s.model for s in shapes), judge]))
+    pilot = eval_root / "results" / PILOT_JSON
+    try:
+        document = json.loads(pilot.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        document = None
+    if isinstance(document, dict):
+        runs = {c.name: c.runs_per_arm for c in result.cases}
+        runs |= {trigger_key(t.name, q.id): t.runs for t in result.trigger_sets for q in t.queries}
+        result.prediction = predict_from_pilot(document, runs)
+    return result
+
+
+def unpriced_warnings(models: list[str | None]) -> list[str]:
+    """A model the price table does not know is priced as its default: say so, since a misspelled --model
+    (`claude-haiku-45`) would otherwise pass with a plausible but wrong estimate."""
+    unknown = [m for m in dict.fromkeys(models) if m is not None and not known_price(m)]
+    return [
+        f'model "{m}" is not in the price table: the cost estimate prices it as {priced_as(m)} — check its name'
+        for m in unknown
+    ]
+
+
+# ---- the commands an author (or the interview) runs next ---------------------------------------------------
+
+
+def plugin_eval_argv(short: bool = True) -> list[str]:
+    """How to start this very plugin-eval from a shell: `plugin-eval` when that is the one on PATH (and `short`),
+    else the script beside this interpreter, else `python -m`."""
+    script = Path(sys.executable).parent / "plugin-eval"
+    if not (script.is_file() and os.access(script, os.X_OK)):
+        return [sys.executable, "-m", "pytest_plugin_eval.cli.main"]
+    on_path = shutil.which("plugin-eval")
+    if short and on_path and os.path.realpath(on_path) == os.path.realpath(script):
+        return ["plugin-eval"]
+    return [str(script)]
+
+
+def requested_grants(cases: list[Case]) -> list[str]:
+    """The gated tools the cases ask for (`allowed_tools`), which only the operator's --allow-tools grants — not
+    the mocked ones, which every run is granted."""
+    return list(
+        dict.fromkeys(
+            t
+            for case in cases
+            for t in case.allowed_tools
+            if is_gated(t) and not covers(mocked_tools(case.mocks, case.plugin_dirs), t)
+        )
+    )
+
+
+def pilot_argv(
+    pe: list[str],
+    eval_dir: str,
+    bound: float,
+    grants: list[str],
+    scripted: bool = False,
+    eval_dir_args: list[str] | None = None,
+    model_args: list[str] | None = None,
+) -> list[str]:
+    """The pilot, run from the plugin folder: one run per case and arm, both arms, at most `bound` dollars."""
+    argv = [*pe, ".", "--trust-plugin", *(eval_dir_args or []), "--runs", "1"]
+    argv += ["--json", f"{eval_dir}/results/{PILOT_JSON}", *(model_args or [])]
+    argv += ["--max-cost-usd", f"{bound:.2f}"]
+    if grants:
+        argv.append("--allow-tools=" + ",".join(grants))
+    if scripted:
+        argv.append("--scripted")
+    return argv
+
+
+def shell(argv: list[str]) -> str:
+    return shlex.join(argv)
+
+
+def usd(value: float) -> str:
+    return f"${value:.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"
+
+
+def summary(result: CheckResult) -> list[str]:
+    graders = sum(len(c.graders) for c in result.cases)
+    judged = sum(1 for c in result.cases for g in c.graders if getattr(g.kind, "paid", False))
+    where = display_path(result.eval_root, result.root) + "/"
+    lines = []
+    queries = sum(len(t.queries) for t in result.trigger_sets)
+    triggers = f"; {len(result.trigger_sets)} trigger set(s) with {queries} queries load" if result.trigger_sets else ""
+    if result.ok and not result.cases:
+        lines.append(f"✓ {where}: {triggers.removeprefix('; ')} (no cases)")
+    elif result.ok:
+        lines.append(
+            f"✓ {where}: {len(result.cases)} case(s) load and meet the floor ({graders} graders, {judged} judged)"
+            + triggers
+        )
+    else:
+        lines.append(f"✗ {where}: {len(result.problems)} problem(s); {len(result.cases)} case(s) load")
+    if result.findings:
+        cases = len({f.case for f in result.findings})
+        lines.append(
+            f"⚑ {len(result.findings)} finding(s) in {cases} case(s): they may measure less than they seem "
+            "(each says its fix; docs/findings.md)"
+        )
+    if result.estimate and result.cases:
+        e = result.estimate
+        each = f" on each of {e.models} models" if e.models > 1 else ""
+        trigger_runs = f", {e.trigger_runs_in_pilot} trigger runs, 1 per query" if e.trigger_runs_in_pilot else ""
+        lines.append(
+            f"Cost: a pilot ({e.runs_in_pilot} runs, 1 per case and arm{each}{trigger_runs}, up to "
+            f"{e.judge_calls_in_pilot} judge calls) is bounded at {usd(e.pilot_bound)}; the full suite at {usd(e.full_bound)} (list prices, every "
+            "turn used)"
+        )
+    if result.prediction:
+        p = result.prediction
+        lines.append(
+            f"From the pilot ({display_path(result.eval_root / 'results' / PILOT_JSON, result.root)}, "
+            f"{usd(p.pilot_cost)}): a full suite costs about {usd(p.total)} (each case's cost per run × its runs"
+            + (", each trigger query's likewise)" if result.trigger_sets else ")")
+            + (f"; not in the pilot: {', '.join(p.missing)}" if p.missing else "")
+        )
+    return lines
+
+
+def to_json(result: CheckResult) -> dict:
+    out: dict = {
+        "ok": result.ok,
+        "evalDir": str(result.eval_root),
+        "cases": [c.name for c in result.cases],
+        "triggerSets": [
+            {"skill": t.skill.qualified_name, "file": t.rel_file, "queries": len(t.queries)}
+            for t in result.trigger_sets
+        ],
+        "problems": [p.to_json(result.root) for p in result.problems],
+        "warnings": list(result.warnings),
+        "findings": [f.to_json() for f in result.findings],
+    }
+    if result.estimate:
+        out["estimate"] = {"pilotBoundUsd": result.estimate.pilot_bound, "fullBoundUsd": result.estimate.full_bound}
+    if result.prediction:
+        out["prediction"] = {"fullSuiteUsd": result.prediction.total, "pilotCostUsd": result.prediction.pilot_cost}
+    return out
+
+
+def finding_lines(findings: list[Finding]) -> list[str]:
+    """The findings under their case: `⚑ case "c": grader "g": message — fix [kind]`."""
+    return [f'⚑ case "{f.case}": {f.line()}' for f in findings]

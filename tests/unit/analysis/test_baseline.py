@@ -1,0 +1,100 @@
+"""Which stored without-plugin runs stand for this session's (analysis/baseline.py): by index, newest first, only
+finished ones under the same conditions, and the reason when none are taken."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers.documents import case_result, suite_result
+
+from pytest_plugin_eval.analysis.baseline import Baselines, differences, shared_baseline
+from pytest_plugin_eval.results.model import RunResult
+
+TODAY = {"prompt": "p1", "context": "c1", "model": "claude-sonnet-5", "claudeCode": "2.1.328", "isolation": 1}
+
+
+def runs(conditions: dict | None, count: int = 2, **fields) -> list[RunResult]:
+    return [
+        RunResult("without", i, score=0.0, passed=False, cost_usd=0.01, conditions=conditions, **fields)
+        for i in range(1, count + 1)
+    ]
+
+
+def stored(folder: Path, started_at: str, without: list[RunResult], regraded: bool = False):
+    """A results folder holding one case whose without runs are `without` (each with a trace on disk)."""
+    case = case_result("greets", [1.0] * len(without), without)
+    document = suite_result(case, started_at=started_at, regraded_from="/old" if regraded else None)
+    for run in without:
+        trace = folder / "runs" / "greets" / f"without-{run.index}" / "trace.jsonl"
+        trace.parent.mkdir(parents=True)
+        trace.write_text('{"type": "result"}\n')
+    return folder, document
+
+
+def test_runs_are_taken_by_index_newest_first_and_the_missing_ones_are_left_to_run(tmp_path):
+    old = stored(tmp_path / "old", "2026-12-01T10:00:00.000Z", runs(TODAY, 3))
+    new = stored(tmp_path / "new", "2026-12-01T11:00:00.000Z", runs(TODAY, 2))
+    decision = Baselines([new, old]).decide("evals/greets", TODAY, range(1, 5))
+    assert {i: r.origin["session"] for i, r in decision.runs.items()} == {
+        1: "2026-12-01T11:00:00.000Z",
+        2: "2026-12-01T11:00:00.000Z",
+        3: "2026-12-01T10:00:00.000Z",
+    }
+    assert decision.runs[1].origin["agentCostUsd"] == 0.01 and decision.refused is None
+
+
+def test_unfinished_reused_by_lf_or_regraded_runs_are_passed_over(tmp_path):
+    unfinished = runs(TODAY, 1, error="the API answered 529", error_kind="api")
+    lf = [RunResult("without", 2, score=0.0, passed=False, conditions=TODAY, reused=True)]
+    newest = stored(tmp_path / "a", "2026-12-01T12:00:00.000Z", [*unfinished, *lf])
+    regraded = stored(tmp_path / "b", "2026-12-01T11:00:00.000Z", runs(TODAY), regraded=True)
+    oldest = stored(tmp_path / "c", "2026-12-01T10:00:00.000Z", runs(TODAY))
+    decision = Baselines([newest, regraded, oldest]).decide("evals/greets", TODAY, [1, 2])
+    assert {r.origin["session"] for r in decision.runs.values()} == {"2026-12-01T10:00:00.000Z"}
+
+
+def test_a_reused_run_keeps_the_session_where_the_agent_made_it(tmp_path):
+    origin = {"session": "2026-11-30T09:00:00.000Z", "index": 1, "agentCostUsd": 0.02}
+    chain = stored(tmp_path / "b", "2026-12-01T11:00:00.000Z", runs(TODAY, 1, reused_from=origin))
+    assert Baselines([chain]).decide("evals/greets", TODAY, [1]).runs[1].origin == origin
+
+
+def test_the_refusal_says_what_changed_in_the_newest_session(tmp_path):
+    before = {**TODAY, "prompt": "p0", "claudeCode": "2.1.327"}
+    session = stored(tmp_path / "a", "2026-12-01T10:00:00.000Z", runs(before))
+    decision = Baselines([session]).decide("evals/greets", TODAY, [1, 2])
+    assert decision.runs == {} and decision.refused == "prompt changed; Claude Code 2.1.327 → 2.1.328"
+    old = stored(tmp_path / "b", "2026-12-01T09:00:00.000Z", runs(None))
+    assert Baselines([old]).decide("evals/greets", TODAY, [1]).refused == (
+        "its runs were made before conditions were recorded"
+    )
+    unknown = {**TODAY, "claudeCode": "unknown"}
+    assert Baselines([stored(tmp_path / "c", "x", runs(unknown))]).decide("evals/greets", unknown, [1]).refused == (
+        "the version of Claude Code is unknown"
+    )
+
+
+def test_a_missing_trace_is_not_reused(tmp_path):
+    folder, document = stored(tmp_path / "a", "2026-12-01T10:00:00.000Z", runs(TODAY, 1))
+    (folder / "runs" / "greets" / "without-1" / "trace.jsonl").unlink()
+    decision = Baselines([(folder, document)]).decide("evals/greets", TODAY, [1])
+    assert decision.runs == {} and "did not finish, or their files are missing" in (decision.refused or "")
+
+
+def test_differences_name_values_for_model_claude_code_and_isolation():
+    assert differences({**TODAY, "model": "a", "isolation": 0}, TODAY) == [
+        "model a → claude-sonnet-5",
+        "harness isolation version 0 → 1",
+    ]
+    assert differences(TODAY, TODAY) == []
+
+
+def test_compare_counts_the_runs_two_sessions_share():
+    first = suite_result(case_result("greets", [1.0], runs(TODAY, 1)), started_at="2026-12-01T10:00:00.000Z")
+    origin = {"session": "2026-12-01T10:00:00.000Z", "index": 1}
+    second = suite_result(
+        case_result("greets", [1.0], runs(TODAY, 1, reused_from=origin)), started_at="2026-12-01T11:00:00.000Z"
+    )
+    fresh = suite_result(case_result("greets", [1.0], runs(TODAY, 1)), started_at="2026-12-01T12:00:00.000Z")
+    assert shared_baseline(first, second) == 1
+    assert shared_baseline(second, fresh) == 0 and shared_baseline(first, fresh) == 0
