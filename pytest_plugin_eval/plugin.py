@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from .load.skill_suites import missing_eval_root
 from .load.suite import find_eval_roots
 from .session import extras as _extras
 from .session import option_parse as _option_parse
@@ -77,9 +78,11 @@ def pytest_load_initial_conftests_extras(
 
 
 def eval_roots_of(paths: Iterable[Path], eval_dir: str | None) -> list[Path]:
+    """The eval dirs the paths reach, and those a plugin whose suite is only in its skill folders would have."""
     roots: list[Path] = []
     for path in paths:
-        roots += [root for root in find_eval_roots(path, eval_dir) if root not in roots]
+        found = find_eval_roots(path, eval_dir, missing=missing_eval_root)
+        roots += [root for root in found if root not in roots]
     return roots
 
 

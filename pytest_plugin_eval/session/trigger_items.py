@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from ..core.paths import display_path
+from ..load.skill_suites import missing_eval_root
 from ..load.suite import enclosing_plugin
 from ..load.trigger_files import skill_folder_files
 from ..load.triggers import TriggerLoadError, TriggerQuery, TriggerSet, query_case
@@ -155,9 +156,25 @@ class EvalDir(pytest.Directory):
         plugin = enclosing_plugin(self.path)
         if plugin is None or self.path.parent != plugin:
             return
-        for path in skill_folder_files(plugin):
-            yield TriggerFile.from_parent(self, path=path, eval_root=self.path)
-        yield from skill_eval_items.collect(self, plugin)  # and their output evals (evals/evals.json)
+        yield from skill_folder_items(self, plugin, self.path)
+
+
+class SkillSuiteDir(pytest.Directory):
+    """A plugin folder with no eval dir whose skill folders hold skill-creator files: they are its suite, with the
+    results folder the eval dir would have (load/skill_suites.py)."""
+
+    eval_root: Path
+
+    def collect(self):
+        yield from pytest.Dir.collect(self)  # type: ignore[arg-type]
+        yield from skill_folder_items(self, self.path, self.eval_root)
+
+
+def skill_folder_items(parent: pytest.Directory, plugin: Path, eval_root: Path):
+    """The trigger files and output evals (evals/evals.json) of the plugin's skill folders."""
+    for path in skill_folder_files(plugin):
+        yield TriggerFile.from_parent(parent, path=path, eval_root=eval_root)
+    yield from skill_eval_items.collect(parent, plugin, eval_root)
 
 
 def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
@@ -170,6 +187,12 @@ def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | Non
 
 def eval_dir(path: Path, parent: pytest.Collector) -> pytest.Directory | None:
     """An eval dir (not a Python package) is collected by EvalDir."""
-    if get_session(parent.config).eval_root(path) == path and not (path / "__init__.py").exists():
+    session = get_session(parent.config)
+    if session.eval_root(path) == path and not (path / "__init__.py").exists():
         return EvalDir.from_parent(parent, path=path)
+    virtual = missing_eval_root(path, session.options.eval_dir)
+    if virtual is not None and virtual in session.eval_roots:
+        folder = SkillSuiteDir.from_parent(parent, path=path)
+        folder.eval_root = virtual
+        return folder
     return None

@@ -1,0 +1,112 @@
+"""Plugins of the shapes real authors publish, end to end through the real Claude Code against the scripted
+endpoint: each is understood as Claude Code itself understands it (what it loads, what it refuses), and an eval
+dir collects only what is an eval (cases, trigger sets, declared graders), never the plugin's own Python."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import yaml
+
+TRIGGER_JSON = [
+    {"query": "hello there, friend", "should_trigger": True},
+    {"query": "what's the capital of France?", "should_trigger": False},
+]
+EVALS = {"skill_name": "greet", "evals": [{"id": 1, "prompt": "Say hello.", "expectations": ["It says hello"]}]}
+
+
+def without_eval_dir(suite) -> None:
+    shutil.rmtree(suite.root / "evals")
+
+
+def test_a_plugin_whose_only_suite_is_in_its_skill_folder_runs_it_without_an_eval_dir(suite):
+    """skill-creator's layout: `skills/<name>/evals/evals.json` and a `trigger_eval.json` (underscore, as
+    Anthropic's math-olympiad ships it), no `evals/` at the plugin root."""
+    without_eval_dir(suite)
+    folder = suite.root / "skills" / "greet" / "evals"
+    folder.mkdir()
+    (folder / "evals.json").write_text(json.dumps(EVALS))
+    (folder / "trigger_eval.json").write_text(json.dumps(TRIGGER_JSON))
+    run = suite.run("--runs", "1", path=".")
+    assert run.rc == 0, run.out
+    assert [c["name"] for c in run.doc["cases"]] == ["greet/1"]
+    [trigger_set] = run.doc["triggers"]
+    assert trigger_set["file"] == "skills/greet/evals/trigger_eval.json"
+    assert [q["fires"] for q in trigger_set["queries"]] == [1, 0]
+    # the results go where the eval dir's would, never into the skill's folder
+    assert (suite.root / "evals" / "results").is_dir()
+    assert not (folder / "results").exists()
+
+
+def test_a_session_writes_nothing_into_a_skill_folder_and_the_plugin_hash_stays_the_same(suite):
+    folder = suite.root / "skills" / "greet" / "evals"
+    folder.mkdir()
+    (folder / "trigger-eval.json").write_text(json.dumps(TRIGGER_JSON))
+    first = suite.run("--output-dir", "baseline", path=".")
+    assert first.rc == 0, first.out
+    collect_only = suite.run("--collect-only", path=".", json_out=False)
+    assert collect_only.rc == 0, collect_only.out
+    second = suite.run("--output-dir", "baseline", path=".")
+    assert second.rc == 0, second.out
+    assert sorted(p.name for p in folder.iterdir()) == ["trigger-eval.json"]
+    hashes = [doc.doc["suite"]["plugins"][0]["contentHash"] for doc in (first, second)]
+    assert hashes[0] == hashes[1]
+
+
+ROOT_SKILL = "---\nname: rooty\ndescription: Greets warmly. Use when the user says hello.\n---\nGreet.\n"
+
+
+def root_skill_plugin(pytester, *, skills_folder: bool) -> Path:
+    root = pytester.path / "rs"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "rs"}))
+    (root / "SKILL.md").write_text(ROOT_SKILL)
+    if skills_folder:
+        (root / "skills" / "other").mkdir(parents=True)
+        (root / "skills" / "other" / "SKILL.md").write_text("---\nname: other\ndescription: Other.\n---\nx\n")
+    (root / "evals").mkdir()
+    queries = {
+        "should_fire": [{"query": "hello!", "scripted": [{"tool": "Skill", "input": {"skill": "rs:rooty"}}]}],
+        "should_not_fire": ["what is 2 + 2?"],
+    }
+    (root / "evals" / "triggers.yaml").write_text(yaml.safe_dump({"runs": 1, "skills": {"rooty": queries}}))
+    return root
+
+
+def run_in(pytester, root: Path, *args: str):
+    return pytester.runpytest_subprocess(
+        str(root / "evals"),
+        "-p",
+        "no:cacheprovider",
+        "--trust-plugin",
+        "--scripted",
+        "--json",
+        str(root / "result.json"),
+        *args,
+    )
+
+
+def test_a_root_skill_md_is_the_plugins_skill_and_its_eval_dirs_trigger_file_runs(pytester):
+    root = root_skill_plugin(pytester, skills_folder=False)
+    result = run_in(pytester, root)
+    assert result.ret == 0, result.stdout.str()
+    doc = json.loads((root / "result.json").read_text())
+    [trigger_set] = doc["triggers"]
+    assert (trigger_set["skill"], trigger_set["file"]) == ("rs:rooty", "evals/triggers.yaml")
+    fired = {q["id"]: q["fires"] for q in trigger_set["queries"]}
+    assert fired == {"hello": 1, "what-is-2-2": 0}
+    assert "not loaded by Claude Code" not in result.stdout.str()
+    # what the runs' Claude Code listed: the root skill, by its name
+    trace = Path(trigger_set["queries"][0]["runs"][0]["tracePath"]).read_text().splitlines()
+    assert "rs:rooty" in json.loads(trace[0])["skills"]
+
+
+def test_a_root_skill_md_beside_a_skills_folder_is_not_loaded_and_a_set_for_it_says_so(pytester):
+    root = root_skill_plugin(pytester, skills_folder=True)
+    result = run_in(pytester, root)
+    assert result.ret == 1, result.stdout.str()
+    doc = json.loads((root / "result.json").read_text())
+    [error] = doc["loadErrors"]
+    assert "'rooty' is no skill or command of the plugin" in error["message"]
