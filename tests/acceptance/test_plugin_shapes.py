@@ -110,3 +110,28 @@ def test_a_root_skill_md_beside_a_skills_folder_is_not_loaded_and_a_set_for_it_s
     doc = json.loads((root / "result.json").read_text())
     [error] = doc["loadErrors"]
     assert "'rooty' is no skill or command of the plugin" in error["message"]
+
+
+def test_an_eval_dir_collects_only_its_evals_never_the_plugins_python(suite):
+    """An author's script in evals/ (named like a test) and a debugging skill's fixture `test_*.py` in a case:
+    pytest would import both in the host process; they are data, not tests."""
+    marker = suite.root / "imported.txt"
+    (suite.root / "evals" / "run_trigger_test.py").write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('imported')\n"
+        "def test_shells_out():\n    raise SystemExit('this script must not run')\n"
+    )
+    folder = suite.case(
+        "fix-the-test",
+        "Fix the failing test in test_parser.py.",
+        graders={"any": "---\ntype: regex\npattern: .\n---\n"},
+        script={"with": [{"text": "Fixed."}], "without": [{"text": "Fixed."}]},
+    )
+    (folder / "test_parser.py").write_text("def test_parse():\n    assert 1 == 2\n")
+    case = {"schema_version": "1.0", "name": "fix-the-test", "context": {"files": ["test_parser.py"]}}
+    (folder / "case.yaml").write_text(yaml.safe_dump(case))
+    (folder / "conftest_notes.txt").write_text("notes")
+    run = suite.run("--runs", "1")
+    assert run.rc == 0, run.out
+    assert not marker.exists()
+    assert [c["name"] for c in run.doc["cases"]] == ["fix-the-test"]
+    assert "test_parse" not in run.out and "run_trigger_test" not in run.out
