@@ -36,12 +36,16 @@ from ..grade.engine import UNCOUNTED_WHY
 from ..grade.judge import resolve_judge_model
 from ..grade.types import grader_types
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, find_case_dirs, load_case
+from ..load.manifest_rules import manifest_problems
 from ..load.skill_evals import eval_cases, evals_files, read_evals
+from ..load.skill_suites import skill_folder_suite
 from ..load.suite import eval_dir_name, is_plugin_dir
 from ..load.trigger_files import find_trigger_files
 from ..load.triggers import TriggerLoadError, TriggerSet, load_trigger_file
 from ..results.matrix import case_models
+from ..results.triggers import undecidable_notice
 from ..run.stand_ins import mocked_tools
+from ..session.notices import allowed_tools_notices
 from ..session.options import EvalOptions
 from ..session.rules import grant_warnings, two_arm
 from .estimate import (
@@ -102,6 +106,9 @@ def check_triggers(result: CheckResult, root: Path, eval_root: Path) -> None:
             continue
         result.trigger_sets += sets
         for trigger_set in sets:
+            notice = undecidable_notice(trigger_set.name, trigger_set.runs, trigger_set.threshold)
+            if notice is not None:
+                result.warnings.append(f"{display_path(path, root)}: {notice.removeprefix('⚠ ')}")
             labels = {q.should_fire for q in trigger_set.queries}
             if labels != {True, False}:
                 missing = "should_not_fire near-misses" if True in labels else "should_fire queries"
@@ -160,7 +167,9 @@ def check_suite(
     root = root.absolute()
     eval_root = eval_root_of_plugin(root, eval_dir)
     result = CheckResult(root, eval_root)
-    if not eval_root.is_dir():
+    if is_plugin_dir(root):  # what Claude Code would refuse: the with-plugin arm would have no plugin
+        result.load_problems.extend(manifest_problems(root))
+    if not eval_root.is_dir() and not skill_folder_suite(root):
         result.load_problems.append(
             Problem(eval_root, "", "does not exist — write cases in <eval dir>/<case>/ (plugin-eval init)")
         )
@@ -179,6 +188,8 @@ def check_suite(
             result.warnings.extend(
                 f'case "{case.name}": {w}, or it cannot pass as written' for w in grant_warnings(case, EvalOptions())
             )
+            # what a session says of the case's allowed_tools (a typo, a tool only the operator grants), said here
+            result.warnings.extend(w for w in allowed_tools_notices(case, EvalOptions()) if w not in result.warnings)
             if has_outcome_grader(case):  # else the floor problem says it
                 result.warnings.extend(
                     f'case "{case.name}": grader "{g.name}" counts in no score: it {UNCOUNTED_WHY}'

@@ -3,20 +3,17 @@ each problem naming its file and key. Pure reads of files; nothing runs."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 from ..core.problems import Problem
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
 from ..grade.engine import UNCOUNTED_WHY, indicators, uncounted
-from ..load.case import CASE_FILE, PROMPT_FILE, Case, is_case_dir
+from ..load.case import CASE_FILE, PROMPT_FILE, Case
 from ..load.graders import GRADERS_DIR, GraderSpec
-from ..load.script import SCRIPT_FILENAME
+from ..load.stray import stray_folders as stray_folders
 from ..load.suite import (
     MANIFEST,
-    NOT_CASE_DIRS,
-    RESERVED_DIR,
     component_paths,
     declared_servers,
     is_plugin_dir,
@@ -171,32 +168,6 @@ def ablation_none(root: Path, eval_root: Path) -> list[Problem]:
                         "by default",
                     )
                 )
-    return out
-
-
-def stray_folders(eval_root: Path) -> list[Problem]:
-    """Folders that hold a case's parts (graders/, scripted.yaml) but neither prompt.md nor case.yaml: the
-    session never sees them."""
-    out = []
-    for folder, subdirs, files in os.walk(eval_root):
-        here = Path(folder)
-        subdirs[:] = sorted(d for d in subdirs if d not in NOT_CASE_DIRS and not d.startswith("."))
-        if here != eval_root and here.name == RESERVED_DIR:
-            subdirs[:] = []
-            continue
-        if is_case_dir(here):
-            subdirs[:] = [d for d in subdirs if d != GRADERS_DIR]
-            continue
-        if GRADERS_DIR in subdirs or SCRIPT_FILENAME in files:
-            out.append(
-                Problem(
-                    here,
-                    "",
-                    f"is not a case (no {PROMPT_FILE} or {CASE_FILE}), so its graders never run — write the prompt "
-                    f"in {PROMPT_FILE}",
-                )
-            )
-            subdirs[:] = [d for d in subdirs if d != GRADERS_DIR]
     return out
 
 

@@ -34,6 +34,7 @@ from .model import RunResult, SuiteResult
 from .record import grader_results
 from .scoring import judge_cost, run_score
 from .store import RESULTS_FILE, RUNS_DIR, ResultsFolder
+from .triggers import TriggerRun
 
 # Runs that were never graded stay as they were.
 UNGRADED_KINDS = ("api", "auth", "start", "scaffold", "interrupted", "harness", "missing_artefacts", "sandbox")
@@ -85,6 +86,17 @@ class StoredResults:
             if folder.path.is_dir():
                 return folder
         return self.folder.run_folder(os.path.join(*(parts[1:] or parts)), run.arm, run.index)
+
+    def trigger_runs(self, file: str, skill: str, query_id: str) -> list[TriggerRun]:
+        """The stored runs of one trigger query (its set's file relative to the suite, the skill's qualified name):
+        a trigger run has no graders to apply again, so --regrade reports it as it was."""
+        for trigger_set in self.document.triggers:
+            if (trigger_set.file, trigger_set.skill) != (file, skill):
+                continue
+            for query in trigger_set.queries:
+                if query.id == query_id:
+                    return list(query.runs)
+        return []
 
     def runs_of(self, case_dir: str) -> list[tuple[str, int]]:
         """(arm, index) of the stored runs of one case, in order."""

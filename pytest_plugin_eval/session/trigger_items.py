@@ -15,16 +15,20 @@ from typing import Any
 import pytest
 
 from ..core.paths import display_path
+from ..core.problems import Problem
+from ..load.case import PROMPT_FILE, CaseLoadError
 from ..load.skill_suites import missing_eval_root
+from ..load.stray import stray_folders
 from ..load.suite import enclosing_plugin
 from ..load.trigger_files import skill_folder_files
 from ..load.triggers import TriggerLoadError, TriggerQuery, TriggerSet, query_case
 from ..results.matrix import case_models
 from ..results.trigger_runs import trigger_run_of
-from ..results.triggers import QueryResult, TriggerRun, TriggerSetResult
+from ..results.triggers import QueryResult, TriggerRun, TriggerSetResult, undecidable_notice
 from . import rules, skill_eval_items, wire
 from .collect import CaseFile, CaseLoadFailure, RunFailed, RunItem, run_params
 from .options import TRIGGER_MARKER
+from .pool import Outcome
 from .state import get_session
 from .view import SessionView
 
@@ -47,7 +51,7 @@ class TriggerFile(CaseFile):
                 if not session.selected(case):
                     continue
                 models = case_models(trigger_set.models, session.matrix_models)
-                for index in range(1, rules.trigger_runs(trigger_set, session.options) + 1):
+                for index in run_indexes(session, trigger_set, query):
                     for model in models:
                         yield TriggerItem.from_parent(
                             self,
@@ -59,6 +63,14 @@ class TriggerFile(CaseFile):
                             trigger_set=trigger_set,
                             query=query,
                         )
+
+
+def run_indexes(session, trigger_set: TriggerSet, query: TriggerQuery) -> list[int]:
+    """The runs of a query: as many as its set asks for, or with --regrade those stored (reported as they were)."""
+    if session.stored is not None:
+        stored = session.stored.trigger_runs(trigger_set.rel_file, trigger_set.skill.qualified_name, query.id)
+        return [run.index for run in stored]
+    return list(range(1, rules.trigger_runs(trigger_set, session.options) + 1))
 
 
 class TriggerItem(RunItem):
@@ -79,6 +91,20 @@ class TriggerItem(RunItem):
             self._trigger_run = trigger_run_of(self.result, self.case.trigger)
         return self._trigger_run
 
+    def execute(self, upcoming: pytest.Item | None) -> Outcome:
+        if get_session(self.config).stored is not None:
+            return Outcome()  # --regrade: a trigger run has no graders to apply again (runtest reports it as it was)
+        return super().execute(upcoming)
+
+    def runtest(self) -> None:
+        session = get_session(self.config)
+        if session.stored is None:
+            return super().runtest()
+        rel_file, skill = self.trigger_set.rel_file, self.trigger_set.skill.qualified_name
+        stored = session.stored.trigger_runs(rel_file, skill, self.query.id)
+        self._trigger_run = next(run for run in stored if run.index == self.index)
+        return None
+
     def run_report(self):
         return None  # its report is a TriggerReport (trigger_report)
 
@@ -90,6 +116,11 @@ class TriggerItem(RunItem):
         if self.trigger_run is None:
             return None
         session = get_session(self.config)
+        if session.stored is None:  # runs too few to ever decide: said with the set's notices
+            runs = rules.trigger_runs(self.trigger_set, session.options)
+            notice = undecidable_notice(self.trigger_set.name, runs, self.trigger_set.threshold)
+            if notice is not None and notice not in self.trigger_run.notes:
+                self.trigger_run.notes.append(notice)
         return report_of(session, self.trigger_set, self.query, self.trigger_run, self.model).to_json()
 
     def reportinfo(self):
@@ -153,10 +184,26 @@ class EvalDir(pytest.Directory):
     def collect(self):
         # Its files, as pytest's own Dir collects them (Dir.collect reads only what every Directory has).
         yield from pytest.Dir.collect(self)  # type: ignore[arg-type]
+        for problem in stray_folders(self.path):  # a folder with a case's parts but no prompt.md: said, not lost
+            assert problem.file is not None
+            yield StrayFolder.from_parent(self, path=problem.file / PROMPT_FILE, eval_root=self.path, problem=problem)
         plugin = enclosing_plugin(self.path)
         if plugin is None or self.path.parent != plugin:
             return
         yield from skill_folder_items(self, plugin, self.path)
+
+
+class StrayFolder(CaseFile):
+    """A folder of the eval dir with a case's parts but neither prompt.md nor case.yaml: a case that does not load
+    (a collection error and a `loadErrors` entry), anchored on the prompt.md it lacks."""
+
+    def __init__(self, *, problem: Problem, **kwargs):
+        super().__init__(**kwargs)
+        self.problem = problem
+
+    def collect(self):
+        self.load_error = CaseLoadError(self.path.parent, [self.problem])
+        raise CaseLoadFailure(self.load_error)
 
 
 class SkillSuiteDir(pytest.Directory):

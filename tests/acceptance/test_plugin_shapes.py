@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import yaml
@@ -135,3 +136,88 @@ def test_an_eval_dir_collects_only_its_evals_never_the_plugins_python(suite):
     assert not marker.exists()
     assert [c["name"] for c in run.doc["cases"]] == ["fix-the-test"]
     assert "test_parse" not in run.out and "run_trigger_test" not in run.out
+
+
+def test_a_plugin_claude_code_refuses_is_a_run_error_naming_its_message_not_a_pass(suite):
+    manifest = suite.root / ".claude-plugin" / "plugin.json"
+    manifest.write_text(json.dumps({"name": "greeter", "agents": ["./agents"]}))
+    (suite.root / "agents").mkdir()
+    (suite.root / "agents" / "helper.md").write_text("---\nname: helper\ndescription: Helps.\n---\nHelp.\n")
+    suite.case(
+        "says-hello",
+        graders={"any": "---\ntype: regex\npattern: .\n---\n"},
+        script={"with": [{"text": "Hello."}], "without": [{"text": "Hi."}]},
+    )
+    run = suite.run("--runs", "1")
+    assert run.rc == 1, run.out  # the with-plugin arm had no plugin: not a pass, and not scored as one
+    case = run.case("says-hello")
+    assert case["aggregates"]["score"] is None
+    [with_run] = case["arms"]["with"]
+    assert with_run["errorKind"] == "start" and with_run["score"] is None
+    assert with_run["error"].startswith("Claude Code did not load the plugin greeter: Failed to load plugin")
+    assert 'agents.0: Invalid string: must end with ".md"' in with_run["error"]
+    [without_run] = run.case("says-hello")["arms"]["without"]
+    assert without_run.get("errorKind") is None
+    check = suite.pytester.run(sys.executable, "-m", "pytest_plugin_eval.cli.main", "check", str(suite.root))
+    assert check.ret == 1
+    assert '.claude-plugin/plugin.json: agents[0]: must end with ".md"' in check.stdout.str()
+
+
+def test_regrade_of_a_session_with_a_trigger_set_reports_its_trigger_runs_as_they_were(suite, tmp_path):
+    suite.case(
+        "says-hello",
+        graders={"any": "---\ntype: regex\npattern: .\n---\n"},
+        script={"with": [{"text": "Hello."}], "without": [{"text": "Hi."}]},
+    )
+    queries = {"should_fire": [{"query": "hi!", "scripted": [{"tool": "Skill", "input": {"skill": "greeter:greet"}}]}]}
+    (suite.root / "evals" / "triggers.yaml").write_text(yaml.safe_dump({"runs": 2, "skills": {"greet": queries}}))
+    first = suite.run("--runs", "1")
+    assert first.rc == 0, first.out
+    stored = next((suite.root / "evals" / "results").glob("*/aggregate-result.json")).parent
+    marker = tmp_path / "agent-was-started"
+    no_agent = tmp_path / "claude"
+    no_agent.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    no_agent.chmod(0o755)
+    again = suite.run("--regrade", str(stored), "--claude", str(no_agent))
+    assert again.rc == 0, again.out
+    assert not marker.exists()
+    assert "KeyError" not in again.out and "partial" not in json.dumps(again.doc["suite"])
+    [before], [after] = first.doc["triggers"], again.doc["triggers"]
+    assert [r["fired"] for r in after["queries"][0]["runs"]] == [True]  # --runs 1 made one
+    assert after["queries"][0]["runs"] == before["queries"][0]["runs"]
+
+
+def test_nothing_of_the_suite_is_lost_in_silence(suite):
+    """A case folder whose prompt is misnamed, a grader on a tool name Claude Code has not, a trigger set whose
+    runs can never decide, a misspelt allowed_tools entry: each is said, by the session and by check."""
+    stray = suite.root / "evals" / "forgot-the-prompt"
+    (stray / "graders").mkdir(parents=True)
+    (stray / "prompt.txt").write_text("Say hello.")
+    (stray / "graders" / "any.md").write_text("---\ntype: regex\npattern: .\n---\n")
+    suite.case(
+        "decoy",
+        frontmatter={"allowed_tools": ["Reed"]},
+        graders={
+            "any": "---\ntype: regex\npattern: .\n---\n",
+            "no-skill": "---\ntype: tool_used\ntool: SkillTool\nmin: 0\nmax: 0\n---\n",
+        },
+        script={"with": [{"text": "Hello."}], "without": [{"text": "Hi."}]},
+    )
+    queries = {"should_fire": [{"query": "hi!", "scripted": "none"}]}
+    (suite.root / "evals" / "triggers.yaml").write_text(yaml.safe_dump({"runs": 3, "skills": {"greet": queries}}))
+    run = suite.run("--runs", "1")
+    out = run.out
+    assert run.rc == 1, out
+    [error] = run.doc["loadErrors"]
+    assert error["dir"] == "evals/forgot-the-prompt"
+    assert "is not a case (no prompt.md or case.yaml)" in error["message"]
+    assert "prompt.txt is not read: rename it prompt.md" in error["message"]
+    assert "tool 'SkillTool' is no tool of Claude Code's — did you mean Skill?" in out
+    assert "allowed_tools entry Reed is no tool of Claude Code's — did you mean Read?" in out
+    assert "trigger set greet: 1 run(s) per query can never decide a query at threshold 0.5" in out
+    check = suite.pytester.run(sys.executable, "-m", "pytest_plugin_eval.cli.main", "check", str(suite.root))
+    said = check.stdout.str() + check.stderr.str()
+    assert check.ret == 1, said
+    assert "forgot-the-prompt: is not a case" in said
+    assert "did you mean Skill?" in said and "did you mean Read?" in said
+    assert "3 run(s) per query can never decide a query at threshold 0.5" in said and "use runs: 4 or more" in said
