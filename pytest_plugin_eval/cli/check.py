@@ -106,6 +106,7 @@ def check_triggers(result: CheckResult, root: Path, eval_root: Path) -> None:
             continue
         result.trigger_sets += sets
         for trigger_set in sets:
+            result.warnings.extend(f.removeprefix("⚠ ") for f in trigger_set.findings)
             notice = undecidable_notice(trigger_set.name, trigger_set.runs, trigger_set.threshold)
             if notice is not None:
                 result.warnings.append(f"{display_path(path, root)}: {notice.removeprefix('⚠ ')}")

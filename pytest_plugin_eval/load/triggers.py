@@ -89,6 +89,7 @@ class TriggerSet:
     timeout_seconds: int = DEFAULT_TIMEOUT
     threshold: float = DEFAULT_THRESHOLD
     mocks: MockSet = field(default_factory=MockSet)
+    findings: tuple[str, ...] = ()  # what loading said of it (a slash-command query left out)
 
     @property
     def name(self) -> str:
@@ -137,13 +138,17 @@ def load_trigger_file(path: Path, eval_root: Path, skill: str | None = None) -> 
                         f"{word!r} (for {query.query[:40]!r}) is neither fire, none, nor a skill or command "
                         f"of the plugin{did_you_mean(word, [*SCRIPTED_WORDS, *names])}",
                     )
+    findings = {id(draft): _without_slash_queries(draft, path, eval_root) for draft in sets}
+    for draft in sets:
+        if findings[id(draft)] and not draft.queries:
+            problems.add(path, draft.skill.name, "has no query left to run: every one starts with a slash command")
     if problems:
         raise TriggerLoadError(path, problems.items, name=path.name)
     try:
         mocks = load_mocks(eval_root, eval_root)  # the suite's own mocks serve trigger runs too
     except SpecError as e:
         raise TriggerLoadError(path, [e.problem], name=path.name) from None
-    return [_finish(s, path, eval_root, plugin_root, components, mocks) for s in sets]
+    return [_finish(s, path, eval_root, plugin_root, components, mocks, findings[id(s)]) for s in sets]
 
 
 def _read(path: Path) -> Any:
@@ -170,8 +175,9 @@ class _Draft:
     format: TriggerFormat
 
 
-def _finish(draft: _Draft, path, eval_root, plugin_root, components, mocks) -> TriggerSet:
+def _finish(draft: _Draft, path, eval_root, plugin_root, components, mocks, findings=()) -> TriggerSet:
     return TriggerSet(
+        findings=tuple(findings),
         file=path,
         eval_root=eval_root,
         plugin_root=plugin_root,
@@ -353,13 +359,27 @@ def _query_text(value: Any, key: str) -> str:
     text = nonempty_string(value, key)
     if text.strip().startswith(PLACEHOLDER):
         raise SpecError(key, "is a placeholder: write the request as a user would make it (it never runs as it is)")
-    if SLASH_COMMAND.match(text):
-        raise SpecError(
-            key,
-            "starts with a slash command: Claude Code expands it before the model sees it, so no skill is ever "
-            "chosen and the query measures nothing — write the request as a user would say it",
-        )
     return text
+
+
+SLASH_FINDING = (
+    "starts with a slash command: Claude Code expands it before the model sees it, so no skill is ever chosen and "
+    "the query measures nothing — it is not run (write the request as a user would say it)"
+)
+
+
+def _without_slash_queries(draft: _Draft, path: Path, eval_root: Path) -> list[str]:
+    """Take out of `draft` the queries that start with a slash command; what is said of each (the set's other
+    queries still run: one such query never costs the rest of the file)."""
+    kept = [q for q in draft.queries if not SLASH_COMMAND.match(q.query)]
+    where = os.path.relpath(path, eval_root.parent)
+    said = [
+        f"⚠ {where}: {draft.skill.name}: query {q.query[:60]!r} {SLASH_FINDING}"
+        for q in draft.queries
+        if SLASH_COMMAND.match(q.query)
+    ]
+    draft.queries = kept
+    return said
 
 
 SCRIPTED_WORDS = ("fire", "none")

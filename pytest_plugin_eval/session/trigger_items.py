@@ -116,11 +116,11 @@ class TriggerItem(RunItem):
         if self.trigger_run is None:
             return None
         session = get_session(self.config)
-        if session.stored is None:  # runs too few to ever decide: said with the set's notices
+        said = list(self.trigger_set.findings)  # a slash-command query left out of the set
+        if session.stored is None:  # runs too few to ever decide
             runs = rules.trigger_runs(self.trigger_set, session.options)
-            notice = undecidable_notice(self.trigger_set.name, runs, self.trigger_set.threshold)
-            if notice is not None and notice not in self.trigger_run.notes:
-                self.trigger_run.notes.append(notice)
+            said.append(undecidable_notice(self.trigger_set.name, runs, self.trigger_set.threshold) or "")
+        self.trigger_run.notes += [n for n in said if n and n not in self.trigger_run.notes]
         return report_of(session, self.trigger_set, self.query, self.trigger_run, self.model).to_json()
 
     def reportinfo(self):

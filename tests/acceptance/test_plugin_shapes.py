@@ -221,3 +221,19 @@ def test_nothing_of_the_suite_is_lost_in_silence(suite):
     assert "forgot-the-prompt: is not a case" in said
     assert "did you mean Skill?" in said and "did you mean Read?" in said
     assert "3 run(s) per query can never decide a query at threshold 0.5" in said and "use runs: 4 or more" in said
+
+
+def test_a_slash_command_query_is_said_and_the_files_other_queries_run(suite):
+    folder = suite.root / "skills" / "greet"
+    entries = [
+        {"query": "/greeter:greet hello", "should_trigger": True},
+        {"query": "hello there, friend", "should_trigger": True},
+        {"query": "what's the capital of France?", "should_trigger": False},
+    ]
+    (folder / "trigger-eval.json").write_text(json.dumps(entries))
+    run = suite.run("--runs", "1")
+    assert run.rc == 0, run.out
+    [trigger_set] = run.doc["triggers"]
+    assert [q["query"] for q in trigger_set["queries"]] == ["hello there, friend", "what's the capital of France?"]
+    assert "query '/greeter:greet hello' starts with a slash command" in run.out
+    assert "it is not run" in run.out

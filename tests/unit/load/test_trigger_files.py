@@ -158,9 +158,25 @@ def test_a_bad_id_is_refused(root, bad):
     assert "skills.greet.should_fire[0].id: must be letters, digits" in message
 
 
-def test_a_slash_command_query_is_refused_because_it_measures_nothing(root):
+def test_a_slash_command_query_is_left_out_and_said_and_the_others_run(root):
+    """One such query among twelve never costs the other eleven (a real author's file did that)."""
+    text = "skills:\n  greet:\n    should_fire: ['/greeter:greet hi', 'hello there']\n    should_not_fire: [bye]\n"
+    [trigger_set] = load(root, text)
+    assert [q.query for q in trigger_set.queries] == ["hello there", "bye"]
+    [finding] = trigger_set.findings
+    assert finding.startswith("⚠ evals/triggers.yaml: greet: query '/greeter:greet hi' starts with a slash command")
+    assert "it is not run" in finding
+    [only] = creator(
+        root,
+        [{"query": "/plan the sprint", "should_trigger": True}, {"query": "plan", "should_trigger": True}],
+        skill="greet",
+    )
+    assert [q.query for q in only.queries] == ["plan"] and len(only.findings) == 1
+
+
+def test_a_set_of_slash_command_queries_only_is_refused(root):
     [message] = problems(root, "skills:\n  greet:\n    should_fire: ['/greeter:greet hi']\n")
-    assert "skills.greet.should_fire[0].query: starts with a slash command" in message
+    assert "greet: has no query left to run: every one starts with a slash command" in message
 
 
 def test_a_scripted_word_that_names_nothing_is_refused_with_did_you_mean(root):
