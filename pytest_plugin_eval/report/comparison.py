@@ -240,7 +240,7 @@ def trigger_lines(changes: list[TriggerSetChange]) -> list[str]:
     of the change (better or worse as the query's label asks)."""
     out: list[str] = []
     for change in changes:
-        out += ["", f"triggers · {change.name} ({change.skill})"]
+        out += ["", f"triggers · {change.name} ({change.skill})" + (f" · {change.file}" if change.file else "")]
         if change.description_changed:
             out.append("  the description of this skill changed between the sessions")
         elif change.old is None or change.new is None:

@@ -237,3 +237,41 @@ def test_a_slash_command_query_is_said_and_the_files_other_queries_run(suite):
     assert [q["query"] for q in trigger_set["queries"]] == ["hello there, friend", "what's the capital of France?"]
     assert "query '/greeter:greet hello' starts with a slash command" in run.out
     assert "it is not run" in run.out
+
+
+def test_two_trigger_sets_of_one_skill_are_compared_each_on_its_own(suite):
+    """evals/triggers.yaml and the skill's trigger-eval.json both test greet: a query of the second that fell from
+    5/5 to 0/5 is worse, whatever the first says."""
+    fire = [{"tool": "Skill", "input": {"skill": "greeter:greet"}}]
+    yaml_set = {"runs": 5, "skills": {"greet": {"should_fire": [{"query": "hello!", "scripted": fire}]}}}
+    (suite.root / "evals" / "triggers.yaml").write_text(yaml.safe_dump(yaml_set))
+    json_file = suite.root / "skills" / "greet" / "trigger-eval.json"
+
+    def json_set(scripted) -> None:
+        json_file.write_text(json.dumps([{"query": "good morning", "should_trigger": True, "scripted": scripted}]))
+
+    json_set(fire)
+    first = suite.run("--output-dir", "s1")
+    json_set("none")
+    second = suite.run("--output-dir", "s2")
+    assert first.rc == 0 and second.rc == 1, second.out
+    assert sorted(s["file"] for s in second.doc["triggers"]) == [
+        "evals/triggers.yaml",
+        "skills/greet/trigger-eval.json",
+    ]
+    gate = suite.pytester.run(
+        sys.executable,
+        "-m",
+        "pytest_plugin_eval.cli.main",
+        "compare",
+        "s1",
+        "s2",
+        "--fail-on-worse",
+        "--json",
+        "c.json",
+    )
+    said = gate.stdout.str()
+    assert gate.ret == 1, said
+    changes = json.loads((suite.pytester.path / "c.json").read_text())["triggers"]
+    by_file = {c["file"]: [q["verdict"] for q in c["queries"]] for c in changes}
+    assert by_file == {"evals/triggers.yaml": ["no_detectable_change"], "skills/greet/trigger-eval.json": ["worse"]}
