@@ -17,6 +17,9 @@ from .session import option_parse as _option_parse
 from .session import options as _options
 from .session.fixtures import eval_agent, eval_mocks  # noqa: F401  (fixtures are found on the plugin module)
 
+# pytest's own options that only print (--help, --version, --markers): they run nothing of a suite.
+HELP_FLAGS = ("help", "version", "markers")
+
 # The options as validated before the conftest files are imported, so that they are read (a --regrade or
 # --compare-to document included) once.
 OPTIONS_KEY = pytest.StashKey["_options.EvalOptions"]()
@@ -52,6 +55,9 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
         raise SystemExit(1) from None  # pytest.exit is not handled this early
     if getattr(namespace, "trust_plugin", False):
         return  # trusted on the command line
+    if any(getattr(namespace, flag, False) for flag in HELP_FLAGS):
+        namespace.noconftest = True  # help runs no suite code, so it needs no trust: no conftest.py is imported
+        return
     base = early_config.invocation_params.dir
     paths = list(getattr(namespace, "file_or_dir", None) or early_config.getini("testpaths") or ["."])
     roots = eval_roots_of(

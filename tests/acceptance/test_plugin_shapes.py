@@ -275,3 +275,16 @@ def test_two_trigger_sets_of_one_skill_are_compared_each_on_its_own(suite):
     changes = json.loads((suite.pytester.path / "c.json").read_text())["triggers"]
     by_file = {c["file"]: [q["verdict"] for q in c["queries"]] for c in changes}
     assert by_file == {"evals/triggers.yaml": ["no_detectable_change"], "skills/greet/trigger-eval.json": ["worse"]}
+
+
+def test_help_version_and_markers_need_no_trust_and_run_no_suite_code(suite):
+    marker = suite.root / "conftest-ran.txt"
+    (suite.root / "conftest.py").write_text(f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n")
+    for flag, said in (("--help", "--trust-plugin"), ("--version", "pytest"), ("--markers", "plugin_eval:")):
+        result = suite.pytester.runpytest_subprocess(flag, "-p", "no:cacheprovider")
+        out = result.stdout.str() + result.stderr.str()
+        assert result.ret == 0, out
+        assert said in out and "not a trusted plugin directory" not in out
+    assert not marker.exists()
+    refused = suite.pytester.runpytest_subprocess("-p", "no:cacheprovider")  # a session still asks
+    assert refused.ret == 1 and "not a trusted plugin directory" in refused.stderr.str()
