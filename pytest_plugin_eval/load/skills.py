@@ -36,14 +36,16 @@ class Component:
 
 
 def components_of(plugin_root: Path) -> list[Component]:
-    """The plugin's skills (as Claude Code names them, plugin_facts.skills_of), then its commands by name."""
+    """The plugin's skills (as Claude Code names them, plugin_facts.skills_of), then its commands by name, but
+    those a skill of the same name shadows."""
     plugin = plugin_at(plugin_root).name
     skills = [
         Component(s.name, s.qualified_name, "skill", s.description or "", s.path.absolute())
         for s in skills_of(plugin_root)
     ]
     commands = sorted((_command(plugin, path) for path in _command_files(plugin_root)), key=lambda c: c.name)
-    return skills + commands
+    # A command named like a skill is shadowed by it: Claude Code 2.1 offers the skill alone under that name.
+    return skills + [c for c in commands if c.name not in {s.name for s in skills}]
 
 
 def _command_files(root: Path) -> list[Path]:

@@ -288,3 +288,20 @@ def test_help_version_and_markers_need_no_trust_and_run_no_suite_code(suite):
     assert not marker.exists()
     refused = suite.pytester.runpytest_subprocess("-p", "no:cacheprovider")  # a session still asks
     assert refused.ret == 1 and "not a trusted plugin directory" in refused.stderr.str()
+
+
+def test_a_skill_and_a_command_of_one_name_get_one_trigger_set_and_the_session_runs(suite):
+    """Anthropic's own example plugin has both: Claude Code offers the skill under that name."""
+    (suite.root / "commands").mkdir()
+    (suite.root / "commands" / "greet.md").write_text("---\ndescription: The greet command.\n---\nGreet.\n")
+    init = suite.pytester.run(sys.executable, "-m", "pytest_plugin_eval.cli.main", "init", "--triggers", ".")
+    assert init.ret == 0, init.stdout.str() + init.stderr.str()
+    written = (suite.root / "evals" / "triggers.yaml").read_text()
+    assert written.count("\n  greet:") == 1, written
+    fire = [{"tool": "Skill", "input": {"skill": "greeter:greet"}}]
+    filled = {"runs": 1, "skills": {"greet": {"should_fire": [{"query": "hello!", "scripted": fire}]}}}
+    (suite.root / "evals" / "triggers.yaml").write_text(yaml.safe_dump(filled))
+    run = suite.run()
+    assert run.rc == 0, run.out
+    [trigger_set] = run.doc["triggers"]
+    assert (trigger_set["skill"], trigger_set["kind"]) == ("greeter:greet", "skill")

@@ -334,6 +334,12 @@ def test_components_of_lists_skills_then_commands_as_plugin_name(root):
     ]
 
 
+def test_a_command_named_like_a_skill_is_shadowed_by_it_as_claude_code_resolves_them(tmp_path):
+    """Claude Code 2.1 offers `greeter:greet` once, the skill: one trigger set per name."""
+    root = plugin(tmp_path / "p", "greet", commands=("greet", "hello"))
+    assert [(c.name, c.kind) for c in components_of(root)] == [("greet", "skill"), ("hello", "command")]
+
+
 def test_a_target_finds_the_component_called_by_any_of_its_names_and_by_its_file(root):
     [s] = load(root, "skills:\n  greet:\n    should_fire: [hi]\n")
     target = query_case(s, s.queries[0]).trigger
