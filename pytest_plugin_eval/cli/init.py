@@ -114,9 +114,9 @@ def name_problem(name: str) -> str | None:
 
 
 def first_skill(root: Path) -> str | None:
-    """The name of the plugin's first skill as Claude Code names it (load.plugin_facts: by its folder), or None
-    when the plugin has no skill."""
-    skills = skills_of(root)
+    """The name of the plugin's first skill the model may invoke, as Claude Code names it (load.plugin_facts: by
+    its folder), or None when the plugin has none (a `disable-model-invocation: true` skill never fires)."""
+    skills = [s for s in skills_of(root) if s.model_invocable]
     return skills[0].name if skills else None
 
 

@@ -33,6 +33,19 @@ class SkillInfo:
     qualified_name: str  # as Claude calls it: "plugin-name:review"
     description: str | None  # the frontmatter's `description:`; None when it has none (or cannot be read)
     path: Path  # the SKILL.md
+    when_to_use: str | None = None  # the frontmatter's `when_to_use:`, shown to the model after the description
+    model_invocable: bool = True  # False: `disable-model-invocation: true` (only a user's /command runs it)
+
+    @property
+    def seen(self) -> str | None:
+        """The description as the model sees it: Claude Code appends `when_to_use` (` - ` between them)."""
+        return seen_description(self.description, self.when_to_use)
+
+
+def seen_description(description: str | None, when_to_use: str | None) -> str | None:
+    if not when_to_use:
+        return description
+    return f"{description} - {when_to_use}" if description else when_to_use
 
 
 def skills_of(plugin_root: Path) -> list[SkillInfo]:
@@ -59,16 +72,17 @@ def skills_of(plugin_root: Path) -> list[SkillInfo]:
             continue
         for written, path, known in entries:
             name = _NOT_IN_A_NAME.sub("-", written)
-            description = (known if known is not None else _frontmatter(path)).get("description")
-            if isinstance(description, str):
-                description = description.strip()
+            meta = known if known is not None else _frontmatter(path)
+            description, when_to_use = _text(meta.get("description")), _text(meta.get("when_to_use"))
             found.setdefault(
                 name,
                 SkillInfo(
                     name=name,
                     qualified_name=f"{plugin}:{name}",
-                    description=description if isinstance(description, str) else None,
+                    description=description,
                     path=path,
+                    when_to_use=when_to_use,
+                    model_invocable=meta.get("disable-model-invocation") not in (True, "true"),
                 ),
             )
     return list(found.values())
@@ -83,9 +97,13 @@ def skill_folders(root: Path) -> list[Path]:
     return [root / SKILLS_DIR, *declared]
 
 
+def _text(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) else None
+
+
 def descriptions_of(plugin_root: Path) -> dict[str, str | None]:
-    """Qualified skill name → its description, for the results document."""
-    return {skill.qualified_name: skill.description for skill in skills_of(plugin_root)}
+    """Qualified skill name → its description as the model sees it, for the results document."""
+    return {skill.qualified_name: skill.seen for skill in skills_of(plugin_root)}
 
 
 def content_hash(plugin_root: Path, exclude: tuple[Path, ...] = ()) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..core.kinds import ComponentKind
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
-from .plugin_facts import skills_of
+from .plugin_facts import seen_description, skills_of
 from .suite import component_paths, plugin_at
 
 COMMANDS_DIR = "commands"
@@ -26,8 +26,14 @@ class Component:
     name: str  # as its frontmatter (else its file or folder) names it
     qualified_name: str  # `plugin:name`, what the agent's Skill call names
     kind: ComponentKind
-    description: str
+    description: str  # its frontmatter's `description` (what `tune` rewrites)
     path: Path  # its SKILL.md or command file
+    when_to_use: str | None = None  # a skill's `when_to_use`, which Claude Code appends to what the model sees
+
+    @property
+    def seen(self) -> str:
+        """The description as the model sees it (`description - when_to_use`)."""
+        return seen_description(self.description, self.when_to_use) or ""
 
     def answers_to(self, called: str) -> bool:
         """Whether a Skill call naming `called` (`plugin:name`, `name` or `/plugin:name`) is a call of this one."""
@@ -36,12 +42,14 @@ class Component:
 
 
 def components_of(plugin_root: Path) -> list[Component]:
-    """The plugin's skills (as Claude Code names them, plugin_facts.skills_of), then its commands by name, but
-    those a skill of the same name shadows."""
+    """What the model may pick: the plugin's skills (as Claude Code names them, plugin_facts.skills_of) but those
+    only a user may invoke, then its commands by name, but those a skill of the same name shadows."""
     plugin = plugin_at(plugin_root).name
+    # A skill with `disable-model-invocation: true` is not offered to the model: no query can fire it.
     skills = [
-        Component(s.name, s.qualified_name, "skill", s.description or "", s.path.absolute())
+        Component(s.name, s.qualified_name, "skill", s.description or "", s.path.absolute(), s.when_to_use)
         for s in skills_of(plugin_root)
+        if s.model_invocable
     ]
     commands = sorted((_command(plugin, path) for path in _command_files(plugin_root)), key=lambda c: c.name)
     # A command named like a skill is shadowed by it: Claude Code 2.1 offers the skill alone under that name.

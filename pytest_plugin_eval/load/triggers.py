@@ -43,9 +43,10 @@ from ..core.yamlio import YamlError, load_yaml
 from .case import Case, CaseLoadError
 from .description_words import DescriptionRule, is_rule, parse_rule
 from .mocks import MockSet, load_mocks
+from .plugin_facts import skills_of
 from .script import ArmScript, Script, TextBlock, ToolBlock, Turn, parse_turns
 from .skills import Component, TriggerTarget, components_of
-from .suite import resolve_plugin
+from .suite import enclosing_plugin, resolve_plugin
 from .trigger_files import skill_folder_of
 
 DEFAULT_RUNS = 5  # fewer can never decide at 95%: 4 of 4 is the least that clears 0.5 (Wilson)
@@ -346,13 +347,33 @@ def _only_skill(components: tuple[Component, ...], key: str, path: Path, problem
 
 def _component(name: str, components: tuple[Component, ...], key: str, problems: Problems, path: Path):
     found = next((c for c in components if c.answers_to(name)), None)
-    if found is None:
+    user_only = [] if found is not None else _user_only_skills(path, name)
+    if user_only:
+        problems.add(
+            path,
+            key,
+            f"{name!r} is a skill only a user can invoke (disable-model-invocation: true in {user_only[0]}): the model "
+            "is never offered it, so no query can fire it — leave it out of the trigger sets",
+        )
+    elif found is None:
         names = [c.name for c in components]
         listing = ", ".join(names) or "none"
         problems.add(
             path, key, f"{name!r} is no skill or command of the plugin{did_you_mean(name, names)} (it has: {listing})"
         )
     return found
+
+
+def _user_only_skills(trigger_file: Path, name: str) -> list[str]:
+    """The SKILL.md (relative to the plugin) of a `disable-model-invocation: true` skill named `name`."""
+    plugin_root = enclosing_plugin(trigger_file.parent)
+    if plugin_root is None:
+        return []
+    return [
+        os.path.relpath(s.path, plugin_root)
+        for s in skills_of(plugin_root)
+        if not s.model_invocable and name.strip().lstrip("/") in (s.name, s.qualified_name)
+    ]
 
 
 def _query_text(value: Any, key: str) -> str:
@@ -415,7 +436,7 @@ def _answer(trigger_set: TriggerSet, query: TriggerQuery, answer: Any) -> tuple[
         return answer
     if isinstance(answer, DescriptionRule):
         whose = next((c for c in trigger_set.components if answer.of and c.answers_to(answer.of)), trigger_set.skill)
-        answer = answer.answer(whose.description)
+        answer = answer.answer(whose.seen)  # as the model sees it, when_to_use included
     word = answer if isinstance(answer, str) else ("fire" if query.should_fire else "none")
     if word == "none":
         return (Turn(blocks=(TextBlock("Here is an answer, without any skill."),)),)

@@ -305,3 +305,22 @@ def test_a_skill_and_a_command_of_one_name_get_one_trigger_set_and_the_session_r
     assert run.rc == 0, run.out
     [trigger_set] = run.doc["triggers"]
     assert (trigger_set["skill"], trigger_set["kind"]) == ("greeter:greet", "skill")
+
+
+def test_a_skill_only_a_user_can_invoke_gets_no_set_and_a_call_of_it_is_no_fire(suite):
+    deploy = suite.root / "skills" / "deploy"
+    deploy.mkdir()
+    (deploy / "SKILL.md").write_text(
+        "---\nname: deploy\ndescription: Deploys.\ndisable-model-invocation: true\n---\nGo.\n"
+    )
+    init = suite.pytester.run(sys.executable, "-m", "pytest_plugin_eval.cli.main", "init", "--triggers", ".")
+    assert init.ret == 0, init.stdout.str() + init.stderr.str()
+    written = (suite.root / "evals" / "triggers.yaml").read_text()
+    assert "\n  greet:" in written and "deploy:" not in written
+    call_deploy = [{"tool": "Skill", "input": {"skill": "greeter:deploy"}}, {"text": "Deployed."}]
+    queries = {"should_not_fire": [{"query": "ship it to production", "scripted": call_deploy}]}
+    (suite.root / "evals" / "triggers.yaml").write_text(yaml.safe_dump({"runs": 1, "skills": {"greet": queries}}))
+    run = suite.run()
+    assert run.rc == 0, run.out
+    [trigger_run] = run.doc["triggers"][0]["queries"][0]["runs"]
+    assert trigger_run["fired"] is False

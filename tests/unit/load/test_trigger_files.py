@@ -360,3 +360,26 @@ def test_two_queries_with_one_id_are_refused(root):
 def test_a_skill_with_no_queries_is_reported_beside_other_problems(root):
     found = problems(root, "skills:\n  gret:\n    should_fire: [hi]\n  greet:\n    should_fire: []\n")
     assert any("skills.greet: has no queries" in m for m in found)
+
+
+def test_a_skill_only_a_user_can_invoke_gets_no_set_and_when_to_use_is_seen(tmp_path):
+    """As Claude Code 2.1 shows skills to the model: `disable-model-invocation: true` ones are not offered, and
+    `when_to_use` follows the description (` - `)."""
+    root = plugin(tmp_path / "p", "greet")
+    manual = root / "skills" / "deploy" / "SKILL.md"
+    manual.parent.mkdir(parents=True)
+    manual.write_text("---\nname: deploy\ndescription: Deploys.\ndisable-model-invocation: true\n---\nGo.\n")
+    (root / "skills" / "greet" / "SKILL.md").write_text(
+        "---\nname: greet\ndescription: Greets people.\nwhen_to_use: Use when the user says hello.\n---\nHi.\n"
+    )
+    [greet] = components_of(root)
+    assert (greet.name, greet.description) == ("greet", "Greets people.")
+    assert greet.seen == "Greets people. - Use when the user says hello."
+    [message] = problems(root, "skills:\n  deploy:\n    should_fire: [ship it]\n")
+    assert (
+        "'deploy' is a skill only a user can invoke (disable-model-invocation: true in skills/deploy/SKILL.md)"
+        in message
+    )
+    rule = "skills:\n  greet:\n    should_fire: [{query: hi, scripted: {description_has: [says hello], then: fire}}]\n"
+    [trigger_set] = load(root, rule)
+    assert trigger_set.skill.seen.endswith("says hello.")
