@@ -11,9 +11,11 @@ from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
 from ..grade.engine import UNCOUNTED_WHY, indicators, uncounted
 from ..load.case import CASE_FILE, PROMPT_FILE, Case
 from ..load.graders import GRADERS_DIR, GraderSpec
+from ..load.plugin_facts import skills_of
 from ..load.stray import stray_folders as stray_folders
 from ..load.suite import (
     MANIFEST,
+    SKILL_FILE,
     component_paths,
     declared_servers,
     is_plugin_dir,
@@ -147,6 +149,8 @@ def has_components(root: Path) -> bool:
         return True
     if any((root / name).exists() for name in COMPONENTS):
         return True
+    if (root / SKILL_FILE).is_file() and skills_of(root):  # a root SKILL.md, the plugin's one skill
+        return True
     return any(paths for paths in component_paths(root).values())
 
 
@@ -179,7 +183,7 @@ def suite_problems(root: Path, eval_root: Path, cases: list[Case], unloaded: boo
             Problem(
                 root,
                 "",
-                f"has nothing for Claude Code to load ({MANIFEST.as_posix()}, skills/, commands/, agents/, hooks/ or "
+                f"has nothing for Claude Code to load ({MANIFEST.as_posix()}, a root SKILL.md, skills/, commands/, agents/, hooks/ or "
                 f".mcp.json), so the with arm would be the without arm",
             )
         )

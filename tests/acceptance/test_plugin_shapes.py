@@ -49,6 +49,7 @@ def test_a_session_writes_nothing_into_a_skill_folder_and_the_plugin_hash_stays_
     assert first.rc == 0, first.out
     collect_only = suite.run("--collect-only", path=".", json_out=False)
     assert collect_only.rc == 0, collect_only.out
+    assert not (suite.root / "evals" / "results").exists()  # nothing ran: no results folder (history skipped it)
     second = suite.run("--output-dir", "baseline", path=".")
     assert second.rc == 0, second.out
     assert sorted(p.name for p in folder.iterdir()) == ["trigger-eval.json"]
