@@ -60,7 +60,7 @@ from .estimate import (
 )
 from .floor import case_problems, has_outcome_grader, stray_folders, suite_problems, uncounted_graders
 from .import_evals import mechanical_hints
-from .plugin_args import add_plugin_arguments, plugin_folder
+from .plugin_args import add_plugin_arguments, not_a_marketplace, plugin_folder
 
 PILOT_JSON = "pilot.json"
 
@@ -401,7 +401,7 @@ def command_parser() -> argparse.ArgumentParser:
 def check(argv: list[str]) -> int:
     args = command_parser().parse_args(argv)
     root = plugin_folder(args.target, "check")
-    if root is None:
+    if root is None or not not_a_marketplace(root, "check"):
         return 1
     result = check_suite(root, args.eval_dir, model=args.model, judge_model=args.judge_model)
     if args.json:

@@ -22,7 +22,7 @@ from ..load.suite import RESERVED_DIR, eval_dir_name, is_plugin_dir, plugin_at
 from .gitignore import GITIGNORE, ignore
 from .init_triggers import write_triggers
 from .interview import add_arguments, author
-from .plugin_args import add_eval_dir
+from .plugin_args import add_eval_dir, not_a_marketplace
 from .template import PLACEHOLDER_SKILL, PROMPT, REPLIED, SCRIPT, SKILL_FIRED
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
@@ -65,6 +65,8 @@ def init(argv: list[str]) -> int:
         print(f"Error: {problem}", file=sys.stderr)
         return 1
     root = Path.cwd()
+    if not not_a_marketplace(root, f"init --bare {args.name}"):
+        return 1
     folder = root / eval_dir_name(root if is_plugin_dir(root) else None, args.eval_dir) / args.name
     if folder.exists():
         print(
@@ -87,6 +89,8 @@ def init(argv: list[str]) -> int:
 
 def init_triggers(root: Path, eval_dir: str | None) -> int:
     """`init --triggers [TARGET]`: the plugin's trigger sets, to fill in."""
+    if not not_a_marketplace(root, "init --triggers"):
+        return 1
     eval_root = root / eval_dir_name(root if is_plugin_dir(root) else None, eval_dir)
     try:
         path = write_triggers(root, eval_root)

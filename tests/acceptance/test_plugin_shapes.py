@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import yaml
+from helpers.e2e import SKILL
+from helpers.plugin import write_plugin
 
 TRIGGER_JSON = [
     {"query": "hello there, friend", "should_trigger": True},
@@ -325,3 +327,20 @@ def test_a_skill_only_a_user_can_invoke_gets_no_set_and_a_call_of_it_is_no_fire(
     assert run.rc == 0, run.out
     [trigger_run] = run.doc["triggers"][0]["queries"][0]["runs"]
     assert trigger_run["fired"] is False
+
+
+def test_a_marketplace_root_says_which_plugins_it_holds_and_one_of_them_runs(pytester):
+    root = pytester.path / "market"
+    (root / ".claude-plugin").mkdir(parents=True)
+    plugins = [{"name": "greeter", "source": "./plugins/greeter", "strict": False}]
+    (root / ".claude-plugin" / "marketplace.json").write_text(json.dumps({"name": "m", "plugins": plugins}))
+    plugin = write_plugin(root / "plugins" / "greeter", "greeter", skill=("greet", SKILL))
+    cli = [sys.executable, "-m", "pytest_plugin_eval.cli.main"]
+    for argv in (["check", str(root)], ["init", "--triggers", str(root)]):
+        refused = pytester.run(*cli, *argv)
+        err = refused.stderr.str()
+        assert refused.ret == 1, err
+        assert "this folder is a plugin marketplace" in err and "greeter: plugins/greeter" in err
+    assert not (root / "evals").exists()  # nothing written into the marketplace root
+    written = pytester.run(*cli, "init", "--triggers", str(plugin))
+    assert written.ret == 0 and (plugin / "evals" / "triggers.yaml").is_file()
