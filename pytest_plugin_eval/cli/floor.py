@@ -27,7 +27,7 @@ from .template import PLACEHOLDER_PATTERN, PLACEHOLDER_PROMPT
 MIN_RUNS = 3
 TRAJECTORY_TYPES = frozenset({"tool_used", "tool_order"})
 # Folders and files whose presence gives Claude Code something to load from a plugin folder.
-COMPONENTS = ("skills", "commands", "agents", "hooks", ".mcp.json", "output-styles")
+COMPONENTS = ("skills", "commands", "agents", "hooks", ".mcp.json", "output-styles", "workflows")
 PYTEST_CONFIGS = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 ABLATION_NONE = re.compile(r"--ablation(?:=|\s+)['\"]?none\b")
 

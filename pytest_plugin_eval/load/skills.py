@@ -15,6 +15,7 @@ from ..core.kinds import ComponentKind
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
 from .plugin_facts import seen_description, skills_of
 from .suite import component_paths, plugin_at
+from .workflows import workflows_of
 
 COMMANDS_DIR = "commands"
 
@@ -43,13 +44,19 @@ class Component:
 
 def components_of(plugin_root: Path) -> list[Component]:
     """What the model may pick: the plugin's skills (as Claude Code names them, plugin_facts.skills_of) but those
-    only a user may invoke, then its commands by name, but those a skill of the same name shadows."""
+    only a user may invoke, its workflows (offered as skills), then its commands by name, but those a skill of the same name shadows."""
     plugin = plugin_at(plugin_root).name
     # A skill with `disable-model-invocation: true` is not offered to the model: no query can fire it.
     skills = [
         Component(s.name, s.qualified_name, "skill", s.description or "", s.path.absolute(), s.when_to_use)
         for s in skills_of(plugin_root)
         if s.model_invocable
+    ]
+    taken = {s.name for s in skills}
+    skills += [  # a workflow is offered as a skill of the plugin (load/workflows.py)
+        Component(w.name, f"{plugin}:{w.name}", "skill", w.description, w.path.absolute(), w.when_to_use)
+        for w in workflows_of(plugin_root)
+        if w.name not in taken
     ]
     commands = sorted((_command(plugin, path) for path in _command_files(plugin_root)), key=lambda c: c.name)
     # A command named like a skill is shadowed by it: Claude Code 2.1 offers the skill alone under that name.

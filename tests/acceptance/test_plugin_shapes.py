@@ -344,3 +344,29 @@ def test_a_marketplace_root_says_which_plugins_it_holds_and_one_of_them_runs(pyt
     assert not (root / "evals").exists()  # nothing written into the marketplace root
     written = pytester.run(*cli, "init", "--triggers", str(plugin))
     assert written.ret == 0 and (plugin / "evals" / "triggers.yaml").is_file()
+
+
+def test_a_workflow_is_one_of_the_plugins_skills_and_a_query_it_takes_names_it(suite):
+    """Claude Code 2.1 offers `workflows/*.js` as skills named by their meta.name."""
+    (suite.root / "workflows").mkdir()
+    (suite.root / "workflows" / "spec.js").write_text(
+        'export const meta = {\n  name: "spec",\n  description: "Writes a feature spec.",\n};\n'
+        "export default async function run() {}\n"
+    )
+    take = [{"tool": "Skill", "input": {"skill": "greeter:spec"}}]
+    queries = {"should_not_fire": [{"query": "write me a spec for the login page", "scripted": take}]}
+    its_own = {"should_fire": [{"query": "spec out the signup flow", "scripted": "fire"}]}
+    sets = {"runs": 1, "skills": {"greet": queries, "spec": its_own}}  # a set of the workflow itself loads
+    (suite.root / "evals" / "triggers.yaml").write_text(yaml.safe_dump(sets))
+    run = suite.run()
+    assert run.rc == 0, run.out
+    by_name = {s["name"]: s for s in run.doc["triggers"]}
+    [trigger_run] = by_name["greet"]["queries"][0]["runs"]
+    assert (trigger_run["fired"], trigger_run["skill"], trigger_run["decidedBy"]) == (
+        False,
+        "greeter:spec",
+        "Skill call",
+    )
+    assert by_name["spec"]["queries"][0]["runs"][0]["fired"] is True
+    trace = Path(trigger_run["tracePath"]).read_text().splitlines()
+    assert "greeter:spec" in json.loads(trace[0])["skills"]  # as the run's Claude Code listed it

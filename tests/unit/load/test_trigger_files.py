@@ -383,3 +383,15 @@ def test_a_skill_only_a_user_can_invoke_gets_no_set_and_when_to_use_is_seen(tmp_
     rule = "skills:\n  greet:\n    should_fire: [{query: hi, scripted: {description_has: [says hello], then: fire}}]\n"
     [trigger_set] = load(root, rule)
     assert trigger_set.skill.seen.endswith("says hello.")
+
+
+def test_a_workflow_with_a_named_meta_is_a_skill_of_the_plugin_and_one_without_is_skipped(tmp_path):
+    root = plugin(tmp_path / "p", "greet")
+    (root / "workflows").mkdir()
+    (root / "workflows" / "spec.js").write_text(
+        "export const meta = {\n  name: 'spec',\n  description: \"Writes a spec.\",\n  whenToUse: `When asked.`,\n};\n"
+    )
+    (root / "workflows" / "broken.js").write_text("export const meta = { description: 'no name' };\n")
+    found = {c.name: c for c in components_of(root)}
+    assert set(found) == {"greet", "spec"}
+    assert (found["spec"].qualified_name, found["spec"].seen) == ("greeter:spec", "Writes a spec. - When asked.")
