@@ -22,7 +22,7 @@ from ..load.suite import (
 )
 from ..session.options import EvalOptions
 from ..session.rules import two_arm
-from .template import PLACEHOLDER_PATTERN, PLACEHOLDER_PROMPT
+from .template import PLACEHOLDER_PATTERN, PLACEHOLDER_PROMPT, PLACEHOLDER_SKILL
 
 MIN_RUNS = 3
 TRAJECTORY_TYPES = frozenset({"tool_used", "tool_order"})
@@ -91,6 +91,16 @@ def placeholder_problems(case: Case) -> list[Problem]:
                     "pattern",
                     f"'{PLACEHOLDER_PATTERN}' passes any reply (init --bare's placeholder) — match what the answer "
                     "must say, or read it with an llm grader",
+                )
+            )
+        call = getattr(grader.config, "call", None)  # tool_used's CallSpec
+        if PLACEHOLDER_SKILL in str(getattr(call, "input_match", None) or ""):
+            out.append(
+                Problem(
+                    grader_file(case, grader),
+                    "input_match",
+                    f"names {PLACEHOLDER_SKILL} (init --bare's placeholder: the plugin had no skill it could name) — "
+                    "write the name of the skill this case is about",
                 )
             )
     return out

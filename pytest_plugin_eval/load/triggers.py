@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.kinds import TriggerFormat
-from ..core.problems import Problems, SpecError
+from ..core.problems import Problem, Problems, SpecError
 from ..core.validate import (
     did_you_mean,
     known_keys,
@@ -144,12 +144,28 @@ def load_trigger_file(path: Path, eval_root: Path, skill: str | None = None) -> 
         if findings[id(draft)] and not draft.queries:
             problems.add(path, draft.skill.name, "has no query left to run: every one starts with a slash command")
     if problems:
-        raise TriggerLoadError(path, problems.items, name=path.name)
+        raise TriggerLoadError(path, _once_each(problems.items), name=path.name)
     try:
         mocks = load_mocks(eval_root, eval_root)  # the suite's own mocks serve trigger runs too
     except SpecError as e:
         raise TriggerLoadError(path, [e.problem], name=path.name) from None
     return [_finish(s, path, eval_root, plugin_root, components, mocks, findings[id(s)]) for s in sets]
+
+
+def _once_each(problems: list[Problem]) -> list[Problem]:
+    """One problem said of many entries (every entry of a 60-query file naming no skill) is said once, naming
+    how many entries and which first."""
+    groups: dict[tuple, list[Problem]] = {}
+    for problem in problems:
+        groups.setdefault((problem.file, problem.message), []).append(problem)
+    out = []
+    for same in groups.values():
+        if len(same) > 2:
+            keys = f"{same[0].key}, {same[1].key} … ({len(same)} entries)"
+            out.append(Problem(same[0].file, keys, same[0].message, same[0].structural))
+        else:
+            out += same
+    return out
 
 
 def _read(path: Path) -> Any:

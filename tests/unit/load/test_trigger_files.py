@@ -395,3 +395,12 @@ def test_a_workflow_with_a_named_meta_is_a_skill_of_the_plugin_and_one_without_i
     found = {c.name: c for c in components_of(root)}
     assert set(found) == {"greet", "spec"}
     assert (found["spec"].qualified_name, found["spec"].seen) == ("greeter:spec", "Writes a spec. - When asked.")
+
+
+def test_one_problem_of_many_entries_is_said_once(root):
+    entries = [{"query": f"query number {i}", "should_trigger": True} for i in range(60)]
+    [message] = creator_problems(root, entries)
+    assert message.endswith(
+        "trigger-eval.json: [0], [1] … (60 entries): names no skill, and the plugin has several (farewell, greet): "
+        'add "skill": "<name>" to each entry, keep the file in the skill\'s folder, or pass --trigger-skill NAME'
+    )
