@@ -12,10 +12,14 @@ import pytest
 
 from .engine import option_parse as _option_parse
 from .engine import options as _options
+from .load.skill_suites import missing_eval_root
 from .load.suite import find_eval_roots
 from .session import addoption as _addoption
 from .session import extras as _extras
 from .session.fixtures import eval_agent, eval_mocks  # noqa: F401  (fixtures are found on the plugin module)
+
+# pytest's own options that only print (--help, --version, --markers): they run nothing of a suite.
+HELP_FLAGS = ("help", "version", "markers")
 
 # The options as validated before the conftest files are imported, so that they are read (a --regrade or
 # --compare-to document included) once.
@@ -58,6 +62,9 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
         raise SystemExit(1) from None  # pytest.exit is not handled this early
     if getattr(namespace, "trust_plugin", False):
         return  # trusted on the command line
+    if any(getattr(namespace, flag, False) for flag in HELP_FLAGS):
+        namespace.noconftest = True  # help runs no suite code, so it needs no trust: no conftest.py is imported
+        return
     base = early_config.invocation_params.dir
     paths = list(getattr(namespace, "file_or_dir", None) or early_config.getini("testpaths") or ["."])
     roots = eval_roots_of(
@@ -84,9 +91,11 @@ def pytest_load_initial_conftests_extras(
 
 
 def eval_roots_of(paths: Iterable[Path], eval_dir: str | None) -> list[Path]:
+    """The eval dirs the paths reach, and those a plugin whose suite is only in its skill folders would have."""
     roots: list[Path] = []
     for path in paths:
-        roots += [root for root in find_eval_roots(path, eval_dir) if root not in roots]
+        found = find_eval_roots(path, eval_dir, missing=missing_eval_root)
+        roots += [root for root in found if root not in roots]
     return roots
 
 

@@ -33,6 +33,7 @@ from ..results.model import RunResult, SuiteResult
 from ..results.record import grader_results
 from ..results.scoring import judge_cost, run_score
 from ..results.store import RESULTS_FILE, RUNS_DIR, ResultsFolder
+from ..results.triggers import TriggerRun
 from ..run.artefacts import RunFolder
 from ..run.output import RunOutput
 from ..run.refusals import refused_tools
@@ -97,6 +98,17 @@ class StoredResults:
             if folder.path.is_dir():
                 return folder
         return self.folder.run_folder(os.path.join(*(parts[1:] or parts)), run.arm, run.index)
+
+    def trigger_runs(self, file: str, skill: str, query_id: str) -> list[TriggerRun]:
+        """The stored runs of one trigger query (its set's file relative to the suite, the skill's qualified name):
+        a trigger run has no graders to apply again, so --regrade reports it as it was."""
+        for trigger_set in self.document.triggers:
+            if (trigger_set.file, trigger_set.skill) != (file, skill):
+                continue
+            for query in trigger_set.queries:
+                if query.id == query_id:
+                    return list(query.runs)
+        return []
 
     def runs_of(self, case_dir: str) -> list[tuple[str, int]]:
         """(arm, index) of the stored runs of one case, in order."""

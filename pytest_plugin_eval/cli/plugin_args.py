@@ -32,3 +32,15 @@ def plugin_folder(target: str, command: str) -> Path | None:
         print(f"✗ {target}: not a folder ({command} takes a plugin folder)", file=sys.stderr)
         return None
     return root
+
+
+def not_a_marketplace(root: Path, command: str) -> bool:
+    """False, said on stderr with the plugins it lists, when `root` is a marketplace root with nothing of its own
+    for Claude Code to load (evaluating it would measure no plugin)."""
+    from ..load.marketplace import marketplace_refusal
+    from ..suite_check.floor import has_components
+
+    refusal = marketplace_refusal(root, command, has_components(root))
+    if refusal is not None:
+        print(refusal, file=sys.stderr)
+    return refusal is None

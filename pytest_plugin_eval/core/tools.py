@@ -53,6 +53,8 @@ def misspelling_of(entry: str) -> str | None:
     tool = tool_of(entry)
     if tool in KNOWN_TOOLS or tool.startswith("mcp__"):
         return None
+    if tool.endswith("Tool") and tool.removesuffix("Tool") in KNOWN_TOOLS:  # SkillTool, as some docs call it
+        return tool.removesuffix("Tool")
     by_lower = {name.lower(): name for name in KNOWN_TOOLS}
     close = difflib.get_close_matches(tool.lower(), list(by_lower), n=1, cutoff=0.75)
     return by_lower[close[0]] if close else None

@@ -35,7 +35,7 @@ def set_header(trigger_set: TriggerSet, model_override: str | None) -> TriggerSe
         skill=skill.qualified_name,
         name=skill.name,
         kind=skill.kind,
-        description=skill.description,
+        description=skill.seen,
         file=trigger_set.rel_file,
         format=trigger_set.format,
         threshold=trigger_set.threshold,

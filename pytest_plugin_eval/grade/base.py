@@ -79,6 +79,10 @@ class GraderType:
     def reads_created_files(self, config: Any) -> bool:
         return False
 
+    def load_warnings(self, config: Any) -> list[str]:
+        """What is suspect in a config that loads (a tool name Claude Code has not, which no run ever calls)."""
+        return []
+
 
 _REGISTRY: dict[str, GraderType] = {}
 

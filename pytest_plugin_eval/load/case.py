@@ -535,6 +535,10 @@ def _load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind])
         case_dir, settings.get("plugins", ()), plugin_root, prompt_md if "plugins" in meta else yaml_file, errors
     )
     warnings += layout_warnings(plugin_root, eval_root)
+    for spec, _ in graders:
+        warnings += [
+            f'grader "{spec.name}": {w}' for w in getattr(spec.kind, "load_warnings", lambda _c: [])(spec.config)
+        ]
 
     if errors.items:
         raise CaseLoadError(

@@ -2,7 +2,7 @@
 `description` that makes Claude pick each, and a hash of the plugin's files.
 
 Skills are listed the way Claude Code 2.1 lists a plugin's skills: each skills folder (`skills/`, and the
-folders the manifest's `skills` key declares) is either a skill itself (it holds SKILL.md; named by the
+folders the manifest's `skills` key declares; with neither, the plugin folder itself) is either a skill itself (it holds SKILL.md; named by the
 frontmatter's `name:`, else the folder) or holds one skill per subfolder with a SKILL.md (named by the
 subfolder, whatever its frontmatter says). A name keeps letters, digits, `_` and `-` (anything else becomes
 `-`), and is namespaced `plugin-name:skill-name`.
@@ -23,6 +23,8 @@ from .suite import SKILL_FILE, SKILLS_DIR, component_paths, plugin_at
 _NOT_IN_A_NAME = re.compile(r"[^a-zA-Z0-9_-]")
 # Folders whose files are not the plugin's content: version control, caches, installed dependencies.
 _NOT_CONTENT = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".pytest_cache", ".mypy_cache"})
+# The files that mark a folder as a session's results folder (results/store.py): its result, or its lock.
+_SESSION_OUTPUT = frozenset({"aggregate-result.json", ".plugin-eval.lock"})
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,19 @@ class SkillInfo:
     qualified_name: str  # as Claude calls it: "plugin-name:review"
     description: str | None  # the frontmatter's `description:`; None when it has none (or cannot be read)
     path: Path  # the SKILL.md
+    when_to_use: str | None = None  # the frontmatter's `when_to_use:`, shown to the model after the description
+    model_invocable: bool = True  # False: `disable-model-invocation: true` (only a user's /command runs it)
+
+    @property
+    def seen(self) -> str | None:
+        """The description as the model sees it: Claude Code appends `when_to_use` (` - ` between them)."""
+        return seen_description(self.description, self.when_to_use)
+
+
+def seen_description(description: str | None, when_to_use: str | None) -> str | None:
+    if not when_to_use:
+        return description
+    return f"{description} - {when_to_use}" if description else when_to_use
 
 
 def skills_of(plugin_root: Path) -> list[SkillInfo]:
@@ -38,7 +53,7 @@ def skills_of(plugin_root: Path) -> list[SkillInfo]:
     order), each once. A SKILL.md that cannot be read still names a skill (its description is None)."""
     root = Path(plugin_root)
     plugin = plugin_at(root).name
-    folders = [root / SKILLS_DIR, *(Path(os.path.normpath(root / p)) for p in component_paths(root)["skills"])]
+    folders = skill_folders(root)
     found: dict[str, SkillInfo] = {}
     for folder in dict.fromkeys(folders):
         if (folder / SKILL_FILE).is_file():
@@ -57,24 +72,38 @@ def skills_of(plugin_root: Path) -> list[SkillInfo]:
             continue
         for written, path, known in entries:
             name = _NOT_IN_A_NAME.sub("-", written)
-            description = (known if known is not None else _frontmatter(path)).get("description")
-            if isinstance(description, str):
-                description = description.strip()
+            meta = known if known is not None else _frontmatter(path)
+            description, when_to_use = _text(meta.get("description")), _text(meta.get("when_to_use"))
             found.setdefault(
                 name,
                 SkillInfo(
                     name=name,
                     qualified_name=f"{plugin}:{name}",
-                    description=description if isinstance(description, str) else None,
+                    description=description,
                     path=path,
+                    when_to_use=when_to_use,
+                    model_invocable=meta.get("disable-model-invocation") not in (True, "true"),
                 ),
             )
     return list(found.values())
 
 
+def skill_folders(root: Path) -> list[Path]:
+    """The folders Claude Code takes skills from: `skills/` and the manifest's `skills` paths; when there is
+    neither, the plugin folder itself (a SKILL.md at the root is then the plugin's one skill)."""
+    declared = [Path(os.path.normpath(root / p)) for p in component_paths(root)["skills"]]
+    if not declared and not (root / SKILLS_DIR).is_dir():
+        return [root] if (root / SKILL_FILE).is_file() else []
+    return [root / SKILLS_DIR, *declared]
+
+
+def _text(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) else None
+
+
 def descriptions_of(plugin_root: Path) -> dict[str, str | None]:
-    """Qualified skill name → its description, for the results document."""
-    return {skill.qualified_name: skill.description for skill in skills_of(plugin_root)}
+    """Qualified skill name → its description as the model sees it, for the results document."""
+    return {skill.qualified_name: skill.seen for skill in skills_of(plugin_root)}
 
 
 def content_hash(plugin_root: Path, exclude: tuple[Path, ...] = ()) -> str:
@@ -87,6 +116,9 @@ def content_hash(plugin_root: Path, exclude: tuple[Path, ...] = ()) -> str:
     files: list[tuple[str, Path]] = []
     for folder, subdirs, names in os.walk(root):
         here = Path(folder)
+        if _SESSION_OUTPUT.intersection(names):
+            subdirs[:] = []  # a session's results folder kept inside the plugin (--output-dir baseline/)
+            continue
         subdirs[:] = [d for d in subdirs if d not in _NOT_CONTENT and here / d not in skip]
         for name in names:
             path = here / name

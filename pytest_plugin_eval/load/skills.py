@@ -13,8 +13,9 @@ from pathlib import Path
 
 from ..core.kinds import ComponentKind
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
-from .plugin_facts import skills_of
+from .plugin_facts import seen_description, skills_of
 from .suite import component_paths, plugin_at
+from .workflows import workflows_of
 
 COMMANDS_DIR = "commands"
 
@@ -26,8 +27,14 @@ class Component:
     name: str  # as its frontmatter (else its file or folder) names it
     qualified_name: str  # `plugin:name`, what the agent's Skill call names
     kind: ComponentKind
-    description: str
+    description: str  # its frontmatter's `description` (what `tune` rewrites)
     path: Path  # its SKILL.md or command file
+    when_to_use: str | None = None  # a skill's `when_to_use`, which Claude Code appends to what the model sees
+
+    @property
+    def seen(self) -> str:
+        """The description as the model sees it (`description - when_to_use`)."""
+        return seen_description(self.description, self.when_to_use) or ""
 
     def answers_to(self, called: str) -> bool:
         """Whether a Skill call naming `called` (`plugin:name`, `name` or `/plugin:name`) is a call of this one."""
@@ -36,14 +43,24 @@ class Component:
 
 
 def components_of(plugin_root: Path) -> list[Component]:
-    """The plugin's skills (as Claude Code names them, plugin_facts.skills_of), then its commands by name."""
+    """What the model may pick: the plugin's skills (as Claude Code names them, plugin_facts.skills_of) but those
+    only a user may invoke, its workflows (offered as skills), then its commands by name, but those a skill of the same name shadows."""
     plugin = plugin_at(plugin_root).name
+    # A skill with `disable-model-invocation: true` is not offered to the model: no query can fire it.
     skills = [
-        Component(s.name, s.qualified_name, "skill", s.description or "", s.path.absolute())
+        Component(s.name, s.qualified_name, "skill", s.description or "", s.path.absolute(), s.when_to_use)
         for s in skills_of(plugin_root)
+        if s.model_invocable
+    ]
+    taken = {s.name for s in skills}
+    skills += [  # a workflow is offered as a skill of the plugin (load/workflows.py)
+        Component(w.name, f"{plugin}:{w.name}", "skill", w.description, w.path.absolute(), w.when_to_use)
+        for w in workflows_of(plugin_root)
+        if w.name not in taken
     ]
     commands = sorted((_command(plugin, path) for path in _command_files(plugin_root)), key=lambda c: c.name)
-    return skills + commands
+    # A command named like a skill is shadowed by it: Claude Code 2.1 offers the skill alone under that name.
+    return skills + [c for c in commands if c.name not in {s.name for s in skills}]
 
 
 def _command_files(root: Path) -> list[Path]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,9 +90,23 @@ def eval_root_of(path: Path, override: str | None = None) -> Path | None:
         if root not in names:
             names[root] = Path(eval_dir_name(root, override)).parts
         parts = names[root]
-        if len(folder.parts) >= len(parts) and folder.parts[-len(parts) :] == parts:
+        named = len(folder.parts) >= len(parts) and folder.parts[-len(parts) :] == parts
+        if named and not _skill_evals_folder(folder, root):
             return folder
     return None
+
+
+def _skill_evals_folder(folder: Path, plugin_root: Path | None) -> bool:
+    """A skill's own `evals/` (skill-creator keeps its files there) inside a plugin: that skill's files belong to
+    the plugin's suite, so the folder is no eval dir of its own (its results would be written into the skill).
+    The `evals/` beside a SKILL.md at the plugin's root is the plugin's eval dir."""
+    skill = folder.parent
+    return plugin_root is not None and skill != plugin_root and (skill / "SKILL.md").is_file()
+
+
+def is_skill_evals_folder(folder: Path) -> bool:
+    """`folder` is a skill's own `evals/` inside a plugin (not the plugin's eval dir)."""
+    return _skill_evals_folder(folder, enclosing_plugin(folder.parent))
 
 
 def resolve_plugin(case_dir: Path, eval_root: Path) -> Path:
@@ -171,7 +186,19 @@ def layout_warnings(root: Path, eval_root: Path) -> list[str]:
             f"would be loaded as plugin files; {fix}"
         )
     skill_roots = [root / SKILLS_DIR, *(_under(root, p) for p in declared["skills"])]
-    for found in _skill_files(root, eval_root):
+    found_files = _skill_files(root, eval_root)
+    if (root / SKILL_FILE) in found_files and not declared["skills"] and not (root / SKILLS_DIR).is_dir():
+        # Claude Code loads a root SKILL.md as the plugin's one skill; the others are documents it may point to.
+        others = [f.relative_to(root).as_posix() for f in found_files if f != root / SKILL_FILE]
+        if others:
+            shown = ", ".join(others[:3]) + (f", … ({len(others)} in all)" if len(others) > 3 else "")
+            warnings.append(
+                f"⚠ plugin {name}: {SKILL_FILE} at the root is the plugin's one skill (it has no {SKILLS_DIR}/ "
+                f"folder); Claude Code loads no other {SKILL_FILE} as a skill ({shown}) — to make them skills, "
+                f"put each in {SKILLS_DIR}/<name>/ (the root one is then not loaded: move it there too)"
+            )
+        return warnings
+    for found in found_files:
         if any(found.parent == r or found.parent.parent == r for r in skill_roots):
             continue
         rel = found.relative_to(root).as_posix()
@@ -207,8 +234,11 @@ def _skill_files(root: Path, eval_root: Path) -> list[Path]:
 SKIP_WALK = frozenset({"node_modules", "__pycache__", "site-packages", "venv", ".venv", "results"})
 
 
-def find_eval_roots(path: Path, eval_dir: str | None) -> list[Path]:
-    """The eval dirs a collection argument reaches: the one it is inside, or those below it."""
+def find_eval_roots(
+    path: Path, eval_dir: str | None, missing: Callable[[Path, str | None], Path | None] | None = None
+) -> list[Path]:
+    """The eval dirs a collection argument reaches: the one it is inside, or those below it; `missing(folder,
+    eval_dir)`: the eval dir a folder the walk passes would have, though it does not exist (skill_suites.py)."""
     root = eval_root_of(path, eval_dir)
     if root is not None:
         return [root]
@@ -221,5 +251,7 @@ def find_eval_roots(path: Path, eval_dir: str | None) -> list[Path]:
             found.append(here)
             subdirs[:] = []
             continue
+        if missing is not None and (virtual := missing(here, eval_dir)) is not None:
+            found.append(virtual)  # its skill folders' suite, collected from the plugin folder
         subdirs[:] = sorted(d for d in subdirs if d not in SKIP_WALK and not d.startswith("."))
     return found

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from .case import is_case_dir
 from .skills import components_of
-from .suite import NOT_CASE_DIRS, RESERVED_DIR, SKILL_FILE
+from .suite import NOT_CASE_DIRS, RESERVED_DIR, SKILL_FILE, is_skill_evals_folder
 
 YAML_NAME = "triggers.yaml"
 YAML_SUFFIX = ".triggers.yaml"
-JSON_NAMES = ("trigger-eval.json", "trigger-evals.json")
+JSON_NAMES = ("trigger-eval.json", "trigger-evals.json", "trigger_eval.json", "trigger_evals.json")
 
 
 def is_trigger_file(path: Path) -> bool:
@@ -22,10 +22,9 @@ def is_trigger_file(path: Path) -> bool:
 
 def skill_folder_of(path: Path) -> Path | None:
     """The skill folder holding `path`, directly or in its `evals/` (where skill-creator keeps its files)."""
-    for folder in (path.parent, path.parent.parent) if path.parent.name == "evals" else (path.parent,):
-        if (folder / SKILL_FILE).is_file():
-            return folder
-    return None
+    if path.parent.name == "evals":  # a skill's own evals/, not the plugin's eval dir beside a root SKILL.md
+        return path.parent.parent if is_skill_evals_folder(path.parent) else None
+    return path.parent if (path.parent / SKILL_FILE).is_file() else None
 
 
 def skill_folder_files(plugin_root: Path) -> list[Path]:
@@ -34,7 +33,10 @@ def skill_folder_files(plugin_root: Path) -> list[Path]:
     for component in components_of(plugin_root):
         if component.kind != "skill":
             continue
-        for folder in (component.path.parent, component.path.parent / "evals"):
+        folders = [component.path.parent]
+        if is_skill_evals_folder(component.path.parent / "evals"):  # at the root, evals/ is the eval dir
+            folders.append(component.path.parent / "evals")
+        for folder in folders:
             found += [folder / name for name in JSON_NAMES if (folder / name).is_file()]
     return found
 

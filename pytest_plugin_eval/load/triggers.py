@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.kinds import TriggerFormat
-from ..core.problems import Problems, SpecError
+from ..core.problems import Problem, Problems, SpecError
 from ..core.validate import (
     did_you_mean,
     known_keys,
@@ -43,9 +43,10 @@ from ..core.yamlio import YamlError, load_yaml
 from .case import Case, CaseLoadError
 from .description_words import DescriptionRule, is_rule, parse_rule
 from .mocks import MockSet, load_mocks
+from .plugin_facts import skills_of
 from .script import ArmScript, Script, TextBlock, ToolBlock, Turn, parse_turns
 from .skills import Component, TriggerTarget, components_of
-from .suite import resolve_plugin
+from .suite import enclosing_plugin, resolve_plugin
 from .trigger_files import skill_folder_of
 
 DEFAULT_RUNS = 5  # fewer can never decide at 95%: 4 of 4 is the least that clears 0.5 (Wilson)
@@ -89,6 +90,7 @@ class TriggerSet:
     timeout_seconds: int = DEFAULT_TIMEOUT
     threshold: float = DEFAULT_THRESHOLD
     mocks: MockSet = field(default_factory=MockSet)
+    findings: tuple[str, ...] = ()  # what loading said of it (a slash-command query left out)
 
     @property
     def name(self) -> str:
@@ -137,13 +139,33 @@ def load_trigger_file(path: Path, eval_root: Path, skill: str | None = None) -> 
                         f"{word!r} (for {query.query[:40]!r}) is neither fire, none, nor a skill or command "
                         f"of the plugin{did_you_mean(word, [*SCRIPTED_WORDS, *names])}",
                     )
+    findings = {id(draft): _without_slash_queries(draft, path, eval_root) for draft in sets}
+    for draft in sets:
+        if findings[id(draft)] and not draft.queries:
+            problems.add(path, draft.skill.name, "has no query left to run: every one starts with a slash command")
     if problems:
-        raise TriggerLoadError(path, problems.items, name=path.name)
+        raise TriggerLoadError(path, _once_each(problems.items), name=path.name)
     try:
         mocks = load_mocks(eval_root, eval_root)  # the suite's own mocks serve trigger runs too
     except SpecError as e:
         raise TriggerLoadError(path, [e.problem], name=path.name) from None
-    return [_finish(s, path, eval_root, plugin_root, components, mocks) for s in sets]
+    return [_finish(s, path, eval_root, plugin_root, components, mocks, findings[id(s)]) for s in sets]
+
+
+def _once_each(problems: list[Problem]) -> list[Problem]:
+    """One problem said of many entries (every entry of a 60-query file naming no skill) is said once, naming
+    how many entries and which first."""
+    groups: dict[tuple, list[Problem]] = {}
+    for problem in problems:
+        groups.setdefault((problem.file, problem.message), []).append(problem)
+    out = []
+    for same in groups.values():
+        if len(same) > 2:
+            keys = f"{same[0].key}, {same[1].key} … ({len(same)} entries)"
+            out.append(Problem(same[0].file, keys, same[0].message, same[0].structural))
+        else:
+            out += same
+    return out
 
 
 def _read(path: Path) -> Any:
@@ -170,8 +192,9 @@ class _Draft:
     format: TriggerFormat
 
 
-def _finish(draft: _Draft, path, eval_root, plugin_root, components, mocks) -> TriggerSet:
+def _finish(draft: _Draft, path, eval_root, plugin_root, components, mocks, findings=()) -> TriggerSet:
     return TriggerSet(
+        findings=tuple(findings),
         file=path,
         eval_root=eval_root,
         plugin_root=plugin_root,
@@ -340,7 +363,15 @@ def _only_skill(components: tuple[Component, ...], key: str, path: Path, problem
 
 def _component(name: str, components: tuple[Component, ...], key: str, problems: Problems, path: Path):
     found = next((c for c in components if c.answers_to(name)), None)
-    if found is None:
+    user_only = [] if found is not None else _user_only_skills(path, name)
+    if user_only:
+        problems.add(
+            path,
+            key,
+            f"{name!r} is a skill only a user can invoke (disable-model-invocation: true in {user_only[0]}): the model "
+            "is never offered it, so no query can fire it — leave it out of the trigger sets",
+        )
+    elif found is None:
         names = [c.name for c in components]
         listing = ", ".join(names) or "none"
         problems.add(
@@ -349,17 +380,43 @@ def _component(name: str, components: tuple[Component, ...], key: str, problems:
     return found
 
 
+def _user_only_skills(trigger_file: Path, name: str) -> list[str]:
+    """The SKILL.md (relative to the plugin) of a `disable-model-invocation: true` skill named `name`."""
+    plugin_root = enclosing_plugin(trigger_file.parent)
+    if plugin_root is None:
+        return []
+    return [
+        os.path.relpath(s.path, plugin_root)
+        for s in skills_of(plugin_root)
+        if not s.model_invocable and name.strip().lstrip("/") in (s.name, s.qualified_name)
+    ]
+
+
 def _query_text(value: Any, key: str) -> str:
     text = nonempty_string(value, key)
     if text.strip().startswith(PLACEHOLDER):
         raise SpecError(key, "is a placeholder: write the request as a user would make it (it never runs as it is)")
-    if SLASH_COMMAND.match(text):
-        raise SpecError(
-            key,
-            "starts with a slash command: Claude Code expands it before the model sees it, so no skill is ever "
-            "chosen and the query measures nothing — write the request as a user would say it",
-        )
     return text
+
+
+SLASH_FINDING = (
+    "starts with a slash command: Claude Code expands it before the model sees it, so no skill is ever chosen and "
+    "the query measures nothing — it is not run (write the request as a user would say it)"
+)
+
+
+def _without_slash_queries(draft: _Draft, path: Path, eval_root: Path) -> list[str]:
+    """Take out of `draft` the queries that start with a slash command; what is said of each (the set's other
+    queries still run: one such query never costs the rest of the file)."""
+    kept = [q for q in draft.queries if not SLASH_COMMAND.match(q.query)]
+    where = os.path.relpath(path, eval_root.parent)
+    said = [
+        f"⚠ {where}: {draft.skill.name}: query {q.query[:60]!r} {SLASH_FINDING}"
+        for q in draft.queries
+        if SLASH_COMMAND.match(q.query)
+    ]
+    draft.queries = kept
+    return said
 
 
 SCRIPTED_WORDS = ("fire", "none")
@@ -405,7 +462,7 @@ def _answer(trigger_set: TriggerSet, query: TriggerQuery, answer: Any) -> tuple[
         return answer
     if isinstance(answer, DescriptionRule):
         whose = next((c for c in trigger_set.components if answer.of and c.answers_to(answer.of)), trigger_set.skill)
-        answer = answer.answer(whose.description)
+        answer = answer.answer(whose.seen)  # as the model sees it, when_to_use included
     word = answer if isinstance(answer, str) else ("fire" if query.should_fire else "none")
     if word == "none":
         return (Turn(blocks=(TextBlock("Here is an answer, without any skill."),)),)

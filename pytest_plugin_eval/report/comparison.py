@@ -258,6 +258,11 @@ class SetTable:
     skill: str
     note: str | None  # the description changed, or the set is in one session only
     rows: list[QueryRow]
+    file: str | None = None  # the trigger file: two sets of one skill (evals/triggers.yaml, its trigger-eval.json)
+
+    @property
+    def heading(self) -> str:
+        return f"{self.name} ({self.skill})" + (f" · {self.file}" if self.file else "")
 
 
 def trigger_tables(changes: list[TriggerSetChange]) -> list[SetTable]:
@@ -282,7 +287,7 @@ def trigger_tables(changes: list[TriggerSetChange]) -> list[SetTable]:
             rows.append(
                 QueryRow(label, query.id, query.query, f"{old} → {new}", interval(query.interval), verdict, style)
             )
-        out.append(SetTable(change.name, change.skill, note, rows))
+        out.append(SetTable(change.name, change.skill, note, rows, change.file))
     return out
 
 
@@ -290,7 +295,7 @@ def trigger_lines(changes: list[TriggerSetChange]) -> list[str]:
     """The trigger tables as terminal lines."""
     out: list[str] = []
     for table in trigger_tables(changes):
-        out += ["", f"triggers · {table.name} ({table.skill})"]
+        out += ["", f"triggers · {table.heading}"]
         if table.note:
             out.append(f"  {table.note}")
         for row in table.rows:

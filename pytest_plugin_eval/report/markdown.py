@@ -221,7 +221,8 @@ def trigger_changes_markdown(v: compared.View) -> list[str]:
     head = ["Skill", "Query", "Label", "Fires then → now", "Change 95% CI", "Verdict"]
     body = []
     for change in v.triggers:
-        name = change.name + (" (description changed)" if change.description_changed else "")
+        name = change.name + (f" · {change.file}" if change.file else "")
+        name += " (description changed)" if change.description_changed else ""
         for q in change.queries:
             old = f"{q.old.fires}/{len(q.old.decided)}" if q.old else MISSING
             new = f"{q.new.fires}/{len(q.new.decided)}" if q.new else MISSING

@@ -67,6 +67,7 @@ class TriggerSetChange:
     old: TriggerSetResult | None
     new: TriggerSetResult | None
     queries: list[QueryChange] = field(default_factory=list)
+    file: str = ""  # the set's file (the new session's): one skill may have a set in each of two files
 
     @property
     def description_changed(self) -> bool:
@@ -92,7 +93,8 @@ class TriggerSetChange:
                 return None
             return {"recall": _rate(trigger_set.recall), "falseFireRate": _rate(trigger_set.false_fire_rate)}
 
-        out: dict[str, Any] = {"skill": self.skill, "name": self.name, "descriptionChanged": self.description_changed}
+        out: dict[str, Any] = {"skill": self.skill, "name": self.name, "file": self.file}
+        out["descriptionChanged"] = self.description_changed
         if self.description_changed:
             assert self.old is not None and self.new is not None
             out["description"] = {"old": self.old.description, "new": self.new.description}
@@ -119,12 +121,10 @@ def _rate(rate: Rate) -> dict:
 def compare_triggers(
     old: list[TriggerSetResult], new: list[TriggerSetResult], level: float = 0.95
 ) -> list[TriggerSetChange]:
-    """The sets of both sessions matched by skill (a set moved to another file is the same set), queries by id."""
-    olds = {s.skill: s for s in old}
-    news = {s.skill: s for s in new}
+    """The sets of both sessions matched by file and skill — two sets of one skill (a triggers.yaml and its
+    trigger-eval.json) are two sets — and a skill's only set moved to another file is the same set; queries by id."""
     out = []
-    for skill in [*news, *(s for s in olds if s not in news)]:
-        a, b = olds.get(skill), news.get(skill)
+    for a, b in matched_sets(old, new):
         old_queries = {q.id: q for q in a.queries} if a else {}
         new_queries = {q.id: q for q in b.queries} if b else {}
         changes = []
@@ -135,5 +135,23 @@ def compare_triggers(
             changes.append(QueryChange(query_id, some.query, some.should_fire, was, now, level))
         some_set = b or a
         assert some_set is not None
-        out.append(TriggerSetChange(skill, some_set.name, a, b, changes))
+        out.append(TriggerSetChange(some_set.skill, some_set.name, a, b, changes, file=some_set.file))
     return out
+
+
+def matched_sets(
+    old: list[TriggerSetResult], new: list[TriggerSetResult]
+) -> list[tuple[TriggerSetResult | None, TriggerSetResult | None]]:
+    """(old, new) pairs: by (file, skill); a set left over on each side that is its skill's only one on both
+    sides is the same set moved to another file."""
+    unmatched = {s.key(): s for s in old}
+    pairs: list[tuple[TriggerSetResult | None, TriggerSetResult | None]] = []
+    for each in new:
+        pairs.append((unmatched.pop(each.key(), None), each))
+    for index, (a, b) in enumerate(pairs):
+        if a is not None or b is None:
+            continue
+        olds = [s for s in unmatched.values() if s.skill == b.skill]
+        if len(olds) == 1 and sum(1 for s in new if s.skill == b.skill) == 1:
+            pairs[index] = (unmatched.pop(olds[0].key()), b)
+    return pairs + [(a, None) for a in unmatched.values()]

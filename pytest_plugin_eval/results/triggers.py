@@ -33,6 +33,29 @@ NONE = "none"  # what `consulted` counts a run that consulted nothing under
 QUERY_DERIVED = ("fires", "decidedRuns", "rate", "rateCI", "verdict", "correct", "consulted")
 
 
+def runs_to_decide(threshold: float, most: int = 1000) -> int | None:
+    """The fewest runs per query whose 95% interval can leave `threshold` on both sides: n of n fires above it
+    (a should-fire query decided) and 0 of n below it (a should-not-fire query decided). Fewer runs leave every
+    query undecided whatever it does."""
+    for n in range(1, most + 1):
+        fired, not_fired = wilson_interval(n, n), wilson_interval(0, n)
+        if fired is not None and not_fired is not None and fired[0] > threshold and not_fired[1] < threshold:
+            return n
+    return None
+
+
+def undecidable_notice(trigger_set: str, runs: int, threshold: float) -> str | None:
+    """Said when `runs` per query can never decide a query of `trigger_set` at `threshold`."""
+    needed = runs_to_decide(threshold)
+    if needed is None or runs >= needed:
+        return None
+    return (
+        f"⚠ trigger set {trigger_set}: {runs} run(s) per query can never decide a query at threshold {threshold:g} "
+        f"(even {runs}/{runs} or 0/{runs} runs leave its 95% interval across it): every query stays undecided — "
+        f"use runs: {needed} or more"
+    )
+
+
 @dataclass
 class TriggerRun(Document):
     """One run of a query: what the agent consulted, decided by which event — or the error that decided nothing."""

@@ -250,9 +250,9 @@ class RunError:
 
     @property
     def ungraded(self) -> bool:
-        """The run says nothing about the plugin: the model was not reached, its shell had no sandbox, or the
-        session stopped it."""
-        return self.infrastructure or self.kind in ("interrupted", "sandbox")
+        """The run says nothing about the plugin: the model was not reached, its shell had no sandbox, Claude Code
+        did not load the plugin (start), or the session stopped it."""
+        return self.infrastructure or self.kind in ("interrupted", "sandbox", "start")
 
 
 # Silence: no byte at all from the model — no content, no thinking, not even a ping — while its request is open.

@@ -29,6 +29,7 @@ from ..load.suite import plugin_at
 from . import partial, permissions, trigger
 from .agent import AgentCommand, AgentStartError, Child, RunError, classify, silence_limit
 from .output import RunOutput
+from .plugin_load import plugin_load_fault
 from .redact import Redactor
 from .stand_ins import MockPlan, first_abort, grader_view, plan_mocks, read_calls, run_summary, write_configs
 from .transcript import Transcript
@@ -353,6 +354,7 @@ class StartedAgent:
             error=RunError("interrupted", "interrupted: the session was stopped")
             if plan.stop is not None and plan.stop.is_set()
             else sandbox_fault(plan, ws, transcript, exit_.stderr)
+            or (plugin_load_fault(case.plugin_dirs, transcript) if plan.arm == "with" else None)
             or classify(exit_, transcript if streamed is None else streamed, case.timeout_seconds),
             cost_usd=agent_cost(transcript, plan.model) + mock_cost,
             workspace=ws,

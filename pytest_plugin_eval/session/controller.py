@@ -131,8 +131,12 @@ class Controller:
             pytest_session.config.option.verbose = 1  # CI logs: a line per run, saying how it went
 
     def expect(self, nodeids) -> None:
-        """The run items of the session (or a worker's); each new eval dir's results folder is claimed."""
-        for root in self.gather.expect(nodeids):
+        """The run items of the session (or a worker's); each new eval dir's results folder is claimed (not with
+        --collect-only: nothing runs, so no results folder is made)."""
+        roots = self.gather.expect(nodeids)
+        if getattr(self.session.config.option, "collectonly", False):
+            return
+        for root in roots:
             if root not in self.outputs.claimed:
                 self.build.plugin_before_runs(root)
                 problem = self.outputs.claim(root)

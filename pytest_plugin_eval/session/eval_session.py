@@ -40,7 +40,7 @@ from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, load_case
 from ..load.graders import BUILTIN_ORDER
 from ..load.script import SCRIPT_FILENAME
 from ..load.suite import enclosing_plugin, eval_dir_name, eval_root_of
-from ..load.trigger_files import in_eval_dir_walk, skipped_folder
+from ..load.trigger_files import in_eval_dir_walk, is_trigger_file, skipped_folder
 from ..load.triggers import TriggerSet, load_trigger_file
 from ..results.matrix import case_models, model_dirname, restriction_notice
 from ..results.model import CaseResult, RunResult, SkippedRun, SuiteInfo
@@ -281,15 +281,15 @@ class EvalSession:
         return rules.selected(name, tags, self.options)
 
     def ignore(self, path: Path) -> bool | None:
-        """Never collect results/, mocks/, node_modules/ or .claude/ inside an eval dir; do collect dot-dirs."""
+        """Never collect results/, mocks/, node_modules/ or .claude/ inside an eval dir; do collect dot-dirs. Of
+        an eval dir's files only its cases and trigger files are collected: the rest is data (a fixture named
+        test_*.py, an author's own script), never a test module pytest would import."""
         root = self.eval_root(path)
         if root is None or path == root:
             return None
-        if skipped_folder(path):
-            return True
-        if path.name.startswith(".") and path.is_dir():
-            return False
-        return None
+        if path.is_dir():
+            return True if skipped_folder(path) else False if path.name.startswith(".") else None
+        return None if path.name in (PROMPT_FILE, CASE_FILE) or is_trigger_file(path) else True
 
     def case_file_root(self, path: Path) -> Path | None:
         """The eval dir of `path` when it is the file a case is anchored on (prompt.md, else case.yaml)."""

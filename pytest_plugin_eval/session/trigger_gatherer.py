@@ -71,6 +71,9 @@ class TriggerGather:
             for key, trigger_set in suite.trigger_sets.items():
                 node_file, label = self.files.get((key, suite.model), (trigger_set.file, ""))
                 on = "" if suite.model is None else f"[{model_dirname(suite.model)}]"
+                classname = f"{label}.triggers.{trigger_set.name}"
+                if sum(1 for s in suite.trigger_sets.values() if s.skill == trigger_set.skill) > 1:
+                    classname += f"[{trigger_set.file}]"  # one skill's sets in two files: each its own tests
                 for query in trigger_set.queries:
                     outcome, message = text.verdict_text(query, trigger_set)
                     report_test(
@@ -78,7 +81,7 @@ class TriggerGather:
                         f"{node_file}::{trigger_set.name}/{query.id}{on}",
                         outcome,
                         message,
-                        junit_names=(f"{label}.triggers.{trigger_set.name}", query.id),
+                        junit_names=(classname, query.id),
                         properties=query_properties(query, trigger_set),
                     )
                 failures = set_failures(trigger_set, options)

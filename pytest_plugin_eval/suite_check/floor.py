@@ -3,7 +3,6 @@ each problem naming its file and key. Pure reads of files; nothing runs."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -12,14 +11,14 @@ from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
 from ..engine.options import EvalOptions
 from ..engine.rules import two_arm
 from ..grade.engine import UNCOUNTED_WHY, indicators, uncounted
-from ..load.case import CASE_FILE, PROMPT_FILE, Case, is_case_dir
-from ..load.case_template import PLACEHOLDER_PATTERN, PLACEHOLDER_PROMPT
+from ..load.case import CASE_FILE, PROMPT_FILE, Case
+from ..load.case_template import PLACEHOLDER_PATTERN, PLACEHOLDER_PROMPT, PLACEHOLDER_SKILL
 from ..load.graders import GRADERS_DIR, GraderSpec
-from ..load.script import SCRIPT_FILENAME
+from ..load.plugin_facts import skills_of
+from ..load.stray import stray_folders as stray_folders
 from ..load.suite import (
     MANIFEST,
-    NOT_CASE_DIRS,
-    RESERVED_DIR,
+    SKILL_FILE,
     component_paths,
     declared_servers,
     is_plugin_dir,
@@ -28,7 +27,7 @@ from ..load.suite import (
 MIN_RUNS = 3
 TRAJECTORY_TYPES = frozenset({"tool_used", "tool_order"})
 # Folders and files whose presence gives Claude Code something to load from a plugin folder.
-COMPONENTS = ("skills", "commands", "agents", "hooks", ".mcp.json", "output-styles")
+COMPONENTS = ("skills", "commands", "agents", "hooks", ".mcp.json", "output-styles", "workflows")
 PYTEST_CONFIGS = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 ABLATION_NONE = re.compile(r"--ablation(?:=|\s+)['\"]?none\b")
 
@@ -94,6 +93,16 @@ def placeholder_problems(case: Case) -> list[Problem]:
                     "must say, or read it with an llm grader",
                 )
             )
+        call = getattr(grader.config, "call", None)  # tool_used's CallSpec
+        if PLACEHOLDER_SKILL in str(getattr(call, "input_match", None) or ""):
+            out.append(
+                Problem(
+                    grader_file(case, grader),
+                    "input_match",
+                    f"names {PLACEHOLDER_SKILL} (init --bare's placeholder: the plugin had no skill it could name) — "
+                    "write the name of the skill this case is about",
+                )
+            )
     return out
 
 
@@ -150,6 +159,8 @@ def has_components(root: Path) -> bool:
         return True
     if any((root / name).exists() for name in COMPONENTS):
         return True
+    if (root / SKILL_FILE).is_file() and skills_of(root):  # a root SKILL.md, the plugin's one skill
+        return True
     return any(paths for paths in component_paths(root).values())
 
 
@@ -174,32 +185,6 @@ def ablation_none(root: Path, eval_root: Path) -> list[Problem]:
     return out
 
 
-def stray_folders(eval_root: Path) -> list[Problem]:
-    """Folders that hold a case's parts (graders/, scripted.yaml) but neither prompt.md nor case.yaml: the
-    session never sees them."""
-    out = []
-    for folder, subdirs, files in os.walk(eval_root):
-        here = Path(folder)
-        subdirs[:] = sorted(d for d in subdirs if d not in NOT_CASE_DIRS and not d.startswith("."))
-        if here != eval_root and here.name == RESERVED_DIR:
-            subdirs[:] = []
-            continue
-        if is_case_dir(here):
-            subdirs[:] = [d for d in subdirs if d != GRADERS_DIR]
-            continue
-        if GRADERS_DIR in subdirs or SCRIPT_FILENAME in files:
-            out.append(
-                Problem(
-                    here,
-                    "",
-                    f"is not a case (no {PROMPT_FILE} or {CASE_FILE}), so its graders never run — write the prompt "
-                    f"in {PROMPT_FILE}",
-                )
-            )
-            subdirs[:] = [d for d in subdirs if d != GRADERS_DIR]
-    return out
-
-
 def suite_problems(root: Path, eval_root: Path, cases: list[Case], unloaded: bool = False) -> list[Problem]:
     """The suite's floor. `unloaded`: some case does not load — it may be the missing kind, so say so."""
     out = []
@@ -208,7 +193,7 @@ def suite_problems(root: Path, eval_root: Path, cases: list[Case], unloaded: boo
             Problem(
                 root,
                 "",
-                f"has nothing for Claude Code to load ({MANIFEST.as_posix()}, skills/, commands/, agents/, hooks/ or "
+                f"has nothing for Claude Code to load ({MANIFEST.as_posix()}, a root SKILL.md, skills/, commands/, agents/, hooks/ or "
                 f".mcp.json), so the with arm would be the without arm",
             )
         )

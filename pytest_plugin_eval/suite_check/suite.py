@@ -34,6 +34,7 @@ from pathlib import Path
 from ..core.paths import display_path
 from ..core.problems import Problem
 from ..core.tools import covers, is_gated
+from ..engine.notices import allowed_tools_notices
 from ..engine.options import EvalOptions
 from ..engine.rules import two_arm
 from ..grade.engine import UNCOUNTED_WHY
@@ -43,12 +44,15 @@ from ..grade.types import grader_types
 from ..lint.grants import Grants
 from ..lint.suite import lint_cases
 from ..load.case import CASE_FILE, PROMPT_FILE, Case
+from ..load.manifest_rules import manifest_problems
 from ..load.on_disk import SuiteOnDisk, read_suite
+from ..load.skill_suites import skill_folder_suite
 from ..load.skills import components_of
 from ..load.suite import eval_dir_name, is_plugin_dir
 from ..load.triggers import TriggerSet
 from ..results.findings import Finding
 from ..results.matrix import case_models
+from ..results.triggers import undecidable_notice
 from ..run.stand_ins import mocked_tools
 from .cost import CaseShape, Estimate, Prediction, estimate, known_price, predict_from_pilot, priced_as, trigger_key
 from .floor import case_problems, has_outcome_grader, stray_folders, suite_problems, uncounted_graders
@@ -96,6 +100,10 @@ def check_triggers(result: CheckResult, suite: SuiteOnDisk) -> None:
     for path, sets in suite.trigger_files:
         result.trigger_sets += sets
         for trigger_set in sets:
+            result.warnings.extend(f.removeprefix("⚠ ") for f in trigger_set.findings)
+            notice = undecidable_notice(trigger_set.name, trigger_set.runs, trigger_set.threshold)
+            if notice is not None:
+                result.warnings.append(f"{display_path(path, suite.root)}: {notice.removeprefix('⚠ ')}")
             labels = {q.should_fire for q in trigger_set.queries}
             if labels != {True, False}:
                 missing = "should_not_fire near-misses" if True in labels else "should_fire queries"
@@ -154,7 +162,9 @@ def check_suite(
     root = root.absolute()
     eval_root = eval_root_of_plugin(root, eval_dir)
     result = CheckResult(root, eval_root)
-    if not eval_root.is_dir():
+    if is_plugin_dir(root):  # what Claude Code would refuse: the with-plugin arm would have no plugin
+        result.load_problems.extend(manifest_problems(root))
+    if not eval_root.is_dir() and not skill_folder_suite(root):
         result.load_problems.append(
             Problem(eval_root, "", "does not exist — write cases in <eval dir>/<case>/ (plugin-eval init)")
         )
@@ -175,6 +185,8 @@ def check_suite(
             result.warnings.extend(skill_pattern_warnings(case, components))  # an indicator that cannot match
             result.case_floor_problems.extend(case_problems(case))
             linted.append(case)
+            # what a session says of the case's allowed_tools (a typo, a tool only the operator grants), said here
+            result.warnings.extend(w for w in allowed_tools_notices(case, EvalOptions()) if w not in result.warnings)
             if has_outcome_grader(case):  # else the floor problem says it
                 result.warnings.extend(
                     f'case "{case.name}": grader "{g.name}" counts in no score: it {UNCOUNTED_WHY}'

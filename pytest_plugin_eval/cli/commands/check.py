@@ -16,7 +16,7 @@ from ...suite_check.suite import (
     summary,
     to_json,
 )
-from ..plugin_args import add_plugin_arguments, plugin_folder
+from ..plugin_args import add_plugin_arguments, not_a_marketplace, plugin_folder
 
 
 def command_parser() -> argparse.ArgumentParser:
@@ -42,7 +42,7 @@ def command_parser() -> argparse.ArgumentParser:
 def check(argv: list[str]) -> int:
     args = command_parser().parse_args(argv)
     root = plugin_folder(args.target, "check")
-    if root is None:
+    if root is None or not not_a_marketplace(root, "check"):
         return 1
     result = check_suite(root, args.eval_dir, model=args.model, judge_model=args.judge_model)
     status = 0 if result.ok and not (args.strict and result.findings) else 1

@@ -23,7 +23,7 @@ from ...core.paths import display_path
 from ...load.case_template import PLACEHOLDER_SKILL, PROMPT, REPLIED, SCRIPT, SKILL_FIRED
 from ...load.plugin_facts import skills_of
 from ...load.suite import RESERVED_DIR, eval_dir_name, is_plugin_dir, plugin_at
-from ..plugin_args import add_eval_dir
+from ..plugin_args import add_eval_dir, not_a_marketplace
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
 RESERVED = {RESERVED_DIR, "results"}
@@ -65,6 +65,8 @@ def init(argv: list[str]) -> int:
         print(f"Error: {problem}", file=sys.stderr)
         return 1
     root = Path.cwd()
+    if not not_a_marketplace(root, f"init --bare {args.name}"):
+        return 1
     folder = root / eval_dir_name(root if is_plugin_dir(root) else None, args.eval_dir) / args.name
     if folder.exists():
         print(
@@ -87,6 +89,8 @@ def init(argv: list[str]) -> int:
 
 def init_triggers(root: Path, eval_dir: str | None) -> int:
     """`init --triggers [TARGET]`: the plugin's trigger sets, to fill in."""
+    if not not_a_marketplace(root, "init --triggers"):
+        return 1
     eval_root = root / eval_dir_name(root if is_plugin_dir(root) else None, eval_dir)
     try:
         path = write_triggers(root, eval_root)
@@ -114,9 +118,9 @@ def name_problem(name: str) -> str | None:
 
 
 def first_skill(root: Path) -> str | None:
-    """The name of the plugin's first skill as Claude Code names it (load.plugin_facts: by its folder), or None
-    when the plugin has no skill."""
-    skills = skills_of(root)
+    """The name of the plugin's first skill the model may invoke, as Claude Code names it (load.plugin_facts: by
+    its folder), or None when the plugin has none (a `disable-model-invocation: true` skill never fires)."""
+    skills = [s for s in skills_of(root) if s.model_invocable]
     return skills[0].name if skills else None
 
 

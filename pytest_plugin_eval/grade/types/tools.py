@@ -11,12 +11,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.problems import SpecError
+from ...core.tools import misspelling_of
 from ...core.validate import known_keys, need_int, require_str, string, type_name
 from ...run.output import RunOutput
 from ...run.transcript import ToolCall
 from .. import ecmaregex
 from ..base import GradeContext, GraderType, Verdict, register
 from .regex import check_pattern
+
+
+def tool_name_warning(tool: str) -> list[str]:
+    """A near miss of a Claude Code tool (`skill`, `SkillTool`) is never called: a grader on it passes a `max: 0`
+    whatever the agent does (and fails any `min`), so it is said at load with a did-you-mean, as `--allow-tools`
+    says it."""
+    meant = misspelling_of(tool)
+    return (
+        [f"tool {tool!r} is no tool of Claude Code's — did you mean {meant}? (tool names are exact)"] if meant else []
+    )
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,9 @@ class ToolUsedGrader(GraderType):
     def required_tools(self, config: ToolUsedConfig) -> tuple[str, ...]:
         return (config.call.tool,) if config.min >= 1 else ()
 
+    def load_warnings(self, config: ToolUsedConfig) -> list[str]:
+        return tool_name_warning(config.call.tool)
+
     def grade(self, config: ToolUsedConfig, run: RunOutput, ctx: GradeContext | None = None) -> Verdict:
         count = sum(1 for call in run.transcript.tool_calls if config.call.matches(call))
         high = "∞" if config.max is None else str(config.max)
@@ -125,6 +139,9 @@ class ToolOrderGrader(GraderType):
 
     def required_tools(self, config: ToolOrderConfig) -> tuple[str, ...]:
         return (config.before.tool, config.after.tool)
+
+    def load_warnings(self, config: ToolOrderConfig) -> list[str]:
+        return [*tool_name_warning(config.before.tool), *tool_name_warning(config.after.tool)]
 
     def grade(self, config: ToolOrderConfig, run: RunOutput, ctx: GradeContext | None = None) -> Verdict:
         calls = run.transcript.tool_calls

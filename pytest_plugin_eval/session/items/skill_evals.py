@@ -32,7 +32,7 @@ class EvalsFile(CaseFile):
             yield from run_items(self, case, session.matrix_runs(case))
 
 
-def collect(eval_dir: pytest.Directory, plugin: Path):
+def collect(parent: pytest.Directory, plugin: Path, eval_root: Path):
     """The evals files of the plugin's skill folders, collected with its eval dir (whose results they share)."""
     for path in evals_files(plugin):
-        yield EvalsFile.from_parent(eval_dir, path=path, eval_root=eval_dir.path)
+        yield EvalsFile.from_parent(parent, path=path, eval_root=eval_root)

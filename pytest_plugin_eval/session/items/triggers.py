@@ -15,15 +15,20 @@ from typing import Any
 import pytest
 
 from ...core.paths import display_path
+from ...core.problems import Problem
 from ...engine import rules, wire
 from ...engine.options import TRIGGER_MARKER
+from ...engine.pool import Outcome
 from ...engine.trigger_outcomes import report_of
+from ...load.case import PROMPT_FILE, CaseLoadError
+from ...load.skill_suites import missing_eval_root
+from ...load.stray import stray_folders
 from ...load.suite import enclosing_plugin
 from ...load.trigger_files import skill_folder_files
 from ...load.triggers import TriggerLoadError, TriggerQuery, TriggerSet, query_case
 from ...results.matrix import case_models
 from ...results.trigger_runs import trigger_run_of
-from ...results.triggers import TriggerRun
+from ...results.triggers import TriggerRun, undecidable_notice
 from ..eval_session import get_session
 from . import skill_evals
 from .case import CaseFile, CaseLoadFailure, RunFailed, RunItem, run_items
@@ -47,17 +52,24 @@ class TriggerFile(CaseFile):
                 if not session.selected(case):
                     continue
                 models = case_models(trigger_set.models, session.matrix_models)
-                runs = range(1, rules.trigger_runs(trigger_set, session.options) + 1)
                 yield from run_items(
                     self,
                     case,
-                    [(model, "with", index) for index in runs for model in models],
+                    [(model, "with", index) for index in run_indexes(session, trigger_set, query) for model in models],
                     item=TriggerItem,
                     params=lambda arm, index: f"run-{index}",
                     structured_id=False,
                     trigger_set=trigger_set,
                     query=query,
                 )
+
+
+def run_indexes(session, trigger_set: TriggerSet, query: TriggerQuery) -> list[int]:
+    """The runs of a query: as many as its set asks for, or with --regrade those stored (reported as they were)."""
+    if session.stored is not None:
+        stored = session.stored.trigger_runs(trigger_set.rel_file, trigger_set.skill.qualified_name, query.id)
+        return [run.index for run in stored]
+    return list(range(1, rules.trigger_runs(trigger_set, session.options) + 1))
 
 
 class TriggerItem(RunItem):
@@ -78,6 +90,20 @@ class TriggerItem(RunItem):
             self._trigger_run = trigger_run_of(self.result, self.case.trigger)
         return self._trigger_run
 
+    def execute(self, upcoming: pytest.Item | None) -> Outcome:
+        if get_session(self.config).stored is not None:
+            return Outcome()  # --regrade: a trigger run has no graders to apply again (runtest reports it as it was)
+        return super().execute(upcoming)
+
+    def runtest(self) -> None:
+        session = get_session(self.config)
+        if session.stored is None:
+            return super().runtest()
+        rel_file, skill = self.trigger_set.rel_file, self.trigger_set.skill.qualified_name
+        stored = session.stored.trigger_runs(rel_file, skill, self.query.id)
+        self._trigger_run = next(run for run in stored if run.index == self.index)
+        return None
+
     def run_report(self):
         return None  # its report is a TriggerReport (trigger_report)
 
@@ -89,6 +115,11 @@ class TriggerItem(RunItem):
         if self.trigger_run is None:
             return None
         session = get_session(self.config)
+        said = list(self.trigger_set.findings)  # a slash-command query left out of the set
+        if session.stored is None:  # runs too few to ever decide
+            runs = rules.trigger_runs(self.trigger_set, session.options)
+            said.append(undecidable_notice(self.trigger_set.name, runs, self.trigger_set.threshold) or "")
+        self.trigger_run.notes += [n for n in said if n and n not in self.trigger_run.notes]
         return report_of(session, self.trigger_set, self.query, self.trigger_run, self.model).to_json()
 
     def reportinfo(self):
@@ -119,12 +150,44 @@ class EvalDir(pytest.Directory):
     def collect(self):
         # Its files, as pytest's own Dir collects them (Dir.collect reads only what every Directory has).
         yield from pytest.Dir.collect(self)  # type: ignore[arg-type]
+        for problem in stray_folders(self.path):  # a folder with a case's parts but no prompt.md: said, not lost
+            assert problem.file is not None
+            yield StrayFolder.from_parent(self, path=problem.file / PROMPT_FILE, eval_root=self.path, problem=problem)
         plugin = enclosing_plugin(self.path)
         if plugin is None or self.path.parent != plugin:
             return
-        for path in skill_folder_files(plugin):
-            yield TriggerFile.from_parent(self, path=path, eval_root=self.path)
-        yield from skill_evals.collect(self, plugin)  # and their output evals (evals/evals.json)
+        yield from skill_folder_items(self, plugin, self.path)
+
+
+class StrayFolder(CaseFile):
+    """A folder of the eval dir with a case's parts but neither prompt.md nor case.yaml: a case that does not load
+    (a collection error and a `loadErrors` entry), anchored on the prompt.md it lacks."""
+
+    def __init__(self, *, problem: Problem, **kwargs):
+        super().__init__(**kwargs)
+        self.problem = problem
+
+    def collect(self):
+        self.load_error = CaseLoadError(self.path.parent, [self.problem])
+        raise CaseLoadFailure(self.load_error)
+
+
+class SkillSuiteDir(pytest.Directory):
+    """A plugin folder with no eval dir whose skill folders hold skill-creator files: they are its suite, with the
+    results folder the eval dir would have (load/skill_suites.py)."""
+
+    eval_root: Path
+
+    def collect(self):
+        yield from pytest.Dir.collect(self)  # type: ignore[arg-type]
+        yield from skill_folder_items(self, self.path, self.eval_root)
+
+
+def skill_folder_items(parent: pytest.Directory, plugin: Path, eval_root: Path):
+    """The trigger files and output evals (evals/evals.json) of the plugin's skill folders."""
+    for path in skill_folder_files(plugin):
+        yield TriggerFile.from_parent(parent, path=path, eval_root=eval_root)
+    yield from skill_evals.collect(parent, plugin, eval_root)
 
 
 def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
@@ -137,6 +200,12 @@ def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | Non
 
 def eval_dir(path: Path, parent: pytest.Collector) -> pytest.Directory | None:
     """An eval dir (not a Python package) is collected by EvalDir."""
-    if get_session(parent.config).eval_root(path) == path and not (path / "__init__.py").exists():
+    session = get_session(parent.config)
+    if session.eval_root(path) == path and not (path / "__init__.py").exists():
         return EvalDir.from_parent(parent, path=path)
+    virtual = missing_eval_root(path, session.options.eval_dir)
+    if virtual is not None and virtual in session.eval_roots:
+        folder = SkillSuiteDir.from_parent(parent, path=path)
+        folder.eval_root = virtual
+        return folder
     return None

@@ -31,10 +31,9 @@ def test_init_triggers_writes_a_set_per_component_whose_placeholders_refuse_to_r
     assert "replace its TODO queries" in capsys.readouterr().out
     with pytest.raises(TriggerLoadError) as e:
         load_trigger_file(path, plugin / "evals")
-    keys = {p.key for p in e.value.problems}
-    assert {"skills.farewell.should_fire[0].query", "skills.greet.should_not_fire[0].query"} <= keys
-    assert "skills.wave.should_fire[1].query" in keys
-    assert all("is a placeholder" in p.message for p in e.value.problems)
+    [problem] = e.value.problems  # the same problem of every entry, said once with their count
+    assert problem.key.endswith("… (9 entries)") and problem.key.startswith("skills.")
+    assert "is a placeholder" in problem.message
 
 
 def test_init_triggers_never_overwrites(plugin, capsys):

@@ -110,7 +110,7 @@ def tools_run(tmp_path):
         tool_line("Read", {"file_path": "a.py", "limit": 1.0}, "t5", "m4"),  # 4
         tool_line("Glob", {"pattern": "*.md"}, "t6", "m5"),  # 5
         tool_line("Grep", {"pattern": "FIXME"}, "t7", "m6"),  # 6
-        tool_line("GlobX", {"pattern": "*.py"}, "t8", "m7"),  # 7 (different name)
+        tool_line("Globber", {"pattern": "*.py"}, "t8", "m7"),  # 7 (different name)
         text_line("done", "m8"),
         result_line(),
     )
@@ -600,7 +600,16 @@ def test_regex_bad_target_key():
 
 
 def test_tool_calls_of_the_fixture(tools_run):
-    assert [c.name for c in tools_run.tool_calls] == ["Glob", "Grep", "Agent", "Glob", "Read", "Glob", "Grep", "GlobX"]
+    assert [c.name for c in tools_run.tool_calls] == [
+        "Glob",
+        "Grep",
+        "Agent",
+        "Glob",
+        "Read",
+        "Glob",
+        "Grep",
+        "Globber",
+    ]
     assert [c.index for c in tools_run.tool_calls] == list(range(8))
     assert tools_run.tool_calls[3].parent == "t3"
 
@@ -611,8 +620,15 @@ def test_tool_used_counts_exact_names_including_subagents(tools_run):
         True, "Grep called 2x (expected 2..2)"
     )
     assert grade("tool_used", {"tool": "glob"}, tools_run) == Verdict(False, "glob called 0x (expected 1..∞)")
-    assert grade("tool_used", {"tool": "Glo"}, tools_run) == Verdict(False, "Glo called 0x (expected 1..∞)")
-    assert grade("tool_used", {"tool": "GlobX"}, tools_run) == Verdict(True, "GlobX called 1x (expected 1..∞)")
+    kind, order = registry()["tool_used"], registry()["tool_order"]
+    # never called, so a max: 0 on it would pass whatever happens: said at load with a did-you-mean
+    assert kind.load_warnings(parse("tool_used", {"tool": "glob"})) == [
+        "tool 'glob' is no tool of Claude Code's — did you mean Glob? (tool names are exact)"
+    ]
+    assert "did you mean Skill?" in kind.load_warnings(parse("tool_used", {"tool": "SkillTool", "min": 0, "max": 0}))[0]
+    assert kind.load_warnings(parse("tool_used", {"tool": "Globber"})) == []
+    assert "'skill' is no tool" in order.load_warnings(parse("tool_order", {"before": "Read", "after": "skill"}))[0]
+    assert grade("tool_used", {"tool": "Globber"}, tools_run) == Verdict(True, "Globber called 1x (expected 1..∞)")
 
 
 def test_tool_used_min_and_max(tools_run):

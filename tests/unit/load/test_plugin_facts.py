@@ -83,3 +83,44 @@ def test_files_in_exclude_are_left_out_too(tmp_path):
     (root / "result.json").write_text("{}")  # the last session's --json, at the path this one writes
     assert content_hash(root, exclude=(root / "result.json",)) == first
     assert content_hash(root) != first
+
+
+def test_a_root_skill_md_is_the_plugins_skill_when_there_is_no_skills_folder(tmp_path):
+    """As Claude Code 2.1 loads it: named by its `name:`, else by the plugin's folder."""
+    root = plugin(tmp_path / "p")
+    path = skill(root, "---\nname: rooty\ndescription: Root.\n---\n")
+    skill(root / "docs" / "part", "---\nname: part\n---\n")  # a document of the skill, not a skill
+    assert skills_of(root) == [SkillInfo("rooty", "addness:rooty", "Root.", path)]
+    skill(root, "---\ndescription: Unnamed.\n---\n")
+    assert [s.qualified_name for s in skills_of(root)] == ["addness:p"]
+
+
+def test_a_root_skill_md_is_not_loaded_beside_a_skills_folder_or_declared_skills_paths(tmp_path):
+    root = plugin(tmp_path / "p")
+    skill(root, "---\nname: rooty\n---\n")
+    (root / "skills").mkdir()  # even empty, it replaces the root file
+    assert skills_of(root) == []
+    other = plugin(tmp_path / "q", skills="./custom")
+    skill(other, "---\nname: rooty\n---\n")
+    skill(other / "custom" / "c1", "---\nname: c1\n---\n")
+    assert [s.name for s in skills_of(other)] == ["c1"]
+
+
+def test_a_plugin_without_a_root_skill_md_has_no_skills_from_its_other_folders(tmp_path):
+    root = plugin(tmp_path / "p")
+    skill(root / "docs" / "part", "---\nname: part\n---\n")
+    assert skills_of(root) == []
+
+
+def test_a_results_folder_inside_the_plugin_is_not_plugin_content(tmp_path):
+    root = plugin(tmp_path / "p")
+    skill(root / "skills" / "s", "same")
+    first = content_hash(root)
+    kept = root / "baseline" / "2026-01-01T00-00-00-000Z"
+    kept.mkdir(parents=True)
+    (kept / "aggregate-result.json").write_text("{}")
+    (kept / "run.txt").write_text("x")
+    locked = root / "skills" / "s" / "evals" / "results" / "ts"
+    locked.mkdir(parents=True)
+    (locked / ".plugin-eval.lock").write_text("")
+    assert content_hash(root) == first

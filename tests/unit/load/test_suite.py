@@ -147,3 +147,26 @@ def test_declaring_the_whole_plugin_as_a_component_path_is_a_warning(tmp_path):
 def test_declared_paths_apart_from_the_eval_dir_and_other_keys_give_no_warning(tmp_path):
     root = plugin(tmp_path / "p", skills=["./skills", 3], agents="./agents", hooks="./evals/hooks.json")
     assert layout_warnings(root, root / "evals") == []
+
+
+def test_a_root_skill_md_without_a_skills_folder_is_loaded_and_its_sub_documents_are_said_once(tmp_path):
+    root = plugin(tmp_path / "p")
+    skill(root / "SKILL.md")
+    assert layout_warnings(root, root / "evals") == []
+    for part in ("android", "ios", "web", "cli"):
+        skill(root / "guides" / part / "SKILL.md")
+    [warning] = layout_warnings(root, root / "evals")
+    assert "SKILL.md at the root is the plugin's one skill" in warning
+    assert "guides/android/SKILL.md, guides/cli/SKILL.md, guides/ios/SKILL.md, … (4 in all)" in warning
+
+
+def test_a_skills_own_evals_folder_is_no_eval_dir_but_a_root_skills_evals_is(tmp_path):
+    root = plugin(tmp_path / "p")
+    skill(root / "skills" / "s" / "SKILL.md")
+    (root / "skills" / "s" / "evals").mkdir()
+    assert eval_root_of(root / "skills" / "s" / "evals" / "trigger-eval.json") is None
+    skill(root / "SKILL.md")
+    assert eval_root_of(root / "evals" / "triggers.yaml") == root / "evals"
+    # with no plugin around it, skill-creator's standalone skill folder keeps its evals/ as the eval dir
+    skill(tmp_path / "alone" / "SKILL.md")
+    assert eval_root_of(tmp_path / "alone" / "evals" / "x") == tmp_path / "alone" / "evals"

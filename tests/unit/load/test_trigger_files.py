@@ -158,9 +158,25 @@ def test_a_bad_id_is_refused(root, bad):
     assert "skills.greet.should_fire[0].id: must be letters, digits" in message
 
 
-def test_a_slash_command_query_is_refused_because_it_measures_nothing(root):
+def test_a_slash_command_query_is_left_out_and_said_and_the_others_run(root):
+    """One such query among twelve never costs the other eleven (a real author's file did that)."""
+    text = "skills:\n  greet:\n    should_fire: ['/greeter:greet hi', 'hello there']\n    should_not_fire: [bye]\n"
+    [trigger_set] = load(root, text)
+    assert [q.query for q in trigger_set.queries] == ["hello there", "bye"]
+    [finding] = trigger_set.findings
+    assert finding.startswith("⚠ evals/triggers.yaml: greet: query '/greeter:greet hi' starts with a slash command")
+    assert "it is not run" in finding
+    [only] = creator(
+        root,
+        [{"query": "/plan the sprint", "should_trigger": True}, {"query": "plan", "should_trigger": True}],
+        skill="greet",
+    )
+    assert [q.query for q in only.queries] == ["plan"] and len(only.findings) == 1
+
+
+def test_a_set_of_slash_command_queries_only_is_refused(root):
     [message] = problems(root, "skills:\n  greet:\n    should_fire: ['/greeter:greet hi']\n")
-    assert "skills.greet.should_fire[0].query: starts with a slash command" in message
+    assert "greet: has no query left to run: every one starts with a slash command" in message
 
 
 def test_a_scripted_word_that_names_nothing_is_refused_with_did_you_mean(root):
@@ -318,6 +334,12 @@ def test_components_of_lists_skills_then_commands_as_plugin_name(root):
     ]
 
 
+def test_a_command_named_like_a_skill_is_shadowed_by_it_as_claude_code_resolves_them(tmp_path):
+    """Claude Code 2.1 offers `greeter:greet` once, the skill: one trigger set per name."""
+    root = plugin(tmp_path / "p", "greet", commands=("greet", "hello"))
+    assert [(c.name, c.kind) for c in components_of(root)] == [("greet", "skill"), ("hello", "command")]
+
+
 def test_a_target_finds_the_component_called_by_any_of_its_names_and_by_its_file(root):
     [s] = load(root, "skills:\n  greet:\n    should_fire: [hi]\n")
     target = query_case(s, s.queries[0]).trigger
@@ -338,3 +360,47 @@ def test_two_queries_with_one_id_are_refused(root):
 def test_a_skill_with_no_queries_is_reported_beside_other_problems(root):
     found = problems(root, "skills:\n  gret:\n    should_fire: [hi]\n  greet:\n    should_fire: []\n")
     assert any("skills.greet: has no queries" in m for m in found)
+
+
+def test_a_skill_only_a_user_can_invoke_gets_no_set_and_when_to_use_is_seen(tmp_path):
+    """As Claude Code 2.1 shows skills to the model: `disable-model-invocation: true` ones are not offered, and
+    `when_to_use` follows the description (` - `)."""
+    root = plugin(tmp_path / "p", "greet")
+    manual = root / "skills" / "deploy" / "SKILL.md"
+    manual.parent.mkdir(parents=True)
+    manual.write_text("---\nname: deploy\ndescription: Deploys.\ndisable-model-invocation: true\n---\nGo.\n")
+    (root / "skills" / "greet" / "SKILL.md").write_text(
+        "---\nname: greet\ndescription: Greets people.\nwhen_to_use: Use when the user says hello.\n---\nHi.\n"
+    )
+    [greet] = components_of(root)
+    assert (greet.name, greet.description) == ("greet", "Greets people.")
+    assert greet.seen == "Greets people. - Use when the user says hello."
+    [message] = problems(root, "skills:\n  deploy:\n    should_fire: [ship it]\n")
+    assert (
+        "'deploy' is a skill only a user can invoke (disable-model-invocation: true in skills/deploy/SKILL.md)"
+        in message
+    )
+    rule = "skills:\n  greet:\n    should_fire: [{query: hi, scripted: {description_has: [says hello], then: fire}}]\n"
+    [trigger_set] = load(root, rule)
+    assert trigger_set.skill.seen.endswith("says hello.")
+
+
+def test_a_workflow_with_a_named_meta_is_a_skill_of_the_plugin_and_one_without_is_skipped(tmp_path):
+    root = plugin(tmp_path / "p", "greet")
+    (root / "workflows").mkdir()
+    (root / "workflows" / "spec.js").write_text(
+        "export const meta = {\n  name: 'spec',\n  description: \"Writes a spec.\",\n  whenToUse: `When asked.`,\n};\n"
+    )
+    (root / "workflows" / "broken.js").write_text("export const meta = { description: 'no name' };\n")
+    found = {c.name: c for c in components_of(root)}
+    assert set(found) == {"greet", "spec"}
+    assert (found["spec"].qualified_name, found["spec"].seen) == ("greeter:spec", "Writes a spec. - When asked.")
+
+
+def test_one_problem_of_many_entries_is_said_once(root):
+    entries = [{"query": f"query number {i}", "should_trigger": True} for i in range(60)]
+    [message] = creator_problems(root, entries)
+    assert message.endswith(
+        "trigger-eval.json: [0], [1] … (60 entries): names no skill, and the plugin has several (farewell, greet): "
+        'add "skill": "<name>" to each entry, keep the file in the skill\'s folder, or pass --trigger-skill NAME'
+    )

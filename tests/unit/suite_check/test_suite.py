@@ -287,6 +287,16 @@ def test_a_folder_with_nothing_to_load_has_no_with_arm(tmp_path):
     assert check_suite(root).ok
 
 
+def test_a_root_skill_md_is_something_to_load(tmp_path):
+    """Claude Code loads a root SKILL.md as the folder's one skill when it has no skills/ folder."""
+    root = tmp_path / "standalone"
+    (root / "evals").mkdir(parents=True)
+    case(root, "says-hello", FIRES)
+    case(root, "unrelated", NOT_FIRE)
+    (root / "SKILL.md").write_text("---\nname: greet\ndescription: Greets.\n---\nHi.\n")
+    assert check_suite(root).ok
+
+
 def test_ablation_none_in_the_plugins_pytest_configuration(clean):
     (clean / "pytest.ini").write_text("[pytest]\naddopts = --ablation none --trust-plugin\n")
     (problem,) = check_suite(clean).problems

@@ -153,3 +153,16 @@ def test_check_refuses_the_untouched_template_and_prints_no_pilot(in_plugin, cap
     out = capsys.readouterr().out
     assert "evals/hello/prompt.md: prompt" not in out and "evals/hello/graders/replied.md" not in out
     assert "evals/unrelated/prompt.md: prompt: is still the placeholder" in out
+
+
+def test_check_names_the_placeholder_skill_init_bare_wrote_for_a_plugin_without_one(in_plugin, capsys):
+    from pytest_plugin_eval.cli.commands.check import check
+
+    plugin(in_plugin, "greeter", {})
+    (in_plugin / "commands").mkdir()  # something to load, but no skill to name
+    (in_plugin / "commands" / "hi.md").write_text("---\ndescription: Hi.\n---\nSay hi.\n")
+    assert init(["--bare", "hello"]) == 0
+    capsys.readouterr()
+    assert check(["."]) == 1
+    out = capsys.readouterr().out
+    assert "evals/hello/graders/skill-fired.md: input_match: names your-skill (init --bare's placeholder" in out
