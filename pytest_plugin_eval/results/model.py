@@ -342,6 +342,8 @@ class SuiteResult(Document):
     skipped_runs: list[SkippedRun] = field(default_factory=list, metadata=key("skippedRuns", omit="falsy"))
     notices: list[str] = field(default_factory=list, metadata=key("notices", omit="falsy"))
     triggers: list[TriggerSetResult] = field(default_factory=list, metadata=key("triggers", omit="falsy"))
+    # How the runs and the judges reached the model (run/access.py): which sign-in, directly or through Claude Code.
+    access: dict[str, Any] | None = field(default=None, metadata=key("access", omit="none"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 
     @property

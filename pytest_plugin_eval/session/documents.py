@@ -103,6 +103,7 @@ class Documents:
             skipped_runs=sorted(suite.skipped, key=lambda r: (Path(r.dir).parts, r.arm != "with", r.index)),
             notices=list(self.collected.notices),
             triggers=trigger_sets,
+            access=self.session.access,
         )
 
     def with_previous_runs(

@@ -21,6 +21,10 @@ class ModelCalls:
         self.options = options
         self.resources = resources
 
+    def run_environ(self) -> dict[str, str]:
+        """The environment a run starts from: the operator's, with what signs it in (a login's access token)."""
+        return self.resources.access.get().environ()
+
     @property
     def judge_model(self) -> str:
         return resolve_judge_model(self.options.judge_model)

@@ -11,7 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
+from ..grade.clients import judge_client
 from ..results.ledger import CostLedger
+from ..run.access import SCRIPTED, Access
+from ..run.access import detect as detect_access
 from ..run.agent import find_claude
 from .options import EvalOptions
 from .rounds import RoundBoard
@@ -56,6 +59,7 @@ class Resources:
         self.ledger = Lazy(self._ledger)
         self.rounds = Lazy(self._rounds)
         self.endpoint = Lazy(self._endpoint)
+        self.access = Lazy(self._access)
         self.judge_client = Lazy(self._judge_client)
         self.scripted_judge_client = Lazy(self._scripted_judge_client)
         self.claude = Lazy(lambda: find_claude(options.claude))
@@ -94,11 +98,15 @@ class Resources:
 
         return ScriptedEndpoint().start()
 
-    def _judge_client(self) -> Any:
-        """The real API's client, shared by every judge of the session."""
-        import anthropic  # the judge's HTTP client: loaded when a judge is first needed
+    def _access(self) -> Access:
+        """How this session reaches the model (run/access.py): what signs in its runs and its judges."""
+        return SCRIPTED if self.options.scripted else detect_access()
 
-        return anthropic.Anthropic(max_retries=0, timeout=JUDGE_TIMEOUT)
+    def _judge_client(self) -> Any:
+        """The client shared by every judge of the session: the API's own where it can be asked directly, else
+        Claude Code signed in as the runs are (grade/clients.py)."""
+        access = self.access.get()
+        return judge_client(access, None if access.direct else self.claude.get(), JUDGE_TIMEOUT)
 
     def _scripted_judge_client(self) -> Any:
         """The scripted endpoint's judge client: one connection pool for every grader of every run, each asking

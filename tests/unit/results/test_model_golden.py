@@ -165,6 +165,7 @@ def rich_suite() -> SuiteResult:
         skipped_runs=[SkippedRun("polite", "evals/polite", "without", 2, "cost_ceiling", extra={"futureSkip": 0})],
         notices=["the cost ceiling was reached"],
         triggers=[rich_trigger_set()],
+        access={"runs": "login", "judges": "claude-code", "label": "Claude Code login (max plan)", "plan": True},
         schema_version=1,
         extra={"futureTop": {"a": [1, 2, 3]}},
     )

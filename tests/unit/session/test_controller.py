@@ -100,6 +100,7 @@ class FakeSession:
         self.active = True
         self.eval_roots: list[Path] = []
         self.judge_model = "claude-haiku-5-5"
+        self.access: dict | None = None
         self.stored: Any = None
         self.ledger: Any = None
         self.rerun_status: str | None = None
