@@ -7,6 +7,7 @@ Clients append ``/v1/messages`` to that base URL as they would for the real API.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import logging
@@ -29,6 +30,8 @@ log = logging.getLogger(__name__)
 NO_SCRIPT_REPLY = "(scripted model: this case has no scripted.yaml)"
 # A pairwise judge without answers says so — no verdict, so never a silent tie or win.
 NO_PAIRWISE_REPLY = "(scripted model: no pairwise: answers in scripted.yaml)"
+# How the endpoint tells the LLM judge's request apart on a session URL: its system prompt says so (grade/judge.py).
+JUDGE_MARK = "You grade the output of an AI coding agent"
 _TOKEN_PATH = re.compile(r"^/s/([^/]+)(/.*)?$")
 
 
@@ -132,6 +135,13 @@ class ScriptedEndpoint:
         (old_first or new_first), answered from the script's `pairwise:` replies."""
         return self._register(_Route("pairwise", script, "with", pair, grader=order))
 
+    def session_url(self, script: Script | None = None) -> str:
+        """One base URL for a whole session pointed at the endpoint as at the real API (ANTHROPIC_BASE_URL, no
+        --scripted): a request with tools is the agent's (the script's `with` turns, both arms alike), one whose
+        system prompt is the LLM judge's is a vote (the script's `default` judge replies, else PASS), any other is
+        Claude Code's housekeeping."""
+        return self._register(_Route("session", script, "with", 1, grader="default"))
+
     def _register(self, route: _Route) -> str:
         token = secrets.token_hex(8)
         with self._lock:
@@ -157,7 +167,14 @@ class ScriptedEndpoint:
             return self._routes.get(token) if token else None
 
     def _record(
-        self, kind: str, token: str | None, route: _Route | None, model: str | None, path: str, body: Any = None
+        self,
+        kind: str,
+        token: str | None,
+        route: _Route | None,
+        model: str | None,
+        path: str,
+        body: Any = None,
+        auth: str | None = None,
     ) -> None:
         entry = {
             "kind": kind,
@@ -167,6 +184,7 @@ class ScriptedEndpoint:
             "grader": route.grader if route else None,
             "model": model,
             "path": path,
+            "auth": auth,  # a hash of the credential the request was signed with (tests compare it, never the value)
         }
         if self._keep_bodies:
             entry["body"] = body
@@ -177,6 +195,10 @@ class ScriptedEndpoint:
         """The kind of a messages request and the turn that answers it."""
         if route.kind == "judge":
             return "judge", self._judge_reply(token, route)
+        if route.kind == "session" and not body.get("tools"):
+            if JUDGE_MARK in _system_text(body):
+                return "judge", self._judge_reply(token, route)
+            return "side", text_turn("ok")
         if route.kind == "pairwise":
             turn = route.script.pairwise_reply(route.grader or "", route.run) if route.script else None
             return "judge", (turn or text_turn(NO_PAIRWISE_REPLY)).substitute(route.values())
@@ -316,7 +338,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
 
         kind, turn = endpoint._reply(token, route, body)
-        endpoint._record(kind, token, route, model, self.path, body)
+        endpoint._record(kind, token, route, model, self.path, body, auth=self._auth_hash())
         endpoint._pause(turn.delay)
         if turn.error is not None:
             headers = {"retry-after": f"{turn.error.retry_after:g}"} if turn.error.retry_after is not None else {}
@@ -331,6 +353,13 @@ class _Handler(BaseHTTPRequestHandler):
             endpoint._pause(turn.stall)  # a reply that is not streamed stalls as a whole (Claude Code's fallback)
             self._send_json(200, message)
         begun()
+
+    def _auth_hash(self) -> str | None:
+        """The request's credential (a bearer token, else an API key), hashed: which sign-in it carried."""
+        value = self.headers.get("authorization") or self.headers.get("x-api-key")
+        if not value:
+            return None
+        return auth_hash(value.removeprefix("Bearer ").strip())
 
     # -- wire --------------------------------------------------------------
 
@@ -378,6 +407,18 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
+
+
+def _system_text(body: dict[str, Any]) -> str:
+    system = body.get("system")
+    if isinstance(system, list):
+        return "".join(block.get("text", "") for block in system if isinstance(block, dict))
+    return system if isinstance(system, str) else ""
+
+
+def auth_hash(credential: str) -> str:
+    """What calls() records for a request signed with `credential`."""
+    return hashlib.sha256(credential.encode()).hexdigest()[:16]
 
 
 def _message_text(message: dict) -> str:
