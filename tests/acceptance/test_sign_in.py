@@ -10,9 +10,10 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.e2e import Suite
+from helpers.e2e import ANY, Suite, bash, needs_sandbox, tool_results
 
 from pytest_plugin_eval.doubles.scripted import NO_SCRIPT_REPLY, ScriptedEndpoint, auth_hash
+from pytest_plugin_eval.load.script import parse_script
 from pytest_plugin_eval.run.agent import bundled_claude
 
 pytestmark = pytest.mark.skipif(bundled_claude() is None, reason="needs the bundled Claude Code")
@@ -102,3 +103,30 @@ def test_an_expired_login_is_said_and_never_refreshed_in_a_run(suite, operator_h
     run = session(suite, monkeypatch, operator_home, ACCESS)  # the endpoint still takes the token: the run goes on
     assert "your Claude Code login has expired" in run.out and "run `claude` once" in run.out
     assert run.doc["access"]["notes"][0].startswith("your Claude Code login has expired")
+
+
+@needs_sandbox
+def test_the_agent_can_neither_read_nor_print_the_login_that_signs_it_in(suite, operator_home, monkeypatch):
+    write_login(operator_home, expires_at=4_000_000_000_000)
+    login = operator_home / ".claude" / ".credentials.json"
+    probes = {
+        "all": [
+            bash(f"cat {login} 2>&1 | tail -1"),
+            bash("env | sort"),
+            bash('echo "token=$CLAUDE_CODE_OAUTH_TOKEN"'),
+            bash("cat $CLAUDE_CONFIG_DIR/.credentials.json 2>&1 | tail -1; ls -a $CLAUDE_CONFIG_DIR 2>&1 | tail -3"),
+            {"tool": "Read", "input": {"file_path": str(login)}},
+            "done",
+        ]
+    }
+    suite.case("probe", frontmatter={"runs": 1, "max_turns": 20}, graders=ANY)
+    with ScriptedEndpoint(keep_bodies=True) as endpoint:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url(parse_script(probes)))
+        run = suite.run("--ablation", "none", "--allow-tools", "Bash", "Read", scripted=False)
+        calls = endpoint.calls("agent")
+    [only] = run.case("probe")["arms"]["with"]
+    results = tool_results(only)
+    assert len(results) == 5 and "denied" in results[4]
+    assert "token=\n" in results[2] or results[2].strip() == "token="
+    seen = json.dumps([c["body"] for c in calls])  # what the model was shown, before any redaction
+    assert "sk-ant-o" not in seen and ACCESS not in seen and REFRESH not in seen
