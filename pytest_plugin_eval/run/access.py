@@ -19,8 +19,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,7 @@ class Access:
     notes: tuple[str, ...] = ()
     fix: str | None = None
     source: str | None = None  # where it was found (the login file), for the operator
+    checked: str | None = None  # what `claude auth status` said of it in a run's isolated config (verify)
 
     @property
     def direct(self) -> bool:
@@ -99,6 +101,8 @@ class Access:
             out["notes"] = list(self.notes)
         if self.fix:
             out["fix"] = self.fix
+        if self.checked:
+            out["checked"] = self.checked
         return out
 
 
@@ -201,3 +205,32 @@ def detect(environ: dict[str, str] | None = None, now_ms: int | None = None) -> 
             )
         return Access("login", label, env={"CLAUDE_CODE_OAUTH_TOKEN": login["accessToken"]}, notes=notes, source=where)
     return Access("none", "no access", fix=NO_ACCESS_FIX)
+
+
+def verify(access: Access, claude: Path, environ: dict[str, str] | None = None) -> Access:
+    """`access` with what Claude Code's own `auth status` says of it in an isolated config made as a run's is (no
+    model call, nothing spent): whether a run will be signed in, and how. A problem becomes a note with its fix."""
+    from .workspace import operator_env  # the run's own allow-list of the operator's variables
+
+    with tempfile.TemporaryDirectory(prefix="pe-auth-") as root:
+        home, config = Path(root, "home"), Path(root, "config")
+        home.mkdir()
+        config.mkdir()
+        env = {**operator_env(access.environ(environ)), "HOME": str(home), "CLAUDE_CONFIG_DIR": str(config)}
+        env["DISABLE_AUTOUPDATER"] = env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+        try:
+            done = subprocess.run(
+                [str(claude), "auth", "status"], capture_output=True, text=True, env=env, cwd=root, timeout=30
+            )
+            status = json.loads(done.stdout)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            return access  # an older Claude Code without `auth status`: the first run tells
+    if not isinstance(status, dict):
+        return access
+    if status.get("loggedIn"):
+        how = status.get("authMethod") or "signed in"
+        provider = status.get("apiProvider")
+        said = f"{how}, {provider}" if provider and provider != "firstParty" else str(how)
+        return replace(access, checked=f"`claude auth status` in a run's config: signed in ({said})")
+    note = f"`claude auth status` in a run's config says it is not signed in: {NO_ACCESS_FIX}"
+    return replace(access, checked="`claude auth status` in a run's config: not signed in", notes=(*access.notes, note))

@@ -41,6 +41,8 @@ def access_lines(access: Access) -> list[str]:
     if access.kind == "scripted":
         return []
     lines = [f"plugin-eval: access = {access.summary()}"]
+    if access.checked:
+        lines.append(f"plugin-eval: checked with {access.checked}")
     if access.plan:
         lines.append(
             "plugin-eval: costs shown are list-price estimates; what a plan really spends is its usage "

@@ -15,7 +15,8 @@ from ..grade.clients import judge_client
 from ..results.ledger import CostLedger
 from ..run.access import SCRIPTED, Access
 from ..run.access import detect as detect_access
-from ..run.agent import find_claude
+from ..run.access import verify as verify_access
+from ..run.agent import ClaudeNotFound, find_claude
 from .options import EvalOptions
 from .rounds import RoundBoard
 from .scratch import Scratch
@@ -60,6 +61,7 @@ class Resources:
         self.rounds = Lazy(self._rounds)
         self.endpoint = Lazy(self._endpoint)
         self.access = Lazy(self._access)
+        self.checked_access = Lazy(self._checked_access)
         self.judge_client = Lazy(self._judge_client)
         self.scripted_judge_client = Lazy(self._scripted_judge_client)
         self.claude = Lazy(lambda: find_claude(options.claude))
@@ -101,6 +103,17 @@ class Resources:
     def _access(self) -> Access:
         """How this session reaches the model (run/access.py): what signs in its runs and its judges."""
         return SCRIPTED if self.options.scripted else detect_access()
+
+    def _checked_access(self) -> Access:
+        """The access as Claude Code's `auth status` finds it in a run's isolated config (said before the first run)."""
+        access = self.access.get()
+        if access.kind == "scripted":
+            return access
+        try:
+            claude = self.claude.get()
+        except ClaudeNotFound:
+            return access
+        return verify_access(access, claude)
 
     def _judge_client(self) -> Any:
         """The client shared by every judge of the session: the API's own where it can be asked directly, else

@@ -183,7 +183,9 @@ class EvalSession:
     def header_lines(self) -> list[str]:
         if not self.active or self.is_worker:
             return []
-        return notices.header_lines(self.eval_roots, self.options) + notices.access_lines(self.resources.access.get())
+        return notices.header_lines(self.eval_roots, self.options) + notices.access_lines(
+            self.resources.checked_access.get()
+        )
 
     # ---- resources (resources.py) ------------------------------------------------------------------------
 
@@ -449,7 +451,7 @@ class EvalSession:
     @property
     def access(self) -> dict | None:
         """The access the runs and judges used, for the results document (none when scripted)."""
-        access = self.resources.access.get()
+        access = self.resources.checked_access.get()
         return None if access.kind == "scripted" else access.to_json()
 
     def stop_runs(self) -> list:

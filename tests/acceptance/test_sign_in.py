@@ -83,11 +83,14 @@ def test_a_login_file_signs_every_run_and_judge_with_its_access_token(suite, ope
     write_login(operator_home, expires_at=4_000_000_000_000)
     run = session(suite, monkeypatch, operator_home, ACCESS)
     assert "access = Claude Code login (max plan) for runs and judges (judges ask through Claude Code)" in run.out
+    checked = "`claude auth status` in a run's config: signed in (oauth_token)"
+    assert f"checked with {checked}" in run.out
     assert run.doc["access"] == {
         "runs": "login",
         "judges": "claude-code",
         "label": "Claude Code login (max plan)",
         "plan": True,
+        "checked": checked,
     }
     assert REFRESH not in run.out and ACCESS not in run.out
 

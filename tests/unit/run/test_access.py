@@ -1,6 +1,7 @@
 import json
+import sys
 
-from pytest_plugin_eval.run.access import NO_ACCESS_FIX, detect
+from pytest_plugin_eval.run.access import NO_ACCESS_FIX, detect, verify
 
 
 def login_home(tmp_path, expires_at=4_000_000_000_000, **extra):
@@ -62,3 +63,31 @@ def test_no_access_names_every_way_in_and_never_only_an_api_key(tmp_path):
     assert access.kind == "none" and access.fix == NO_ACCESS_FIX
     for way in ("`/login`", "`claude setup-token`", "ANTHROPIC_API_KEY", "CLAUDE_CODE_USE_BEDROCK=1"):
         assert way in access.summary()
+
+
+def fake_claude(tmp_path, status: dict):
+    path = tmp_path / "claude"
+    path.write_text(
+        f"#!{sys.executable}\nimport json, os, sys\nassert sys.argv[1:] == ['auth', 'status']\n"
+        f"open({str(tmp_path / 'env.json')!r}, 'w').write(json.dumps(dict(os.environ)))\n"
+        f"print(json.dumps({status!r}))\n"
+    )
+    path.chmod(0o755)
+    return path
+
+
+def test_verify_asks_claude_code_in_a_runs_isolated_config_and_says_what_it_found(tmp_path):
+    environ = login_home(tmp_path)
+    claude = fake_claude(tmp_path, {"loggedIn": True, "authMethod": "oauth_token", "apiProvider": "firstParty"})
+    access = verify(detect(environ), claude, environ)
+    assert access.checked == "`claude auth status` in a run's config: signed in (oauth_token)"
+    env = json.loads((tmp_path / "env.json").read_text())
+    assert env["CLAUDE_CODE_OAUTH_TOKEN"] == "sk-ant-oat01-ACCESS"
+    assert env["HOME"] != str(tmp_path) and env["CLAUDE_CONFIG_DIR"] != str(tmp_path / ".claude")
+
+
+def test_verify_names_the_fix_when_a_run_would_not_be_signed_in(tmp_path):
+    claude = fake_claude(tmp_path, {"loggedIn": False, "authMethod": "none"})
+    access = verify(detect({"HOME": str(tmp_path)}), claude, {"HOME": str(tmp_path)})
+    assert access.checked.endswith("not signed in") and "`claude setup-token`" in access.notes[-1]
+    assert access.to_json()["checked"] == access.checked
