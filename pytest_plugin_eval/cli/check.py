@@ -41,6 +41,8 @@ from ..load.suite import eval_dir_name, is_plugin_dir
 from ..load.trigger_files import find_trigger_files
 from ..load.triggers import TriggerLoadError, TriggerSet, load_trigger_file
 from ..results.matrix import case_models
+from ..run.access import Access
+from ..run.access import detect as detect_access
 from ..run.stand_ins import mocked_tools
 from ..session.options import EvalOptions
 from ..session.rules import grant_warnings, two_arm
@@ -351,6 +353,16 @@ def summary(result: CheckResult) -> list[str]:
     return lines
 
 
+def plan_cost_line(access: Access) -> str | None:
+    """On a Claude plan, what the estimate means (a line, with its newline), else None."""
+    if not access.plan:
+        return None
+    return (
+        f"On a plan ({access.label}): these are list-price estimates; what the runs really spend is the plan's "
+        "usage (--max-cost-usd caps the estimate)\n"
+    )
+
+
 def to_json(result: CheckResult) -> dict:
     out: dict = {
         "ok": result.ok,
@@ -401,6 +413,8 @@ def check(argv: list[str]) -> int:
         print(warning)
     for line in summary(result):
         print(line)
+    if result.estimate and result.cases and not args.scripted:
+        print(plan_cost_line(detect_access()) or "", end="")
     if result.ok and result.estimate:
         models = (["--model", args.model] if args.model else []) + (
             ["--judge-model", args.judge_model] if args.judge_model else []

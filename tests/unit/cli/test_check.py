@@ -351,3 +351,12 @@ def test_a_grader_that_will_not_be_scored_is_named_beside_one_that_is(clean):
     result = check_suite(clean)
     assert not [p for p in result.render_problems() if "files-an-issue" in p]
     assert not [w for w in result.warnings if "files-an-issue" in w]
+
+
+def test_on_a_plan_the_estimate_says_it_is_list_price_and_the_plans_usage_is_what_is_spent():
+    from pytest_plugin_eval.cli.check import plan_cost_line
+    from pytest_plugin_eval.run.access import Access
+
+    line = plan_cost_line(Access("setup-token", "setup token (CLAUDE_CODE_OAUTH_TOKEN)"))
+    assert line is not None and "list-price estimates" in line and "plan's usage" in line
+    assert plan_cost_line(Access("api-key", "API key (ANTHROPIC_API_KEY)")) is None
