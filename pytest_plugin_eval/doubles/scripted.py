@@ -32,6 +32,8 @@ NO_SCRIPT_REPLY = "(scripted model: this case has no scripted.yaml)"
 NO_PAIRWISE_REPLY = "(scripted model: no pairwise: answers in scripted.yaml)"
 # How the endpoint tells the LLM judge's request apart on a session URL: its system prompt says so (grade/judge.py).
 JUDGE_MARK = "You grade the output of an AI coding agent"
+# ... and an agent mock's (doubles/mcp/server.py's system prompt).
+MOCK_MARK = "You are standing in for the MCP server"
 _TOKEN_PATH = re.compile(r"^/s/([^/]+)(/.*)?$")
 
 
@@ -138,8 +140,8 @@ class ScriptedEndpoint:
     def session_url(self, script: Script | None = None) -> str:
         """One base URL for a whole session pointed at the endpoint as at the real API (ANTHROPIC_BASE_URL, no
         --scripted): a request with tools is the agent's (the script's `with` turns, both arms alike), one whose
-        system prompt is the LLM judge's is a vote (the script's `default` judge replies, else PASS), any other is
-        Claude Code's housekeeping."""
+        system prompt is the LLM judge's is a vote (the script's `default` judge replies, else PASS), an agent
+        mock's is answered from the script's `mock` judge replies, any other is Claude Code's housekeeping."""
         return self._register(_Route("session", script, "with", 1, grader="default"))
 
     def _register(self, route: _Route) -> str:
@@ -196,8 +198,11 @@ class ScriptedEndpoint:
         if route.kind == "judge":
             return "judge", self._judge_reply(token, route)
         if route.kind == "session" and not body.get("tools"):
-            if JUDGE_MARK in _system_text(body):
+            system = _system_text(body)
+            if JUDGE_MARK in system:
                 return "judge", self._judge_reply(token, route)
+            if MOCK_MARK in system:  # an agent mock asking its model: the script's `mock` judge replies
+                return "mock", self._judge_reply(token, replace(route, grader="mock"), counted=f"{token}\0mock")
             return "side", text_turn("ok")
         if route.kind == "pairwise":
             turn = route.script.pairwise_reply(route.grader or "", route.run) if route.script else None
@@ -229,10 +234,11 @@ class ScriptedEndpoint:
             return text_turn(f"(scripted model: no turn {index + 1} in the script for the {route.arm} arm)")
         return reply.substitute(route.values())
 
-    def _judge_reply(self, token: str, route: _Route) -> Turn:
+    def _judge_reply(self, token: str, route: _Route, counted: str | None = None) -> Turn:
+        key = counted or token  # whose replies are counted: one grader's (a token), or a session URL's mocks
         with self._lock:
-            index = self._judge_counts[token]
-            self._judge_counts[token] += 1
+            index = self._judge_counts[key]
+            self._judge_counts[key] += 1
         replies = route.script.judge_replies(route.grader or "default") if route.script else (text_turn("PASS"),)
         return replies[min(index, len(replies) - 1)].substitute(route.values())
 

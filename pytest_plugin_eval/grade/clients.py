@@ -3,27 +3,21 @@
 Where the Messages API can be asked directly (an API key, an auth token, an apiKeyHelper's key) the judge gets the
 SDK's client, as fast as it goes: prompt caching, votes in parallel, early stop. Otherwise — a Claude Code login, a
 setup token, Bedrock, Vertex, Foundry — it asks through Claude Code itself: each request is one isolated `claude -p`
-child, signed in as the runs are (run/access.py), with no tools, no plugin, no MCP server and none of the
-operator's settings, in a throwaway home and config. `ClaudeCodeClient` offers the small part of the SDK's client
-the judges use (`messages.create`, `with_options`, `close`), so they do not change shape; its reply carries the
-child's token usage, priced as any other reply.
+child (core/claude_child.py), signed in as the runs are (run/access.py, the runs' allow-list of the operator's
+environment), with no tools, no plugin, no MCP server and none of the operator's settings. It offers the part of the
+SDK's client the judges use, so they do not change shape.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import tempfile
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.claude_child import ClaudeCodeClient
 from ..run.access import Access
 from ..run.workspace import operator_env
 
 JUDGE_TIMEOUT = 120
-AUTH_FAILURE = ("not logged in", "/login", "invalid api key", "authentication", "oauth token")
 
 
 def judge_client(access: Access, claude: Path | None, timeout: float = JUDGE_TIMEOUT, environ=None) -> Any:
@@ -35,149 +29,4 @@ def judge_client(access: Access, claude: Path | None, timeout: float = JUDGE_TIM
         return anthropic.Anthropic(max_retries=0, timeout=timeout, api_key=key)  # None: the SDK reads the environment
     if claude is None:
         raise RuntimeError("asking a judge through Claude Code needs the Claude Code binary")
-    return ClaudeCodeClient(claude, access.environ(environ), timeout)
-
-
-@dataclass
-class ChildUsage:
-    """A reply's usage as the SDK's Usage gives it (`model_dump`), from the child's result event."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-
-    def model_dump(self) -> dict[str, int]:
-        return asdict(self)
-
-
-@dataclass
-class TextBlock:
-    text: str
-    type: str = "text"
-
-
-@dataclass
-class Reply:
-    content: list[TextBlock]
-    usage: ChildUsage
-    model: str
-
-
-class ClaudeCodeClient:
-    """`anthropic.Anthropic`'s `messages.create`, answered by an isolated `claude -p` child."""
-
-    def __init__(self, claude: Path, environ: dict[str, str], timeout: float = JUDGE_TIMEOUT):
-        self.claude = claude
-        self.environ = environ
-        self.timeout = timeout
-        self.messages = self
-
-    def with_options(self, **_options: Any) -> ClaudeCodeClient:
-        return self
-
-    def close(self) -> None:
-        """Nothing stays open: each request's child and folders are gone once it is answered."""
-
-    def create(self, *, model: str, max_tokens: int, system: str = "", messages: list[dict], **_: Any) -> Reply:
-        root = Path(tempfile.mkdtemp(prefix="pe-judge-"))
-        try:
-            argv, env, stdin = self._command(root, model, max_tokens, system, messages)
-            try:
-                done = subprocess.run(
-                    argv, input=stdin, capture_output=True, cwd=root / "cwd", env=env, timeout=self.timeout
-                )
-            except subprocess.TimeoutExpired:
-                raise child_error(408, f"Claude Code gave no answer within {self.timeout:g}s") from None
-            except OSError as e:
-                raise child_error(503, f"Claude Code did not start: {e}") from None
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
-        result = last_result(done.stdout.decode("utf-8", errors="replace"))
-        if result is None:
-            stderr = done.stderr.decode("utf-8", errors="replace").strip()[-300:]
-            raise child_error(503, f"Claude Code gave no answer (exit {done.returncode}): {stderr}")
-        text = str(result.get("result") or "")
-        if result.get("is_error"):
-            status = result.get("api_error_status")
-            if not isinstance(status, int):
-                status = 401 if any(w in text.lower() for w in AUTH_FAILURE) else 500
-            raise child_error(status, f"Claude Code: {text[:300]}")
-        usage = result.get("usage") or {}
-        figures = {f: int(usage.get(f) or 0) for f in ChildUsage.__dataclass_fields__}
-        return Reply([TextBlock(text)], ChildUsage(**figures), model)
-
-    def _command(
-        self, root: Path, model: str, max_tokens: int, system: str, messages: list[dict]
-    ) -> tuple[list[str], dict[str, str], bytes]:
-        home, config, cwd = root / "home", root / "config", root / "cwd"
-        for folder in (home, config, cwd):
-            folder.mkdir()
-        (config / ".claude.json").write_text(json.dumps({"hasCompletedOnboarding": True}))
-        (config / "settings.json").write_text(json.dumps({"env": {"DISABLE_AUTOUPDATER": "1"}}))
-        env = operator_env(self.environ)
-        env.update(
-            {
-                "HOME": str(home),
-                "CLAUDE_CONFIG_DIR": str(config),
-                "CLAUDE_CODE_MANAGED_SETTINGS_PATH": str(config),
-                "TMPDIR": str(root),
-                "DISABLE_AUTOUPDATER": "1",
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                "CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1",
-                "ENABLE_CLAUDEAI_MCP_SERVERS": "false",
-                "MAX_THINKING_TOKENS": "0",  # a one-word verdict: no thinking
-                "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(max_tokens),
-                "CLAUDE_CODE_MAX_RETRIES": "0",  # the judge retries itself, honouring retry-after
-            }
-        )
-        argv = [
-            str(self.claude),
-            "-p",
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--model",
-            model,
-            "--system-prompt",
-            system,
-            "--tools",
-            "",
-            "--setting-sources",
-            "",
-            "--strict-mcp-config",
-            "--max-turns",
-            "1",
-            "--no-session-persistence",
-        ]
-        content = messages[-1]["content"] if messages else ""
-        line = {"type": "user", "message": {"role": "user", "content": content}}
-        return argv, env, (json.dumps(line) + "\n").encode()
-
-
-def child_error(status: int, message: str) -> Exception:
-    """An error the judges read as they read the SDK's (an `anthropic.AnthropicError` with a `status_code`): 408, 429
-    and 5xx are retried, 401 is not."""
-    import anthropic  # loaded with the first failure, as the SDK's errors are
-
-    error = anthropic.AnthropicError(message)
-    error.status_code = status  # type: ignore[attr-defined]
-    error.message = message  # type: ignore[attr-defined]
-    return error
-
-
-def last_result(stdout: str) -> dict | None:
-    """The child's result event (the last one), or None."""
-    found = None
-    for line in stdout.splitlines():
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict) and event.get("type") == "result":
-            found = event
-    return found
+    return ClaudeCodeClient(claude, operator_env(access.environ(environ)), timeout)

@@ -133,3 +133,27 @@ def test_the_agent_can_neither_read_nor_print_the_login_that_signs_it_in(suite, 
     assert "token=\n" in results[2] or results[2].strip() == "token="
     seen = json.dumps([c["body"] for c in calls])  # what the model was shown, before any redaction
     assert "sk-ant-o" not in seen and ACCESS not in seen and REFRESH not in seen
+
+
+def test_an_agent_mock_asks_its_model_through_claude_code_signed_in_as_the_run(suite, operator_home, monkeypatch):
+    write_login(operator_home, expires_at=4_000_000_000_000)
+    (suite.root / ".mcp.json").write_text(json.dumps({"mcpServers": {"wiki": {"command": "false"}}}))
+    wiki = suite.root / "evals" / "mocks" / "wiki"
+    wiki.mkdir(parents=True)
+    (wiki / "_server.md").write_text("---\ntype: agent\ntools: [get_page]\n---\nA wiki holding one page, Home.\n")
+    script = {
+        "all": [{"tool": "mcp__plugin_greeter_wiki__get_page", "input": {"page": "Home"}}, "done"],
+        "judge": {"mock": ["Welcome (from the mock's model)"]},
+    }
+    suite.case("wiki", frontmatter={"runs": 1}, graders=ANY)
+    with ScriptedEndpoint() as endpoint:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url(parse_script(script)))
+        run = suite.run("--ablation", "none", scripted=False)
+        calls = endpoint.calls()
+    [only] = run.case("wiki")["arms"]["with"]
+    assert tool_results(only)[0] == "Welcome (from the mock's model)", run.out
+    mocks = [c for c in calls if c["kind"] == "mock"]
+    assert len(mocks) == 1 and mocks[0]["auth"] == auth_hash(ACCESS)
+    assert only["mocks"]["calls"]["costUsd"] > 0
+    kept = [p for p in (suite.root / "evals" / "results").rglob("*") if p.is_file()]
+    assert not any(ACCESS in p.read_text(errors="replace") for p in kept)
