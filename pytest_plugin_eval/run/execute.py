@@ -355,6 +355,7 @@ class StartedAgent:
         else:  # nothing is left to do once decided (the agent is held), so it is looked for often and stopped hard
             exit_ = self.child.run(watch, poll=TRIGGER_POLL, stop_grace=0)
         # Before anything reads what the run produced, the operator's credentials are taken out of it.
+        (ws.out / MOCK_MODEL_ENV).unlink(missing_ok=True)  # the mocks' sign-in: gone with the run, even --keep-temp
         redactor = Redactor.of(operator_env(plan.environ))
         redactor.names(ws.cwd)
         redactor.run_output(ws.out)
