@@ -36,7 +36,7 @@ class Recorder(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
         self.seen.append({"path": self.path, "body": body})
-        message = {
+        message: dict = {
             "id": "m1",
             "type": "message",
             "role": "assistant",
