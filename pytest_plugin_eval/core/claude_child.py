@@ -14,6 +14,7 @@ import json
 import shutil
 import subprocess
 import tempfile
+import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -56,12 +57,27 @@ class ClaudeCodeClient:
         self.environ = environ
         self.timeout = timeout
         self.messages = self
+        self._cwd: Path | None = None
+        self._lock = threading.Lock()
 
     def with_options(self, **_options: Any) -> ClaudeCodeClient:
         return self
 
     def close(self) -> None:
-        """Nothing stays open: each request's child and folders are gone once it is answered."""
+        """Remove the working directory the children shared (each child's home and config go with its request)."""
+        with self._lock:
+            if self._cwd is not None:
+                shutil.rmtree(self._cwd, ignore_errors=True)
+                self._cwd = None
+
+    def cwd(self) -> Path:
+        """One empty working directory for every child of this client: Claude Code names it in the prompt it sends,
+        so the same folder keeps the votes' prompts identical — the later ones read the prompt cache the first one
+        wrote instead of each writing its own."""
+        with self._lock:
+            if self._cwd is None:
+                self._cwd = Path(tempfile.mkdtemp(prefix="pe-judge-cwd-"))
+            return self._cwd
 
     def create(self, *, model: str, max_tokens: int, system: str = "", messages: list[dict], **_: Any) -> Reply:
         root = Path(tempfile.mkdtemp(prefix="pe-judge-"))
@@ -69,7 +85,7 @@ class ClaudeCodeClient:
             argv, env, stdin = self._command(root, model, max_tokens, system, messages)
             try:
                 done = subprocess.run(
-                    argv, input=stdin, capture_output=True, cwd=root / "cwd", env=env, timeout=self.timeout
+                    argv, input=stdin, capture_output=True, cwd=self.cwd(), env=env, timeout=self.timeout
                 )
             except subprocess.TimeoutExpired:
                 raise child_error(408, f"Claude Code gave no answer within {self.timeout:g}s") from None
@@ -94,8 +110,8 @@ class ClaudeCodeClient:
     def _command(
         self, root: Path, model: str, max_tokens: int, system: str, messages: list[dict]
     ) -> tuple[list[str], dict[str, str], bytes]:
-        home, config, cwd = root / "home", root / "config", root / "cwd"
-        for folder in (home, config, cwd):
+        home, config = root / "home", root / "config"
+        for folder in (home, config):
             folder.mkdir()
         (config / ".claude.json").write_text(json.dumps({"hasCompletedOnboarding": True}))
         (config / "settings.json").write_text(json.dumps({"env": {"DISABLE_AUTOUPDATER": "1"}}))
@@ -113,6 +129,7 @@ class ClaudeCodeClient:
                 "MAX_THINKING_TOKENS": "0",  # a one-word verdict: no thinking
                 "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(max_tokens),
                 "CLAUDE_CODE_MAX_RETRIES": "0",  # the judge retries itself, honouring retry-after
+                "FORCE_PROMPT_CACHING_5M": "1",  # the votes of one grader come within seconds: 1 h writes cost more
             }
         )
         argv = [

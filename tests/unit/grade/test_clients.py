@@ -42,7 +42,7 @@ def test_a_judge_through_claude_code_asks_an_isolated_child_with_no_tools_signed
     text, cost = Judge("claude-haiku-4-5", lambda grader: client).ask("g", [{"type": "text", "text": "Is it?"}])
     assert text == "PASS"
     assert cost == prices.price("claude-haiku-4-5", Usage(1000, 3, cache_read_input_tokens=50))
-    call = json.loads(log.read_text())
+    call = json.loads(log.read_text().splitlines()[0])
     assert call["env"]["CLAUDE_CODE_OAUTH_TOKEN"] == "sk-ant-oat01-A"
     assert call["env"]["HOME"] != operator["HOME"] and "EDITOR" not in call["env"]
     assert call["env"]["CLAUDE_CONFIG_DIR"].startswith(call["cwd"].rsplit("/", 1)[0])
@@ -52,7 +52,15 @@ def test_a_judge_through_claude_code_asks_an_isolated_child_with_no_tools_signed
     assert argv[argv.index("--system-prompt") + 1].startswith("You grade the output")
     message = json.loads(call["stdin"])["message"]
     assert message == {"role": "user", "content": [{"type": "text", "text": "Is it?"}]}
-    assert not os.path.exists(call["cwd"])  # the child's folders are gone
+    assert not os.path.exists(call["env"]["CLAUDE_CONFIG_DIR"])  # the child's home and config are gone
+    assert call["env"]["FORCE_PROMPT_CACHING_5M"] == "1" and call["env"]["MAX_THINKING_TOKENS"] == "0"
+    Judge("claude-haiku-4-5", lambda grader: client).ask("g", [{"type": "text", "text": "Is it?"}])
+    second = json.loads(log.read_text().splitlines()[1])
+    # One working directory for every child: Claude Code names it in its prompt, so the votes' prompts (and the
+    # prompt cache they share) stay the same.
+    assert second["cwd"] == call["cwd"] and second["env"]["CLAUDE_CONFIG_DIR"] != call["env"]["CLAUDE_CONFIG_DIR"]
+    client.close()
+    assert not os.path.exists(call["cwd"])
 
 
 def test_a_refused_sign_in_is_an_api_error_401_that_the_judge_does_not_retry(fake_claude, monkeypatch):
