@@ -157,3 +157,18 @@ def test_an_agent_mock_asks_its_model_through_claude_code_signed_in_as_the_run(s
     assert only["mocks"]["calls"]["costUsd"] > 0
     kept = [p for p in (suite.root / "evals" / "results").rglob("*") if p.is_file()]
     assert not any(ACCESS in p.read_text(errors="replace") for p in kept)
+
+
+def test_a_login_refused_at_the_first_run_stops_the_session_with_the_fix_for_a_login(suite, operator_home, monkeypatch):
+    write_login(operator_home, expires_at=1_000)
+    refused = {"all": [{"error": {"status": 401, "message": "OAuth token has expired"}, "repeat": 20}]}
+    for name in ("a-first", "b-second"):
+        suite.case(name, frontmatter={"runs": 1}, graders=GRADERS)
+    with ScriptedEndpoint() as endpoint:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url(parse_script(refused)))
+        run = suite.run("--ablation", "none", scripted=False)
+    assert run.rc == 2 and run.doc["partial"] is True and run.doc["partialReason"] == "auth_failed"
+    assert [c["name"] for c in run.doc["cases"]] == ["a-first"]
+    [stop] = [n for n in run.doc["notices"] if "credentials were rejected" in n]
+    assert "`claude /login`" in stop and "set ANTHROPIC_API_KEY" not in stop
+    assert "your Claude Code login has expired" in run.out  # said before the first run
