@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_TIMEOUT = 120
+AHEAD = 2  # the first two votes of a grader are cast at once
 AUTH_FAILURE = ("not logged in", "/login", "invalid api key", "authentication", "oauth token")
 
 
@@ -49,23 +50,41 @@ class Reply:
     model: str
 
 
+@dataclass
+class Waiting:
+    """A child started ahead: its process, waiting for its request on stdin, and its own folder."""
+
+    process: subprocess.Popen
+    root: Path
+
+
 class ClaudeCodeClient:
     """`anthropic.Anthropic`'s `messages.create`, answered by an isolated `claude -p` child."""
 
-    def __init__(self, claude: Path, environ: dict[str, str], timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, claude: Path, environ: dict[str, str], timeout: float = DEFAULT_TIMEOUT, ahead: int = AHEAD):
         self.claude = claude
         self.environ = environ
         self.timeout = timeout
+        self.ahead = ahead  # children kept started, waiting for a request, per kind of request
         self.messages = self
         self._cwd: Path | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # _take starts a child (which asks cwd()) while holding it
+        self._ready: dict[tuple[str, int, str], list[Waiting]] = {}
+        self._closed = False
 
     def with_options(self, **_options: Any) -> ClaudeCodeClient:
         return self
 
     def close(self) -> None:
-        """Remove the working directory the children shared (each child's home and config go with its request)."""
+        """Stop the children started ahead and remove their folders, and the working directory they shared."""
         with self._lock:
+            self._closed = True
+            waiting = [child for ready in self._ready.values() for child in ready]
+            self._ready.clear()
+            for child in waiting:
+                child.process.kill()
+                child.process.communicate()  # waits, and closes its pipes
+                shutil.rmtree(child.root, ignore_errors=True)
             if self._cwd is not None:
                 shutil.rmtree(self._cwd, ignore_errors=True)
                 self._cwd = None
@@ -80,19 +99,18 @@ class ClaudeCodeClient:
             return self._cwd
 
     def create(self, *, model: str, max_tokens: int, system: str = "", messages: list[dict], **_: Any) -> Reply:
-        root = Path(tempfile.mkdtemp(prefix="pe-judge-"))
+        content = messages[-1]["content"] if messages else ""
+        stdin = (json.dumps({"type": "user", "message": {"role": "user", "content": content}}) + "\n").encode()
+        child = self._take((model, max_tokens, system))
         try:
-            argv, env, stdin = self._command(root, model, max_tokens, system, messages)
-            try:
-                done = subprocess.run(
-                    argv, input=stdin, capture_output=True, cwd=self.cwd(), env=env, timeout=self.timeout
-                )
-            except subprocess.TimeoutExpired:
-                raise child_error(408, f"Claude Code gave no answer within {self.timeout:g}s") from None
-            except OSError as e:
-                raise child_error(503, f"Claude Code did not start: {e}") from None
+            stdout, stderr = child.process.communicate(stdin, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            child.process.kill()
+            child.process.communicate()
+            raise child_error(408, f"Claude Code gave no answer within {self.timeout:g}s") from None
         finally:
-            shutil.rmtree(root, ignore_errors=True)
+            shutil.rmtree(child.root, ignore_errors=True)
+        done = subprocess.CompletedProcess(child.process.args, child.process.returncode, stdout, stderr)
         result = last_result(done.stdout.decode("utf-8", errors="replace"))
         if result is None:
             stderr = done.stderr.decode("utf-8", errors="replace").strip()[-300:]
@@ -107,9 +125,41 @@ class ClaudeCodeClient:
         figures = {f: int(usage.get(f) or 0) for f in ChildUsage.__dataclass_fields__}
         return Reply([TextBlock(text)], ChildUsage(**figures), model)
 
-    def _command(
-        self, root: Path, model: str, max_tokens: int, system: str, messages: list[dict]
-    ) -> tuple[list[str], dict[str, str], bytes]:
+    def _take(self, key: tuple[str, int, str]) -> Waiting:
+        """A child for one request of `key` (model, max_tokens, system prompt): one started ahead if it is still
+        waiting, else a new one; and a new one started ahead for the next request. A child spends most of its time
+        starting (seconds on a busy machine) and little answering, so a vote that finds one waiting for its
+        message skips the start."""
+        with self._lock:
+            ready = self._ready.setdefault(key, [])
+            child = None
+            while ready and child is None:
+                candidate = ready.pop(0)
+                if candidate.process.poll() is None:
+                    child = candidate
+                else:  # it died waiting: its output tells nothing a new child would not
+                    candidate.process.communicate()
+                    shutil.rmtree(candidate.root, ignore_errors=True)
+        if child is None:
+            child = self._start(key)
+        with self._lock:
+            if len(self._ready[key]) < self.ahead and not self._closed:
+                self._ready[key].append(self._start(key))
+        return child
+
+    def _start(self, key: tuple[str, int, str]) -> Waiting:
+        root = Path(tempfile.mkdtemp(prefix="pe-judge-"))
+        argv, env = self._command(root, *key)
+        try:
+            process = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.cwd(), env=env
+            )
+        except OSError as e:
+            shutil.rmtree(root, ignore_errors=True)
+            raise child_error(503, f"Claude Code did not start: {e}") from None
+        return Waiting(process, root)
+
+    def _command(self, root: Path, model: str, max_tokens: int, system: str) -> tuple[list[str], dict[str, str]]:
         home, config = root / "home", root / "config"
         for folder in (home, config):
             folder.mkdir()
@@ -153,9 +203,7 @@ class ClaudeCodeClient:
             "1",
             "--no-session-persistence",
         ]
-        content = messages[-1]["content"] if messages else ""
-        line = {"type": "user", "message": {"role": "user", "content": content}}
-        return argv, env, (json.dumps(line) + "\n").encode()
+        return argv, env
 
 
 def child_error(status: int, message: str) -> Exception:

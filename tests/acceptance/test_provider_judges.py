@@ -90,9 +90,11 @@ def endpoint():
 
 
 def ask(environ: dict[str, str]) -> tuple[str, float]:
-    access = detect(environ)
-    judge = Judge(MODEL, lambda grader: judge_client(access, CLAUDE, 60, environ), sleep=lambda s: None)
-    return judge.ask("g", [{"type": "text", "text": "Did it?"}])
+    client = judge_client(detect(environ), CLAUDE, 60, environ)
+    try:
+        return Judge(MODEL, lambda grader: client, sleep=lambda s: None).ask("g", [{"type": "text", "text": "Did it?"}])
+    finally:
+        client.close()
 
 
 def base(tmp_path) -> dict[str, str]:

@@ -2,6 +2,7 @@ import json
 import os
 import stat
 import sys
+import time
 
 import anthropic
 import pytest
@@ -14,8 +15,9 @@ from pytest_plugin_eval.run.access import Access
 
 # A stand-in for Claude Code: records its argv, environment and stdin, and answers with a result event.
 FAKE = """#!{python}
-import json, os, sys
-record = {{"argv": sys.argv[1:], "env": dict(os.environ), "stdin": sys.stdin.read(), "cwd": os.getcwd()}}
+import json, os, sys, time
+started = time.time()
+record = {{"started": started, "argv": sys.argv[1:], "env": dict(os.environ), "stdin": sys.stdin.read(), "cwd": os.getcwd()}}
 open({log!r}, "a").write(json.dumps(record) + "\\n")
 reply = os.environ.get("EVAL_FAKE_REPLY", "PASS")
 event = {{"type": "result", "is_error": reply.startswith("Not logged in"), "result": reply,
@@ -54,8 +56,10 @@ def test_a_judge_through_claude_code_asks_an_isolated_child_with_no_tools_signed
     assert message == {"role": "user", "content": [{"type": "text", "text": "Is it?"}]}
     assert not os.path.exists(call["env"]["CLAUDE_CONFIG_DIR"])  # the child's home and config are gone
     assert call["env"]["FORCE_PROMPT_CACHING_5M"] == "1" and call["env"]["MAX_THINKING_TOKENS"] == "0"
+    asked = time.time()
     Judge("claude-haiku-4-5", lambda grader: client).ask("g", [{"type": "text", "text": "Is it?"}])
     second = json.loads(log.read_text().splitlines()[1])
+    assert second["started"] < asked  # the second vote found a child started ahead, waiting for its request
     # One working directory for every child: Claude Code names it in its prompt, so the votes' prompts (and the
     # prompt cache they share) stay the same.
     assert second["cwd"] == call["cwd"] and second["env"]["CLAUDE_CONFIG_DIR"] != call["env"]["CLAUDE_CONFIG_DIR"]
@@ -69,6 +73,7 @@ def test_a_refused_sign_in_is_an_api_error_401_that_the_judge_does_not_retry(fak
     client = ClaudeCodeClient(claude, dict(os.environ))
     with pytest.raises(JudgeUnavailable, match=r"API error 401: Claude Code: Not logged in"):
         Judge("m", lambda grader: client, sleep=lambda s: None).ask("g", [{"type": "text", "text": "x"}])
+    client.close()  # stops the child started ahead, which never got a request
     assert len(log.read_text().splitlines()) == 1  # not retried
 
 
