@@ -236,8 +236,9 @@ def failure_text(returncode: int, stderr: str, trace: Path) -> str:
     )
     if error is not None and error.kind == "auth":
         return (
-            f"{text}\nDrafting and the interview ask a real model: set ANTHROPIC_API_KEY (or your provider's "
-            "credentials), or log in with `claude` and /login, then run this again. --scripted cannot stand in for "
+            f"{text}\nDrafting and the interview ask a real model through Claude Code: sign it in (`claude` then "
+            "/login; in CI `claude setup-token` as CLAUDE_CODE_OAUTH_TOKEN; or an API key, or a cloud provider's "
+            "variables), then run this again. --scripted cannot stand in for "
             "them (only the pilot runs offline); `plugin-eval init --bare NAME` writes a case without a model."
         )
     return f"{text}\nThe whole session is in {display_path(trace)}."

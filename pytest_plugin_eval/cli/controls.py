@@ -83,11 +83,14 @@ def judge_client(scripted: bool, scripts: dict[str, Any]) -> tuple[Callable[[str
     """`client_for(key)` for the Judge (keys are `case\\0grader\\0control`), and a stop function."""
     import anthropic  # the judge's HTTP client, loaded when controls are asked for
 
-    if not scripted:
-        from ..engine.resources import JUDGE_TIMEOUT
+    if not scripted:  # the judge as the session asks it, through whatever Claude Code signs in with
+        from ..grade.clients import judge_client as shared_client
+        from ..run.access import detect as detect_access
+        from ..run.agent import find_claude
 
-        client = anthropic.Anthropic(max_retries=0, timeout=JUDGE_TIMEOUT)
-        return (lambda key: client), (lambda: None)
+        access = detect_access()
+        client = shared_client(access, None if access.direct else find_claude(None))
+        return (lambda key: client), getattr(client, "close", lambda: None)
     from ..doubles.scripted import ScriptedEndpoint
 
     endpoint = ScriptedEndpoint().start()

@@ -28,6 +28,8 @@ from ..results.pairwise import (
     pair_runs,
     preferred_side,
 )
+from ..run.access import NO_ACCESS_FIX
+from ..run.access import detect as detect_access
 from ..run.transcript import Transcript
 
 
@@ -57,9 +59,9 @@ def check_judge(old: SuiteResult, new: SuiteResult, scripted: bool, environ=os.e
             f"Error: --pairwise: {' and '.join(made_scripted)} runs were made with --scripted; add --scripted so "
             f"that the pairwise judge answers from each case's {SCRIPT_FILENAME} (pairwise:) rather than a real model"
         )
-    if not scripted and not (environ.get("ANTHROPIC_API_KEY") or environ.get("ANTHROPIC_AUTH_TOKEN")):
+    if not scripted and detect_access(dict(environ)).kind == "none":
         raise PairwiseRefused(
-            "Error: --pairwise asks a judge model: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or pass "
+            f"Error: --pairwise asks a judge model, and Claude Code is not signed in: {NO_ACCESS_FIX}; or pass "
             "--scripted to answer from each case's scripted.yaml offline"
         )
 
@@ -128,10 +130,12 @@ def judge_client(scripted: bool, scripts: dict[str, Script | None]) -> tuple[Cal
     import anthropic  # the judge's HTTP client, loaded when --pairwise is asked for
 
     if not scripted:
-        from ..engine.resources import JUDGE_TIMEOUT
+        from ..grade.clients import judge_client as shared_client
+        from ..run.agent import find_claude
 
-        client = anthropic.Anthropic(max_retries=0, timeout=JUDGE_TIMEOUT)
-        return (lambda key: client), (lambda: None)
+        access = detect_access()
+        client = shared_client(access, None if access.direct else find_claude(None))
+        return (lambda key: client), client.close
     from ..doubles.scripted import ScriptedEndpoint
 
     endpoint = ScriptedEndpoint().start()

@@ -7,6 +7,7 @@ Clients append ``/v1/messages`` to that base URL as they would for the real API.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import logging
@@ -30,6 +31,10 @@ log = logging.getLogger(__name__)
 NO_SCRIPT_REPLY = "(scripted model: this case has no scripted.yaml)"
 # A pairwise judge without answers says so — no verdict, so never a silent tie or win.
 NO_PAIRWISE_REPLY = "(scripted model: no pairwise: answers in scripted.yaml)"
+# How the endpoint tells the LLM judge's request apart on a session URL: its system prompt says so (grade/judge.py).
+JUDGE_MARK = "You grade the output of an AI coding agent"
+# ... and an agent mock's (doubles/mcp/server.py's system prompt).
+MOCK_MARK = "You are standing in for the MCP server"
 _TOKEN_PATH = re.compile(r"^/s/([^/]+)(/.*)?$")
 
 
@@ -138,6 +143,13 @@ class ScriptedEndpoint:
         answered from the script's `controls:` (FAIL when it has none)."""
         return self._register(_Route("control", script, "with", 1, grader=f"{grader}\0{control}"))
 
+    def session_url(self, script: Script | None = None) -> str:
+        """One base URL for a whole session pointed at the endpoint as at the real API (ANTHROPIC_BASE_URL, no
+        --scripted): a request with tools is the agent's (the script's `with` turns, both arms alike), one whose
+        system prompt is the LLM judge's is a vote (the script's `default` judge replies, else PASS), an agent
+        mock's is answered from the script's `mock` judge replies, any other is Claude Code's housekeeping."""
+        return self._register(_Route("session", script, "with", 1, grader="default"))
+
     def _register(self, route: _Route) -> str:
         token = secrets.token_hex(8)
         with self._lock:
@@ -163,7 +175,14 @@ class ScriptedEndpoint:
             return self._routes.get(token) if token else None
 
     def _record(
-        self, kind: str, token: str | None, route: _Route | None, model: str | None, path: str, body: Any = None
+        self,
+        kind: str,
+        token: str | None,
+        route: _Route | None,
+        model: str | None,
+        path: str,
+        body: Any = None,
+        auth: str | None = None,
     ) -> None:
         entry = {
             "kind": kind,
@@ -173,6 +192,7 @@ class ScriptedEndpoint:
             "grader": route.grader if route else None,
             "model": model,
             "path": path,
+            "auth": auth,  # a hash of the credential the request was signed with (tests compare it, never the value)
         }
         if self._keep_bodies:
             entry["body"] = body
@@ -187,6 +207,13 @@ class ScriptedEndpoint:
             grader, _, control = (route.grader or "").partition("\0")
             answer = route.script.control_reply(grader, control) if route.script else text_turn("FAIL")
             return "judge", answer.substitute(route.values())
+        if route.kind == "session" and not body.get("tools"):
+            system = _system_text(body)
+            if JUDGE_MARK in system:
+                return "judge", self._judge_reply(token, route)
+            if MOCK_MARK in system:  # an agent mock asking its model: the script's `mock` judge replies
+                return "mock", self._judge_reply(token, replace(route, grader="mock"), counted=f"{token}\0mock")
+            return "side", text_turn("ok")
         if route.kind == "pairwise":
             turn = route.script.pairwise_reply(route.grader or "", route.run) if route.script else None
             return "judge", (turn or text_turn(NO_PAIRWISE_REPLY)).substitute(route.values())
@@ -217,10 +244,11 @@ class ScriptedEndpoint:
             return text_turn(f"(scripted model: no turn {index + 1} in the script for the {route.arm} arm)")
         return reply.substitute(route.values())
 
-    def _judge_reply(self, token: str, route: _Route) -> Turn:
+    def _judge_reply(self, token: str, route: _Route, counted: str | None = None) -> Turn:
+        key = counted or token  # whose replies are counted: one grader's (a token), or a session URL's mocks
         with self._lock:
-            index = self._judge_counts[token]
-            self._judge_counts[token] += 1
+            index = self._judge_counts[key]
+            self._judge_counts[key] += 1
         if route.script is None:
             replies: tuple[Turn, ...] = (text_turn("PASS"),)
         else:
@@ -329,7 +357,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
 
         kind, turn = endpoint._reply(token, route, body)
-        endpoint._record(kind, token, route, model, self.path, body)
+        endpoint._record(kind, token, route, model, self.path, body, auth=self._auth_hash())
         endpoint._pause(turn.delay)
         if turn.error is not None:
             headers = {"retry-after": f"{turn.error.retry_after:g}"} if turn.error.retry_after is not None else {}
@@ -344,6 +372,13 @@ class _Handler(BaseHTTPRequestHandler):
             endpoint._pause(turn.stall)  # a reply that is not streamed stalls as a whole (Claude Code's fallback)
             self._send_json(200, message)
         begun()
+
+    def _auth_hash(self) -> str | None:
+        """The request's credential (a bearer token, else an API key), hashed: which sign-in it carried."""
+        value = self.headers.get("authorization") or self.headers.get("x-api-key")
+        if not value:
+            return None
+        return auth_hash(value.removeprefix("Bearer ").strip())
 
     # -- wire --------------------------------------------------------------
 
@@ -404,6 +439,18 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
+
+
+def _system_text(body: dict[str, Any]) -> str:
+    system = body.get("system")
+    if isinstance(system, list):
+        return "".join(block.get("text", "") for block in system if isinstance(block, dict))
+    return system if isinstance(system, str) else ""
+
+
+def auth_hash(credential: str) -> str:
+    """What calls() records for a request signed with `credential`."""
+    return hashlib.sha256(credential.encode()).hexdigest()[:16]
 
 
 def _message_text(message: dict) -> str:

@@ -111,6 +111,7 @@ class AgentRunner:
             claude=session.claude,
             base_url=session.models.scripted_url(script, case.prompt, arm, index),
             mock_agent=session.models.mock_agent(case, script, arm, index),
+            environ=session.models.run_environ(),
             record_dir=self._scratch / "mock-recordings",
         )
         # In this fixture's scratch folder, which goes at the end, unless --keep-temp keeps the workspace.

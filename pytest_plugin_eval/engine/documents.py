@@ -108,6 +108,7 @@ class Documents:
             notices=list(self.collected.notices),
             triggers=trigger_sets,
             findings=unique([*self.lint(info, cases), *session_findings(cases)]),
+            access=self.session.access,
         )
 
     def lint(self, info: SuiteInfo, cases: list[CaseResult]) -> list[Finding]:

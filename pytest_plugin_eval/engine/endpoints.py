@@ -21,6 +21,10 @@ class ModelCalls:
         self.options = options
         self.resources = resources
 
+    def run_environ(self) -> dict[str, str]:
+        """The environment a run starts from: the operator's, with what signs it in (a login's access token)."""
+        return self.resources.access.get().environ()
+
     @property
     def judge_model(self) -> str:
         return resolve_judge_model(self.options.judge_model)
@@ -65,5 +69,8 @@ class ModelCalls:
         base_url = None
         if self.options.scripted:
             base_url = self.resources.endpoint.get().judge_url(script, "mock", arm=arm, run=index)
-        # Just the model: the stand-in prices its calls from the same price table.
-        return {"model": self.judge_model, "baseUrl": base_url}
+        # Just the model: the stand-in prices its calls from the same price table. Where the API cannot be asked
+        # directly, the stand-in asks through Claude Code, signed in by the run's environment it inherits.
+        access = self.resources.access.get()
+        claude = None if access.direct else str(self.resources.claude.get())
+        return {"model": self.judge_model, "baseUrl": base_url, **({"claude": claude} if claude else {})}

@@ -11,6 +11,7 @@ from ..grade.engine import UNCOUNTED_WHY, uncounted
 from ..grade.judge import resolve_judge_model
 from ..load.case import Case
 from ..load.suite import plugin_at, resolve_plugin
+from ..run.access import Access
 from .options import EvalOptions
 from .rules import ablation, ablation_for, granted_mocks
 
@@ -32,6 +33,23 @@ def header_lines(eval_roots: list[Path], options: EvalOptions) -> list[str]:
             "plugin-eval: model = the scripted endpoint (offline: answers come from each case's "
             "scripted.yaml; no real model is asked)"
         )
+    return lines
+
+
+def access_lines(access: Access) -> list[str]:
+    """Which access the runs and the judges use, said before anything is spent, with what the operator should know
+    (an expired login, the fix when there is none)."""
+    if access.kind == "scripted":
+        return []
+    lines = [f"plugin-eval: access = {access.summary()}"]
+    if access.checked:
+        lines.append(f"plugin-eval: checked with {access.checked}")
+    if access.plan:
+        lines.append(
+            "plugin-eval: costs shown are list-price estimates; what a plan really spends is its usage "
+            "(--max-cost-usd caps the estimate)"
+        )
+    lines += [f"plugin-eval: ⚠ {note}" for note in access.notes]
     return lines
 
 

@@ -11,7 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
-from ..run.agent import find_claude
+from ..grade.clients import judge_client
+from ..run.access import SCRIPTED, Access
+from ..run.access import detect as detect_access
+from ..run.access import verify as verify_access
+from ..run.agent import ClaudeNotFound, find_claude
 from .ledger import CostLedger
 from .options import EvalOptions
 from .rounds import RoundBoard
@@ -56,6 +60,8 @@ class Resources:
         self.ledger = Lazy(self._ledger)
         self.rounds = Lazy(self._rounds)
         self.endpoint = Lazy(self._endpoint)
+        self.access = Lazy(self._access)
+        self.checked_access = Lazy(self._checked_access)
         self.judge_client = Lazy(self._judge_client)
         self.scripted_judge_client = Lazy(self._scripted_judge_client)
         self.claude = Lazy(lambda: find_claude(options.claude))
@@ -94,11 +100,26 @@ class Resources:
 
         return ScriptedEndpoint().start()
 
-    def _judge_client(self) -> Any:
-        """The real API's client, shared by every judge of the session."""
-        import anthropic  # the judge's HTTP client: loaded when a judge is first needed
+    def _access(self) -> Access:
+        """How this session reaches the model (run/access.py): what signs in its runs and its judges."""
+        return SCRIPTED if self.options.scripted else detect_access()
 
-        return anthropic.Anthropic(max_retries=0, timeout=JUDGE_TIMEOUT)
+    def _checked_access(self) -> Access:
+        """The access as Claude Code's `auth status` finds it in a run's isolated config (said before the first run)."""
+        access = self.access.get()
+        if access.kind == "scripted":
+            return access
+        try:
+            claude = self.claude.get()
+        except ClaudeNotFound:
+            return access
+        return verify_access(access, claude)
+
+    def _judge_client(self) -> Any:
+        """The client shared by every judge of the session: the API's own where it can be asked directly, else
+        Claude Code signed in as the runs are (grade/clients.py)."""
+        access = self.access.get()
+        return judge_client(access, None if access.direct else self.claude.get(), JUDGE_TIMEOUT)
 
     def _scripted_judge_client(self) -> Any:
         """The scripted endpoint's judge client: one connection pool for every grader of every run, each asking

@@ -45,6 +45,9 @@ class SessionView(Protocol):
     def judge_model(self) -> str: ...
 
     @property
+    def access(self) -> dict | None: ...  # run/access.py's Access.to_json(), none when scripted
+
+    @property
     def claude(self) -> Path: ...  # raises run.agent.ClaudeNotFound
 
     @property

@@ -18,6 +18,7 @@ from . import comparison as compared
 from . import triggers
 from .view import (
     MISSING,
+    access_text,
     case_rows,
     findings_by_case,
     findings_heading,
@@ -146,6 +147,9 @@ def summary_line(document: SuiteResult) -> str:
     parts += [seconds(document.duration_seconds), session_cost(document)]
     if document.suite.scripted:
         parts.append("scripted endpoint (no real model)")
+    access = access_text(document)
+    if access:
+        parts.append(access)
     return " · ".join(parts)
 
 

@@ -22,6 +22,7 @@ from .view import (
     MISSING,
     CaseRow,
     aborted_text,
+    access_text,
     auto_runs_text,
     case_row,
     cut,
@@ -200,6 +201,7 @@ def header(document: SuiteResult, rows: list[CaseRow]) -> Header:
         Fact("Claude Code", document.claude_version or "unknown"),
         Fact("Model", _model(document)),
         Fact("Judge model", _judge(document)),
+        *([Fact("Access", access)] if (access := access_text(document)) else []),
         Fact("Ablation", suite.ablation or MISSING),
         Fact("Suite root", suite.root, code=True),
     ]

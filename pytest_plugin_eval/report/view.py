@@ -29,6 +29,18 @@ PARTIAL_LABELS = {
 MISSING = "–"  # the page's mark for a value that does not exist; the terminal passes its own
 
 
+def access_text(document: SuiteResult) -> str | None:
+    """How the runs and judges reached the model (the document's `access`), and on a plan what its costs mean."""
+    access = document.access
+    if not isinstance(access, dict) or not access.get("label"):
+        return None
+    how = "directly" if access.get("judges") == "direct" else "through Claude Code"
+    text = f"{access['label']} for runs and judges (judges asked {how})"
+    if access.get("plan"):
+        text += "; costs are list-price estimates, the plan's usage is what is spent"
+    return text
+
+
 def partial_label(reason: str | None) -> str:
     return PARTIAL_LABELS.get(reason or "", reason or "unknown reason")
 

@@ -359,6 +359,8 @@ class SuiteResult(Document):
     triggers: list[TriggerSetResult] = field(default_factory=list, metadata=key("triggers", omit="falsy"))
     # what makes a case's numbers measure less than they seem to (results/findings.py)
     findings: list[Finding] = field(default_factory=list, metadata=key("findings", omit="falsy"))
+    # How the runs and the judges reached the model (run/access.py): which sign-in, directly or through Claude Code.
+    access: dict[str, Any] | None = field(default=None, metadata=key("access", omit="none"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 
     @property

@@ -10,6 +10,7 @@ is still on disk.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 import shutil
@@ -33,7 +34,15 @@ from .plugin_load import plugin_load_fault
 from .redact import Redactor
 from .stand_ins import MockPlan, first_abort, grader_view, plan_mocks, read_calls, run_summary, write_configs
 from .transcript import Transcript
-from .workspace import Snapshot, Workspace, credential_files, credential_names, operator_env, run_label
+from .workspace import (
+    MODEL_NAMES,
+    Snapshot,
+    Workspace,
+    credential_files,
+    credential_names,
+    operator_env,
+    run_label,
+)
 
 
 @dataclass(frozen=True)
@@ -128,6 +137,25 @@ def stage(plan: RunPlan, ws: Workspace) -> None:
         ws.write_settings(**settings)
 
 
+MOCK_MODEL_ENV = "mock-model-env.json"
+
+
+def mock_agent_settings(plan: RunPlan, ws: Workspace) -> dict | None:
+    """The agent mocks' model settings. One that asks through Claude Code needs what signs the run in, which Claude
+    Code hands no MCP server (it blanks CLAUDE_CODE_OAUTH_TOKEN even in a server's env): it is written to a file in
+    the run's out/ (0600; denied to the agent's tools and shell, never kept) that the stand-in reads."""
+    agent = plan.mock_agent
+    if not agent or not agent.get("claude"):
+        return agent
+    env = operator_env(plan.environ)
+    access = {n: v for n, v in env.items() if n in MODEL_NAMES or n.startswith("CLAUDE_CODE_USE_")}
+    path = ws.out / MOCK_MODEL_ENV
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(access, handle)
+    return {**agent, "modelEnv": str(path)}
+
+
 def stand_ins(plan: RunPlan, ws: Workspace) -> MockPlan | None:
     """The run's MCP stand-ins (None with --mocks off: every real server starts), their configs written."""
     if plan.settings.mocks != "record":
@@ -136,7 +164,7 @@ def stand_ins(plan: RunPlan, ws: Workspace) -> MockPlan | None:
     plugins = {plugin_at(folder).name: folder for folder in plan.case.plugin_dirs}
     mock_plan = plan_mocks(plan.case.mocks, plugins, plan.arm, allow_real_servers=plan.settings.allow_real_servers)
     if mock_plan.active:
-        write_configs(mock_plan, ws.out, plan.mock_agent, plan.record_dir, env={})
+        write_configs(mock_plan, ws.out, mock_agent_settings(plan, ws), plan.record_dir, env={})
     return mock_plan
 
 
@@ -332,6 +360,7 @@ class StartedAgent:
         else:  # nothing is left to do once decided (the agent is held), so it is looked for often and stopped hard
             exit_ = self.child.run(watch, poll=TRIGGER_POLL, stop_grace=0)
         # Before anything reads what the run produced, the operator's credentials are taken out of it.
+        (ws.out / MOCK_MODEL_ENV).unlink(missing_ok=True)  # the mocks' sign-in: gone with the run, even --keep-temp
         redactor = Redactor.of(operator_env(plan.environ))
         redactor.names(ws.cwd)
         redactor.run_output(ws.out)

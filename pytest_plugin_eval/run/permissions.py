@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.tools import FILE_TOOLS, NEVER, is_gated, leaves_workspace, tool_of
+from . import credentials
 
 # Tools that read files: a grant is scoped to the run's own folders and the plugin.
 PATH_READERS = ("Read", "Glob", "Grep")
@@ -393,20 +394,8 @@ def elsewhere_rules(folders: RunFolders) -> list[str]:
     return rules
 
 
-# Shell commands run inside Claude Code's OS sandbox: these credentials never reach them.
-SANDBOX_SECRET_VARS = (
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "CLAUDE_CODE_OAUTH_TOKEN",
-    "ANTHROPIC_CUSTOM_HEADERS",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_BEARER_TOKEN_BEDROCK",
-    "GOOGLE_APPLICATION_CREDENTIALS",
-    "AZURE_CLIENT_SECRET",
-    "GITHUB_TOKEN",
-    "GH_TOKEN",
-)
+# Shell commands run inside Claude Code's OS sandbox: no credential of the table (run/credentials.py) reaches them.
+SANDBOX_SECRET_VARS = credentials.SANDBOX_WITHHELD
 # System places that hold secrets, unreadable from the sandbox whatever else is allowed.
 SANDBOX_DENY_READ = ("/run/secrets", "/run/credentials", "/etc/kubernetes/pki", "/var/lib/kubelet/pki")
 

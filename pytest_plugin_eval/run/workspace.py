@@ -26,6 +26,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from ..core.paths import code_units
+from . import credentials
 from .agent import AgentStartError
 from .artefacts import CHANGES, STDERR, TRACE
 from .output import Changes, tree_files
@@ -147,37 +148,9 @@ MODEL_ACCESS = {
     ),
 }
 MODEL_NAMES = frozenset(name for names in MODEL_ACCESS.values() for name in names)
-# Credentials: their values are secrets. The child needs them to reach the model; nothing it starts gets them (the
-# sandbox's credentials.envVars), and their values are redacted from everything a run keeps.
-CREDENTIALS = frozenset(
-    {
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_AUTH_TOKEN",
-        "CLAUDE_CODE_OAUTH_TOKEN",
-        "ANTHROPIC_CUSTOM_HEADERS",
-        "ANTHROPIC_AWS_API_KEY",
-        "ANTHROPIC_FOUNDRY_API_KEY",
-        "ANTHROPIC_FOUNDRY_AUTH_TOKEN",
-        "AWS_ACCESS_KEY_ID",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_SESSION_TOKEN",
-        "AWS_BEARER_TOKEN_BEDROCK",
-        "AWS_CONTAINER_AUTHORIZATION_TOKEN",
-        "CLOUDSDK_AUTH_ACCESS_TOKEN",
-        "AZURE_CLIENT_SECRET",
-        "AZURE_CLIENT_CERTIFICATE_PASSWORD",
-    }
-)
-# Credentials held in files, named by path: those files are unreadable for the agent's tools.
-CREDENTIAL_FILES = frozenset(
-    {
-        "GOOGLE_APPLICATION_CREDENTIALS",
-        "AWS_WEB_IDENTITY_TOKEN_FILE",
-        "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
-        "AZURE_CLIENT_CERTIFICATE_PATH",
-        "AZURE_FEDERATED_TOKEN_FILE",
-    }
-)
+# Credentials (their values are secrets) and the credential files named by path: one table, run/credentials.py.
+CREDENTIALS = credentials.SECRETS
+CREDENTIAL_FILES = credentials.FILES
 # Operator variables passed through by prefix: Claude Code's own switches, locale, model aliases, EVAL_*.
 PASS_PREFIXES = ("CLAUDE_CODE_", "DISABLE_", "ANTHROPIC_DEFAULT_", "VERTEX_REGION_", "LC_")
 EVAL_VAR = re.compile(r"^EVAL_[A-Z0-9_]*$")

@@ -192,7 +192,9 @@ class EvalSession:
     def header_lines(self) -> list[str]:
         if not self.active or self.is_worker:
             return []
-        return notices.header_lines(self.eval_roots, self.options)
+        return notices.header_lines(self.eval_roots, self.options) + notices.access_lines(
+            self.resources.checked_access.get()
+        )
 
     # ---- resources (resources.py) ------------------------------------------------------------------------
 
@@ -431,6 +433,7 @@ class EvalSession:
                 script, case.prompt, arm, index, self.options.for_model(model).model or case.model
             ),
             mock_agent=self.models.mock_agent(case, script, arm, index),
+            environ=self.models.run_environ(),
             record_dir=folder.recordings,
             stop=self.pool.stopping,
             tag=self.scratch.tag,
@@ -454,6 +457,12 @@ class EvalSession:
     @property
     def judge_model(self) -> str:
         return self.models.judge_model
+
+    @property
+    def access(self) -> dict | None:
+        """The access the runs and judges used, for the results document (none when scripted)."""
+        access = self.resources.checked_access.get()
+        return None if access.kind == "scripted" else access.to_json()
 
     def stop_runs(self) -> list:
         """Stop the runs in flight and those started ahead; returns the items whose runs were in flight, with

@@ -34,8 +34,9 @@ from .trigger_gatherer import TRIGGER_PARAMS, TriggerGather
 
 AUTH_STOP = (
     "the first run's credentials were rejected — every remaining run would fail the same way, so the session "
-    "stops here. Set ANTHROPIC_API_KEY (or your provider's credentials), or pass --scripted to check the suite "
-    "offline"
+    "stops here. Check what signs Claude Code in (the session's `access` line names it): a login — run `claude` "
+    "once to refresh it, or `claude /login`; a setup token — a fresh one from `claude setup-token`; an API key or a "
+    "cloud provider — its variables. Or pass --scripted to check the suite offline"
 )
 
 

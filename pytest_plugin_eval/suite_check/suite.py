@@ -53,6 +53,7 @@ from ..load.triggers import TriggerSet
 from ..results.findings import Finding
 from ..results.matrix import case_models
 from ..results.triggers import undecidable_notice
+from ..run.access import Access
 from ..run.stand_ins import mocked_tools
 from .cost import CaseShape, Estimate, Prediction, estimate, known_price, predict_from_pilot, priced_as, trigger_key
 from .floor import case_problems, has_outcome_grader, stray_folders, suite_problems, uncounted_graders
@@ -344,6 +345,16 @@ def summary(result: CheckResult) -> list[str]:
             + (f"; not in the pilot: {', '.join(p.missing)}" if p.missing else "")
         )
     return lines
+
+
+def plan_cost_line(access: Access) -> str | None:
+    """On a Claude plan, what the estimate means (a line, with its newline), else None."""
+    if not access.plan:
+        return None
+    return (
+        f"On a plan ({access.label}): these are list-price estimates; what the runs really spend is the plan's "
+        "usage (--max-cost-usd caps the estimate)\n"
+    )
 
 
 def to_json(result: CheckResult) -> dict:

@@ -12,6 +12,7 @@ repeated), served by the scripted endpoint to the real binary.
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from collections.abc import Callable, Sequence
@@ -210,6 +211,7 @@ def claude_asker(
 ) -> Callable[[str, int], tuple[str, float, str | None]]:
     """`ask` for Proposer: one agent run (run/execute.py) with no plugin and no tools that change anything; under
     `--scripted`, answered by the scripted endpoint from `script`."""
+    from ..run.access import detect as detect_access
     from ..run.execute import RunPlan, RunSettings, run_agent
     from ..run.workspace import Workspace
 
@@ -236,7 +238,11 @@ def claude_asker(
             def base_url(cwd: Path) -> str:
                 return endpoint.agent_url(script, arm="without", run=number, cwd=cwd, prompt=text)
 
-        plan = RunPlan(case=case, arm="without", index=1, settings=RunSettings(), claude=claude, base_url=base_url)
+        # signed in as the session's runs are: a login's access token, never its refresh token (run/access.py)
+        environ = dict(os.environ) if script is not None else detect_access().environ()
+        plan = RunPlan(
+            case=case, arm="without", index=1, settings=RunSettings(), claude=claude, base_url=base_url, environ=environ
+        )
         ws = Workspace.create(Path(tempfile.gettempdir()))
         try:
             run = run_agent(plan, ws)

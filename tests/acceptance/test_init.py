@@ -486,4 +486,4 @@ def test_a_draft_without_credentials_says_claude_codes_own_error_and_what_to_do(
     assert "Error: the drafting session failed (exit 1): Claude Code said: Not logged in · Please run /login" in (
         out.stderr
     ), out.stderr
-    assert "ANTHROPIC_API_KEY" in out.stderr and "--scripted" in out.stderr
+    assert "/login" in out.stderr and "`claude setup-token`" in out.stderr and "--scripted" in out.stderr

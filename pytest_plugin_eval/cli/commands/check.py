@@ -6,10 +6,12 @@ import argparse
 import json
 import os
 
+from ...run.access import detect as detect_access
 from ...suite_check.suite import (
     check_suite,
     finding_lines,
     pilot_argv,
+    plan_cost_line,
     plugin_eval_argv,
     requested_grants,
     shell,
@@ -57,6 +59,8 @@ def check(argv: list[str]) -> int:
         print(line)
     for line in summary(result):
         print(line)
+    if result.estimate and result.cases and not args.scripted:
+        print(plan_cost_line(detect_access()) or "", end="")
     if result.ok and result.estimate:
         models = (["--model", args.model] if args.model else []) + (
             ["--judge-model", args.judge_model] if args.judge_model else []

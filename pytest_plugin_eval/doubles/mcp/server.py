@@ -225,6 +225,13 @@ class AgentResponder:
             _warn(f"could not record {path}: {exc}")
 
     def _anthropic_client(self) -> Any:
+        """The API's own client where the session asks it directly; else (a Claude Code login, a setup token, a cloud
+        provider: `claude` in the agent settings) a Claude Code child signed in as the run that started this server."""
+        if self.agent.get("claude"):
+            from ...core.claude_child import ClaudeCodeClient
+
+            model_env = json.loads(Path(self.agent["modelEnv"]).read_text(encoding="utf-8"))
+            return ClaudeCodeClient(Path(self.agent["claude"]), {**os.environ, **model_env})
         import anthropic  # imported late: most servers never call a model
 
         return anthropic.Anthropic(base_url=self.agent.get("baseUrl") or None, max_retries=2)

@@ -48,7 +48,8 @@ def test_scripted_sessions_need_scripted_and_a_real_judge_needs_credentials():
     scripted, real = suite_result(case_result("c", [1.0]), scripted=True), suite_result(case_result("c", [1.0]))
     with pytest.raises(PairwiseRefused, match="OLD's runs were made with --scripted; add --scripted"):
         check_judge(scripted, real, scripted=False, environ={"ANTHROPIC_API_KEY": "k"})
-    with pytest.raises(PairwiseRefused, match="set ANTHROPIC_API_KEY"):
-        check_judge(real, real, scripted=False, environ={})
+    with pytest.raises(PairwiseRefused, match=r"not signed in: sign Claude Code in with `claude` then `/login`"):
+        check_judge(real, real, scripted=False, environ={"HOME": "/nonexistent"})
     check_judge(real, real, scripted=False, environ={"ANTHROPIC_AUTH_TOKEN": "t"})
+    check_judge(real, real, scripted=False, environ={"CLAUDE_CODE_OAUTH_TOKEN": "t"})  # judged through Claude Code
     check_judge(scripted, scripted, scripted=True, environ={})

@@ -185,3 +185,18 @@ def test_the_html_report_shows_the_comparison_only_when_given():
     assert "greet: graders differ (greeting changed)" in section
     assert "<b>Added:</b> fresh (WITH 0.67, Δ +0.67)" in section
     assert "greeting 3/3 → 0/3 (definition changed)" in section
+
+
+def test_the_access_and_what_costs_mean_on_a_plan_are_said_in_markdown_and_html():
+    doc = suite_result(case_result("greets", [1.0], [0.0]))
+    doc.access = {"runs": "login", "judges": "claude-code", "label": "Claude Code login (max plan)", "plan": True}
+    said = (
+        "Claude Code login (max plan) for runs and judges (judges asked through Claude Code); costs are list-price "
+        "estimates, the plan's usage is what is spent"
+    )
+    assert said in session_markdown([SessionPart(doc)])
+    assert said.replace("'", "&#39;") in render_report(doc)
+    doc.access = {"runs": "api-key", "judges": "direct", "label": "API key (ANTHROPIC_API_KEY)", "plan": False}
+    markdown = session_markdown([SessionPart(doc)])
+    assert "API key (ANTHROPIC_API_KEY) for runs and judges (judges asked directly)" in markdown
+    assert "plan's usage" not in markdown

@@ -177,6 +177,7 @@ def rich_suite() -> SuiteResult:
                 extra={"futureFinding": 1},
             )
         ],
+        access={"runs": "login", "judges": "claude-code", "label": "Claude Code login (max plan)", "plan": True},
         schema_version=1,
         extra={"futureTop": {"a": [1, 2, 3]}},
     )

@@ -56,8 +56,9 @@ STARTED_AT = "2026-03-04T05:06:07.890Z"
 EVALS = "/suite/evals"
 AUTH_STOP = (
     "the first run's credentials were rejected — every remaining run would fail the same way, so the "
-    "session stops here. Set ANTHROPIC_API_KEY (or your provider's credentials), or pass --scripted to "
-    "check the suite offline"
+    "session stops here. Check what signs Claude Code in (the session's `access` line names it): a login — run "
+    "`claude` once to refresh it, or `claude /login`; a setup token — a fresh one from `claude setup-token`; an API "
+    "key or a cloud provider — its variables. Or pass --scripted to check the suite offline"
 )
 
 
@@ -101,6 +102,7 @@ class FakeSession:
         self.active = True
         self.eval_roots: list[Path] = []
         self.judge_model = "claude-haiku-5-5"
+        self.access: dict | None = None
         self.stored: Any = None
         self.ledger: Any = None
         self.rerun_status: str | None = None

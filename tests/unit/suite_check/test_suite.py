@@ -409,3 +409,12 @@ def test_an_indicator_whose_input_match_no_skill_of_the_plugin_can_match_is_warn
         'case "says-hello": grader "order": input_match \'gret\' matches no Skill call of the plugin\'s skills '
         '(greeter:greet; a call\'s input is {"skill":"greeter:greet"}), so it fails whatever Claude does',
     ]
+
+
+def test_on_a_plan_the_estimate_says_it_is_list_price_and_the_plans_usage_is_what_is_spent():
+    from pytest_plugin_eval.run.access import Access
+    from pytest_plugin_eval.suite_check.suite import plan_cost_line
+
+    line = plan_cost_line(Access("setup-token", "setup token (CLAUDE_CODE_OAUTH_TOKEN)"))
+    assert line is not None and "list-price estimates" in line and "plan's usage" in line
+    assert plan_cost_line(Access("api-key", "API key (ANTHROPIC_API_KEY)")) is None

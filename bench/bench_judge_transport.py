@@ -1,0 +1,133 @@
+"""Judges through Claude Code against judges through the API: one session of `llm` graders, run twice against the
+same local model (bench/policy_model.py, a set latency per answer) — once signed in with an API key (judges ask the
+API directly: votes in parallel, early stop) and once with a setup token alone (CLAUDE_CODE_OAUTH_TOKEN: judges ask
+through an isolated `claude -p` per vote, grade/clients.py). Prints wall time, judge cost and model requests side by
+side, and their ratios; asserts nothing.
+
+    .venv/bin/python bench/bench_judge_transport.py                       # 4 cases x 1 run x 2 arms, 2 s per answer
+    .venv/bin/python bench/bench_judge_transport.py --cases 6 --graders 2 --latency 2 --jobs 2 --repeat 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from bench_speed import make_suite, ours_command, run_session, session_env
+from policy_model import PolicyModel
+
+TRANSPORTS = {
+    "API (ANTHROPIC_API_KEY)": {"ANTHROPIC_API_KEY": "bench-key"},
+    "Claude Code (CLAUDE_CODE_OAUTH_TOKEN)": {"CLAUDE_CODE_OAUTH_TOKEN": "bench-token"},
+}
+
+
+def add_llm_graders(suite: Path, graders: int) -> None:
+    for case in sorted((suite / "evals").iterdir()):
+        for g in range(graders):
+            (case / "graders" / f"judged-{g}.md").write_text(
+                f"---\ntype: llm\n---\nThe answer is a one-line summary (criterion {g}).\n"
+            )
+
+
+def judge_figures(doc: dict | None) -> tuple[float, int, int]:
+    """(judge cost, judged graders, graders the judge could not decide) of a results document."""
+    cost, judged, undecided = 0.0, 0, 0
+    for case in (doc or {}).get("cases", []):
+        for runs in case.get("arms", {}).values():
+            for run in runs:
+                cost += run.get("judgeCostUsd") or 0.0
+                for grader in run.get("graders", []):
+                    if grader.get("judgeModel"):
+                        judged += 1
+                        undecided += not grader.get("judgeVotes")
+    return cost, judged, undecided
+
+
+def prompt_sizes(claude: Path | None) -> tuple[int, int] | None:
+    """The characters one vote sends to the model (system prompt and messages), asked directly and through Claude
+    Code: what the price of a vote scales with (the local model reports fixed token counts)."""
+    import anthropic
+
+    from pytest_plugin_eval.core.claude_child import ClaudeCodeClient
+    from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
+    from pytest_plugin_eval.grade.judge import Judge
+
+    if claude is None:
+        return None
+    content = [{"type": "text", "text": "<evidence>SUMMARY: topic 1 in one line</evidence>\nThe answer is a summary."}]
+    with ScriptedEndpoint(keep_bodies=True) as endpoint:
+        url = endpoint.session_url()
+        direct = anthropic.Anthropic(base_url=url, api_key="bench", max_retries=0)
+        env = {"PATH": "/usr/bin:/bin", "CLAUDE_CODE_OAUTH_TOKEN": "bench", "ANTHROPIC_BASE_URL": url}
+        for client in (direct, ClaudeCodeClient(claude, env)):
+            Judge("claude-haiku-4-5", lambda grader, c=client: c).ask("g", content)
+        bodies = [c["body"] for c in endpoint.calls("judge")]
+    sizes = [len(json.dumps(b.get("system"))) + len(json.dumps(b.get("messages"))) for b in bodies]
+    return sizes[0], sizes[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", type=int, default=4)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--graders", type=int, default=1, help="llm graders per case")
+    parser.add_argument("--latency", type=float, default=2.0, help="seconds per model answer")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=1, help="sessions per transport (median wall time)")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="bench-judges-") as tmp, PolicyModel(latency=args.latency) as model:
+        root = Path(tmp)
+        suite = make_suite(root / "bp", args.cases, args.runs)
+        add_llm_graders(suite, args.graders)
+        rows = {}
+        for name, credential in TRANSPORTS.items():
+            walls, figures, requests = [], (0.0, 0, 0), {}
+            for i in range(args.repeat):
+                env = {k: v for k, v in session_env(model.url, root / f"home-{i}").items() if k != "ANTHROPIC_API_KEY"}
+                env.update(credential)
+                out = root / "out.json"
+                session = run_session(
+                    "ours", ours_command("pytest", suite, out, args.jobs, None), env, suite, out, args.jobs, model
+                )
+                walls.append(session.wall)
+                figures = judge_figures(session.doc)
+                requests = session.requests
+                if session.doc is None or session.doc.get("partial"):
+                    print(f"  {name}: session {i + 1} was partial or wrote nothing: {session.stderr_tail}")
+            rows[name] = (statistics.median(walls), *figures, requests.get("judge", 0))
+            time.sleep(0.5)
+    print(
+        f"{args.cases} case(s) x {args.runs} run(s) x 2 arms, {args.graders} llm grader(s) each, "
+        f"{args.latency:g} s per answer, -j {args.jobs}, median of {args.repeat}"
+    )
+    print(f"{'judges through':<40} {'wall s':>8} {'judge $':>10} {'judged':>7} {'undecided':>9} {'judge requests':>14}")
+    for name, (wall, cost, judged, undecided, asked) in rows.items():
+        print(f"{name:<40} {wall:>8.1f} {cost:>10.5f} {judged:>7} {undecided:>9} {asked:>14}")
+    (api_wall, api_cost, *_), (cc_wall, cc_cost, *_) = rows.values()
+    print(
+        f"ratio Claude Code / API: wall {cc_wall / api_wall:.2f}x, judge cost {cc_cost / api_cost:.2f}x"
+        if api_wall and api_cost
+        else "ratio: n/a"
+    )
+    from pytest_plugin_eval.run.agent import bundled_claude
+
+    sizes = prompt_sizes(bundled_claude())
+    if sizes:
+        print(
+            f"one vote's prompt: {sizes[0]} characters asked directly, {sizes[1]} through Claude Code "
+            f"({sizes[1] / sizes[0]:.1f}x: Claude Code's own system prompt and environment note ride along)"
+        )
+    print(json.dumps({"rows": rows, "promptChars": sizes}, default=str))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+"""The one way every judge of the tool reaches its model, whatever the operator signs in with.
+
+Where the Messages API can be asked directly (an API key, an auth token, an apiKeyHelper's key) the judge gets the
+SDK's client, as fast as it goes: prompt caching, votes in parallel, early stop. Otherwise — a Claude Code login, a
+setup token, Bedrock, Vertex, Foundry — it asks through Claude Code itself: each request is one isolated `claude -p`
+child (core/claude_child.py), signed in as the runs are (run/access.py, the runs' allow-list of the operator's
+environment), with no tools, no plugin, no MCP server and none of the operator's settings. It offers the part of the
+SDK's client the judges use, so they do not change shape.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..core.claude_child import ClaudeCodeClient
+from ..run.access import Access
+from ..run.workspace import operator_env
+
+JUDGE_TIMEOUT = 120
+
+
+def judge_client(access: Access, claude: Path | None, timeout: float = JUDGE_TIMEOUT, environ=None) -> Any:
+    """The client every judge of a session (or a command) asks through."""
+    if access.direct:
+        import anthropic  # the judge's HTTP client: loaded when a judge is first needed
+
+        key = access.env.get("ANTHROPIC_API_KEY")
+        return anthropic.Anthropic(max_retries=0, timeout=timeout, api_key=key)  # None: the SDK reads the environment
+    if claude is None:
+        raise RuntimeError("asking a judge through Claude Code needs the Claude Code binary")
+    return ClaudeCodeClient(claude, operator_env(access.environ(environ)), timeout)

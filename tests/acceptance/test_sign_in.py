@@ -1,0 +1,174 @@
+"""A session on the operator's sign-in, with no API key anywhere: a Claude Code login file in the operator's HOME,
+a setup token (CLAUDE_CODE_OAUTH_TOKEN) alone, an expired login. The real Claude Code runs the agent and the judges
+ask through Claude Code; the scripted endpoint, pointed at as the real API (ANTHROPIC_BASE_URL, no --scripted),
+records a hash of the credential each request carries."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from helpers.e2e import ANY, Suite, bash, needs_sandbox, tool_results
+
+from pytest_plugin_eval.doubles.scripted import NO_SCRIPT_REPLY, ScriptedEndpoint, auth_hash
+from pytest_plugin_eval.load.script import parse_script
+from pytest_plugin_eval.run.agent import bundled_claude
+
+pytestmark = pytest.mark.skipif(bundled_claude() is None, reason="needs the bundled Claude Code")
+
+ACCESS = "sk-ant-oat01-made-up-access-token"
+REFRESH = "sk-ant-ort01-made-up-refresh-token"
+SETUP = "sk-ant-oat01-made-up-setup-token"
+GRADERS = {
+    "said-it": '---\ntype: regex\npattern: "scripted model"\n---\n',
+    "judged": "---\ntype: llm\n---\nThe reply mentions a scripted model.\n",
+}
+CREDENTIAL_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CONFIG_DIR")
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture
+def operator_home(tmp_path, monkeypatch) -> Path:
+    home = tmp_path / "operator"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude.json").write_text(json.dumps({"hasCompletedOnboarding": True, "oauthAccount": {"x": 1}}))
+    monkeypatch.setenv("HOME", str(home))
+    for name in CREDENTIAL_VARS:
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+def write_login(home: Path, expires_at: int) -> None:
+    login = {"accessToken": ACCESS, "refreshToken": REFRESH, "expiresAt": expires_at, "subscriptionType": "max"}
+    (home / ".claude" / ".credentials.json").write_text(json.dumps({"claudeAiOauth": login}))
+
+
+def session(suite: Suite, monkeypatch, home: Path, credential: str):
+    suite.case("hello", graders=GRADERS)
+    before = tree_digest(home)
+    with ScriptedEndpoint() as endpoint:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url())
+        run = suite.run("--runs", "1", scripted=False)
+        calls = endpoint.calls()
+    assert run.rc == 0, run.out + run.err
+    doc = run.doc
+    assert doc is not None and doc["partial"] is False
+    case = run.case("hello")
+    for arm in ("with", "without"):
+        result = case["arms"][arm][0]
+        graders = {g["name"]: g for g in result["graders"]}
+        assert graders["said-it"]["passed"] and graders["judged"]["passed"], result
+        assert graders["judged"]["explanation"] == "judge votes: PASS PASS"
+        assert graders["judged"]["evidence"] == NO_SCRIPT_REPLY and result["judgeCostUsd"] > 0
+    agents = [c for c in calls if c["kind"] == "agent"]
+    judges = [c for c in calls if c["kind"] == "judge"]
+    assert len(agents) >= 2 and len(judges) == 4  # two runs, two votes each
+    assert {c["auth"] for c in calls if c["kind"] in ("agent", "judge")} == {auth_hash(credential)}
+    assert tree_digest(home) == before  # the operator's home is untouched
+    kept = "".join(p.read_text(errors="replace") for p in (suite.root / "evals" / "results").rglob("*") if p.is_file())
+    assert credential not in kept and REFRESH not in kept  # nothing a run keeps holds what signed it in
+    return run
+
+
+def test_a_login_file_signs_every_run_and_judge_with_its_access_token(suite, operator_home, monkeypatch):
+    write_login(operator_home, expires_at=4_000_000_000_000)
+    run = session(suite, monkeypatch, operator_home, ACCESS)
+    assert "access = Claude Code login (max plan) for runs and judges (judges ask through Claude Code)" in run.out
+    checked = "`claude auth status` in a run's config: signed in (oauth_token)"
+    assert f"checked with {checked}" in run.out
+    assert run.doc["access"] == {
+        "runs": "login",
+        "judges": "claude-code",
+        "label": "Claude Code login (max plan)",
+        "plan": True,
+        "checked": checked,
+    }
+    assert REFRESH not in run.out and ACCESS not in run.out
+
+
+def test_a_setup_token_alone_signs_every_run_and_judge(suite, operator_home, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", SETUP)
+    run = session(suite, monkeypatch, operator_home, SETUP)
+    assert run.doc["access"]["runs"] == "setup-token" and run.doc["access"]["judges"] == "claude-code"
+
+
+def test_an_expired_login_is_said_and_never_refreshed_in_a_run(suite, operator_home, monkeypatch):
+    write_login(operator_home, expires_at=1_000)
+    run = session(suite, monkeypatch, operator_home, ACCESS)  # the endpoint still takes the token: the run goes on
+    assert "your Claude Code login has expired" in run.out and "run `claude` once" in run.out
+    assert run.doc["access"]["notes"][0].startswith("your Claude Code login has expired")
+
+
+@needs_sandbox
+def test_the_agent_can_neither_read_nor_print_the_login_that_signs_it_in(suite, operator_home, monkeypatch):
+    write_login(operator_home, expires_at=4_000_000_000_000)
+    login = operator_home / ".claude" / ".credentials.json"
+    probes = {
+        "all": [
+            bash(f"cat {login} 2>&1 | tail -1"),
+            bash("env | sort"),
+            bash('echo "token=$CLAUDE_CODE_OAUTH_TOKEN"'),
+            bash("cat $CLAUDE_CONFIG_DIR/.credentials.json 2>&1 | tail -1; ls -a $CLAUDE_CONFIG_DIR 2>&1 | tail -3"),
+            {"tool": "Read", "input": {"file_path": str(login)}},
+            "done",
+        ]
+    }
+    suite.case("probe", frontmatter={"runs": 1, "max_turns": 20}, graders=ANY)
+    with ScriptedEndpoint(keep_bodies=True) as endpoint:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url(parse_script(probes)))
+        run = suite.run("--ablation", "none", "--allow-tools", "Bash", "Read", scripted=False)
+        calls = endpoint.calls("agent")
+    [only] = run.case("probe")["arms"]["with"]
+    results = tool_results(only)
+    assert len(results) == 5 and "denied" in results[4]
+    assert "token=\n" in results[2] or results[2].strip() == "token="
+    seen = json.dumps([c["body"] for c in calls])  # what the model was shown, before any redaction
+    assert "sk-ant-o" not in seen and ACCESS not in seen and REFRESH not in seen
+
+
+def test_an_agent_mock_asks_its_model_through_claude_code_signed_in_as_the_run(suite, operator_home, monkeypatch):
+    write_login(operator_home, expires_at=4_000_000_000_000)
+    (suite.root / ".mcp.json").write_text(json.dumps({"mcpServers": {"wiki": {"command": "false"}}}))
+    wiki = suite.root / "evals" / "mocks" / "wiki"
+    wiki.mkdir(parents=True)
+    (wiki / "_server.md").write_text("---\ntype: agent\ntools: [get_page]\n---\nA wiki holding one page, Home.\n")
+    script = {
+        "all": [{"tool": "mcp__plugin_greeter_wiki__get_page", "input": {"page": "Home"}}, "done"],
+        "judge": {"mock": ["Welcome (from the mock's model)"]},
+    }
+    suite.case("wiki", frontmatter={"runs": 1}, graders=ANY)
+    with ScriptedEndpoint() as endpoint:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url(parse_script(script)))
+        run = suite.run("--ablation", "none", scripted=False)
+        calls = endpoint.calls()
+    [only] = run.case("wiki")["arms"]["with"]
+    assert tool_results(only)[0] == "Welcome (from the mock's model)", run.out
+    mocks = [c for c in calls if c["kind"] == "mock"]
+    assert len(mocks) == 1 and mocks[0]["auth"] == auth_hash(ACCESS)
+    assert only["mocks"]["calls"]["costUsd"] > 0
+    kept = [p for p in (suite.root / "evals" / "results").rglob("*") if p.is_file()]
+    assert not any(ACCESS in p.read_text(errors="replace") for p in kept)
+
+
+def test_a_login_refused_at_the_first_run_stops_the_session_with_the_fix_for_a_login(suite, operator_home, monkeypatch):
+    write_login(operator_home, expires_at=1_000)
+    refused = {"all": [{"error": {"status": 401, "message": "OAuth token has expired"}, "repeat": 20}]}
+    for name in ("a-first", "b-second"):
+        suite.case(name, frontmatter={"runs": 1}, graders=GRADERS)
+    with ScriptedEndpoint() as endpoint:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url(parse_script(refused)))
+        run = suite.run("--ablation", "none", scripted=False)
+    assert run.rc == 2 and run.doc["partial"] is True and run.doc["partialReason"] == "auth_failed"
+    assert [c["name"] for c in run.doc["cases"]] == ["a-first"]
+    [stop] = [n for n in run.doc["notices"] if "credentials were rejected" in n]
+    assert "`claude /login`" in stop and "set ANTHROPIC_API_KEY" not in stop
+    assert "your Claude Code login has expired" in run.out  # said before the first run

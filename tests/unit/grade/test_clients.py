@@ -1,0 +1,83 @@
+import json
+import os
+import stat
+import sys
+import time
+
+import anthropic
+import pytest
+
+from pytest_plugin_eval.core import prices
+from pytest_plugin_eval.core.prices import Usage
+from pytest_plugin_eval.grade.clients import ClaudeCodeClient, judge_client
+from pytest_plugin_eval.grade.judge import Judge, JudgeUnavailable
+from pytest_plugin_eval.run.access import Access
+
+# A stand-in for Claude Code: records its argv, environment and stdin, and answers with a result event.
+FAKE = """#!{python}
+import json, os, sys, time
+started = time.time()
+record = {{"started": started, "argv": sys.argv[1:], "env": dict(os.environ), "stdin": sys.stdin.read(), "cwd": os.getcwd()}}
+open({log!r}, "a").write(json.dumps(record) + "\\n")
+reply = os.environ.get("EVAL_FAKE_REPLY", "PASS")
+event = {{"type": "result", "is_error": reply.startswith("Not logged in"), "result": reply,
+          "usage": {{"input_tokens": 1000, "output_tokens": 3, "cache_read_input_tokens": 50}}}}
+print(json.dumps({{"type": "system"}}))
+print(json.dumps(event))
+"""
+
+
+@pytest.fixture
+def fake_claude(tmp_path):
+    path, log = tmp_path / "claude", tmp_path / "calls.jsonl"
+    path.write_text(FAKE.format(python=sys.executable, log=str(log)))
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return path, log
+
+
+def test_a_judge_through_claude_code_asks_an_isolated_child_with_no_tools_signed_in_as_the_runs(fake_claude, tmp_path):
+    claude, log = fake_claude
+    access = Access("login", "Claude Code login", env={"CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-A"})
+    operator = {"PATH": os.environ["PATH"], "HOME": str(tmp_path / "operator"), "EDITOR": "vim"}
+    client = judge_client(access, claude, environ=operator)
+    assert isinstance(client, ClaudeCodeClient)
+    text, cost = Judge("claude-haiku-4-5", lambda grader: client).ask("g", [{"type": "text", "text": "Is it?"}])
+    assert text == "PASS"
+    assert cost == prices.price("claude-haiku-4-5", Usage(1000, 3, cache_read_input_tokens=50))
+    call = json.loads(log.read_text().splitlines()[0])
+    assert call["env"]["CLAUDE_CODE_OAUTH_TOKEN"] == "sk-ant-oat01-A"
+    assert call["env"]["HOME"] != operator["HOME"] and "EDITOR" not in call["env"]
+    assert call["env"]["CLAUDE_CONFIG_DIR"].startswith(call["cwd"].rsplit("/", 1)[0])
+    argv = call["argv"]
+    assert argv[argv.index("--tools") + 1] == "" and argv[argv.index("--setting-sources") + 1] == ""
+    assert "--strict-mcp-config" in argv and "--plugin-dir" not in argv
+    assert argv[argv.index("--system-prompt") + 1].startswith("You grade the output")
+    message = json.loads(call["stdin"])["message"]
+    assert message == {"role": "user", "content": [{"type": "text", "text": "Is it?"}]}
+    assert not os.path.exists(call["env"]["CLAUDE_CONFIG_DIR"])  # the child's home and config are gone
+    assert call["env"]["FORCE_PROMPT_CACHING_5M"] == "1" and call["env"]["MAX_THINKING_TOKENS"] == "0"
+    asked = time.time()
+    Judge("claude-haiku-4-5", lambda grader: client).ask("g", [{"type": "text", "text": "Is it?"}])
+    second = json.loads(log.read_text().splitlines()[1])
+    assert second["started"] < asked  # the second vote found a child started ahead, waiting for its request
+    # One working directory for every child: Claude Code names it in its prompt, so the votes' prompts (and the
+    # prompt cache they share) stay the same.
+    assert second["cwd"] == call["cwd"] and second["env"]["CLAUDE_CONFIG_DIR"] != call["env"]["CLAUDE_CONFIG_DIR"]
+    client.close()
+    assert not os.path.exists(call["cwd"])
+
+
+def test_a_refused_sign_in_is_an_api_error_401_that_the_judge_does_not_retry(fake_claude, monkeypatch):
+    claude, log = fake_claude
+    monkeypatch.setenv("EVAL_FAKE_REPLY", "Not logged in · Please run /login")
+    client = ClaudeCodeClient(claude, dict(os.environ))
+    with pytest.raises(JudgeUnavailable, match=r"API error 401: Claude Code: Not logged in"):
+        Judge("m", lambda grader: client, sleep=lambda s: None).ask("g", [{"type": "text", "text": "x"}])
+    client.close()  # stops the child started ahead, which never got a request
+    assert len(log.read_text().splitlines()) == 1  # not retried
+
+
+def test_direct_access_keeps_the_sdk_client(tmp_path):
+    client = judge_client(Access("api-key-helper", "helper", env={"ANTHROPIC_API_KEY": "sk-helper"}), None)
+    assert isinstance(client, anthropic.Anthropic) and client.api_key == "sk-helper"
+    client.close()
