@@ -808,7 +808,7 @@ class Stages:
 
 
 def profile_in_process(suite: Path, runs_per_arm: int, stages: Stages, env: dict) -> str:
-    """Runs through session.execute.evaluate with a RunPlan built as EvalSession.run_case builds it."""
+    """Runs through engine.evaluate.evaluate with a RunPlan built as EvalSession.run_case builds it."""
     from pytest_plugin_eval.engine.evaluate import Evaluation, evaluate
     from pytest_plugin_eval.grade.types import grader_types
     from pytest_plugin_eval.load.case import load_case
@@ -852,11 +852,11 @@ def profile_in_process(suite: Path, runs_per_arm: int, stages: Stages, env: dict
             stages.current["bare"] = bare_run(
                 Path(claude), env["ANTHROPIC_BASE_URL"], suite if arm == "with" else None, case.prompt, case.max_turns
             )
-    return "session.execute.evaluate, RunPlan as in EvalSession.run_case"
+    return "engine.evaluate.evaluate, RunPlan as in EvalSession.run_case"
 
 
 def profile_pytest(suite: Path, runs_per_arm: int, stages: Stages, env: dict) -> str:
-    """Fallback: a whole in-process pytest session, each run timed by wrapping session.state.evaluate."""
+    """Fallback: a whole in-process pytest session, each run timed by wrapping session.eval_session.evaluate."""
     import pytest
 
     def per_run(original):
@@ -940,7 +940,7 @@ def section_profile(args, tmp: Path) -> None:
             "removing the workspace (Workspace.remove)": r.get("remove", 0.0),
         }
         values["rest of evaluate (the run's result)"] = total - sum(values.values())
-        values["total (session.execute.evaluate)"] = total
+        values["total (engine.evaluate.evaluate)"] = total
         return values
 
     info_rows = {
@@ -969,7 +969,7 @@ def section_profile(args, tmp: Path) -> None:
         cells = []
         for arm in ("with", "without"):
             m = medians[arm]
-            total = m.get("total (session.execute.evaluate)")
+            total = m.get("total (engine.evaluate.evaluate)")
             if name not in m or not total:
                 cells.append(f"{'-':>18s}")
             elif name.startswith("  "):
@@ -984,7 +984,7 @@ def section_profile(args, tmp: Path) -> None:
     for arm in ("with", "without"):
         m = medians[arm]
         if m:
-            total = m["total (session.execute.evaluate)"]
+            total = m["total (engine.evaluate.evaluate)"]
             harness = (
                 total
                 - m["child: Claude Code itself (Child.run − model wait)"]

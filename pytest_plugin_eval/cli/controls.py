@@ -1,6 +1,7 @@
 """`plugin-eval calibrate --controls`: what the controls (grade.controls) are asked of and by whom — each judged
 grader of the results folders' cases (the last folder's definition of a case wins), its rubric as the document
-records it, a baseline's reference read from the case folder, and a judge model: the real API, or with
+records it, a baseline's reference read from the case folder, and a judge model: the session's judge client
+(grade/clients.py: whatever Claude Code signs in with), or with
 `--scripted` the scripted endpoint answering from each case's scripted.yaml `controls:` (FAIL when it has none).
 """
 
@@ -32,11 +33,16 @@ def check_judge(sessions: Sequence[Session], scripted: bool, environ=os.environ)
             "Error: --controls: these runs were made with --scripted; add --scripted so that the judge answers the "
             "controls from each case's scripted.yaml (controls:) rather than a real model"
         )
-    if not scripted and not (environ.get("ANTHROPIC_API_KEY") or environ.get("ANTHROPIC_AUTH_TOKEN")):
-        raise ControlsRefused(
-            "Error: --controls asks a judge model: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or pass "
-            "--scripted to answer from each case's scripted.yaml offline"
-        )
+    if not scripted:
+        from ..run.access import NO_ACCESS_FIX
+        from ..run.access import detect as detect_access
+
+        access = detect_access(dict(environ))
+        if access.kind == "none":
+            raise ControlsRefused(
+                f"Error: --controls asks a judge model, and Claude Code is not signed in: {access.fix or NO_ACCESS_FIX}; "
+                "or pass --scripted to answer from each case's scripted.yaml offline"
+            )
 
 
 def _passed_trace(session: Session, case: CaseResult, grader: str) -> str | None:

@@ -59,9 +59,10 @@ def check_judge(old: SuiteResult, new: SuiteResult, scripted: bool, environ=os.e
             f"Error: --pairwise: {' and '.join(made_scripted)} runs were made with --scripted; add --scripted so "
             f"that the pairwise judge answers from each case's {SCRIPT_FILENAME} (pairwise:) rather than a real model"
         )
-    if not scripted and detect_access(dict(environ)).kind == "none":
+    access = None if scripted else detect_access(dict(environ))
+    if access is not None and access.kind == "none":
         raise PairwiseRefused(
-            f"Error: --pairwise asks a judge model, and Claude Code is not signed in: {NO_ACCESS_FIX}; or pass "
+            f"Error: --pairwise asks a judge model, and Claude Code is not signed in: {access.fix or NO_ACCESS_FIX}; or pass "
             "--scripted to answer from each case's scripted.yaml offline"
         )
 

@@ -48,6 +48,7 @@ class Reply:
     content: list[TextBlock]
     usage: ChildUsage
     model: str
+    stop_reason: str | None = None  # the result event's: "max_tokens" when the reply was cut at the judge's limit
 
 
 @dataclass
@@ -123,7 +124,7 @@ class ClaudeCodeClient:
             raise child_error(status, f"Claude Code: {text[:300]}")
         usage = result.get("usage") or {}
         figures = {f: int(usage.get(f) or 0) for f in ChildUsage.__dataclass_fields__}
-        return Reply([TextBlock(text)], ChildUsage(**figures), model)
+        return Reply([TextBlock(text)], ChildUsage(**figures), model, result.get("stop_reason"))
 
     def _take(self, key: tuple[str, int, str]) -> Waiting:
         """A child for one request of `key` (model, max_tokens, system prompt): one started ahead if it is still

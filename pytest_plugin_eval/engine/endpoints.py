@@ -45,7 +45,7 @@ class ModelCalls:
         return self.make_judge(script, arm, index)
 
     def make_judge(self, script, arm: str, index: int) -> Judge:
-        """The judge for one run: the real API (shared client), or the scripted endpoint with one URL per
+        """The judge for one run: the session's judge client (grade/clients.py, signed in as the runs), or the scripted endpoint with one URL per
         grader, on which it counts that grader's votes (a copy of the shared scripted client: one pool)."""
         if not self.options.scripted:
             client = self.resources.judge_client.get()

@@ -32,7 +32,7 @@ class Written:
     results_path: Path | None
     report_path: Path | None
     label: str
-    comparison: Any = None  # --compare-to: results.compare.Comparison against the earlier session
+    comparison: Any = None  # --compare-to: analysis.compare.Comparison against the earlier session
     eval_root: Path | None = field(default=None, compare=False)
     model: str | None = field(default=None, compare=False)  # a model matrix's model of the document
 

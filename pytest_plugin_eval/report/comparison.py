@@ -1,4 +1,4 @@
-"""What the terminal, the Markdown summary and the HTML report show of a comparison (results.compare), defined
+"""What the terminal, the Markdown summary and the HTML report show of a comparison (analysis.compare), defined
 once as text; then the terminal's layout of it. The Markdown (report/markdown.py) and the HTML section
 (templates/comparison.html.j2) lay out the same view."""
 

@@ -1,7 +1,7 @@
 """The pull request comment (`plugin-eval pr-comment`): what a reviewer needs from a session, in the order they
 need it — the verdict, the cases that newly fail, what moved against the baseline (cases and trigger queries,
 then → now with the interval of the change), the cost, and a link to the run. Pure text over results documents
-and their comparison (results.compare); every case's row is folded away at the end.
+and their comparison (analysis.compare); every case's row is folded away at the end.
 
 The first line is a hidden marker naming the suite (`marker`): the poster finds its own comment by it and
 updates it in place, so that a pull request holds one comment per suite however often it is pushed to."""

@@ -1,4 +1,4 @@
-"""What a comparison of two sessions is made of (results.compare computes it): a number then and now with the
+"""What a comparison of two sessions is made of (analysis.compare computes it): a number then and now with the
 interval of its change and a verdict, each case's and grader's changes, the warnings that the sessions were not
 measured alike, and the compare document it writes (`Comparison.to_json`)."""
 

@@ -6,7 +6,7 @@
     plugin-eval compare evals/results/<matrix>/ --model A --model B     two models of one model matrix
 
 OLD and NEW are results folders (holding aggregate-result.json) or results JSON files. Prints the comparison
-(results.compare) as a table; `--json` writes the compare document (alone on stdout without a PATH), `--md` its
+(analysis.compare) as a table; `--json` writes the compare document (alone on stdout without a PATH), `--md` its
 Markdown (`--md "$GITHUB_STEP_SUMMARY"` puts it on a GitHub Actions job's page). Unlike a session, it does not
 append to GITHUB_STEP_SUMMARY by itself: a job that ran the session with `--compare-to` already has the comparison
 there, and a gating step would repeat it. `--html` writes the comparison as a page of its own. `--pairwise` also has
@@ -197,8 +197,8 @@ def compare_command(argv: list[str]) -> int:
             paired = run_pairwise(
                 comparison, args.old, args.new, args.scripted, args.judge_model, max_cost, lambda s: print(s, file=out)
             )
-        except PairwiseRefused as e:
-            print(e, file=sys.stderr)
+        except (PairwiseRefused, UsageError) as e:  # UsageError: no Claude Code to ask a judge through
+            print(e if isinstance(e, PairwiseRefused) else f"Error: --pairwise: {e}", file=sys.stderr)
             return 1
     document = comparison.to_json() | ({"pairwise": paired.to_json()} if paired else {})
     labelled = judge_agreement({"OLD": (args.old, old), "NEW": (args.new, new)})

@@ -60,12 +60,13 @@ def test_a_missing_baseline_file_is_named(tmp_path):
         plan([session])
 
 
-def test_scripted_runs_need_a_scripted_judge_and_a_real_one_needs_a_key(tmp_path):
+def test_scripted_runs_need_a_scripted_judge_and_a_real_one_a_sign_in(tmp_path):
     session = session_in(tmp_path)
     session.document.suite.scripted = True
     with pytest.raises(ControlsRefused, match="add --scripted"):
         check_judge([session], scripted=False, environ={"ANTHROPIC_API_KEY": "k"})
     check_judge([session], scripted=True, environ={})
     session.document.suite.scripted = False
-    with pytest.raises(ControlsRefused, match="set ANTHROPIC_API_KEY"):
+    with pytest.raises(ControlsRefused, match="Claude Code is not signed in: sign Claude Code in"):
         check_judge([session], scripted=False, environ={})
+    check_judge([session], scripted=False, environ={"CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-made-up"})  # a setup token

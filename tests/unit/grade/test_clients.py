@@ -21,6 +21,7 @@ record = {{"started": started, "argv": sys.argv[1:], "env": dict(os.environ), "s
 open({log!r}, "a").write(json.dumps(record) + "\\n")
 reply = os.environ.get("EVAL_FAKE_REPLY", "PASS")
 event = {{"type": "result", "is_error": reply.startswith("Not logged in"), "result": reply,
+          "stop_reason": os.environ.get("EVAL_FAKE_STOP", "end_turn"),
           "usage": {{"input_tokens": 1000, "output_tokens": 3, "cache_read_input_tokens": 50}}}}
 print(json.dumps({{"type": "system"}}))
 print(json.dumps(event))
@@ -75,6 +76,16 @@ def test_a_refused_sign_in_is_an_api_error_401_that_the_judge_does_not_retry(fak
         Judge("m", lambda grader: client, sleep=lambda s: None).ask("g", [{"type": "text", "text": "x"}])
     client.close()  # stops the child started ahead, which never got a request
     assert len(log.read_text().splitlines()) == 1  # not retried
+
+
+def test_a_reply_cut_at_the_token_limit_says_so_through_claude_code_too(fake_claude, monkeypatch):
+    claude, _ = fake_claude
+    monkeypatch.setenv("EVAL_FAKE_REPLY", "The answer names the guest, so it")
+    monkeypatch.setenv("EVAL_FAKE_STOP", "max_tokens")
+    client = ClaudeCodeClient(claude, dict(os.environ))
+    reply = client.messages.create(model="m", max_tokens=16, messages=[{"role": "user", "content": "x"}])
+    client.close()
+    assert reply.stop_reason == "max_tokens"  # what grade/judge.py reads to say the judge ran out of room
 
 
 def test_direct_access_keeps_the_sdk_client(tmp_path):

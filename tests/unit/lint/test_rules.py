@@ -3,6 +3,7 @@ that must not be."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -166,3 +167,13 @@ def test_a_grader_on_a_tool_the_case_removes(plugin):
     )
     (folder / "prompt.md").write_text("Find the TODOs in the project.\n")  # the near-miss: Grep is not removed
     assert lint_case(load_case(folder, plugin / "evals", grader_types()), Grants()) == []
+
+
+def test_a_skill_the_manifest_keeps_elsewhere_counts_as_shipped(plugin):
+    """A manifest's `skills: ["./extra"]` is loaded by Claude Code (load/suite.component_paths): its text ships."""
+    extra = plugin / "extra" / "release-notes"
+    extra.mkdir(parents=True)
+    (extra / "SKILL.md").write_text("---\nname: release-notes\ndescription: Notes.\n---\nGroup the notes by scope.\n")
+    manifest = plugin / ".claude-plugin" / "plugin.json"
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "skills": ["./extra"]}))
+    assert ("passes-on-shipped-text", "notes") in kinds(plugin, notes=regex("by scope", target="trace"))
