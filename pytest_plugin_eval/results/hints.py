@@ -40,7 +40,7 @@ def skills_called(case: CaseResult) -> list[list[str]]:
     return out
 
 
-def _missed_calls(case: CaseResult) -> str | None:
+def missed_calls(case: CaseResult) -> str | None:
     """When the indicator failed in every run although every run called Skill: the skills they called."""
     called = skills_called(case)
     if not called or not all(called):
@@ -52,7 +52,7 @@ def case_hints(case: CaseResult) -> list[str]:
     direction = trend(case.aggregates.delta)
     fired = _indicator_results(case)
     hints = []
-    missed = _missed_calls(case) if fired and not any(fired) else None
+    missed = missed_calls(case) if fired and not any(fired) else None
     if missed is not None:
         patterns = sorted(
             {

@@ -9,7 +9,8 @@
 - `grader-always-fails`: a scored grader that failed in every graded run (both arms when two ran), at least two
   runs: the case cannot pass while it stays as written.
 - `never-fired`: a two-arm case whose plugin-fired indicator (a with-only `tool_used: Skill` grader, not a
-  `max: 0` decoy) failed in every with-plugin run, while a Δ is reported: the Δ came from something else.
+  `max: 0` decoy) failed in every with-plugin run, while a Δ is reported: the Δ came from something else — or,
+  when every one of those runs did call Skill, the indicator's input_match is what is wrong (results/hints.py).
 - `tool-refused`: runs in which Claude Code refused the agent a tool (results/refused.py).
 
 A run with no verdicts (a run error, an errored or skipped grader) counts in none of them.
@@ -21,6 +22,7 @@ from collections.abc import Iterable
 
 from ..core.kinds import Arm
 from .findings import Finding
+from .hints import missed_calls
 from .model import CaseResult, GraderInfo, RunResult
 from .refused import refusal_findings
 
@@ -114,7 +116,18 @@ def case_findings(case: CaseResult) -> list[Finding]:
                     fix="tighten it to what the plugin adds, or drop it if it only checks what any answer does",
                 )
             )
-    if case.two_arm and case.aggregates.delta is not None and indicator_never_fired(case):
+    called = missed_calls(case) if indicator_never_fired(case) else None
+    if called is not None:  # every run called the skill: the indicator's pattern is what is wrong, not the description
+        out.append(
+            Finding(
+                case.name,
+                kind="never-fired",
+                message=f"the plugin-fired indicator failed in every with-plugin run, though every one called Skill "
+                f"({called}): its input_match matches none of these calls",
+                fix="fix the indicator's input_match (a typo in the skill's name or its namespace?), not the description",
+            )
+        )
+    elif case.two_arm and case.aggregates.delta is not None and indicator_never_fired(case):
         out.append(
             Finding(
                 case.name,
