@@ -15,6 +15,7 @@ from typing import Any
 from ..core.errors import UsageError
 from ..core.problems import SpecError
 from ..grade import controls
+from ..grade.clients import command_judge_client
 from ..grade.judge import Judge, resolve_judge_model
 from ..grade.types.judged import read_baseline
 from ..results.calibration import Session, judged_verdict
@@ -85,28 +86,14 @@ def plan(sessions: Sequence[Session]) -> list[tuple[controls.Control, CaseResult
     return out
 
 
-def judge_client(scripted: bool, scripts: dict[str, Any]) -> tuple[Callable[[str], Any], Callable[[], None]]:
-    """`client_for(key)` for the Judge (keys are `case\\0grader\\0control`), and a stop function."""
-    import anthropic  # the judge's HTTP client, loaded when controls are asked for
+def scripted_url(scripts: dict[str, Any]) -> Callable[[Any, str], str]:
+    """The scripted endpoint's URL for one control; keys are `case\\0grader\\0control`."""
 
-    if not scripted:  # the judge as the session asks it, through whatever Claude Code signs in with
-        from ..grade.clients import judge_client as shared_client
-        from ..run.access import detect as detect_access
-        from ..run.agent import find_claude
-
-        access = detect_access()
-        client = shared_client(access, None if access.direct else find_claude(None))
-        return (lambda key: client), getattr(client, "close", lambda: None)
-    from ..doubles.scripted import ScriptedEndpoint
-
-    endpoint = ScriptedEndpoint().start()
-
-    def client_for(key: str):
+    def url_for(endpoint, key: str) -> str:
         case, grader, control = key.split("\0")
-        url = endpoint.control_url(scripts.get(case), grader, control)
-        return anthropic.Anthropic(base_url=url, api_key="scripted", max_retries=0)
+        return endpoint.control_url(scripts.get(case), grader, control)
 
-    return client_for, endpoint.stop
+    return url_for
 
 
 def run_controls(
@@ -121,7 +108,7 @@ def run_controls(
         + ", each asked as a run is (two votes, a third on a split)"
     )
     scripts = {case.name: script_of(root, case) for _, case, root in asked} if scripted else {}
-    client_for, stop = judge_client(scripted, scripts)
+    client_for, stop = command_judge_client(scripted_url(scripts) if scripted else None)
     judge = Judge(model, client_for)
     try:
         results = [controls.ask(judge, f"{c.case}\0{c.grader}\0{c.control}", c) for c, _, _ in asked]

@@ -14,6 +14,7 @@ from typing import Any
 from ..analysis.regrade import StoredResults, artefacts_problem, results_folder_problem
 from ..core.errors import UsageError
 from ..grade import pairwise_judge
+from ..grade.clients import command_judge_client
 from ..grade.judge import Judge, resolve_judge_model
 from ..load.script import SCRIPT_FILENAME, Script, load_script
 from ..load.skill_evals import VIRTUAL_DIR, eval_script
@@ -126,27 +127,14 @@ def contents(given: PairInput, order: str) -> list[dict]:
     return pairwise_judge.pair_content(given.task, given.rubric, first or "", second or "")
 
 
-def judge_client(scripted: bool, scripts: dict[str, Script | None]) -> tuple[Callable[[str], Any], Callable]:
-    """`client_for(key)` for the Judge, and `start()` → a stop function. Keys are `case\\0pair\\0order`."""
-    import anthropic  # the judge's HTTP client, loaded when --pairwise is asked for
+def scripted_url(scripts: dict[str, Script | None]) -> Callable[[Any, str], str]:
+    """The scripted endpoint's URL for one pairwise call; keys are `case\\0pair\\0order`."""
 
-    if not scripted:
-        from ..grade.clients import judge_client as shared_client
-        from ..run.agent import find_claude
-
-        access = detect_access()
-        client = shared_client(access, None if access.direct else find_claude(None))
-        return (lambda key: client), client.close
-    from ..doubles.scripted import ScriptedEndpoint
-
-    endpoint = ScriptedEndpoint().start()
-
-    def client_for(key: str):
+    def url_for(endpoint, key: str) -> str:
         case, pair, order = key.split("\0")
-        url = endpoint.pairwise_url(scripts.get(case), order, int(pair))
-        return anthropic.Anthropic(base_url=url, api_key="scripted", max_retries=0)
+        return endpoint.pairwise_url(scripts.get(case), order, int(pair))
 
-    return client_for, endpoint.stop
+    return url_for
 
 
 def estimate(judge_model: str, cases) -> tuple[int, int, float]:
@@ -180,7 +168,7 @@ def run_pairwise(
             f"pairwise: the estimate is above --max-cost-usd ${max_cost_usd:g}: each pair is judged only while its "
             "ceiling still fits under it with what has been spent; the pairs after that are not judged"
         )
-    client_for, stop = judge_client(scripted, scripts)
+    client_for, stop = command_judge_client(scripted_url(scripts) if scripted else None)
     judge = Judge(model, client_for)
 
     def ask(case: str, pair: int, order: str, given: PairInput) -> OrderAnswer:

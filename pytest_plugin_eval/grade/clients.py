@@ -10,6 +10,7 @@ SDK's client the judges use, so they do not change shape.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,3 +31,26 @@ def judge_client(access: Access, claude: Path | None, timeout: float = JUDGE_TIM
     if claude is None:
         raise RuntimeError("asking a judge through Claude Code needs the Claude Code binary")
     return ClaudeCodeClient(claude, operator_env(access.environ(environ)), timeout)
+
+
+def command_judge_client(url_for: Callable[[Any, str], str] | None) -> tuple[Callable[[str], Any], Callable[[], None]]:
+    """`client_for(key)` and a stop function for a command that asks judges outside a session (`compare
+    --pairwise`, `calibrate --controls`): the operator's access as a session's judges have it, or — given
+    `url_for(endpoint, key)` (--scripted) — a scripted endpoint started here, one base URL per key."""
+    if url_for is None:
+        from ..run.access import detect
+        from ..run.agent import find_claude
+
+        access = detect()
+        client = judge_client(access, None if access.direct else find_claude(None))
+        return (lambda key: client), client.close
+    import anthropic  # the scripted judge's HTTP client
+
+    from ..doubles.scripted import ScriptedEndpoint
+
+    endpoint = ScriptedEndpoint().start()
+
+    def client_for(key: str) -> Any:
+        return anthropic.Anthropic(base_url=url_for(endpoint, key), api_key="scripted", max_retries=0)
+
+    return client_for, endpoint.stop
