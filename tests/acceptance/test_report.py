@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from helpers.browser import browser_command
 from helpers.e2e import run_example_suite
 
 from pytest_plugin_eval.report.html import render_report
@@ -53,29 +53,10 @@ def test_real_example_suite_renders_every_case_and_run(example_doc):
     assert 'class="badge skill">skill: commit-craft:' in page
 
 
-def find_browser() -> str | None:
-    if Path("/usr/bin/chromium").exists():
-        return "/usr/bin/chromium"
-    return next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
-
-
 @pytest.fixture
 def browser(tmp_path) -> list[str]:
     """A headless browser's command line, with a profile of its own and no network chatter."""
-    found = find_browser()
-    if found is None:
-        pytest.skip("no headless browser: install Debian's chromium (apt-get install -y chromium) to run this test")
-    return [
-        found,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        f"--user-data-dir={tmp_path / 'profile'}",
-    ]
+    return browser_command(tmp_path / "profile")
 
 
 def dom(browser: list[str], page: Path) -> str:

@@ -2,7 +2,6 @@ import json
 import os
 import stat
 import sys
-import time
 
 import anthropic
 import pytest
@@ -17,7 +16,7 @@ from pytest_plugin_eval.run.access import Access
 FAKE = """#!{python}
 import json, os, sys, time
 started = time.time()
-record = {{"started": started, "argv": sys.argv[1:], "env": dict(os.environ), "stdin": sys.stdin.read(), "cwd": os.getcwd()}}
+record = {{"started": started, "pid": os.getpid(), "argv": sys.argv[1:], "env": dict(os.environ), "stdin": sys.stdin.read(), "cwd": os.getcwd()}}
 open({log!r}, "a").write(json.dumps(record) + "\\n")
 reply = os.environ.get("EVAL_FAKE_REPLY", "PASS")
 event = {{"type": "result", "is_error": reply.startswith("Not logged in"), "result": reply,
@@ -57,10 +56,10 @@ def test_a_judge_through_claude_code_asks_an_isolated_child_with_no_tools_signed
     assert message == {"role": "user", "content": [{"type": "text", "text": "Is it?"}]}
     assert not os.path.exists(call["env"]["CLAUDE_CONFIG_DIR"])  # the child's home and config are gone
     assert call["env"]["FORCE_PROMPT_CACHING_5M"] == "1" and call["env"]["MAX_THINKING_TOKENS"] == "0"
-    asked = time.time()
+    waiting = [child.process.pid for ready in client._ready.values() for child in ready]
     Judge("claude-haiku-4-5", lambda grader: client).ask("g", [{"type": "text", "text": "Is it?"}])
     second = json.loads(log.read_text().splitlines()[1])
-    assert second["started"] < asked  # the second vote found a child started ahead, waiting for its request
+    assert second["pid"] in waiting  # the second vote found a child started ahead, waiting for its request
     # One working directory for every child: Claude Code names it in its prompt, so the votes' prompts (and the
     # prompt cache they share) stay the same.
     assert second["cwd"] == call["cwd"] and second["env"]["CLAUDE_CONFIG_DIR"] != call["env"]["CLAUDE_CONFIG_DIR"]
