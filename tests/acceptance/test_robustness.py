@@ -45,6 +45,14 @@ def descendants(pid: int) -> dict[int, str]:
     return found
 
 
+def claude_runs(pid: int) -> list[int]:
+    """The `claude` runs among a process's descendants. A run's own forks carry its command line until they exec,
+    so a process whose parent is itself a run is not one: a busy machine gives a poll time to catch one."""
+    table, found = processes(), descendants(pid)
+    runs = {child for child, cmdline in found.items() if "stream-json" in cmdline}
+    return [child for child in runs if table.get(child, (0, ""))[0] not in runs]
+
+
 def wait_for(condition, timeout: float = 120.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -108,7 +116,7 @@ def test_two_sessions_never_write_one_output_dir_at_once(suite):
 def test_sigterm_with_runs_in_flight_records_them_interrupted_and_leaves_nothing(suite):
     suite.case("slow", frontmatter={"runs": 2}, graders=GREETING, script=SLOW)
     proc = session(suite, "--json", "out.json", "-j", "2")
-    children = wait_for(lambda: {p: c for p, c in descendants(proc.pid).items() if "stream-json" in c})
+    children = wait_for(lambda: claude_runs(proc.pid))
     time.sleep(1)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=120)
@@ -126,9 +134,7 @@ def interrupted_on_two_workers(suite: Suite) -> tuple[dict, str]:
     """Start the suite on two workers, SIGTERM it once both have an agent running, and return its document (partial:
     interrupted) and output, after checking that the session exits 143 and leaves no agent behind."""
     proc = session(suite, "--json", "out.json", "-n", "2")
-    children = wait_for(
-        lambda: len(found := [p for p, c in descendants(proc.pid).items() if "stream-json" in c]) == 2 and found
-    )
+    children = wait_for(lambda: len(found := claude_runs(proc.pid)) == 2 and found)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, out + err
@@ -168,13 +174,7 @@ def test_one_at_a_time_the_next_runs_agent_waits_ready_and_never_outlives_the_se
     suite.case("slow", frontmatter={"runs": 3}, graders=GREETING, script=SLOW)
     proc = session(suite, "--json", "out.json")  # one run at a time
     # While the first run waits for its (slow) model, the next run's claude is already started and waiting.
-    children = wait_for(
-        lambda: (
-            (found := {p: c for p, c in descendants(proc.pid).items() if "stream-json" in c})
-            and len(found) == 2
-            and found
-        )
-    )
+    children = wait_for(lambda: (found := claude_runs(proc.pid)) and len(found) == 2 and found)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, out + err
@@ -208,7 +208,7 @@ class ClaudeChildren:
     def _watch(self) -> None:
         while self.proc.poll() is None:
             now = time.monotonic()
-            alive = [pid for pid, cmdline in descendants(self.proc.pid).items() if "stream-json" in cmdline]
+            alive = claude_runs(self.proc.pid)
             for pid in alive:
                 self.seen.setdefault(pid, [now, now])[1] = now
             if self.kill_waiting and self.killed is None and len(alive) == 2:
