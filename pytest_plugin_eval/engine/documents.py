@@ -13,7 +13,7 @@ from ..core import prices
 from ..core.paths import display_path
 from ..lint.grants import KIND as NOT_GRANTED
 from ..lint.suite import lint_cases
-from ..load.case import Case, CaseLoadError
+from ..load.case import CaseLoadError
 from ..load.plugin_facts import PluginFacts, facts_of
 from ..load.provenance import GitState, git_state
 from ..load.suite import plugin_at, resolve_plugin
@@ -26,6 +26,7 @@ from ..results.store import RESULTS_DIR
 from ..run.agent import ClaudeNotFound, claude_version
 from . import rules
 from .collected import Collected, SuiteRuns
+from .linted_cases import cases_of_results
 from .pool import workers
 from .session_view import SessionView
 from .trigger_outcomes import partial_reason as trigger_partial_reason
@@ -114,16 +115,9 @@ class Documents:
     def lint(self, info: SuiteInfo, cases: list[CaseResult]) -> list[Finding]:
         """The pre-run findings of the document's cases (lint/), under this session's grants: the same as
         `plugin-eval check` finds, but for the tools this session granted. A case that no longer loads has none."""
-        loaded: list[Case] = []
-        for case in cases:
-            folder = Path(info.root) / case.dir
-            root = self.session.eval_root(folder)
-            try:
-                if root is not None and folder.is_dir():
-                    loaded.append(self.session.load(folder, root))
-            except (CaseLoadError, OSError):
-                continue
-        found = lint_cases(loaded, rules.grants_of(self.session.options))
+        found = lint_cases(
+            cases_of_results(self.session, Path(info.root), cases), rules.grants_of(self.session.options)
+        )
         if self.session.stored is not None:  # regrading: the stored runs were granted what they were, whatever now
             found = [f for f in found if f.kind != NOT_GRANTED]
         return found

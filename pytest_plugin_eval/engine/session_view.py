@@ -3,11 +3,13 @@ tests build it around a fake, which mypy checks against this."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..analysis.regrade import StoredResults
 from ..load.case import Case
+from ..load.graders import GraderKind
 from ..load.triggers import TriggerSet
 from ..results.model import CaseResult, SuiteInfo
 from ..results.store import ResultsFolder
@@ -74,6 +76,8 @@ class SessionView(Protocol):
     def suite_label(self, eval_root: Path, model: str | None = None) -> str: ...
 
     def load(self, case_dir: Path, eval_root: Path) -> Case: ...
+
+    def grader_types(self) -> Mapping[str, GraderKind]: ...
 
     def load_triggers(self, path: Path, eval_root: Path) -> list[TriggerSet]: ...
 

@@ -15,13 +15,13 @@ from ..engine.documents import Documents
 from ..engine.interrupts import install_sigterm
 from ..engine.outputs import Outputs, output_path_problem
 from ..engine.session_view import SessionView
+from ..engine.start_findings import say_start_findings
 from ..results import rerun, scoring
 from ..results.model import SuiteResult
 from . import progress as status
 from . import pytest_internals
 from .gatherer import Gatherer
 from .progress import Progress
-from .start_findings import say_start_findings
 
 
 class Controller:
@@ -31,6 +31,7 @@ class Controller:
         self.build = Documents(session, self.gather.collected)
         self.outputs = Outputs(session, self.gather.collected)
         self.exit_status: int | None = None
+        self.findings_said = False  # the pre-run findings, said once
 
     @property
     def progress(self) -> Progress | None:
@@ -125,15 +126,18 @@ class Controller:
                 f"--shard {shard[0]}/{shard[1]}: {share[0]} of {share[1]} case(s), {share[2]} of "
                 f"{share[3]} run(s); combine the shards' results folders with `plugin-eval merge`"
             )
-        say_start_findings(session, pytest_session)
         progress = self.progress
         if progress is not None and progress.plain() and pytest_session.config.option.verbose == 0:
             pytest_session.config.option.verbose = 1  # CI logs: a line per run, saying how it went
 
     def expect(self, nodeids) -> None:
-        """The run items of the session (or a worker's); each new eval dir's results folder is claimed (not with
-        --collect-only: nothing runs, so no results folder is made)."""
+        """The run items of the session (or a worker's); the pre-run findings said once; each new eval dir's results
+        folder is claimed (not with --collect-only: nothing runs, so no results folder is made)."""
+        nodeids = [str(nodeid) for nodeid in nodeids]
         roots = self.gather.expect(nodeids)
+        if nodeids and not self.findings_said:  # under xdist each worker sends every id: the first says them
+            self.findings_said = True
+            say_start_findings(self.session, nodeids)
         if getattr(self.session.config.option, "collectonly", False):
             return
         for root in roots:

@@ -99,3 +99,33 @@ def test_check_reports_pre_run_findings_and_fails_on_them_only_with_strict(suite
     strict = subprocess.run([*check, "--strict"], capture_output=True, text=True)
     assert strict.returncode == 1
     assert '⚑ case "leaky": the prompt names skill greeter:greet ("greet skill")' in strict.stdout
+
+
+def test_under_xdist_the_start_findings_are_said_once_before_the_runs(suite):
+    suite.case("writes", "Write a greeting into hello.txt.", frontmatter={"runs": 2}, graders=WRITES, script=SCRIPT)
+    suite.case("says-hello", "Say hello.", frontmatter={"runs": 2}, graders=WRITES, script=SCRIPT)
+    run = suite.run("-n", "2")
+    heading = "plugin-eval: ⚑ 2 finding(s) before running"
+    assert run.out.count(heading) == 1, run.out
+    assert run.out.index(heading) < run.out.index("plugin eval ==")
+    for case in ("writes", "says-hello"):
+        assert run.out.count(f'⚑ case "{case}": grader "wrote": checks files') == 1, run.out
+
+
+def test_an_evals_json_eval_is_linted_at_the_start_and_in_the_results(suite):
+    folder = suite.root / "skills" / "greet" / "evals"
+    folder.mkdir(parents=True)
+    evals = {
+        "skill_name": "greet",
+        "evals": [
+            {"id": 1, "prompt": "Use the greet skill to say hello.", "expectations": ["The reply says hello"]},
+            {"id": 2, "prompt": "Say hello to me.", "expectations": ["The reply says hello"]},
+        ],
+    }
+    (folder / "evals.json").write_text(json.dumps(evals))
+    run = suite.run()
+    start = run.out.index("plugin-eval: ⚑ 1 finding(s) before running")
+    assert start < run.out.index('⚑ case "greet/1": the prompt names skill greeter:greet ("greet skill")'), run.out
+    # the results document carries it too (its cases read back from the evals.json), and nothing of the other eval
+    linted = [(f["case"], f["kind"]) for f in run.doc["findings"] if f["kind"] != "no-delta-possible"]
+    assert linted == [("greet/1", "prompt-names-skill")]

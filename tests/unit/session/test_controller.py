@@ -27,6 +27,7 @@ from pytest_plugin_eval.engine.interrupts import Terminated
 from pytest_plugin_eval.engine.options import EvalOptions
 from pytest_plugin_eval.engine.outputs import Written
 from pytest_plugin_eval.engine.session_view import SessionView
+from pytest_plugin_eval.grade.types import grader_types
 from pytest_plugin_eval.load.case import CaseLoadError
 from pytest_plugin_eval.report import html as report_html
 from pytest_plugin_eval.report import terminal as report_terminal
@@ -149,6 +150,9 @@ class FakeSession:
 
     def load_triggers(self, path: Path, root: Path) -> Any:
         return []  # no trigger sets in these suites
+
+    def grader_types(self) -> dict:
+        return grader_types()
 
     def case_result(self, case: Any, model: str | None = None) -> CaseResult:
         return self.loadable[case]
