@@ -190,6 +190,24 @@ def test_a_case_that_cannot_pass_as_written_is_warned_about(clean, capsys):
     assert check([str(clean), "--strict"]) == 1  # --strict: a finding fails the check
 
 
+def test_an_evals_json_eval_is_linted_like_a_case_folder(clean, capsys):
+    """skill-creator's evals in a skill's folder are cases of the suite: their prompts are linted too."""
+    evals = {
+        "skill_name": "greet",
+        "evals": [
+            {"id": 1, "prompt": "Use the greet skill to say hello.", "expectations": ["The reply says hello"]},
+            {"id": 2, "prompt": "Say hello to me.", "expectations": ["The reply says hello"]},
+        ],
+    }
+    (clean / "skills" / "greet" / "evals").mkdir()
+    (clean / "skills" / "greet" / "evals" / "evals.json").write_text(json.dumps(evals))
+    result = check_suite(clean)
+    assert "greet/2" in [c.name for c in result.cases]
+    assert [(f.case, f.kind) for f in result.findings] == [("greet/1", "prompt-names-skill")]
+    assert check([str(clean)]) == 0
+    assert '⚑ case "greet/1": the prompt names skill greeter:greet ("greet skill")' in capsys.readouterr().out
+
+
 def test_a_gated_tool_the_case_asks_for_is_granted_as_the_pilot_would(clean):
     """The pilot `check` prints grants the gated tools the cases ask for: a case asking for Write is no finding."""
     writes = [{"name": "wrote-it", "type": "file_exists", "path": "out.txt"}, *FIRES]
