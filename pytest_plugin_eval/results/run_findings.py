@@ -5,7 +5,10 @@
   at the ceiling, so no Δ can show. Not said of a should-not-fire decoy (a `tool_used` grader on `Skill` or an
   `mcp__` tool with `max: 0`), whose Δ is 0 by design.
 - `grader-never-varies`: a scored grader of a two-arm case that passed in every graded run of both arms, while
-  the case's other graders did not (else `no-delta-possible` says it): it cannot tell the arms apart.
+  the case's other graders did not (else `no-delta-possible` says it), and none of them tells the arms apart
+  either (passes in a different share of runs in one arm than in the other). A grader every answer passes
+  beside one that does tell them apart is a guard — the file exists, the reply names the subject — checking the
+  floor while the other measures the Δ: not flagged.
 - `grader-always-fails`: a scored grader that failed in every graded run (both arms when two ran), at least two
   runs: the case cannot pass while it stays as written.
 - `never-fired`: a two-arm case whose plugin-fired indicator (a with-only `tool_used: Skill` grader, not a
@@ -57,6 +60,12 @@ def _scored_names(case: CaseResult) -> list[str]:
     return list(dict.fromkeys(g.name for run in _graded(case.runs()) for g in run.graders if g.scored))
 
 
+def separates_arms(case: CaseResult, name: str) -> bool:
+    """The grader passed in a different share of the with-plugin runs than of the without-plugin runs."""
+    with_, without = verdicts(case, name, "with"), verdicts(case, name, "without")
+    return bool(with_ and without) and sum(with_) * len(without) != sum(without) * len(with_)
+
+
 def ceiling(case: CaseResult) -> bool:
     """Every scored grader passed in every graded run of both arms (and there were such runs in each arm)."""
     if not case.two_arm or not _graded(case.runs("with")) or not _graded(case.runs("without")):
@@ -89,7 +98,9 @@ def case_findings(case: CaseResult) -> list[Finding]:
                 "what the plugin changes",
             )
         )
-    for name in _scored_names(case):
+    names = _scored_names(case)
+    guarded = case.two_arm and any(separates_arms(case, n) for n in names)  # another grader measures the Δ
+    for name in names:
         both = verdicts(case, name)
         if len(both) < MIN_RUNS:
             continue
@@ -105,15 +116,16 @@ def case_findings(case: CaseResult) -> list[Finding]:
                     "(a file path, an exact phrase), or the runs were refused a tool",
                 )
             )
-        elif case.two_arm and all(both) and not ceiling(case) and not decoy and verdicts(case, name, "without"):
+        elif case.two_arm and all(both) and not (guarded or ceiling(case) or decoy) and verdicts(case, name, "without"):
             out.append(
                 Finding(
                     case.name,
                     grader=name,
                     kind="grader-never-varies",
-                    message=f"passed in every run of both arms ({len(both)}/{len(both)}): it cannot tell the "
-                    "arms apart",
-                    fix="tighten it to what the plugin adds, or drop it if it only checks what any answer does",
+                    message=f"passed in every run of both arms ({len(both)}/{len(both)}), and no other grader "
+                    "tells the arms apart either: the case cannot show what the plugin adds",
+                    fix="tighten it to what the plugin adds, or add a grader that checks what only the skill "
+                    "teaches (then this one may stay, as a guard)",
                 )
             )
     called = missed_calls(case) if indicator_never_fired(case) else None

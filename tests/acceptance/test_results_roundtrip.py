@@ -72,3 +72,11 @@ def test_real_case_headers_round_trip(session):
         fresh = CaseResult.header_from_json(json.loads(json.dumps(header)))
         assert json.dumps(fresh.header_json()) == json.dumps(header)
         assert fresh.runs() == []
+
+
+def test_the_example_suites_scripted_session_has_no_findings(session):
+    """The suite users copy from measures what it claims: no finding before the runs nor from them (its guards —
+    a file written, the rename named — stand beside graders that tell the arms apart)."""
+    doc, _, _ = session
+    assert doc.get("findings", []) == []  # an empty list is left out of the document
+    assert all(case["aggregates"]["delta"] > 0 for case in doc["cases"] if case["name"] != "leaves-code-review-alone")

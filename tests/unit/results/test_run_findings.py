@@ -55,10 +55,26 @@ def test_both_arms_at_the_ceiling_is_flagged_but_not_a_decoy():
     assert kinds(moved) == []
 
 
-def test_a_grader_that_never_varies_while_another_does():
+def test_a_grader_that_never_varies_while_no_other_tells_the_arms_apart():
+    runs = [run(arm, i, answer=i == 1, style=True) for arm in ("with", "without") for i in (1, 2)]
+    assert kinds(case_of(*runs, graders=[ANSWER, STYLE])) == [("grader-never-varies", "style")]
+    (found,) = case_findings(case_of(*runs, graders=[ANSWER, STYLE]))
+    assert found.message == (
+        "passed in every run of both arms (4/4), and no other grader tells the arms apart either: the case "
+        "cannot show what the plugin adds"
+    )
+
+
+def test_a_guard_beside_a_grader_that_tells_the_arms_apart_is_not_flagged():
+    """A grader every answer passes (the file exists, the reply names the subject) checks the floor while the
+    other measures the Δ."""
     runs = [run("with", i, answer=True, style=True) for i in (1, 2)]
     runs += [run("without", i, answer=False, style=True) for i in (1, 2)]
-    assert kinds(case_of(*runs, graders=[ANSWER, STYLE])) == [("grader-never-varies", "style")]
+    assert kinds(case_of(*runs, graders=[ANSWER, STYLE])) == []
+    # a share that differs, not a grader that fails once in each arm: 1/2 against 1/3 still tells them apart
+    runs = [run("with", 1, answer=True, style=True), run("with", 2, answer=False, style=True)]
+    runs += [run("without", i, answer=i == 1, style=True) for i in (1, 2, 3)]
+    assert kinds(case_of(*runs, graders=[ANSWER, STYLE])) == []
 
 
 def test_a_grader_that_fails_every_run():
