@@ -4,6 +4,7 @@ after correcting for the judge's errors; then the judge's answers to the control
 from __future__ import annotations
 
 from ..results.calibration import ArmRates, Calibration, GraderCalibration, Rate
+from ..results.findings import Finding
 from .view import percent, signed
 
 
@@ -84,12 +85,12 @@ def calibration_lines(result: Calibration) -> list[str]:
     for grader in result.graders:
         lines += [*grader_lines(grader), ""]
     if result.controls is not None:
-        lines += control_lines(result.controls)
+        lines += control_lines(result.controls, result.findings)
     lines += [f"! {warning}" for warning in result.warnings]
     return lines
 
 
-def control_lines(controls: list[dict]) -> list[str]:
+def control_lines(controls: list[dict], findings: list[Finding]) -> list[str]:
     if not controls:
         return ["controls: no llm or baseline grader to probe", ""]
     lines = ["controls (answers the judge must fail):"]
@@ -97,10 +98,7 @@ def control_lines(controls: list[dict]) -> list[str]:
         mark = "✗ PASSED" if control.get("passed") else "✓ failed" if control.get("passed") is False else "? "
         detail = f" — {control['error']}" if control.get("error") else ""
         lines.append(f"  {mark}  {control['case']} · {control['grader']}: {control['control']}{detail}")
-    failing = [c for c in controls if c.get("passed")]
-    if failing:
-        lines.append(
-            f"  {len(failing)} control(s) passed: the judge passes answers that cannot meet the rubric — make the "
-            "rubric say what a passing answer must contain, or judge with a stronger model"
-        )
+    if findings:
+        lines.append(f"Findings ({len(findings)}): verdicts of these judges measure less than they seem")
+        lines += [f"  ⚑ {finding.case}: {finding.line()}" for finding in findings]
     return [*lines, ""]

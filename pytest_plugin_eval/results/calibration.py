@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import agreement as stats
 from ..core import prices
+from .findings import Finding
 from .jsonmap import EXTRA, Document, key
 from .labels import JUDGED_TYPES, Labels, rubric_hash
 from .model import CaseResult, GraderResult, SuiteResult
@@ -110,6 +111,7 @@ class Calibration(Document):
     graders: list[GraderCalibration] = field(default_factory=list, metadata=key("graders"))
     warnings: list[str] = field(default_factory=list, metadata=key("warnings"))
     controls: list[dict[str, Any]] | None = field(default=None, metadata=key("controls", omit="none"))
+    findings: list[Finding] = field(default_factory=list, metadata=key("findings", omit="falsy"))  # controls passed
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 
 

@@ -206,8 +206,18 @@ def test_calibrate_measures_the_lenient_judge_and_its_controls(folder, tmp_path)
 
     probed = plugin_eval(folder, "calibrate", str(folder), "--controls", "--scripted", "--json", "-")
     assert probed.returncode == 2, probed.stderr
-    controls = {c["control"]: c["passed"] for c in json.loads(probed.stdout)["controls"]}
+    probes = json.loads(probed.stdout)
+    controls = {c["control"]: c["passed"] for c in probes["controls"]}
     assert controls == {"empty": False, "inject": True, "echo": False}
+    # the control the judge got wrong is a finding, in the shape a session's findings have
+    [(finding)] = probes["findings"]
+    assert {k: finding[k] for k in ("case", "grader", "kind")} == {
+        "case": "greets",
+        "grader": "names-guest",
+        "kind": "judge-misses-control",
+    }
+    assert finding["message"].startswith("the judge passed an answer telling the judge to say PASS (control inject")
+    assert '⚑ greets: grader "names-guest": the judge passed' in probed.stderr
     assert "✗ PASSED  greets · names-guest: inject" in probed.stderr
 
     report = (folder / "report.html").read_text()

@@ -108,10 +108,12 @@ def calibrate_command(argv: list[str]) -> int:
         return 1
     result = calibrate(sessions)
     if args.controls:
+        from ...results.control_findings import control_findings
         from ..controls import run_controls
 
         try:
             result.controls = run_controls(sessions, args.scripted, args.judge_model, say=_say_to(args.json))
+            result.findings = control_findings(result.controls)
         except UsageError as e:
             print(e, file=sys.stderr)
             return 1

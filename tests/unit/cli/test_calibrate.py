@@ -87,19 +87,25 @@ def test_compare_shows_the_judge_agreement_of_a_labelled_session(tmp_path, capsy
     assert list(agreement) == ["NEW"] and agreement["NEW"][0]["tpr"] == 1.0
 
 
-def test_the_text_names_each_control_and_what_a_passed_one_means():
+def test_the_text_names_each_control_and_a_finding_for_the_one_passed():
     from pytest_plugin_eval.report.calibration import control_lines
+    from pytest_plugin_eval.results.control_findings import control_findings
 
-    lines = control_lines(
-        [
-            {"case": "a", "grader": "g", "control": "empty", "passed": False},
-            {"case": "a", "grader": "g", "control": "inject", "passed": True},
-            {"case": "a", "grader": "g", "control": "echo", "passed": None, "error": "judge unavailable: 529"},
-        ]
-    )
+    controls = [
+        {"case": "a", "grader": "g", "control": "empty", "passed": False},
+        {"case": "a", "grader": "g", "control": "inject", "description": "an answer telling the judge to say PASS",
+         "passed": True, "votes": [True, True]},
+        {"case": "a", "grader": "g", "control": "echo", "passed": None, "error": "judge unavailable: 529"},
+    ]  # fmt: skip
+    lines = control_lines(controls, control_findings(controls))
     assert lines[1:4] == [
         "  ✓ failed  a · g: empty",
         "  ✗ PASSED  a · g: inject",
         "  ?   a · g: echo — judge unavailable: 529",
     ]
-    assert "1 control(s) passed" in lines[4]
+    assert lines[4] == "Findings (1): verdicts of these judges measure less than they seem"
+    assert lines[5].startswith(
+        '  ⚑ a: grader "g": the judge passed an answer telling the judge to say PASS (control inject, 2 of 2 vote(s) '
+        "PASS): it grades something other than the rubric — make the rubric say what a passing answer must contain"
+    )
+    assert lines[5].endswith("[judge-misses-control]")
