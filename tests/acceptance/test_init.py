@@ -389,6 +389,36 @@ def test_a_draft_from_real_prompts_loads_and_never_touches_the_plugin_or_an_exis
     assert checked.returncode == 0, checked.stdout
 
 
+def test_a_draft_does_not_end_with_a_case_that_has_a_finding(greeter, endpoint, tmp_path):
+    """The author writes a case whose prompt names the skill: the write is answered with the finding, the end of
+    the session is held while it stands, and the suite left behind has none."""
+    root, evals = greeter, greeter / "evals"
+    leaky = SAYS_HELLO.replace("hey, I just joined the team", "use the greet skill to welcome me")
+    script = parse_script(
+        {
+            "with": [
+                write(evals / "says-hello" / "case.yaml", leaky),
+                write(evals / "says-hello" / "scripted.yaml", SAYS_HELLO_SCRIPT),
+                write(evals / "unrelated-question" / "case.yaml", UNRELATED),
+                write(evals / "unrelated-question" / "scripted.yaml", UNRELATED_SCRIPT),
+                {"text": "EVAL SUITE READY (the finding still stands)"},
+                write(evals / "says-hello" / "case.yaml", SAYS_HELLO),
+                {"text": "EVAL SUITE READY\nTwo cases drafted."},
+            ]
+        }
+    )
+    out = plugin_eval(
+        root, "init", "--draft", "--trust-plugin", env=session_env(tmp_path, root, endpoint.agent_url(script))
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    shown = endpoint.shown()
+    assert "evals/says-hello: A case with a finding would measure less than it seems" in shown
+    assert "the prompt names skill greeter:greet" in shown
+    assert "Stop hook feedback" in shown and "[prompt-names-skill]" in shown.split("Stop hook feedback", 1)[1]
+    checked = subprocess.run([*PLUGIN_EVAL, "check", str(root), "--json"], capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0 and json.loads(checked.stdout)["findings"] == [], checked.stdout
+
+
 def test_a_new_user_drafts_the_example_plugin_and_runs_it_offline(endpoint, tmp_path):
     root = tmp_path / "commit-craft"
     source = Path(__file__).resolve().parents[2] / "example_plugin"

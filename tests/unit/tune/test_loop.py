@@ -163,7 +163,7 @@ def test_refusals_before_anything_runs(tmp_path, capsys):
         tuning(root, "--apply")
 
 
-def test_a_trigger_set_whose_queries_name_the_skill_is_refused(tmp_path):
+def test_a_trigger_set_whose_queries_name_the_skill_is_refused(tmp_path, capsys):
     root = plugin(tmp_path)
     path = root / "evals" / "triggers.yaml"
     data = yaml.safe_load(path.read_text())
@@ -173,6 +173,8 @@ def test_a_trigger_set_whose_queries_name_the_skill_is_refused(tmp_path):
         TuneError, match=r"1 query of greet name what Claude should pick \(f0: names skill greeter:greet"
     ):
         tuning(root)
+    assert tune_command(["greet", str(root), "--trust-plugin"]) == 1  # before any run is paid for
+    assert "evals/triggers.yaml: 1 query of greet name what Claude should pick" in capsys.readouterr().err
     # the near-miss: the word in a sentence of the user's own is no name
     data["skills"]["greet"]["should_fire"][0]["query"] = "greet Ana warmly, she just joined"
     path.write_text(yaml.safe_dump(data))
