@@ -31,6 +31,7 @@ from pathlib import Path
 
 from ..core.paths import inside
 from ..core.problems import Problem
+from ..lint.prompt import named_queries
 from ..load.case import find_case_dirs, is_case_dir
 from ..load.suite import RESERVED_DIR, component_paths, plugin_at, read_manifest
 from ..load.trigger_files import is_trigger_file
@@ -436,6 +437,12 @@ FINDINGS_ADVICE = (
 )
 
 
+NAMED_QUERIES_ADVICE = (
+    "a query that names what Claude should pick measures nothing about the description (docs/findings.md): reword "
+    "each as a user who never heard of the plugin would"
+)
+
+
 def problem_lines(problems: list[Problem], cfg: AuthoringConfig) -> str:
     lines = [p.render(cfg.root_path) for p in problems]
     if len(lines) > PROBLEM_LINES:
@@ -453,12 +460,17 @@ def post(event: dict, cfg: AuthoringConfig) -> HookAnswer:
     in_mocks = RESERVED_DIR in path.relative_to(cfg.eval_root).parts
     if case_dir is None and is_trigger_file(path):  # a trigger set: it loads on its own
         try:
-            load_trigger_file(path, cfg.eval_root)
+            sets = load_trigger_file(path, cfg.eval_root)
         except TriggerLoadError as e:
             return block(
                 f"{rel(path, cfg)}: the trigger set loader says\n{problem_lines(e.problems, cfg)}\nFix this before "
                 "moving on."
             )
+        named = [
+            f'  ⚑ {s.name} · {qid}: names {label} ("{words}")' for s in sets for qid, (label, words) in named_queries(s)
+        ]
+        if named:  # what `plugin-eval tune` would refuse
+            return block(f"{rel(path, cfg)}: {NAMED_QUERIES_ADVICE}\n" + "\n".join(named))
         return ALLOW
     if case_dir is None and not in_mocks:
         return ALLOW  # not part of a case yet (a grader written before its prompt): the end-of-turn check sees it

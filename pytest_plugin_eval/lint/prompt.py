@@ -6,6 +6,8 @@
   `/plugin:skill`); a name followed or preceded by the word skill, command or plugin ("the changelog skill");
   or a name that cannot be an ordinary word (it holds `-` or `_`, as `commit-message`). A plain word that
   happens to be a skill's name ("record a change in the changelog") is not flagged.
+- A trigger query is asked the same (`named_queries`): one that names what Claude should pick measures nothing
+  about the description — `plugin-eval tune` refuses such a set, and the `init` interview sends it back.
 - `prompt-quotes-skill`: the prompt repeats QUOTE_WORDS or more consecutive words of a SKILL.md or command file
   (frontmatter left out): the instructions the plugin adds are in both arms.
 """
@@ -15,6 +17,8 @@ from __future__ import annotations
 import re
 
 from ..load.case import Case
+from ..load.suite import plugin_at
+from ..load.triggers import TriggerSet
 from ..results.findings import Finding
 from .shipped import Shipped, body_of
 
@@ -51,6 +55,13 @@ def naming(text: str, shipped: Shipped) -> tuple[str, str] | None:
         if hit:
             return label, hit.group(0)
     return None
+
+
+def named_queries(target: TriggerSet) -> list[tuple[str, tuple[str, str]]]:
+    """(query id, what it names and the words that name it) for each query of the set that names one of the
+    plugin's skills or commands, or the plugin."""
+    plugin = Shipped(plugin_at(target.plugin_root).name, target.components, ())
+    return [(q.id, hit) for q in target.queries if (hit := naming(q.query, plugin)) is not None]
 
 
 def names_finding(case: Case, shipped: Shipped) -> Finding | None:

@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import UsageError
-from ..lint.prompt import naming
-from ..lint.shipped import Shipped
+from ..lint.prompt import named_queries
 from ..load.on_disk import read_suite
 from ..load.skills import Component
-from ..load.suite import eval_dir_name, is_plugin_dir, plugin_at
+from ..load.suite import eval_dir_name, is_plugin_dir
 from ..load.triggers import TriggerSet
 from ..results.store import RESULTS_DIR
 from .apply import rewrite_description
@@ -82,8 +81,7 @@ def find_sets(args: argparse.Namespace) -> Setup:
 def refuse_named_queries(target: TriggerSet) -> None:
     """A query that names the skill (or a sibling, or the plugin) tells Claude what to pick: it measures nothing
     about the description tune rewrites, and a description "improved" on it is noise (lint/prompt.py decides)."""
-    plugin = Shipped(plugin_at(target.plugin_root).name, target.components, ())
-    named = [(q.id, hit) for q in target.queries if (hit := naming(q.query, plugin)) is not None]
+    named = named_queries(target)
     if named:
         listed = "; ".join(f'{qid}: names {label} ("{words}")' for qid, (label, words) in named)
         raise TuneError(

@@ -213,6 +213,20 @@ def test_a_trigger_set_written_is_loaded_at_once(root):
     assert post(write_event(path), cfg).code == 0
 
 
+def test_a_trigger_set_whose_query_names_the_skill_is_sent_back(root):
+    """What `plugin-eval tune` would refuse is said as the set is written; a query in the user's words is not."""
+    cfg = new_config(root, "evals", "interview")
+    path = root / "evals" / "triggers.yaml"
+    path.write_text(
+        "skills:\n  greet:\n    should_fire: [use the greet skill on me]\n    should_not_fire: [what is two plus two]\n"
+    )
+    answer = post(write_event(path), cfg)
+    assert answer.code == 2 and answer.message.startswith("evals/triggers.yaml: a query that names what Claude")
+    assert "⚑ greet · " in answer.message and "names skill " in answer.message and '("greet skill")' in answer.message
+    path.write_text("skills:\n  greet:\n    should_fire: [hello there]\n    should_not_fire: [what is two plus two]\n")
+    assert post(write_event(path), cfg).code == 0
+
+
 def test_the_case_format_the_interview_reads_tells_how_to_write_trigger_sets():
     text = (Path(authoring.__file__).parent / "prompts" / "case-format.md").read_text()
     assert "### Trigger sets" in text and "should_not_fire" in text
