@@ -125,6 +125,7 @@ def test_a_pattern_that_matches_nothing_passes_or_fails_whatever_happens(plugin)
     assert ("always-passes", "any") in kinds(plugin, any=regex("x*"))
     assert ("never-passes", "none") in kinds(plugin, none=regex("(foo)?", match="not_contains"))
     assert kinds(plugin, some=regex("x+")) == []
+    assert kinds(plugin, absent=regex("lorem ipsum", match="not_contains")) == []  # the near-miss of never-passes
 
 
 def test_a_tool_used_grader_with_no_bound_always_passes(plugin):

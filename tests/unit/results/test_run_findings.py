@@ -105,6 +105,9 @@ def test_refused_runs_become_a_finding_and_the_first_note():
     assert finding.fix.startswith("pass --allow-tools Write")
     assert refusal_note(case) == "with-plugin runs 3/3: Write refused ×3 (not granted: --allow-tools Write)"
     assert refusal_explains_failures(case)
+    # the near-miss: the same failing runs, nothing refused
+    plain = case_of(*(run(arm, i, answer=False) for arm in ("with", "without") for i in (1, 2, 3)), graders=[ANSWER])
+    assert "tool-refused" not in [f.kind for f in case_findings(plain)] and refusal_note(plain) is None
 
 
 def test_the_failed_verdict_of_a_refused_case_leads_with_the_refusal():
