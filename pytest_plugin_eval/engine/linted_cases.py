@@ -28,33 +28,36 @@ def _evals(session: SessionView, paths: Iterable[Path], plugin: Path, eval_root:
 
 
 def cases_of_nodeids(session: SessionView, nodeids: Iterable[str]) -> list[Case]:
-    """The cases of the run items `nodeids` (`<case file>::<name>[with-plugin-1]`), each once, trigger cases left
-    out (their queries are no prompt of a case)."""
-    found: dict[tuple[str, str], Case | None] = {}
+    """The cases of the run items `nodeids` (`<case file>::<case name>[with-plugin-1]`), each once (each case file
+    read once), trigger cases left out (their queries are no prompt of a case)."""
+    files: dict[str, dict[str, Case]] = {}  # case file → its cases by name
+    wanted: dict[tuple[str, str], None] = {}  # (case file, case name), in the order of the ids
     for nodeid in nodeids:
         case_file = case_file_of(nodeid)
         if case_file is None:
             continue
-        name = nodeid.split("::", 1)[1].rsplit("[", 1)[0]
-        key = (case_file, name if case_file.endswith(EVALS_FILE) else "")
-        if key not in found:
-            found[key] = _case_of_file(session, session.config.rootpath / case_file, name)
-    return [case for case in found.values() if case is not None and case.trigger is None]
+        if case_file not in files:
+            files[case_file] = _cases_of_file(session, session.config.rootpath / case_file)
+        wanted[(case_file, nodeid.split("::", 1)[1].rsplit("[", 1)[0])] = None
+    found = [files[case_file].get(name) for case_file, name in wanted]
+    return [case for case in found if case is not None and case.trigger is None]
 
 
-def _case_of_file(session: SessionView, path: Path, name: str) -> Case | None:
+def _cases_of_file(session: SessionView, path: Path) -> dict[str, Case]:
+    """The cases a case file runs, by name: a case folder's one, or every eval of an evals.json."""
     root = session.eval_root(path)
     if root is None and path.name == EVALS_FILE:  # in a skill's folder: of the enclosing plugin's eval dir
         plugin = enclosing_plugin(path.parent)
         root = session.eval_root(plugin / eval_dir_name(plugin, session.options.eval_dir)) if plugin else None
     if root is None:
-        return None
+        return {}
     if path.name == EVALS_FILE:
-        return _evals(session, [path], resolve_plugin(path.parent, root), root).get(name)
+        return _evals(session, [path], resolve_plugin(path.parent, root), root)
     try:
-        return session.load(path.parent, root)
+        case = session.load(path.parent, root)
     except (CaseLoadError, OSError):
-        return None
+        return {}
+    return {case.name: case}
 
 
 def cases_of_results(session: SessionView, plugin_root: Path, results: Iterable[CaseResult]) -> list[Case]:
