@@ -1,2 +1,3 @@
 """Computations over stored results documents: comparing two sessions (compare.py), merging shards (merge.py),
-which stored runs may stand in for a without-plugin run (baseline.py), regrading stored runs (regrade.py)."""
+which stored runs may stand in for a without-plugin run (baseline.py), regrading stored runs (regrade.py), a judge comparing
+two sessions' outputs (pairwise.py) and asking a judge the answers it must fail (controls.py)."""

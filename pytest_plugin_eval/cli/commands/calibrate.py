@@ -108,7 +108,7 @@ def calibrate_command(argv: list[str]) -> int:
         return 1
     result = calibrate(sessions)
     if args.controls:
-        from ..controls import run_controls
+        from ...analysis.controls import run_controls
 
         try:
             result.controls = run_controls(sessions, args.scripted, args.judge_model, say=_say_to(args.json))

@@ -10,7 +10,7 @@ OLD and NEW are results folders (holding aggregate-result.json) or results JSON 
 Markdown (`--md "$GITHUB_STEP_SUMMARY"` puts it on a GitHub Actions job's page). Unlike a session, it does not
 append to GITHUB_STEP_SUMMARY by itself: a job that ran the session with `--compare-to` already has the comparison
 there, and a gating step would repeat it. `--html` writes the comparison as a page of its own. `--pairwise` also has
-a judge compare the two sessions' final outputs run by run, blind and in both orders (cli.pairwise,
+a judge compare the two sessions' final outputs run by run, blind and in both orders (analysis.pairwise,
 results.pairwise): its section follows in each output, and the document holds it under `pairwise`. Exit 0, or 1 on
 a user error — and, with `--fail-on-worse`, when some case got a "worse" verdict (of WITH or of Δ, or with
 --pairwise OLD's output preferred): a CI gate.
@@ -191,7 +191,7 @@ def compare_command(argv: list[str]) -> int:
     out = sys.stderr if args.json == "-" else sys.stdout
     paired = None
     if args.pairwise:
-        from ..pairwise import PairwiseRefused, run_pairwise
+        from ...analysis.pairwise import PairwiseRefused, run_pairwise
 
         try:
             paired = run_pairwise(

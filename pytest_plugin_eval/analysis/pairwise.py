@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..analysis.regrade import StoredResults, artefacts_problem, results_folder_problem
 from ..core.errors import UsageError
 from ..grade import pairwise_judge
 from ..grade.clients import command_judge_client
@@ -32,6 +31,7 @@ from ..results.pairwise import (
 from ..run.access import NO_ACCESS_FIX
 from ..run.access import detect as detect_access
 from ..run.transcript import Transcript
+from .regrade import StoredResults, artefacts_problem, results_folder_problem
 
 
 class PairwiseRefused(UsageError):

@@ -48,7 +48,7 @@ def check_judge(sessions: Sequence[Session], scripted: bool, environ=os.environ)
 
 def _passed_trace(session: Session, case: CaseResult, grader: str) -> str | None:
     """The trace of a with-arm run the judge passed, for the swapped control."""
-    from ..analysis.regrade import StoredResults
+    from .regrade import StoredResults
 
     stored = StoredResults(session.folder, session.document)
     for run in case.runs("with"):
