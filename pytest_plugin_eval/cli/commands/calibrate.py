@@ -117,26 +117,12 @@ def calibrate_command(argv: list[str]) -> int:
             return 1
     status = _write(result, args.json)
     if args.report:
+        from ...report.calibrated import redraw_report
+
         for session in sessions:
-            _redraw(session, result, _say_to(args.json))
+            target = redraw_report(session, result)
+            _say_to(args.json)(f"Updated {target} (each judged grader's agreement with the labels)")
     return status
-
-
-def _redraw(session: Session, result: Calibration, say) -> None:
-    from ...report.html import write_report
-    from ...results import history
-    from ...results.store import REPORT_FILE
-
-    document = session.document
-    past = history.scan([session.folder.parent], limit=history.HISTORY_LIMIT, exclude=[session.folder])
-    earlier = [s.document for s in past.sessions if s.document.started_at < document.started_at]
-    try:
-        trend = history.trend(document, earlier)
-    except (TypeError, ValueError, AttributeError):  # a past document of the wrong shape: no trend, still a report
-        trend = None
-    target = session.folder / REPORT_FILE
-    write_report(document, target, trend, None, result)
-    say(f"Updated {target} (each judged grader's agreement with the labels)")
 
 
 def _say_to(json_target: str | None):
