@@ -25,19 +25,11 @@ from ...report.calibration import calibration_lines
 from ...results.calibration import Calibration, Session, calibrate
 from ...results.labels import LABELS_FILE, labels_path, read_labels
 from ...results.store import RESULTS_FILE, document_text, write_atomic
-
-
-class _Refused(UsageError):
-    """A command-line problem: printed, exit 1."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        raise _Refused(f"plugin-eval calibrate: error: {message} (see plugin-eval calibrate --help)")
+from ..parser import CommandParser, Refused
 
 
 def command_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CommandParser(
         prog="plugin-eval calibrate",
         description="Measure each llm and baseline grader's judge against your labels: TPR and TNR with Wilson "
         "intervals, Cohen's kappa, and its pass rates (WITH, W/OUT, delta) corrected for its errors.",
@@ -78,20 +70,20 @@ def command_parser() -> argparse.ArgumentParser:
 
 def read_sessions(folders: list[str], labels_file: str | None) -> list[Session]:
     if labels_file and len(folders) > 1:
-        raise _Refused(
+        raise Refused(
             "plugin-eval calibrate: error: --labels goes with one results folder (each folder has its own labels.json)"
         )
     sessions = []
     for name in folders:
         folder = Path(name)
         if not folder.is_dir():
-            raise _Refused(
+            raise Refused(
                 f"Error: {name}: not a results folder — calibrate reads a folder's {RESULTS_FILE} and its {LABELS_FILE}"
             )
         try:
             document = read_document(folder)
         except CompareError as e:
-            raise _Refused(f"Error: {e}") from None
+            raise Refused(f"Error: {e}") from None
         labels = read_labels(Path(labels_file) if labels_file else labels_path(folder))
         sessions.append(Session(folder, document, labels))
     return sessions
@@ -101,7 +93,7 @@ def calibrate_command(argv: list[str]) -> int:
     try:
         args = command_parser().parse_args(argv)
         if (args.scripted or args.judge_model) and not args.controls:
-            raise _Refused("plugin-eval calibrate: error: --scripted and --judge-model go with --controls")
+            raise Refused("plugin-eval calibrate: error: --scripted and --judge-model go with --controls")
         sessions = read_sessions(args.folders, args.labels)
     except (UsageError, SpecError) as e:
         print(e if isinstance(e, UsageError) else f"Error: {e}", file=sys.stderr)

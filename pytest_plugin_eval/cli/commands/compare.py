@@ -28,7 +28,8 @@ from ...report.comparison import write_comparison
 from ...report.terminal import StreamTerminal
 from ...results.matrix import MatrixError
 from ...results.store import document_text, write_atomic
-from .compare_parser import Refused, command_parser, json_alone, level_of, money_of
+from ..parser import Refused
+from .compare_parser import command_parser, json_alone, level_of, money_of
 
 
 def compare_command(argv: list[str]) -> int:

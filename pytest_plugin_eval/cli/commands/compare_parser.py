@@ -5,20 +5,11 @@ from __future__ import annotations
 import argparse
 
 from ...analysis.compare import LEVEL
-from ...core.errors import UsageError
-
-
-class Refused(UsageError):
-    """A command-line problem argparse found: printed, exit 1 (every user error of plugin-eval is exit 1)."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        raise Refused(f"plugin-eval compare: error: {message} (see plugin-eval compare --help)")
+from ..parser import CommandParser, Refused
 
 
 def command_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CommandParser(
         prog="plugin-eval compare",
         description="Compare two sessions of a suite: per case the change in WITH and in Δ, each with a confidence "
         "interval and a verdict (better, worse, no detectable change); cases added and removed; graders whose pass "

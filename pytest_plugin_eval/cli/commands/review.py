@@ -18,19 +18,11 @@ from ...core.problems import SpecError
 from ...publish.review_server import HOST, Review, export, serve
 from ...results.labels import read_labels
 from ...results.store import RESULTS_FILE
-
-
-class _Refused(UsageError):
-    """A command-line problem: printed, exit 1."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        raise _Refused(f"plugin-eval review: error: {message} (see plugin-eval review --help)")
+from ..parser import CommandParser, Refused
 
 
 def command_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CommandParser(
         prog="plugin-eval review",
         description="Read the runs of a results folder one at a time and label each grader verdict pass or fail, "
         "with a note and failure codes; the labels go to the folder's labels.json (read by plugin-eval calibrate).",
@@ -54,7 +46,7 @@ def review_command(argv: list[str]) -> int:
         folder = Path(args.folder).absolute()
         problem = results_folder_problem(folder)
         if problem is not None:
-            raise _Refused(f"Error: {args.folder}: {problem}")
+            raise Refused(f"Error: {args.folder}: {problem}")
         review = Review(folder)
         read_labels(review.labels_file)  # a bad labels.json is said now, not in the page
     except (UsageError, SpecError) as e:
