@@ -25,7 +25,7 @@ def _margin(p) -> str:
 
 def terminal(r: TuneResult) -> str:
     lines = [f"{r.skill} · {r.file} · {r.stop}" if r.stop else f"{r.skill} · {r.file}"]
-    lines.append(f"  original     train {_part(r.original_train)} · validation {_part(r.original_validation)}")
+    lines.append(f"  original     train {_part(r.original.train)} · validation {_part(r.original.validation)}")
     for i, c in enumerate(r.candidates):
         mark = "★" if i == r.winner else " "
         lines.append(
@@ -36,8 +36,8 @@ def terminal(r: TuneResult) -> str:
     for s in r.siblings:
         verdict = f"takes {len(s.stolen)} of its {s.queries} should-fire queries" if s.stolen else "keeps its queries"
         lines.append(f"  sibling {s.skill}: {verdict}")
-    if r.original_test is not None:
-        test = f"  test (scored once): original {_part(r.original_test)}"
+    if r.original.test is not None:
+        test = f"  test (scored once): original {_part(r.original.test)}"
         if r.winner_test is not None:
             test += f" · winner {_part(r.winner_test)} · Δ {_margin(r.test_margin)}"
         lines.append(test)
@@ -126,7 +126,7 @@ def _diff(old: str, new: str) -> list[tuple[str, str]]:
 
 def page_view(r: TuneResult) -> TunePage:
     columns: list[tuple[str, int | None, dict[str, float]]] = [
-        ("original", None, {**_rates(r.original_train), **_rates(r.original_validation)})
+        ("original", None, {**_rates(r.original.train), **_rates(r.original.validation)})
     ]
     columns += [
         (f"r{c.round} #{i + 1}", i, {**_rates(c.train), **_rates(c.validation)}) for i, c in enumerate(r.candidates)
@@ -136,11 +136,11 @@ def page_view(r: TuneResult) -> TunePage:
         for q in r.part(part):
             info = r.queries[q]
             rates = [_rate(rates.get(q), info["shouldFire"]) for _, _, rates in columns]
-            rates += [_rate(_rates(s).get(q), info["shouldFire"]) for s in (r.original_test, r.winner_test)]
+            rates += [_rate(_rates(s).get(q), info["shouldFire"]) for s in (r.original.test, r.winner_test)]
             label = "should fire" if info["shouldFire"] else "should not"
             grid.append(GridRow(part, label, q, info["query"], rates))
     scores = [
-        ScoreRow("original", _part(r.original_train), _part(r.original_validation), "—", _part(r.original_test), False)
+        ScoreRow("original", _part(r.original.train), _part(r.original.validation), "—", _part(r.original.test), False)
     ]
     scores += [
         ScoreRow(
@@ -153,12 +153,12 @@ def page_view(r: TuneResult) -> TunePage:
         )
         for i, c in enumerate(r.candidates)
     ]
-    descriptions = [Description("original", r.original, None, [])]
+    descriptions = [Description("original", r.original.description, None, [])]
     descriptions += [
         Description(
             f"r{c.round} #{i + 1}" + (" ★ winner" if i == r.winner else ""),
             c.description,
-            _diff(r.original, c.description),
+            _diff(r.original.description, c.description),
             list(c.rejected),
         )
         for i, c in enumerate(r.candidates)

@@ -15,7 +15,7 @@ from pytest_plugin_eval.results.history import HistoryRow
 from pytest_plugin_eval.results.model import GraderInfo
 from pytest_plugin_eval.results.pairwise import CasePairwise, OrderAnswer, Pair, PairwiseComparison
 from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
-from pytest_plugin_eval.tune.result import Candidate, Cost, SiblingCheck, TuneResult, scored
+from pytest_plugin_eval.tune.result import Candidate, Cost, Original, SiblingCheck, TuneResult, scored
 from pytest_plugin_eval.tune.rules import paired
 
 
@@ -138,20 +138,28 @@ def tune() -> TuneResult:
             ("m2", "test"),
         )
     }
-    r = TuneResult("g:greet", "greet", "evals/triggers.yaml", 7, queries, "Greets the user warmly.", Cost(2.5, 40, 1.0))
-    r.original_train = scored({"f0": 0.0, "m0": 1.0}, LABELS, ["f0", "m0"])
-    r.original_validation = scored({"f1": 0.25, "m1": 0.5}, LABELS, ["f1", "m1"])
-    r.original_test = scored({"f2": 0.5, "m2": 0.5}, LABELS, ["f2", "m2"])
+    r = TuneResult(
+        "g:greet",
+        "greet",
+        "evals/triggers.yaml",
+        7,
+        queries=queries,
+        original=Original("Greets the user warmly."),
+        cost=Cost(2.5, 40, 1.0),
+    )
+    r.original.train = scored({"f0": 0.0, "m0": 1.0}, LABELS, ["f0", "m0"])
+    r.original.validation = scored({"f1": 0.25, "m1": 0.5}, LABELS, ["f1", "m1"])
+    r.original.test = scored({"f2": 0.5, "m2": 0.5}, LABELS, ["f2", "m2"])
     better = Candidate(1, "Writes salutations warmly.", rejected=["the reply holds no <description>"])
     better.train = scored({"f0": 1.0, "m0": 0.0}, LABELS, ["f0", "m0"])
     better.validation = scored({"f1": 1.0, "m1": 0.0}, LABELS, ["f1", "m1"])
-    better.vs_original = paired(better.validation.rates, r.original_validation.rates, LABELS)
+    better.vs_original = paired(better.validation.rates, r.original.validation.rates, LABELS)
     worse = Candidate(2, "Says things.")
     worse.train = scored({"f0": 0.0, "m0": 1.0}, LABELS, ["f0", "m0"])
     r.candidates = [better, worse]
     r.outcome, r.winner = "improved", 0
     r.winner_test = scored({"f2": 1.0, "m2": 0.0}, LABELS, ["f2", "m2"])
-    r.test_margin = paired(r.winner_test.rates, r.original_test.rates, LABELS)
+    r.test_margin = paired(r.winner_test.rates, r.original.test.rates, LABELS)
     r.siblings = [SiblingCheck("g:bye", 3, []), SiblingCheck("g:wave", 2, ["w1"])]
     r.stop = "2 rounds"
     r.notes = ["round 2: the proposer's reply was cut at its token limit"]
