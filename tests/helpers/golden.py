@@ -100,15 +100,15 @@ def pairwise() -> PairwiseComparison:
     )
     first = CasePairwise(
         "greets",
-        [
-            Pair(1, 1, 1, answers("new", "new")),
-            Pair(2, 2, 2, answers("old", "old")),
-            Pair(3, 3, 3, answers("new", "old")),
-            Pair(4, 4, 4, answers(None, "tie")),
+        pairs=[
+            Pair(1, 1, 1, answers=answers("new", "new")),
+            Pair(2, 2, 2, answers=answers("old", "old")),
+            Pair(3, 3, 3, answers=answers("new", "old")),
+            Pair(4, 4, 4, answers=answers(None, "tie")),
         ],
         note="OLD has 5 with-arm runs and NEW 4: run 5 of OLD is left out",
     )
-    second = CasePairwise("counts", [Pair(1, 1, 1, not_judged="NEW run 1 has no output (timeout)")])
+    second = CasePairwise("counts", pairs=[Pair(1, 1, 1, not_judged="NEW run 1 has no output (timeout)")])
     return PairwiseComparison(
         judge_model="claude-haiku-4-5",
         level=0.95,
