@@ -79,10 +79,10 @@ class Computed:
     (made by `computed`, on a placeholder field that is not in the constructor). `name` None: `value(obj)` is a
     dict whose keys are written in the field's place (made by `spliced`)."""
 
-    __slots__ = ("name", "value")
+    __slots__ = ("name", "value", "when")
 
-    def __init__(self, name: str | None, value: Callable[[Any], Any]) -> None:
-        self.name, self.value = name, value
+    def __init__(self, name: str | None, value: Callable[[Any], Any], when: str | None = None) -> None:
+        self.name, self.value, self.when = name, value, when
 
 
 _META = "json"
@@ -102,10 +102,11 @@ def key(
     return {_META: Key(name, omit, when, missing, read, write)}
 
 
-def computed(name: str, value: Callable[[Any], Any]) -> dict[str, Computed]:
+def computed(name: str, value: Callable[[Any], Any], *, when: str | None = None) -> dict[str, Computed]:
     """The metadata of a placeholder field, `field(default=None, init=False, compare=False, metadata=...)`, whose
-    key `name` is written as `value(obj)` and never read (see `Computed`)."""
-    return {_META: Computed(name, value)}
+    key `name` is written as `value(obj)` and never read (see `Computed`); `when`: only when this attribute of the
+    object is true, as for `key`."""
+    return {_META: Computed(name, value, when)}
 
 
 def spliced(value: Callable[[Any], Mapping[str, Any]]) -> dict[str, Computed]:
@@ -253,7 +254,7 @@ class _Written:
         self.attr = attr
         self.computed = spec.value if isinstance(spec, Computed) else None
         self.name = spec.name if isinstance(spec, (Key, Computed)) else None
-        self.when = spec.when if isinstance(spec, Key) else None
+        self.when = spec.when if isinstance(spec, (Key, Computed)) else None
         omit = spec.omit if isinstance(spec, Key) else None
         self.omit = _is_none if omit == "none" else _falsy if omit == "falsy" else omit
         dump = _dumper(hint)

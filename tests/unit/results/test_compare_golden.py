@@ -10,6 +10,7 @@ from pathlib import Path
 
 from helpers.golden import comparison, golden, text
 
+from pytest_plugin_eval.results.comparison import Comparison
 from pytest_plugin_eval.results.trigger_compare import TriggerSetChange
 
 HERE = Path(__file__).parent
@@ -35,3 +36,13 @@ def test_the_golden_trigger_section_reads_back_and_writes_the_same():
         ("added", None),
     ]
     assert text(read.to_json()) == golden(HERE, "trigger_compare.json")
+
+
+def test_the_golden_comparison_reads_back_and_writes_the_same():
+    data = json.loads(golden(HERE, "compare.json"))
+    read = Comparison.from_json(data)
+    made = comparison()
+    assert read.cases == made.cases and read.warnings == made.warnings and (read.old, read.new) == (made.old, made.new)
+    assert [c.name for c in read.worse] == ["counts"] and read.worse_queries == ["greet/f2"]
+    assert read.cases[0].with_score.tested and not read.cost_usd.tested  # an interval sought, or none
+    assert text(read.to_json()) == golden(HERE, "compare.json")
