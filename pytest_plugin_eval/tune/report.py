@@ -1,5 +1,6 @@
-"""The report of `plugin-eval tune`: the terminal summary and the HTML page's view (report/templates/tune.html.j2: rounds × queries grid, each
-candidate's text and its diff against the original, train/validation/test with intervals, the cost)."""
+"""The report of `plugin-eval tune`: the terminal summary and the HTML page's view (report/templates/tune.html.j2:
+rounds × queries grid, each candidate's text and its diff against the original, train/validation/test with
+intervals, the cost)."""
 
 from __future__ import annotations
 

@@ -11,9 +11,10 @@ Markdown (`--md "$GITHUB_STEP_SUMMARY"` puts it on a GitHub Actions job's page).
 append to GITHUB_STEP_SUMMARY by itself: a job that ran the session with `--compare-to` already has the comparison
 there, and a gating step would repeat it. `--html` writes the comparison as a page of its own. `--pairwise` also has
 a judge compare the two sessions' final outputs run by run, blind and in both orders (analysis.pairwise,
-results.pairwise; the workflow is analysis.compare_sessions): its section follows in each output, and the document holds it under `pairwise`. Exit 0, or 1 on
+results.pairwise): its section follows in each output, and the document holds it under `pairwise`. Exit 0, or 1 on
 a user error — and, with `--fail-on-worse`, when some case got a "worse" verdict (of WITH or of Δ, or with
---pairwise OLD's output preferred): a CI gate.
+--pairwise OLD's output preferred): a CI gate. The workflow is analysis.compare_sessions; the parser
+compare_parser.py.
 """
 
 from __future__ import annotations
