@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.merge import merge
+from ..core.errors import UsageError
 from ..report.terminal import write_summary
 from ..results.matrix import (
     MATRIX_FILE,
@@ -25,7 +26,7 @@ from ..results.store import ResultsFolder, read_results, write_json
 from ..run.artefacts import RunFolder
 
 
-class ShardError(ValueError):
+class ShardError(UsageError, ValueError):
     """A shard that does not merge: the message names it (a model of a matrix: `model: why`)."""
 
 

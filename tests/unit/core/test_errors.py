@@ -45,6 +45,7 @@ def test_every_exception_the_package_defines_is_in_one_branch_of_the_family():
         ("run.agent", "ClaudeNotFound", UsageError, Exception),
         ("analysis.compare", "CompareError", UsageError, ValueError),
         ("analysis.merge", "MergeError", UsageError, ValueError),
+        ("engine.shards", "ShardError", UsageError, ValueError),
         ("cli.arguments", "CliError", UsageError, Exception),
         ("core.problems", "SpecError", InvalidSpec, ValueError),
         ("core.yamlio", "YamlError", InvalidSpec, ValueError),
