@@ -207,7 +207,7 @@ def _case_warnings(old: CaseResult, new: CaseResult) -> list[CompareWarning]:
     out = []
     name = new.name
     if old.prompt != new.prompt:
-        out.append(CompareWarning("prompt", f"{name}: the prompt changed", name))
+        out.append(CompareWarning("prompt", f"{name}: the prompt changed", case=name))
     defs_old, defs_new = {g.name: g for g in old.graders}, {g.name: g for g in new.graders}
     changes = [f"{g} added" for g in defs_new if g not in defs_old]
     changes += [f"{g} removed" for g in defs_old if g not in defs_new]
@@ -215,7 +215,7 @@ def _case_warnings(old: CaseResult, new: CaseResult) -> list[CompareWarning]:
         f"{g} changed" for g in defs_new if g in defs_old and _definition(defs_old[g]) != _definition(defs_new[g])
     ]
     if changes:
-        out.append(CompareWarning("graders", f"{name}: graders differ ({', '.join(changes)})", name))
+        out.append(CompareWarning("graders", f"{name}: graders differ ({', '.join(changes)})", case=name))
     limits = [
         f"{label} {a} → {b}"
         for label, a, b in (
@@ -225,11 +225,13 @@ def _case_warnings(old: CaseResult, new: CaseResult) -> list[CompareWarning]:
         if a != b
     ]
     if limits:
-        out.append(CompareWarning("limits", f"{name}: {', '.join(limits)}", name))
+        out.append(CompareWarning("limits", f"{name}: {', '.join(limits)}", case=name))
     if old.two_arm != new.two_arm:
         arms = lambda c: "both arms" if c.two_arm else "the with arm only"  # noqa: E731
         out.append(
-            CompareWarning("arms", f"{name}: ran {arms(old)} before, {arms(new)} now — its Δ cannot be compared", name)
+            CompareWarning(
+                "arms", f"{name}: ran {arms(old)} before, {arms(new)} now — its Δ cannot be compared", case=name
+            )
         )
     return out
 
@@ -238,7 +240,7 @@ def _grouped(kind: str, what: str, pairs: dict[tuple[str, str], list[str]]) -> l
     """One warning per distinct (old → new) value, naming the cases it applies to. `what`: "the agent's model
     differs", say."""
     return [
-        CompareWarning(kind, f"{what}: {a} → {b} ({_listed(cases)})", cases[0] if len(cases) == 1 else None)
+        CompareWarning(kind, f"{what}: {a} → {b} ({_listed(cases)})", case=cases[0] if len(cases) == 1 else None)
         for (a, b), cases in pairs.items()
     ]
 

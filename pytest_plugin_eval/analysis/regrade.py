@@ -25,14 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.kinds import ARMS, ErrorKind
+from ..core.kinds import ErrorKind
 from ..grade.engine import GradingStopped, grade, graders_for
 from ..load.case import Case
 from ..results.jsonmap import json_kind
 from ..results.model import RunResult, SuiteResult
 from ..results.record import grader_results
 from ..results.scoring import judge_cost, run_score
-from ..results.store import RESULTS_FILE, RUNS_DIR, ResultsFolder
+from ..results.store import RESULTS_FILE, RUNS_DIR, ResultsFolder, document_problem
 from ..results.triggers import TriggerRun
 from ..run.artefacts import RunFolder
 from ..run.output import RunOutput
@@ -135,9 +135,10 @@ def results_folder_problem(folder: Path, scripted: bool | None = None) -> str | 
         return f"{RESULTS_FILE} is nested too deeply to be a results document"
     except ValueError as e:  # json.JSONDecodeError says where: "line 12 column 5 (char 301)"
         return f"{RESULTS_FILE} is not valid JSON — truncated or damaged? ({e})"
-    problem = document_problem(data)
+    problem = document_problem(data) or regrade_problem(data)
     if problem is not None:
-        return f"{RESULTS_FILE} is not a results document: {problem}"
+        said = "" if problem.startswith("not a results document") else "not a results document: "
+        return f"{RESULTS_FILE} is {said}{problem}"
     try:
         SuiteResult.from_json(data)
     except Exception as e:  # whatever the shape checks above did not foresee
@@ -154,23 +155,13 @@ def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def document_problem(data: Any) -> str | None:
-    """The first value regrading relies on that a results document could not hold, as `path: what is wrong`."""
-    if not isinstance(data, dict):
-        return f"the document must be a JSON object (got {json_kind(data)})"
-    if "suites" in data and "cases" not in data:
-        return (
-            "it holds several suites (a --json document of a session over several eval dirs): regrade the "
-            "results folder of one of them"
-        )
-    for key, check in (("suite", dict), ("cases", list), ("loadErrors", list), ("skippedRuns", list)):
-        if data.get(key) is not None and not isinstance(data[key], check):
-            return f"{key}: must be {'an object' if check is dict else 'a list'} (got {json_kind(data[key])})"
+def regrade_problem(data: dict[str, Any]) -> str | None:
+    """What regrading needs of a results document beyond being one (results.store.document_problem, the one
+    check of its shape, has passed): cases named, each in a folder inside the suite, runs numbered from 1 and each
+    stored once — as `path: what is wrong`."""
     seen: set[tuple[str, str, int]] = set()
     for i, case in enumerate(data.get("cases") or []):
         where = f"cases[{i}]"
-        if not isinstance(case, dict):
-            return f"{where}: must be an object (got {json_kind(case)})"
         for key in ("name", "dir"):
             if key in case or key == "name":
                 value = case.get(key)
@@ -179,17 +170,8 @@ def document_problem(data: Any) -> str | None:
         case_dir = str(case.get("dir", case["name"]))
         if Path(case_dir).is_absolute() or ".." in Path(case_dir).parts:
             return f"{where}.dir: must be a folder relative to the suite, with no .. (got {case_dir!r})"
-        arms = case.get("arms")
-        if arms is None:
-            continue
-        if not isinstance(arms, dict):
-            return f"{where}.arms: must be an object (got {json_kind(arms)})"
-        for arm, runs in arms.items():
-            if arm not in ARMS:
-                return f"{where}.arms: {arm!r} is not an arm (with, without)"
-            if not isinstance(runs, list):
-                return f"{where}.arms.{arm}: must be a list of runs (got {json_kind(runs)})"
-            for n, run in enumerate(runs, 1):
+        for arm, runs in (case.get("arms") or {}).items():
+            for n, run in enumerate(runs or [], 1):
                 problem = run_problem(run)
                 if problem is not None:
                     return f"{where}.arms.{arm}[{n - 1}]{problem}"
@@ -201,9 +183,8 @@ def document_problem(data: Any) -> str | None:
 
 
 def run_problem(run: Any) -> str | None:
-    """`.key: what is wrong` for the first field of a stored run regrading cannot use, or None."""
-    if not isinstance(run, dict):
-        return f": must be an object (got {json_kind(run)})"
+    """`.key: what is wrong` for the first field of a stored run regrading cannot use, or None (the run's shape
+    is results.store.document_problem's to check)."""
     index = run.get("index", 1)
     if isinstance(index, bool) or not isinstance(index, int) or index < 1:
         return f".index: must be a whole number ≥ 1 (got {json_kind(index)} {index!r})"
@@ -223,12 +204,7 @@ def run_problem(run: Any) -> str | None:
         value = run.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             return f".{key}: must be a whole number (got {json_kind(value)})"
-    graders = run.get("graders")
-    if graders is not None and not isinstance(graders, list):
-        return f".graders: must be a list (got {json_kind(graders)})"
-    for g, grader in enumerate(graders or []):
-        if not isinstance(grader, dict):
-            return f".graders[{g}]: must be an object (got {json_kind(grader)})"
+    for g, grader in enumerate(run.get("graders") or []):
         if not isinstance(grader.get("name"), str) or "passed" not in grader:
             return f".graders[{g}]: needs a name (a string) and passed"
     return None

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..engine.options import OPTIONS, Option
 from .commands import check, compare, history, import_evals, init, merge, pr_comment, tune
-from .main import USAGE
+from .usage import USAGE
 
 PAGE = Path("docs/reference/options.md")
 

@@ -54,3 +54,19 @@ def command_judge_client(url_for: Callable[[Any, str], str] | None) -> tuple[Cal
         return anthropic.Anthropic(base_url=url_for(endpoint, key), api_key="scripted", max_retries=0)
 
     return client_for, endpoint.stop
+
+
+def not_signed_in(option: str, environ: Any = None) -> str | None:
+    """For a command's option that asks a judge outside a session (`--pairwise`, `--controls`): what to say when
+    Claude Code is not signed in, or None."""
+    import os
+
+    from ..run.access import NO_ACCESS_FIX, detect
+
+    access = detect(dict(os.environ if environ is None else environ))
+    if access.kind != "none":
+        return None
+    return (
+        f"Error: {option} asks a judge model, and Claude Code is not signed in: {access.fix or NO_ACCESS_FIX}; or "
+        "pass --scripted to answer from each case's scripted.yaml offline"
+    )

@@ -277,8 +277,8 @@ def trigger_tables(changes: list[TriggerSetChange]) -> list[SetTable]:
             note = "only in the " + ("new" if change.old is None else "old") + " session"
         rows = []
         for query in change.queries:
-            old = f"{query.old.fires}/{len(query.old.decided)}" if query.old else MISSING
-            new = f"{query.new.fires}/{len(query.new.decided)}" if query.new else MISSING
+            old = f"{query.old.fires}/{query.old.runs}" if query.old else MISSING
+            new = f"{query.new.fires}/{query.new.runs}" if query.new else MISSING
             verdict = {"better": "better", "worse": "worse", "no_detectable_change": "no detectable change"}.get(
                 query.verdict or "", query.status if query.status != "compared" else MISSING
             )

@@ -63,6 +63,11 @@ def _render(template: str, **context) -> str:
     return _environment().get_template(template).render(css=_css(), **context)
 
 
+def render_page(template: str, **context) -> str:
+    """A page of templates/ from its view: the pages made above report/ (tune's) and beside it (the matrix's)."""
+    return _render(template, **context)
+
+
 def render_report(
     document: SuiteResult,
     history: Trend | None = None,

@@ -228,8 +228,8 @@ def trigger_changes_markdown(v: compared.View) -> list[str]:
         name = change.name + (f" · {change.file}" if change.file else "")
         name += " (description changed)" if change.description_changed else ""
         for q in change.queries:
-            old = f"{q.old.fires}/{len(q.old.decided)}" if q.old else MISSING
-            new = f"{q.new.fires}/{len(q.new.decided)}" if q.new else MISSING
+            old = f"{q.old.fires}/{q.old.runs}" if q.old else MISSING
+            new = f"{q.new.fires}/{q.new.runs}" if q.new else MISSING
             verdict = VERDICT_MARKS.get(q.verdict or "", q.status if q.status != "compared" else MISSING)
             label = "should fire" if q.should_fire else "should not fire"
             body.append([name, q.id, label, f"{old} → {new}", triggers.interval(q.interval), verdict])

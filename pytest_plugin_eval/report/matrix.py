@@ -6,7 +6,7 @@ its cost. Each model's own summary, report and document are as a session of that
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.paths import display_path
@@ -75,32 +75,42 @@ def markdown(matrix: Matrix, rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class MatrixColumn:
+    model: str
+    link: str | None  # its report, relative to the page
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    name: str
+    cells: list[str]
+
+
+@dataclass(frozen=True)
+class MatrixPage:
+    """What templates/matrix.html.j2 shows."""
+
+    columns: list[MatrixColumn]
+    rows: list[MatrixRow]
+    verdicts: list[str]
+    exit_status: int
+
+
+def matrix_view(matrix: Matrix, rows: Sequence[Row], reports: dict[str, str | None]) -> MatrixPage:
+    """The page's view: the table, each model's column head linking to its own report (`reports`: model → its
+    report's path relative to the page), each model's verdict."""
+    models = [m.model for m in matrix.models]
+    return MatrixPage(
+        columns=[MatrixColumn(model, reports.get(model)) for model in models],
+        rows=[MatrixRow(row.name, [cell_text(row.cells.get(model)) for model in models]) for row in rows],
+        verdicts=[f"{m.model}: {m.verdict} (exit {m.exit_status}, {view.usd(m.cost_usd)})" for m in matrix.models],
+        exit_status=matrix.exit_status,
+    )
+
+
 def matrix_page(matrix: Matrix, rows: Sequence[Row], reports: dict[str, str | None]) -> str:
-    """The HTML matrix page: the table, each model's column head linking to its own report (`reports`: model →
-    its report's path relative to the page)."""
+    """The HTML matrix page."""
+    from .html import render_page
 
-    def head(model: str) -> str:
-        link = reports.get(model)
-        name = escape(model)
-        return f'<a href="{escape(link)}">{name}</a>' if link else name
-
-    heads = "".join(f"<th>{head(m.model)}</th>" for m in matrix.models)
-    body = "".join(
-        "<tr><th>"
-        + escape(row.name)
-        + "</th>"
-        + "".join(f"<td>{escape(cell_text(row.cells.get(m.model)))}</td>" for m in matrix.models)
-        + "</tr>"
-        for row in rows
-    )
-    verdicts = "".join(
-        f"<li>{escape(m.model)}: {escape(m.verdict)} (exit {m.exit_status}, {escape(view.usd(m.cost_usd))})</li>"
-        for m in matrix.models
-    )
-    return (
-        '<!doctype html><html><head><meta charset="utf-8"><title>plugin eval · model matrix</title>'
-        "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
-        "th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left}</style></head><body>"
-        f"<h1>Model matrix</h1><table><tr><th>case</th>{heads}</tr>{body}</table>"
-        f"<ul>{verdicts}</ul><p>exit status {matrix.exit_status}</p></body></html>\n"
-    )
+    return render_page("matrix.html.j2", page=matrix_view(matrix, rows, reports)) + "\n"

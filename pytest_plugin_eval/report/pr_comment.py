@@ -195,8 +195,8 @@ def moved_queries(comparison: Comparison) -> list[str]:
     head = ["Skill", "Query", "Label", "Fires then → now", f"Change {comparison.level * 100:g}% CI", "Verdict"]
     body = []
     for change, query in moved:
-        old = f"{query.old.fires}/{len(query.old.decided)}" if query.old else MISSING
-        new = f"{query.new.fires}/{len(query.new.decided)}" if query.new else MISSING
+        old = f"{query.old.fires}/{query.old.runs}" if query.old else MISSING
+        new = f"{query.new.fires}/{query.new.runs}" if query.new else MISSING
         label = "should fire" if query.should_fire else "should not fire"
         skill = change.name + (" (description changed)" if change.description_changed else "")
         body.append(

@@ -4,7 +4,7 @@ with the judge's votes, reasons and the rubric — and the data the page's scrip
 so far, where to save them).
 
 The page's script keeps the labels: in `server` mode it sends each change to `plugin-eval review`'s server
-(cli/commands/review.py), which writes labels.json; in `static` mode (`--export`) it keeps them in the browser's local
+(publish/review_server.py), which writes labels.json; in `static` mode (`--export`) it keeps them in the browser's local
 storage and offers them as a labels.json download. Either way the file is read by results.labels.
 """
 

@@ -4,9 +4,10 @@ measured alike, and the compare document it writes (`Comparison.to_json`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
+from .jsonmap import Document, computed, key, present
 from .model import SCHEMA_VERSION, SuiteResult
 from .trigger_compare import TriggerSetChange
 
@@ -14,15 +15,32 @@ BETTER, WORSE, NO_CHANGE = "better", "worse", "no_detectable_change"
 COMPARED, ADDED, REMOVED = "compared", "added", "removed"
 
 
+def _pair(data: Any) -> tuple[float, float] | None:
+    return None if data is None else (float(data[0]), float(data[1]))
+
+
+def _old_new(runs: tuple[int, int]) -> dict[str, int]:
+    return {"old": runs[0], "new": runs[1]}
+
+
+def _read_old_new(data: Any) -> tuple[int, int]:
+    return (int(data["old"]), int(data["new"]))
+
+
 @dataclass(frozen=True)
-class Change:
+class Change(Document):
     """A number in the old and the new session, and — where it can be estimated — the interval of new − old and
     what it says: better (the interval is above 0), worse (below 0) or no detectable change (it holds 0)."""
 
-    old: float | None
-    new: float | None
-    interval: tuple[float, float] | None = None
-    tested: bool = False  # an interval was sought (None then: too few scored runs to tell)
+    old: float | None = field(metadata=key("old"))
+    new: float | None = field(metadata=key("new"))
+    _change: None = field(default=None, init=False, compare=False, metadata=computed("change", lambda c: c.change))
+    interval: tuple[float, float] | None = field(default=None, metadata=key("interval", when="tested", read=_pair))
+    _verdict: None = field(
+        default=None, init=False, compare=False, metadata=computed("verdict", lambda c: c.verdict, when="tested")
+    )
+    # an interval was sought (None then: too few scored runs to tell): the document has the key interval
+    tested: bool = field(default=False, metadata=present("interval"))
 
     @property
     def change(self) -> float | None:
@@ -35,38 +53,32 @@ class Change:
         low, high = self.interval
         return BETTER if low > 0 else WORSE if high < 0 else NO_CHANGE
 
-    def to_json(self) -> dict:
-        out: dict[str, Any] = {"old": self.old, "new": self.new, "change": self.change}
-        if self.tested:
-            out["interval"] = list(self.interval) if self.interval is not None else None
-            out["verdict"] = self.verdict
-        return out
-
 
 @dataclass(frozen=True)
-class Tally:
+class Tally(Document):
     """How many with-arm runs a grader passed, of the runs it judged."""
 
-    passed: int
-    runs: int
+    passed: int = field(metadata=key("passed"))
+    runs: int = field(metadata=key("runs"))
+    _rate: None = field(default=None, init=False, compare=False, metadata=computed("passRate", lambda t: t.pass_rate))
 
     @property
     def pass_rate(self) -> float | None:
         return self.passed / self.runs if self.runs else None
 
-    def to_json(self) -> dict:
-        return {"passed": self.passed, "runs": self.runs, "passRate": self.pass_rate}
-
 
 @dataclass(frozen=True)
-class GraderChange:
+class GraderChange(Document):
     """One grader of a case in the with arm: its pass rate before and after (None where the session did not have
     it, or it never judged), and whether its definition changed in between."""
 
-    name: str
-    old: Tally | None
-    new: Tally | None
-    definition_changed: bool = False
+    name: str = field(metadata=key("name"))
+    _status: None = field(default=None, init=False, compare=False, metadata=computed("status", lambda g: g.status))
+    old: Tally | None = field(metadata=key("old"))
+    new: Tally | None = field(metadata=key("new"))
+    _change: None = field(default=None, init=False, compare=False, metadata=computed("change", lambda g: g.change))
+    _changed: None = field(default=None, init=False, compare=False, metadata=computed("changed", lambda g: g.changed))
+    definition_changed: bool = field(default=False, metadata=key("definitionChanged"))
 
     @property
     def status(self) -> str:
@@ -82,42 +94,33 @@ class GraderChange:
         """Its pass rate moved (a grader that passed every run and now fails some, say), or it came or went."""
         return self.status != COMPARED or (self.change is not None and abs(self.change) > 1e-9)
 
-    def to_json(self) -> dict:
-        return {
-            "name": self.name,
-            "status": self.status,
-            "old": self.old.to_json() if self.old else None,
-            "new": self.new.to_json() if self.new else None,
-            "change": self.change,
-            "changed": self.changed,
-            "definitionChanged": self.definition_changed,
-        }
-
 
 @dataclass(frozen=True)
-class CompareWarning:
+class CompareWarning(Document):
     """Why the two sessions may not measure the same thing. `case`: the case it is about (None: the session)."""
 
-    kind: str  # plugin | model | scripted | judgeModel | claudeVersion | ablation | runsPerArm | arms | prompt
-    # | graders | limits | partial | shard
-    message: str
-    case: str | None = None
-
-    def to_json(self) -> dict:
-        return {"kind": self.kind, "case": self.case, "message": self.message}
+    # plugin | model | scripted | judgeModel | claudeVersion | ablation | runsPerArm | arms | prompt | graders
+    # | limits | partial | shard
+    kind: str = field(metadata=key("kind"))
+    _: KW_ONLY
+    case: str | None = field(default=None, metadata=key("case"))
+    message: str = field(kw_only=False, metadata=key("message"))  # positional, after kind
 
 
 @dataclass(frozen=True)
-class CaseComparison:
-    name: str
-    dir: str
-    status: str  # compared | added (only in the new session) | removed (only in the old one)
-    with_score: Change  # WITH: the mean with-plugin score
-    delta: Change | None  # Δ; None unless both sessions ran the case with both arms (or, added/removed: one did)
-    runs: tuple[int, int]  # scored with-arm runs: old, new
-    graders: list[GraderChange] = field(default_factory=list)
-    cost_usd: Change = field(default_factory=lambda: Change(None, None))
-    duration_seconds: Change = field(default_factory=lambda: Change(None, None))
+class CaseComparison(Document):
+    name: str = field(metadata=key("name"))
+    dir: str = field(metadata=key("dir"))
+    # compared | added (only in the new session) | removed (only in the old one)
+    status: str = field(metadata=key("status"))
+    with_score: Change = field(metadata=key("with"))  # WITH: the mean with-plugin score
+    # Δ; None unless both sessions ran the case with both arms (or, added/removed: one did)
+    delta: Change | None = field(metadata=key("delta"))
+    # scored with-arm runs: old, new
+    runs: tuple[int, int] = field(metadata=key("runs", write=_old_new, read=_read_old_new))
+    graders: list[GraderChange] = field(default_factory=list, metadata=key("graders"))
+    cost_usd: Change = field(default_factory=lambda: Change(None, None), metadata=key("costUsd"))
+    duration_seconds: Change = field(default_factory=lambda: Change(None, None), metadata=key("durationSeconds"))
 
     @property
     def changed_graders(self) -> list[GraderChange]:
@@ -127,29 +130,19 @@ class CaseComparison:
     def worse(self) -> bool:
         return WORSE in (self.with_score.verdict, self.delta.verdict if self.delta else None)
 
-    def to_json(self) -> dict:
-        return {
-            "name": self.name,
-            "dir": self.dir,
-            "status": self.status,
-            "with": self.with_score.to_json(),
-            "delta": self.delta.to_json() if self.delta else None,
-            "runs": {"old": self.runs[0], "new": self.runs[1]},
-            "graders": [g.to_json() for g in self.graders],
-            "costUsd": self.cost_usd.to_json(),
-            "durationSeconds": self.duration_seconds.to_json(),
-        }
-
 
 @dataclass(frozen=True)
-class SessionRef:
+class SessionRef(Document):
     """Which session a side of the comparison is."""
 
-    source: str  # the folder or file it was read from
-    started_at: str
-    claude_version: str
-    plugins: list[str]
-    partial_reason: str | None  # None: complete
+    source: str = field(metadata=key("source"))  # the folder or file it was read from
+    started_at: str = field(metadata=key("startedAt"))
+    claude_version: str = field(metadata=key("claudeVersion"))
+    plugins: list[str] = field(metadata=key("plugins"))
+    _partial: None = field(
+        default=None, init=False, compare=False, metadata=computed("partial", lambda s: s.partial_reason is not None)
+    )
+    partial_reason: str | None = field(metadata=key("partialReason"))  # None: complete
 
     @classmethod
     def of(cls, document: SuiteResult, source: str) -> SessionRef:
@@ -161,38 +154,63 @@ class SessionRef:
             partial_reason=(document.partial_reason or "unknown") if document.partial else None,
         )
 
-    def to_json(self) -> dict:
-        return {
-            "source": self.source,
-            "startedAt": self.started_at,
-            "claudeVersion": self.claude_version,
-            "plugins": list(self.plugins),
-            "partial": self.partial_reason is not None,
-            "partialReason": self.partial_reason,
-        }
+
+def _counts(comparison: Comparison, of: str) -> dict[str, int]:
+    raw = comparison.verdicts(of)
+    return {"better": raw[BETTER], "worse": raw[WORSE], "noDetectableChange": raw[NO_CHANGE], "unknown": raw["unknown"]}
 
 
-@dataclass(frozen=True)
-class Comparison:
-    old: SessionRef
-    new: SessionRef
-    level: float
-    cases: list[CaseComparison]  # the new session's order, then the removed cases
-    warnings: list[CompareWarning]
-    cost_usd: Change
-    duration_seconds: Change
-    mean_with: Change  # the mean over cases of WITH, over the cases both sessions have
-    mean_delta: Change  # the same for Δ
-    triggers: list[TriggerSetChange] = field(default_factory=list)  # the trigger sets of either session
-    trigger_note: str | None = None  # why a change of description cannot show (both sessions scripted)
+def _summary(comparison: Comparison) -> dict[str, Any]:
+    return {
+        "compared": len(comparison.compared),
+        "added": [c.name for c in comparison.added],
+        "removed": [c.name for c in comparison.removed],
+        "with": _counts(comparison, "with"),
+        "delta": _counts(comparison, "delta"),
+        "worse": [c.name for c in comparison.worse],
+        "gradersChanged": sum(len(c.changed_graders) for c in comparison.compared),
+    }
+
+
+@dataclass(frozen=True, kw_only=True)
+class Comparison(Document):
+    """The compare document (`plugin-eval compare --json`); its summary, verdicts and warnings' verdict are worked
+    out from the cases, written and never read."""
+
+    _schema: None = field(
+        default=None, init=False, compare=False, metadata=computed("schemaVersion", lambda c: SCHEMA_VERSION)
+    )
+    level: float = field(metadata=key("level"))
+    old: SessionRef = field(metadata=key("old"))
+    new: SessionRef = field(metadata=key("new"))
+    _comparable: None = field(
+        default=None, init=False, compare=False, metadata=computed("comparable", lambda c: c.comparable)
+    )
+    plugin_changes: list[str] = field(default_factory=list, metadata=key("pluginChanges"))  # what changed in the
+    # plugin (results.plugin_changes)
+    # the sessions share without-plugin runs (--reuse-baseline)
+    baseline_note: str | None = field(default=None, metadata=key("baselineNote", omit="falsy"))
+    warnings: list[CompareWarning] = field(metadata=key("warnings"))
+    _summary: None = field(default=None, init=False, compare=False, metadata=computed("summary", _summary))
+    mean_with: Change = field(metadata=key("meanWith"))  # the mean over cases of WITH, over the cases both have
+    mean_delta: Change = field(metadata=key("meanDelta"))  # the same for Δ
+    cost_usd: Change = field(metadata=key("costUsd"))
+    duration_seconds: Change = field(metadata=key("durationSeconds"))
+    cases: list[CaseComparison] = field(metadata=key("cases"))  # the new session's order, then the removed cases
+    # the trigger sets of either session
+    triggers: list[TriggerSetChange] = field(default_factory=list, metadata=key("triggers", omit="falsy"))
+    _worse_queries: None = field(
+        default=None,
+        init=False,
+        compare=False,
+        metadata=computed("triggersWorse", lambda c: c.worse_queries, when="triggers"),
+    )
+    trigger_note: str | None = None  # why a change of description cannot show (both sessions scripted); not written
 
     @property
     def worse_queries(self) -> list[str]:
         """Trigger queries that moved against their label (`skill/query`), which `--fail-on-worse` fails on too."""
         return [f"{t.name}/{q.id}" for t in self.triggers for q in t.worse]
-
-    plugin_changes: list[str] = field(default_factory=list)  # what changed in the plugin (results.plugin_changes)
-    baseline_note: str | None = None  # the sessions share without-plugin runs (--reuse-baseline)
 
     @property
     def compared(self) -> list[CaseComparison]:
@@ -222,43 +240,3 @@ class Comparison:
             change = case.with_score if of == "with" else case.delta
             counts[(change.verdict if change else None) or "unknown"] += 1
         return counts
-
-    def to_json(self) -> dict:
-        def counts(of: str) -> dict[str, int]:
-            raw = self.verdicts(of)
-            return {
-                "better": raw[BETTER],
-                "worse": raw[WORSE],
-                "noDetectableChange": raw[NO_CHANGE],
-                "unknown": raw["unknown"],
-            }
-
-        return {
-            "schemaVersion": SCHEMA_VERSION,
-            "level": self.level,
-            "old": self.old.to_json(),
-            "new": self.new.to_json(),
-            "comparable": self.comparable,
-            "pluginChanges": list(self.plugin_changes),
-            **({"baselineNote": self.baseline_note} if self.baseline_note else {}),
-            "warnings": [w.to_json() for w in self.warnings],
-            "summary": {
-                "compared": len(self.compared),
-                "added": [c.name for c in self.added],
-                "removed": [c.name for c in self.removed],
-                "with": counts("with"),
-                "delta": counts("delta"),
-                "worse": [c.name for c in self.worse],
-                "gradersChanged": sum(len(c.changed_graders) for c in self.compared),
-            },
-            "meanWith": self.mean_with.to_json(),
-            "meanDelta": self.mean_delta.to_json(),
-            "costUsd": self.cost_usd.to_json(),
-            "durationSeconds": self.duration_seconds.to_json(),
-            "cases": [c.to_json() for c in self.cases],
-            **(
-                {"triggers": [t.to_json() for t in self.triggers], "triggersWorse": self.worse_queries}
-                if self.triggers
-                else {}
-            ),
-        }

@@ -21,11 +21,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import InvalidSpec
+from .jsonmap import EXTRA, Document, key
 from .matrix import MATRIX_FILE, MatrixError, read_matrix
 from .model import SCHEMA_VERSION, SuiteResult
 from .plugin_changes import plugin_changes
@@ -176,52 +177,41 @@ def note_of(document: SuiteResult) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class HistoryRow:
-    folder: str
-    started_at: str
-    plugin: str  # the plugins' names
-    version: str | None
-    git_commit: str | None
-    git_dirty: bool | None
-    model: str
-    judge_model: str | None
-    cases: int
-    overall_score: float | None
-    mean_delta: float | None  # None: no case ran both arms
-    cost_usd: float
-    partial: bool
-    partial_reason: str | None
-    runs_per_arm: tuple[int, ...]  # the distinct runs per arm of its cases, ascending
-    note: str | None
-    shard: str | None = None
-    trigger_queries: tuple[int, int] | None = None  # (decided as labelled, of) over its trigger sets
-    extra: dict = field(default_factory=dict)
+def _right_of(counts: tuple[int, int] | None) -> dict[str, int] | None:
+    return None if counts is None else {"right": counts[0], "of": counts[1]}
 
-    def to_json(self) -> dict:
-        out: dict[str, Any] = {
-            "folder": self.folder,
-            "startedAt": self.started_at,
-            "plugin": self.plugin,
-            "version": self.version,
-            "gitCommit": self.git_commit,
-            "gitDirty": self.git_dirty,
-            "model": self.model,
-            "judgeModel": self.judge_model,
-            "cases": self.cases,
-            "overallScore": self.overall_score,
-            "meanDelta": self.mean_delta,
-            "costUsd": self.cost_usd,
-            "partial": self.partial,
-            "partialReason": self.partial_reason,
-            "runsPerArm": list(self.runs_per_arm),
-            "note": self.note,
-        }
-        if self.shard is not None:
-            out["shard"] = self.shard
-        if self.trigger_queries is not None:
-            out["triggerQueries"] = {"right": self.trigger_queries[0], "of": self.trigger_queries[1]}
-        return out
+
+def _read_right_of(data: Any) -> tuple[int, int] | None:
+    return None if data is None else (int(data["right"]), int(data["of"]))
+
+
+@dataclass(frozen=True)
+class HistoryRow(Document):
+    """A past session as `plugin-eval history` lists it (a row of `--json`'s sessions)."""
+
+    folder: str = field(metadata=key("folder"))
+    started_at: str = field(metadata=key("startedAt"))
+    plugin: str = field(metadata=key("plugin"))  # the plugins' names
+    version: str | None = field(metadata=key("version"))
+    git_commit: str | None = field(metadata=key("gitCommit"))
+    git_dirty: bool | None = field(metadata=key("gitDirty"))
+    model: str = field(metadata=key("model"))
+    judge_model: str | None = field(metadata=key("judgeModel"))
+    cases: int = field(metadata=key("cases"))
+    overall_score: float | None = field(metadata=key("overallScore"))
+    mean_delta: float | None = field(metadata=key("meanDelta"))  # None: no case ran both arms
+    cost_usd: float = field(metadata=key("costUsd"))
+    partial: bool = field(metadata=key("partial"))
+    partial_reason: str | None = field(metadata=key("partialReason"))
+    # the distinct runs per arm of its cases, ascending
+    runs_per_arm: tuple[int, ...] = field(metadata=key("runsPerArm"))
+    note: str | None = field(metadata=key("note"))
+    shard: str | None = field(default=None, metadata=key("shard", omit="none"))
+    # (decided as labelled, of) over its trigger sets
+    trigger_queries: tuple[int, int] | None = field(
+        default=None, metadata=key("triggerQueries", omit="none", write=_right_of, read=_read_right_of)
+    )
+    extra: dict = field(default_factory=dict, metadata=EXTRA)  # keys written beside the row (pluginChanges)
 
 
 def summarize(session: PastSession) -> HistoryRow:
@@ -276,7 +266,8 @@ def history_json(scan_result: Scan) -> dict:
     return {
         "schemaVersion": SCHEMA_VERSION,
         "sessions": [
-            {**summarize(s).to_json(), "pluginChanges": c} for s, c in zip(scan_result.sessions, changes, strict=True)
+            replace(summarize(s), extra={"pluginChanges": c}).to_json()
+            for s, c in zip(scan_result.sessions, changes, strict=True)
         ],
         "skipped": [{"folder": str(s.folder), "reason": s.reason} for s in scan_result.skipped],
         "notRead": scan_result.not_read,

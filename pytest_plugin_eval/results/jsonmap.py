@@ -13,7 +13,8 @@ The rest follows from the field's type: a nested `Document`, or a list or dict o
 a list, tuple or dict that is absent or null reads as empty; a `bool` reads as `bool(value)`; the keys of a
 `dict[int, …]` are written as strings. The `EXTRA` field keeps the keys this version does not know, and writes
 them back where it stands. Annotations must resolve at run time (no names imported for type checking only).
-A key `computed(name, value)` is written from the object (a verdict, a total) and never read.
+A key `computed(name, value)` is written from the object (a verdict, a total) and never read; `spliced(value)` writes
+the keys of the dict `value(obj)` in its place (a tally's counts beside a case's name), never read either.
 `problems(cls, data)` says, before reading, which values do not have their field's type, by their path in the
 document (`cases[3].arms.with[0].score: must be a number or null (got a string)`).
 """
@@ -75,12 +76,13 @@ class Extra:
 
 class Computed:
     """A key that is written, not read: `value(obj)` says it (a verdict, a total) from the object's other fields
-    (made by `computed`, on a placeholder field that is not in the constructor)."""
+    (made by `computed`, on a placeholder field that is not in the constructor). `name` None: `value(obj)` is a
+    dict whose keys are written in the field's place (made by `spliced`)."""
 
-    __slots__ = ("name", "value")
+    __slots__ = ("name", "value", "when")
 
-    def __init__(self, name: str, value: Callable[[Any], Any]) -> None:
-        self.name, self.value = name, value
+    def __init__(self, name: str | None, value: Callable[[Any], Any], when: str | None = None) -> None:
+        self.name, self.value, self.when = name, value, when
 
 
 _META = "json"
@@ -100,10 +102,17 @@ def key(
     return {_META: Key(name, omit, when, missing, read, write)}
 
 
-def computed(name: str, value: Callable[[Any], Any]) -> dict[str, Computed]:
+def computed(name: str, value: Callable[[Any], Any], *, when: str | None = None) -> dict[str, Computed]:
     """The metadata of a placeholder field, `field(default=None, init=False, compare=False, metadata=...)`, whose
-    key `name` is written as `value(obj)` and never read (see `Computed`)."""
-    return {_META: Computed(name, value)}
+    key `name` is written as `value(obj)` and never read (see `Computed`); `when`: only when this attribute of the
+    object is true, as for `key`."""
+    return {_META: Computed(name, value, when)}
+
+
+def spliced(value: Callable[[Any], Mapping[str, Any]]) -> dict[str, Computed]:
+    """The metadata of a placeholder field (as for `computed`) whose `value(obj)`, a dict, is written key by key in
+    its place and never read."""
+    return {_META: Computed(None, value)}
 
 
 def present(name: str) -> dict[str, Present]:
@@ -130,7 +139,7 @@ def write(obj: Document, stop: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for slot in _plan(type(obj)).written:
         value = slot.computed(obj) if slot.computed is not None else getattr(obj, slot.attr)
-        if slot.name is None:  # the EXTRA field
+        if slot.name is None:  # the EXTRA field, or a spliced one
             out.update(value)
         elif slot.name == stop:
             break
@@ -245,7 +254,7 @@ class _Written:
         self.attr = attr
         self.computed = spec.value if isinstance(spec, Computed) else None
         self.name = spec.name if isinstance(spec, (Key, Computed)) else None
-        self.when = spec.when if isinstance(spec, Key) else None
+        self.when = spec.when if isinstance(spec, (Key, Computed)) else None
         omit = spec.omit if isinstance(spec, Key) else None
         self.omit = _is_none if omit == "none" else _falsy if omit == "falsy" else omit
         dump = _dumper(hint)
@@ -308,7 +317,9 @@ class _Plan:
         fields = [(f, f.metadata[_META], hints[f.name]) for f in dataclasses.fields(cls) if _META in f.metadata]
         self.written = tuple(_Written(f.name, spec, hint) for f, spec, hint in fields if not isinstance(spec, Present))
         self.read = tuple(_Read(f, spec, hint) for f, spec, hint in fields if not isinstance(spec, Computed))
-        self.keys = frozenset(spec.name for _, spec, _ in fields if isinstance(spec, (Key, Computed)))
+        self.keys = frozenset(
+            spec.name for _, spec, _ in fields if isinstance(spec, (Key, Computed)) and spec.name is not None
+        )
 
 
 _PLANS: dict[type, _Plan] = {}
@@ -372,7 +383,8 @@ def _loader(hint: Any) -> tuple[Convert, bool]:
         item = _loader(args[0])[0] if args and _is_document(args[0]) else None
         return (lambda data: list(data or []) if item is None else [item(x) for x in data or []]), True
     if origin is tuple:
-        return (lambda data: tuple(data or ())), True
+        item = _loader(args[0])[0] if args and _is_document(args[0]) else None
+        return (lambda data: tuple(data or ()) if item is None else tuple(item(x) for x in data or ())), True
     if hint is dict or origin is dict:
         if args and args[0] is int:
             return (lambda data: {int(k): v for k, v in (data or {}).items()}), True

@@ -18,11 +18,13 @@ detectable preference. Overall: the pairs of every case pooled.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass, field, replace
+from typing import Any
 
 from .. import stats
 from .comparison import BETTER, NO_CHANGE, WORSE
+from .jsonmap import Document, computed, key, read, spliced
 from .model import CaseResult, RunResult
 
 WIN, LOSS, TIE, NO_DECISION = "win", "loss", "tie", "no_decision"
@@ -31,17 +33,14 @@ ORDERS = ("old_first", "new_first")  # as the scripted endpoint names them (load
 
 
 @dataclass(frozen=True)
-class OrderAnswer:
+class OrderAnswer(Document):
     """One of the two judge calls of a pair: which session's output it preferred ("old", "new", "tie"; None: no
     verdict), and what it said."""
 
-    order: str  # old_first (OLD's output shown as Response A) | new_first
-    preferred: str | None
-    reason: str
-    cost_usd: float = 0.0
-
-    def to_json(self) -> dict:
-        return {"order": self.order, "preferred": self.preferred, "reason": self.reason, "costUsd": self.cost_usd}
+    order: str = field(metadata=key("order"))  # old_first (OLD's output shown as Response A) | new_first
+    preferred: str | None = field(metadata=key("preferred"))
+    reason: str = field(metadata=key("reason"))
+    cost_usd: float = field(default=0.0, metadata=key("costUsd"))
 
 
 def preferred_side(order: str, preference: str | None) -> str | None:
@@ -65,12 +64,16 @@ def combine(answers: Sequence[OrderAnswer]) -> str:
 
 
 @dataclass(frozen=True)
-class Pair:
-    index: int  # 1-based, within the case
-    old_run: int
-    new_run: int
-    answers: tuple[OrderAnswer, ...] = ()
-    not_judged: str | None = None  # why no judge was asked (a run without output, the cost ceiling)
+class Pair(Document):
+    index: int = field(metadata=key("index"))  # 1-based, within the case
+    old_run: int = field(metadata=key("oldRun"))
+    new_run: int = field(metadata=key("newRun"))
+    _: KW_ONLY
+    _outcome: None = field(default=None, init=False, compare=False, metadata=computed("outcome", lambda p: p.outcome))
+    _why: None = field(default=None, init=False, compare=False, metadata=computed("why", lambda p: p.why))
+    # why no judge was asked (a run without output, the cost ceiling)
+    not_judged: str | None = field(default=None, metadata=key("notJudged"))
+    answers: tuple[OrderAnswer, ...] = field(default=(), metadata=key("answers"))
 
     @property
     def outcome(self) -> str:
@@ -92,17 +95,6 @@ class Pair:
     @property
     def cost_usd(self) -> float:
         return sum(a.cost_usd for a in self.answers)
-
-    def to_json(self) -> dict:
-        return {
-            "index": self.index,
-            "oldRun": self.old_run,
-            "newRun": self.new_run,
-            "outcome": self.outcome,
-            "why": self.why,
-            "notJudged": self.not_judged,
-            "answers": [a.to_json() for a in self.answers],
-        }
 
 
 @dataclass(frozen=True)
@@ -143,6 +135,8 @@ class WinTally:
         return BETTER if bounds[0] > 0.5 else WORSE if bounds[1] < 0.5 else NO_CHANGE
 
     def to_json(self, level: float) -> dict:
+        """The counts and what they say at `level` (written in the documents that hold a tally, never read: the
+        pairs are)."""
         bounds = self.interval(level)
         return {
             "wins": self.wins,
@@ -157,34 +151,51 @@ class WinTally:
 
 
 @dataclass(frozen=True)
-class CasePairwise:
-    name: str
-    pairs: list[Pair]
-    note: str | None = None  # how the runs were paired, when the sessions' run counts differ
+class CasePairwise(Document):
+    name: str = field(metadata=key("name"))
+    _: KW_ONLY
+    # how the runs were paired, when the sessions' run counts differ
+    note: str | None = field(default=None, metadata=key("note"))
+    _tally: None = field(default=None, init=False, compare=False, metadata=spliced(lambda c: c.tally.to_json(c.level)))
+    pairs: list[Pair] = field(metadata=key("pairs"))
+    level: float = field(default=0.95, compare=False)  # its comparison's (PairwiseComparison sets it)
 
     @property
     def tally(self) -> WinTally:
         return WinTally.of(self.pairs)
 
-    def to_json(self, level: float) -> dict:
-        return {
-            "name": self.name,
-            "note": self.note,
-            **self.tally.to_json(level),
-            "pairs": [p.to_json() for p in self.pairs],
-        }
+
+PAIRING = "with-arm runs, the i-th of OLD with the i-th of NEW; each pair judged in both orders"
+TIE_RULE = "a win or loss needs both orders to agree; a tie counts half in the win rate"
 
 
 @dataclass(frozen=True)
-class PairwiseComparison:
-    judge_model: str
+class PairwiseComparison(Document):
+    """The pairwise section of the compare document (`pairwise`). Its level is the comparison's, not written here:
+    reading the section back takes it from the document that holds it (`from_json(data, level)`)."""
+
+    judge_model: str = field(metadata=key("judgeModel"))
     level: float
-    cases: list[CasePairwise]
-    estimate_usd: float  # the ceiling estimated before any call
-    cost_usd: float
-    max_cost_usd: float | None = None
-    stopped: str | None = None  # why judging stopped early (the cost ceiling)
-    notes: list[str] = field(default_factory=list)
+    _: KW_ONLY
+    _pairing: None = field(default=None, init=False, compare=False, metadata=computed("pairing", lambda p: PAIRING))
+    _tie_rule: None = field(default=None, init=False, compare=False, metadata=computed("tieRule", lambda p: TIE_RULE))
+    estimate_usd: float = field(metadata=key("estimateUsd"))  # the ceiling estimated before any call
+    cost_usd: float = field(metadata=key("costUsd"))
+    max_cost_usd: float | None = field(default=None, metadata=key("maxCostUsd"))
+    stopped: str | None = field(default=None, metadata=key("stopped"))  # why judging stopped early (the ceiling)
+    notes: list[str] = field(default_factory=list, metadata=key("notes"))
+    _overall: None = field(
+        default=None, init=False, compare=False, metadata=computed("overall", lambda p: p.tally.to_json(p.level))
+    )
+    cases: list[CasePairwise] = field(metadata=key("cases"))
+
+    def __post_init__(self) -> None:
+        # each case's tally is written at the comparison's level
+        object.__setattr__(self, "cases", [replace(c, level=self.level) for c in self.cases])
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], level: float = 0.95) -> PairwiseComparison:
+        return read(cls, data, level=level)
 
     @property
     def tally(self) -> WinTally:
@@ -192,20 +203,6 @@ class PairwiseComparison:
         for case in self.cases:
             total = total + case.tally
         return total
-
-    def to_json(self) -> dict:
-        return {
-            "judgeModel": self.judge_model,
-            "pairing": "with-arm runs, the i-th of OLD with the i-th of NEW; each pair judged in both orders",
-            "tieRule": "a win or loss needs both orders to agree; a tie counts half in the win rate",
-            "estimateUsd": self.estimate_usd,
-            "costUsd": self.cost_usd,
-            "maxCostUsd": self.max_cost_usd,
-            "stopped": self.stopped,
-            "notes": list(self.notes),
-            "overall": self.tally.to_json(self.level),
-            "cases": [c.to_json(self.level) for c in self.cases],
-        }
 
 
 # ---- pairing -------------------------------------------------------------------------------------------------
@@ -268,6 +265,6 @@ def judge_pairs(
                 answer = ask(name, index, order, given)
                 spent += answer.cost_usd
                 answers.append(answer)
-            judged.append(Pair(index, old_run, new_run, tuple(answers)))
-        cases.append(CasePairwise(name, judged, note))
+            judged.append(Pair(index, old_run, new_run, answers=tuple(answers)))
+        cases.append(CasePairwise(name, pairs=judged, note=note))
     return cases, spent, stopped

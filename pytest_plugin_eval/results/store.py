@@ -118,7 +118,7 @@ def document_problem(data: Any, whole: bool = True) -> str | None:
     version = data.get("schemaVersion", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         return f"schemaVersion {version!r}: this plugin-eval reads version {SCHEMA_VERSION}"
-    if whole and not isinstance(data.get("cases"), list):
+    if whole and data.get("cases") is None:
         return "not a results document (no cases list)"
     found = problems(SuiteResult, data)
     if not found:

@@ -5,36 +5,63 @@ description changed between the sessions, since that is what Claude picks a skil
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from ..stats import delta_interval
-from .triggers import QueryResult, Rate, TriggerSetResult
+from .jsonmap import Document, computed, key
+from .triggers import QueryResult, TriggerSetResult
 
 BETTER, WORSE, NO_CHANGE = "better", "worse", "no_detectable_change"
 
 
 @dataclass(frozen=True)
-class QueryChange:
-    id: str
-    query: str
-    should_fire: bool
-    old: QueryResult | None
-    new: QueryResult | None
-    level: float = 0.95
+class Fires(Document):
+    """How often a query fired in a session, of its decided runs."""
+
+    fires: int = field(metadata=key("fires"))
+    runs: int = field(metadata=key("runs"))
+
+    @classmethod
+    def of(cls, query: QueryResult | None) -> Fires | None:
+        return None if query is None else cls(query.fires, len(query.decided))
+
+
+def fire_interval(old: Fires | None, new: Fires | None, level: float) -> tuple[float, float] | None:
+    """The interval of the new fire rate − the old one (None: a side without decided runs)."""
+    if old is None or new is None or not old.runs or not new.runs:
+        return None
+    before = [1.0] * old.fires + [0.0] * (old.runs - old.fires)
+    after = [1.0] * new.fires + [0.0] * (new.runs - new.fires)
+    return delta_interval(after, before, level)
+
+
+def _interval(data: Any) -> tuple[float, float] | None:
+    return None if data is None else (float(data[0]), float(data[1]))
+
+
+@dataclass(frozen=True)
+class QueryChange(Document):
+    id: str = field(metadata=key("id"))
+    should_fire: bool = field(metadata=key("shouldFire"))
+    _status: None = field(default=None, init=False, compare=False, metadata=computed("status", lambda q: q.status))
+    old: Fires | None = field(metadata=key("old"))
+    new: Fires | None = field(metadata=key("new"))
+    # the interval of the new fire rate − the old one, at the comparison's level (None: a side without decided runs)
+    interval: tuple[float, float] | None = field(metadata=key("interval", read=_interval))
+    _verdict: None = field(default=None, init=False, compare=False, metadata=computed("verdict", lambda q: q.verdict))
+    query: str = ""  # its text, for the pages (not in the document)
+
+    @classmethod
+    def of(cls, query_id: str, old: QueryResult | None, new: QueryResult | None, level: float) -> QueryChange:
+        some = new or old
+        assert some is not None
+        was, now = Fires.of(old), Fires.of(new)
+        return cls(query_id, some.should_fire, was, now, fire_interval(was, now, level), some.query)
 
     @property
     def status(self) -> str:
         return "added" if self.old is None else "removed" if self.new is None else "compared"
-
-    @property
-    def interval(self) -> tuple[float, float] | None:
-        """The interval of the new fire rate − the old one (None: a side without decided runs)."""
-        if self.old is None or self.new is None or not self.old.decided or not self.new.decided:
-            return None
-        new = [1.0 if r.fired else 0.0 for r in self.new.decided]
-        old = [1.0 if r.fired else 0.0 for r in self.old.decided]
-        return delta_interval(new, old, self.level)
 
     @property
     def verdict(self) -> str | None:
@@ -47,37 +74,75 @@ class QueryChange:
         down = WORSE if self.should_fire else BETTER
         return up if low > 0 else down if high < 0 else NO_CHANGE
 
-    def to_json(self) -> dict:
-        interval = self.interval
-        return {
-            "id": self.id,
-            "shouldFire": self.should_fire,
-            "status": self.status,
-            "old": {"fires": self.old.fires, "runs": len(self.old.decided)} if self.old else None,
-            "new": {"fires": self.new.fires, "runs": len(self.new.decided)} if self.new else None,
-            "interval": list(interval) if interval else None,
-            "verdict": self.verdict,
-        }
+
+@dataclass(frozen=True)
+class Count(Document):
+    count: int = field(metadata=key("count"))
+    of: int = field(metadata=key("of"))
 
 
 @dataclass(frozen=True)
-class TriggerSetChange:
-    skill: str
-    name: str
-    old: TriggerSetResult | None
-    new: TriggerSetResult | None
-    queries: list[QueryChange] = field(default_factory=list)
-    file: str = ""  # the set's file (the new session's): one skill may have a set in each of two files
+class SetRates(Document):
+    """A trigger set's recall and false-fire rate in a session."""
+
+    recall: Count = field(metadata=key("recall"))
+    false_fire_rate: Count = field(metadata=key("falseFireRate"))
+
+    @classmethod
+    def of(cls, trigger_set: TriggerSetResult | None) -> SetRates | None:
+        if trigger_set is None:
+            return None
+        recall, false = trigger_set.recall, trigger_set.false_fire_rate
+        return cls(Count(recall.count, recall.of), Count(false.count, false.of))
+
+
+@dataclass(frozen=True)
+class Descriptions(Document):
+    old: str = field(metadata=key("old"))
+    new: str = field(metadata=key("new"))
+
+
+@dataclass(frozen=True)
+class TriggerSetChange(Document):
+    skill: str = field(metadata=key("skill"))
+    name: str = field(metadata=key("name"))
+    _: KW_ONLY
+    file: str = field(default="", metadata=key("file"))  # the set's file (the new session's): one skill may have a
+    # set in each of two files
+    _changed: None = field(
+        default=None,
+        init=False,
+        compare=False,
+        metadata=computed("descriptionChanged", lambda c: c.description_changed),
+    )
+    description: Descriptions | None = field(default=None, metadata=key("description", omit="none"))  # when changed
+    old: SetRates | None = field(default=None, metadata=key("old"))
+    new: SetRates | None = field(default=None, metadata=key("new"))
+    queries: list[QueryChange] = field(default_factory=list, metadata=key("queries"))
+    # both sessions' scripted answers follow the description (`description_has:`): scripted, they show its change
+    scripted_by_description: bool = False
+
+    @classmethod
+    def of(
+        cls, old: TriggerSetResult | None, new: TriggerSetResult | None, queries: list[QueryChange] | None = None
+    ) -> TriggerSetChange:
+        some = new or old
+        assert some is not None
+        changed = old is not None and new is not None and old.description != new.description
+        return cls(
+            some.skill,
+            some.name,
+            file=some.file,
+            description=Descriptions(old.description, new.description) if changed and old and new else None,
+            old=SetRates.of(old),
+            new=SetRates.of(new),
+            queries=list(queries or []),
+            scripted_by_description=bool(old and new and old.scripted_by_description and new.scripted_by_description),
+        )
 
     @property
     def description_changed(self) -> bool:
-        return self.old is not None and self.new is not None and self.old.description != self.new.description
-
-    @property
-    def scripted_by_description(self) -> bool:
-        """Both sessions' scripted answers follow the description (`description_has:`): scripted, they show its
-        change."""
-        return bool(self.old and self.new and self.old.scripted_by_description and self.new.scripted_by_description)
+        return self.description is not None
 
     @property
     def worse(self) -> list[QueryChange]:
@@ -86,20 +151,6 @@ class TriggerSetChange:
     @property
     def better(self) -> list[QueryChange]:
         return [q for q in self.queries if q.verdict == BETTER]
-
-    def to_json(self) -> dict:
-        def rates(trigger_set: TriggerSetResult | None) -> dict[str, Any] | None:
-            if trigger_set is None:
-                return None
-            return {"recall": _rate(trigger_set.recall), "falseFireRate": _rate(trigger_set.false_fire_rate)}
-
-        out: dict[str, Any] = {"skill": self.skill, "name": self.name, "file": self.file}
-        out["descriptionChanged"] = self.description_changed
-        if self.description_changed:
-            assert self.old is not None and self.new is not None
-            out["description"] = {"old": self.old.description, "new": self.new.description}
-        out |= {"old": rates(self.old), "new": rates(self.new), "queries": [q.to_json() for q in self.queries]}
-        return out
 
 
 def scripted_warning(old_scripted: bool, new_scripted: bool, changes: list[TriggerSetChange]) -> str | None:
@@ -114,10 +165,6 @@ def scripted_warning(old_scripted: bool, new_scripted: bool, changes: list[Trigg
     return None
 
 
-def _rate(rate: Rate) -> dict:
-    return {"count": rate.count, "of": rate.of}
-
-
 def compare_triggers(
     old: list[TriggerSetResult], new: list[TriggerSetResult], level: float = 0.95
 ) -> list[TriggerSetChange]:
@@ -127,15 +174,9 @@ def compare_triggers(
     for a, b in matched_sets(old, new):
         old_queries = {q.id: q for q in a.queries} if a else {}
         new_queries = {q.id: q for q in b.queries} if b else {}
-        changes = []
-        for query_id in [*new_queries, *(q for q in old_queries if q not in new_queries)]:
-            was, now = old_queries.get(query_id), new_queries.get(query_id)
-            some = now or was
-            assert some is not None
-            changes.append(QueryChange(query_id, some.query, some.should_fire, was, now, level))
-        some_set = b or a
-        assert some_set is not None
-        out.append(TriggerSetChange(some_set.skill, some_set.name, a, b, changes, file=some_set.file))
+        ids = [*new_queries, *(q for q in old_queries if q not in new_queries)]
+        changes = [QueryChange.of(q, old_queries.get(q), new_queries.get(q), level) for q in ids]
+        out.append(TriggerSetChange.of(a, b, changes))
     return out
 
 

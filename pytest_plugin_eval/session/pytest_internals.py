@@ -65,3 +65,9 @@ def child_node_id(parent: pytest.Collector, name: str, params: str) -> dict[str,
     if parent_id is None or not hasattr(parent_id, "with_params"):
         return {}
     return {"nodeid": parent_id.child(name).with_params(params)}
+
+
+def forget_config_file(config: pytest.Config) -> None:
+    """A session run with `-c os.devnull` has no config file: `Config._inipath` (8.2.0, 9.2.0), which the session
+    header reads, is unset; pytest has no public way to run without one."""
+    config._inipath = None

@@ -30,7 +30,7 @@ from .apply import rewrite_description
 from .cost import TuneShape, estimate
 from .measure import Measured, Measurer
 from .propose import Attempt, Failure, Proposer, claude_asker, load_proposer_script, prompt
-from .result import Candidate, Cost, SiblingCheck, TuneResult, scored
+from .result import Candidate, Cost, Original, SiblingCheck, TuneResult, scored
 from .rules import Labelled, choose, correctness, is_flat, paired, ranked, split
 
 DEFAULT_ROUNDS = 3
@@ -149,7 +149,7 @@ class Tuning:
                 q.id: {"query": q.query, "shouldFire": q.should_fire, "part": self.split.part_of(q.id)}
                 for q in t.queries
             },
-            original=t.skill.description,
+            original=Original(t.skill.description),
             cost=Cost(guess.cost_usd, guess.agent_runs, args.max_cost_usd),
         )
         print(
@@ -181,9 +181,9 @@ class Tuning:
         original = self.measure(t.skill.description, t, trainval, result, "the original on train and validation")
         if original is None:
             return
-        result.original_train = scored(original.rates, self.labels, sp.train)
-        result.original_validation = scored(original.rates, self.labels, sp.validation)
-        best_train, best_rates, best_text = result.original_train.score, original.rates, t.skill.description
+        result.original.train = scored(original.rates, self.labels, sp.train)
+        result.original.validation = scored(original.rates, self.labels, sp.validation)
+        best_train, best_rates, best_text = result.original.train.score, original.rates, t.skill.description
         result.stop = f"{self.args.rounds} round(s) done"
         if best_train >= 1.0:  # no failure to propose from: asking would only spend
             result.stop = "train is already perfect with the original: nothing to propose from"
@@ -226,7 +226,7 @@ class Tuning:
         if not result.candidates:
             result.outcome = "no_candidates" if self.proposer.calls else "nothing_better"
         else:
-            original_val = result.original_validation.rates if result.original_validation else {}
+            original_val = result.original.validation.rates if result.original.validation else {}
             vals = [c.validation.rates if c.validation else {} for c in result.candidates]
             val_labels = {q: self.labels[q] for q in sp.validation}
             choice = choose(original_val, vals, val_labels)
@@ -235,7 +235,7 @@ class Tuning:
             result.winner = choice.winner
             result.outcome = choice.reason
             everything = [
-                {**(result.original_train.rates if result.original_train else {}), **original_val},
+                {**(result.original.train.rates if result.original.train else {}), **original_val},
                 *(
                     {**(c.train.rates if c.train else {}), **(c.validation.rates if c.validation else {})}
                     for c in result.candidates
@@ -257,15 +257,15 @@ class Tuning:
         original = self.measure(t.skill.description, t, list(sp.test), result, "the original on test")
         if original is None:
             return
-        result.original_test = scored(original.rates, self.labels, sp.test)
+        result.original.test = scored(original.rates, self.labels, sp.test)
         if winner is not None:
             measured = self.measure(winner.description, t, list(sp.test), result, "the winner on test")
             if measured is None:
                 return
             result.winner_test = scored(measured.rates, self.labels, sp.test)
             test_labels = {q: self.labels[q] for q in sp.test}
-            if result.winner_test.rates and result.original_test.rates:
-                result.test_margin = paired(result.winner_test.rates, result.original_test.rates, test_labels)
+            if result.winner_test.rates and result.original.test.rates:
+                result.test_margin = paired(result.winner_test.rates, result.original.test.rates, test_labels)
 
     def honest_winner(self, result: TuneResult) -> None:
         """The best candidate that leaves the siblings' queries alone: one that takes them is passed over for the next

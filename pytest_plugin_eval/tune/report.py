@@ -1,10 +1,11 @@
-"""The report of `plugin-eval tune`: the terminal summary and the HTML page (rounds × queries grid, each
-candidate's text and its diff against the original, train/validation/test with intervals, the cost)."""
+"""The report of `plugin-eval tune`: the terminal summary and the HTML page's view (report/templates/tune.html.j2:
+rounds × queries grid, each candidate's text and its diff against the original, train/validation/test with
+intervals, the cost)."""
 
 from __future__ import annotations
 
 import difflib
-from html import escape
+from dataclasses import dataclass
 
 from .result import Scored, TuneResult
 from .rules import correctness
@@ -25,7 +26,7 @@ def _margin(p) -> str:
 
 def terminal(r: TuneResult) -> str:
     lines = [f"{r.skill} · {r.file} · {r.stop}" if r.stop else f"{r.skill} · {r.file}"]
-    lines.append(f"  original     train {_part(r.original_train)} · validation {_part(r.original_validation)}")
+    lines.append(f"  original     train {_part(r.original.train)} · validation {_part(r.original.validation)}")
     for i, c in enumerate(r.candidates):
         mark = "★" if i == r.winner else " "
         lines.append(
@@ -36,8 +37,8 @@ def terminal(r: TuneResult) -> str:
     for s in r.siblings:
         verdict = f"takes {len(s.stolen)} of its {s.queries} should-fire queries" if s.stolen else "keeps its queries"
         lines.append(f"  sibling {s.skill}: {verdict}")
-    if r.original_test is not None:
-        test = f"  test (scored once): original {_part(r.original_test)}"
+    if r.original.test is not None:
+        test = f"  test (scored once): original {_part(r.original.test)}"
         if r.winner_test is not None:
             test += f" · winner {_part(r.winner_test)} · Δ {_margin(r.test_margin)}"
         lines.append(test)
@@ -53,100 +54,138 @@ def terminal(r: TuneResult) -> str:
     return "\n".join(lines)
 
 
-CSS = """
-body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}
-td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
-.ok{background:#d9f2d9}.bad{background:#f7d4d4}.none{background:#eee}.part{font-size:12px;color:#555}
-pre{white-space:pre-wrap;background:#f6f6f6;padding:6px}ins{background:#cfc;text-decoration:none}
-del{background:#fcc}.winner{font-weight:bold}
-"""
+@dataclass(frozen=True)
+class Rate:
+    """A grid cell: a query's fire rate in one column, and whether that is the right side of its label."""
+
+    text: str  # "·" when the column has no rate for it
+    css: str  # ok, bad or none
+    title: str | None
 
 
-def _cell(rate: float | None, should_fire: bool) -> str:
+@dataclass(frozen=True)
+class GridRow:
+    part: str
+    label: str
+    query: str  # its id
+    text: str  # the query itself
+    rates: list[Rate]
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    name: str
+    train: str
+    validation: str
+    margin: str
+    test: str
+    winner: bool
+
+
+@dataclass(frozen=True)
+class Description:
+    title: str
+    text: str
+    diff: list[tuple[str, str]] | None  # against the original, as _diff gives it (None: the original itself)
+    rejected: list[str]
+
+
+@dataclass(frozen=True)
+class TunePage:
+    """What report/templates/tune.html.j2 shows."""
+
+    result: TuneResult
+    columns: list[tuple[str, bool]]  # name, the winner's
+    grid: list[GridRow]
+    scores: list[ScoreRow]
+    test_margin: str
+    descriptions: list[Description]
+    siblings: list[str]
+    cost: str
+
+
+def _rate(rate: float | None, should_fire: bool) -> Rate:
     if rate is None:
-        return '<td class="none">·</td>'
+        return Rate("·", "none", None)
     right = correctness(rate, should_fire) > 0.5
-    return f'<td class="{"ok" if right else "bad"}" title="fire rate {rate:.2f}">{rate:.2f}</td>'
+    return Rate(f"{rate:.2f}", "ok" if right else "bad", f"fire rate {rate:.2f}")
 
 
-def _diff(old: str, new: str) -> str:
-    """A word diff: removed words struck, added words marked."""
+def _diff(old: str, new: str) -> list[tuple[str, str]]:
+    """A word diff as (kind, words): kind "" for words kept, "del" for words removed, "ins" for words added."""
     a, b = old.split(), new.split()
     out = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
         if op == "equal":
-            out.append(escape(" ".join(a[i1:i2])))
+            out.append(("", " ".join(a[i1:i2])))
         if op in ("delete", "replace"):
-            out.append(f"<del>{escape(' '.join(a[i1:i2]))}</del>")
+            out.append(("del", " ".join(a[i1:i2])))
         if op in ("insert", "replace"):
-            out.append(f"<ins>{escape(' '.join(b[j1:j2]))}</ins>")
-    return " ".join(out)
+            out.append(("ins", " ".join(b[j1:j2])))
+    return out
 
 
-def html_page(r: TuneResult) -> str:
-    e = escape
+def page_view(r: TuneResult) -> TunePage:
     columns: list[tuple[str, int | None, dict[str, float]]] = [
-        ("original", None, {**_rates(r.original_train), **_rates(r.original_validation)})
+        ("original", None, {**_rates(r.original.train), **_rates(r.original.validation)})
     ]
     columns += [
         (f"r{c.round} #{i + 1}", i, {**_rates(c.train), **_rates(c.validation)}) for i, c in enumerate(r.candidates)
     ]
-    head = "".join(
-        f'<th class="{"winner" if i is not None and i == r.winner else ""}">{e(name)}</th>' for name, i, _ in columns
-    )
-    head += "<th>test: original</th><th>test: winner</th>"
-    rows = []
+    grid = []
     for part in ("train", "validation", "test"):
         for q in r.part(part):
             info = r.queries[q]
-            cells = "".join(_cell(rates.get(q), info["shouldFire"]) for _, _, rates in columns)
-            cells += _cell(_rates(r.original_test).get(q), info["shouldFire"])
-            cells += _cell(_rates(r.winner_test).get(q), info["shouldFire"])
+            rates = [_rate(rates.get(q), info["shouldFire"]) for _, _, rates in columns]
+            rates += [_rate(_rates(s).get(q), info["shouldFire"]) for s in (r.original.test, r.winner_test)]
             label = "should fire" if info["shouldFire"] else "should not"
-            rows.append(
-                f'<tr><td class="part">{part}</td><td>{label}</td><td title="{e(info["query"])}">{e(q)}</td>'
-                f"{cells}</tr>"
-            )
+            grid.append(GridRow(part, label, q, info["query"], rates))
     scores = [
-        f"<tr><td>original</td><td>{e(_part(r.original_train))}</td><td>{e(_part(r.original_validation))}</td>"
-        f"<td>—</td><td>{e(_part(r.original_test))}</td></tr>"
+        ScoreRow("original", _part(r.original.train), _part(r.original.validation), "—", _part(r.original.test), False)
     ]
-    for i, c in enumerate(r.candidates):
-        test = _part(r.winner_test) if i == r.winner else "—"
-        scores.append(
-            f'<tr class="{"winner" if i == r.winner else ""}"><td>r{c.round} #{i + 1}</td><td>{e(_part(c.train))}'
-            f"</td><td>{e(_part(c.validation))}</td><td>{e(_margin(c.vs_original))}</td><td>{e(test)}</td></tr>"
+    scores += [
+        ScoreRow(
+            f"r{c.round} #{i + 1}",
+            _part(c.train),
+            _part(c.validation),
+            _margin(c.vs_original),
+            _part(r.winner_test) if i == r.winner else "—",
+            i == r.winner,
         )
-    texts = [f"<h3>original</h3><pre>{e(r.original)}</pre>"]
-    for i, c in enumerate(r.candidates):
-        star = " ★ winner" if i == r.winner else ""
-        rejected = "".join(f"<li>rejected reply: {e(x)}</li>" for x in c.rejected)
-        texts.append(
-            f"<h3>r{c.round} #{i + 1}{star}</h3><pre>{e(c.description)}</pre><p>diff: {_diff(r.original, c.description)}"
-            f"</p><ul>{rejected}</ul>"
+        for i, c in enumerate(r.candidates)
+    ]
+    descriptions = [Description("original", r.original.description, None, [])]
+    descriptions += [
+        Description(
+            f"r{c.round} #{i + 1}" + (" ★ winner" if i == r.winner else ""),
+            c.description,
+            _diff(r.original.description, c.description),
+            list(c.rejected),
         )
-    siblings = "".join(
-        f"<li>{e(s.skill)}: {'takes ' + e(', '.join(s.stolen)) if s.stolen else 'keeps its queries'}</li>"
-        for s in r.siblings
-    )
+        for i, c in enumerate(r.candidates)
+    ]
     cost = r.cost
-    notes = "".join(f"<li>{e(n)}</li>" for n in r.notes)
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>tune {e(r.skill)}</title>
-<style>{CSS}</style></head><body><div class="plugin-eval-tune">
-<h1>tune {e(r.skill)}</h1><p>{e(r.file)} · seed {r.seed} · {e(r.stop)}</p>
-<p><b>{e(r.explanation)}</b></p>
-<h2>Scores</h2><table><tr><th></th><th>train</th><th>validation</th><th>Δ validation (paired, 95%)</th>
-<th>test (once)</th></tr>{"".join(scores)}</table>
-<p>Δ test (winner − original): {e(_margin(r.test_margin))}</p>
-<h2>Rounds × queries (fire rates; green: right side of its label)</h2>
-<table><tr><th>part</th><th>label</th><th>query</th>{head}</tr>{"".join(rows)}</table>
-<h2>Descriptions</h2>{"".join(texts)}
-<h2>Siblings</h2><ul>{siblings or "<li>no sibling trigger set was run</li>"}</ul>
-<h2>Cost</h2><p>spent ${cost.spent_usd:.4f} (estimate ${cost.estimate_usd:.2f}{
-        f", ceiling ${cost.ceiling_usd:.2f}" if cost.ceiling_usd is not None else ""
-    }): {cost.agent_runs} trigger runs, {cost.proposer_calls} proposer call(s)</p>
-<ul>{notes}</ul></div></body></html>
-"""
+    ceiling = f", ceiling ${cost.ceiling_usd:.2f}" if cost.ceiling_usd is not None else ""
+    return TunePage(
+        result=r,
+        columns=[(name, i is not None and i == r.winner) for name, i, _ in columns],
+        grid=grid,
+        scores=scores,
+        test_margin=_margin(r.test_margin),
+        descriptions=descriptions,
+        siblings=[
+            f"{s.skill}: {'takes ' + ', '.join(s.stolen) if s.stolen else 'keeps its queries'}" for s in r.siblings
+        ],
+        cost=f"spent ${cost.spent_usd:.4f} (estimate ${cost.estimate_usd:.2f}{ceiling}): {cost.agent_runs} trigger "
+        f"runs, {cost.proposer_calls} proposer call(s)",
+    )
+
+
+def html_page(r: TuneResult) -> str:
+    """The page: its view (page_view) through report/templates/tune.html.j2."""
+    from ..report.html import render_page
+
+    return render_page("tune.html.j2", page=page_view(r)) + "\n"
 
 
 def _rates(s: Scored | None) -> dict[str, float]:

@@ -1,17 +1,19 @@
 """What a tuning loop found: the split, the original and every candidate scored on train and validation, the
 choice with its paired margin, the siblings' check, the test score of the original and the winner, the cost.
 
-Written as `tune.json` beside `tune.html` (tune/report.py); its own small document, not a session's.
+Written as `tune.json` beside `tune.html` (tune/report.py); its own small document, not a session's, declared on
+results/jsonmap.py like every document the tool writes, and read back by `TuneResult.from_json`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal
 
+from ..results.jsonmap import Document, computed, key
 from ..stats import wilson_interval
-from .rules import Paired, correctness
+from .rules import Paired, correctness, rounded
 
 TUNE_SCHEMA = 1
 Outcome = Literal["improved", "nothing_better", "flat", "thief", "stopped", "no_candidates"]
@@ -32,23 +34,15 @@ OUTCOME_TEXT: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class Scored:
+class Scored(Document):
     """A description on one part of the split: the rate of each query, how many it gets on the right side."""
 
-    rates: dict[str, float]
-    right: int
-    total: int
-    score: float  # mean correctness over the part's measured queries
-    interval: tuple[float, float]  # Wilson 95% on right/total
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rates": self.rates,
-            "right": self.right,
-            "total": self.total,
-            "score": round(self.score, 4),
-            "interval": [round(x, 4) for x in self.interval],
-        }
+    rates: dict[str, float] = field(metadata=key("rates"))
+    right: int = field(metadata=key("right"))
+    total: int = field(metadata=key("total"))
+    # mean correctness over the part's measured queries
+    score: float = field(metadata=key("score", write=lambda score: round(score, 4)))
+    interval: tuple[float, float] = field(metadata=key("interval", write=rounded))  # Wilson 95% on right/total
 
 
 def scored(rates: Mapping[str, float], labels: Mapping[str, bool], ids: tuple[str, ...] | list[str]) -> Scored:
@@ -60,75 +54,74 @@ def scored(rates: Mapping[str, float], labels: Mapping[str, bool], ids: tuple[st
     return Scored({q: rates[q] for q in measured}, right, len(measured), score, (low, high))
 
 
-def paired_json(p: Paired | None) -> dict[str, Any] | None:
-    if p is None:
-        return None
-    return {
-        "margin": round(p.margin, 4),
-        "interval": [round(x, 4) for x in p.interval],
-        "queries": p.queries,
-        "better": p.better,
-    }
+@dataclass
+class Candidate(Document):
+    round: int = field(metadata=key("round"))
+    description: str = field(metadata=key("description"))
+    train: Scored | None = field(default=None, metadata=key("train"))
+    validation: Scored | None = field(default=None, metadata=key("validation"))
+    vs_original: Paired | None = field(default=None, metadata=key("vsOriginal"))  # on validation
+    # the proposer's replies refused before this one
+    rejected: list[str] = field(default_factory=list, metadata=key("rejectedReplies"))
 
 
 @dataclass
-class Candidate:
-    round: int
-    description: str
-    train: Scored | None = None
-    validation: Scored | None = None
-    vs_original: Paired | None = None  # on validation
-    rejected: list[str] = field(default_factory=list)  # the proposer's replies refused before this one
+class Original(Document):
+    """The description the skill has, and its scores."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "round": self.round,
-            "description": self.description,
-            "train": self.train.to_json() if self.train else None,
-            "validation": self.validation.to_json() if self.validation else None,
-            "vsOriginal": paired_json(self.vs_original),
-            "rejectedReplies": self.rejected,
-        }
+    description: str = field(metadata=key("description"))
+    train: Scored | None = field(default=None, metadata=key("train"))
+    validation: Scored | None = field(default=None, metadata=key("validation"))
+    test: Scored | None = field(default=None, metadata=key("test"))
 
 
 @dataclass
-class SiblingCheck:
-    skill: str
-    queries: int
-    stolen: list[str]  # should-fire queries of the sibling the winner's skill took in most runs
+class SiblingCheck(Document):
+    skill: str = field(metadata=key("skill"))
+    queries: int = field(metadata=key("queries"))
+    # should-fire queries of the sibling the winner's skill took in most runs
+    stolen: list[str] = field(metadata=key("stolen"))
+
+
+def _usd(value: float) -> float:
+    return round(value, 6)
 
 
 @dataclass
-class Cost:
-    estimate_usd: float
-    estimate_runs: int
-    ceiling_usd: float | None = None
-    spent_usd: float = 0.0
-    agent_runs: int = 0
-    proposer_calls: int = 0
-    proposer_usd: float = 0.0
+class Cost(Document):
+    estimate_usd: float = field(metadata=key("estimateUsd", write=_usd))
+    estimate_runs: int = field(metadata=key("estimateRuns"))
+    ceiling_usd: float | None = field(default=None, metadata=key("ceilingUsd"))
+    spent_usd: float = field(default=0.0, metadata=key("spentUsd", write=_usd))
+    agent_runs: int = field(default=0, metadata=key("agentRuns"))
+    proposer_calls: int = field(default=0, metadata=key("proposerCalls"))
+    proposer_usd: float = field(default=0.0, metadata=key("proposerUsd", write=_usd))
 
 
 @dataclass
-class TuneResult:
-    skill: str  # plugin:name
-    name: str
-    file: str
-    seed: int
-    queries: dict[str, dict[str, Any]]  # id → {query, shouldFire, part}
-    original: str
-    cost: Cost
-    original_train: Scored | None = None
-    original_validation: Scored | None = None
-    original_test: Scored | None = None
-    candidates: list[Candidate] = field(default_factory=list)
-    outcome: Outcome = "nothing_better"
-    winner: int | None = None  # index in candidates
-    winner_test: Scored | None = None
-    test_margin: Paired | None = None  # winner minus original, on test
-    siblings: list[SiblingCheck] = field(default_factory=list)
-    stop: str = ""  # why the rounds ended
-    notes: list[str] = field(default_factory=list)
+class TuneResult(Document):
+    _schema: None = field(
+        default=None, init=False, compare=False, metadata=computed("schemaVersion", lambda r: TUNE_SCHEMA)
+    )
+    skill: str = field(metadata=key("skill"))  # plugin:name
+    name: str = field(metadata=key("name"))
+    file: str = field(metadata=key("file"))
+    seed: int = field(metadata=key("seed"))
+    _: KW_ONLY
+    outcome: Outcome = field(default="nothing_better", metadata=key("outcome"))
+    _explanation: None = field(
+        default=None, init=False, compare=False, metadata=computed("explanation", lambda r: r.explanation)
+    )
+    stop: str = field(default="", metadata=key("stop"))  # why the rounds ended
+    queries: dict[str, dict[str, Any]] = field(metadata=key("queries"))  # id → {query, shouldFire, part}
+    original: Original = field(metadata=key("original"))
+    candidates: list[Candidate] = field(default_factory=list, metadata=key("candidates"))
+    winner: int | None = field(default=None, metadata=key("winner"))  # index in candidates
+    winner_test: Scored | None = field(default=None, metadata=key("winnerTest"))
+    test_margin: Paired | None = field(default=None, metadata=key("testMargin"))  # winner minus original, on test
+    siblings: list[SiblingCheck] = field(default_factory=list, metadata=key("siblings"))
+    cost: Cost = field(metadata=key("cost"))
+    notes: list[str] = field(default_factory=list, metadata=key("notes"))
 
     @property
     def explanation(self) -> str:
@@ -140,40 +133,3 @@ class TuneResult:
 
     def part(self, name: str) -> list[str]:
         return [q for q, info in self.queries.items() if info["part"] == name]
-
-    def to_json(self) -> dict[str, Any]:
-        def opt(s: Scored | None) -> dict | None:
-            return s.to_json() if s else None
-
-        return {
-            "schemaVersion": TUNE_SCHEMA,
-            "skill": self.skill,
-            "name": self.name,
-            "file": self.file,
-            "seed": self.seed,
-            "outcome": self.outcome,
-            "explanation": self.explanation,
-            "stop": self.stop,
-            "queries": self.queries,
-            "original": {
-                "description": self.original,
-                "train": opt(self.original_train),
-                "validation": opt(self.original_validation),
-                "test": opt(self.original_test),
-            },
-            "candidates": [c.to_json() for c in self.candidates],
-            "winner": self.winner,
-            "winnerTest": opt(self.winner_test),
-            "testMargin": paired_json(self.test_margin),
-            "siblings": [{"skill": s.skill, "queries": s.queries, "stolen": s.stolen} for s in self.siblings],
-            "cost": {
-                "estimateUsd": round(self.cost.estimate_usd, 6),
-                "estimateRuns": self.cost.estimate_runs,
-                "ceilingUsd": self.cost.ceiling_usd,
-                "spentUsd": round(self.cost.spent_usd, 6),
-                "agentRuns": self.cost.agent_runs,
-                "proposerCalls": self.cost.proposer_calls,
-                "proposerUsd": round(self.cost.proposer_usd, 6),
-            },
-            "notes": self.notes,
-        }

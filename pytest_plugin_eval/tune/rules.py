@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ..core.errors import UsageError
+from ..results.jsonmap import Document, computed, key
 from ..stats import Z95
 
 # Each part needs queries of both labels, and one query per label cannot tell a better description from luck.
@@ -82,14 +83,20 @@ def correctness(rate: float, should_fire: bool) -> float:
     return rate if should_fire else 1.0 - rate
 
 
+def rounded(values: Sequence[float]) -> list[float]:
+    """An interval as the documents write it."""
+    return [round(x, 4) for x in values]
+
+
 @dataclass(frozen=True)
-class Paired:
+class Paired(Document):
     """Candidate minus original, query by query over the same queries: the mean difference in correctness and
     its interval."""
 
-    margin: float
-    interval: tuple[float, float]
-    queries: int
+    margin: float = field(metadata=key("margin", write=lambda margin: round(margin, 4)))
+    interval: tuple[float, float] = field(metadata=key("interval", write=rounded))
+    queries: int = field(metadata=key("queries"))
+    _better: None = field(default=None, init=False, compare=False, metadata=computed("better", lambda p: p.better))
 
     @property
     def better(self) -> bool:

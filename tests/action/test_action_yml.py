@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_plugin_eval.cli.main import USAGE
+from pytest_plugin_eval.cli.usage import USAGE
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))

@@ -25,19 +25,11 @@ from ...report.calibration import calibration_lines
 from ...results.calibration import Calibration, Session, calibrate
 from ...results.labels import LABELS_FILE, labels_path, read_labels
 from ...results.store import RESULTS_FILE, document_text, write_atomic
-
-
-class _Refused(UsageError):
-    """A command-line problem: printed, exit 1."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        raise _Refused(f"plugin-eval calibrate: error: {message} (see plugin-eval calibrate --help)")
+from ..parser import CommandParser, Refused
 
 
 def command_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CommandParser(
         prog="plugin-eval calibrate",
         description="Measure each llm and baseline grader's judge against your labels: TPR and TNR with Wilson "
         "intervals, Cohen's kappa, and its pass rates (WITH, W/OUT, delta) corrected for its errors.",
@@ -78,20 +70,20 @@ def command_parser() -> argparse.ArgumentParser:
 
 def read_sessions(folders: list[str], labels_file: str | None) -> list[Session]:
     if labels_file and len(folders) > 1:
-        raise _Refused(
+        raise Refused(
             "plugin-eval calibrate: error: --labels goes with one results folder (each folder has its own labels.json)"
         )
     sessions = []
     for name in folders:
         folder = Path(name)
         if not folder.is_dir():
-            raise _Refused(
+            raise Refused(
                 f"Error: {name}: not a results folder — calibrate reads a folder's {RESULTS_FILE} and its {LABELS_FILE}"
             )
         try:
             document = read_document(folder)
         except CompareError as e:
-            raise _Refused(f"Error: {e}") from None
+            raise Refused(f"Error: {e}") from None
         labels = read_labels(Path(labels_file) if labels_file else labels_path(folder))
         sessions.append(Session(folder, document, labels))
     return sessions
@@ -101,15 +93,15 @@ def calibrate_command(argv: list[str]) -> int:
     try:
         args = command_parser().parse_args(argv)
         if (args.scripted or args.judge_model) and not args.controls:
-            raise _Refused("plugin-eval calibrate: error: --scripted and --judge-model go with --controls")
+            raise Refused("plugin-eval calibrate: error: --scripted and --judge-model go with --controls")
         sessions = read_sessions(args.folders, args.labels)
     except (UsageError, SpecError) as e:
         print(e if isinstance(e, UsageError) else f"Error: {e}", file=sys.stderr)
         return 1
     result = calibrate(sessions)
     if args.controls:
+        from ...analysis.controls import run_controls
         from ...results.control_findings import control_findings
-        from ..controls import run_controls
 
         try:
             result.controls = run_controls(sessions, args.scripted, args.judge_model, say=_say_to(args.json))
@@ -119,26 +111,12 @@ def calibrate_command(argv: list[str]) -> int:
             return 1
     status = _write(result, args.json)
     if args.report:
+        from ...report.calibrated import redraw_report
+
         for session in sessions:
-            _redraw(session, result, _say_to(args.json))
+            target = redraw_report(session, result)
+            _say_to(args.json)(f"Updated {target} (each judged grader's agreement with the labels)")
     return status
-
-
-def _redraw(session: Session, result: Calibration, say) -> None:
-    from ...report.html import write_report
-    from ...results import history
-    from ...results.store import REPORT_FILE
-
-    document = session.document
-    past = history.scan([session.folder.parent], limit=history.HISTORY_LIMIT, exclude=[session.folder])
-    earlier = [s.document for s in past.sessions if s.document.started_at < document.started_at]
-    try:
-        trend = history.trend(document, earlier)
-    except (TypeError, ValueError, AttributeError):  # a past document of the wrong shape: no trend, still a report
-        trend = None
-    target = session.folder / REPORT_FILE
-    write_report(document, target, trend, None, result)
-    say(f"Updated {target} (each judged grader's agreement with the labels)")
 
 
 def _say_to(json_target: str | None):

@@ -1,34 +1,21 @@
-"""`plugin-eval init`: the interview and the draft (interview.py), and `init --bare NAME`: a new case that loads
-and runs as written.
-
-The reference tool's template fails to load until edited (its TODO lines are load errors). This one is a
-working case from the start — a placeholder prompt, a free grader and a plugin-fired indicator, and a
-scripted.yaml so `pytest evals/NAME --scripted` runs it offline — to be edited into the real thing. The
-indicator and the script name the plugin's real skill (`plugin:skill`), and the results folder is added to the
-plugin's .gitignore.
-"""
+"""`plugin-eval init`: the interview and the draft (authoring/interview.py), `init --triggers` (authoring/
+init_triggers.py) and `init --bare NAME`: a new case that loads and runs as written (authoring/bare_case.py); the
+results folder is added to the plugin's .gitignore."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 from pathlib import Path
 
+from ...authoring.bare_case import first_skill, name_problem, write_case
 from ...authoring.gitignore import GITIGNORE, ignore
 from ...authoring.init_triggers import write_triggers
 from ...authoring.interview import add_arguments, author
 from ...core.paths import display_path
-from ...load.case_template import PLACEHOLDER_SKILL, PROMPT, REPLIED, SCRIPT, SKILL_FIRED
-from ...load.plugin_facts import skills_of
-from ...load.suite import RESERVED_DIR, eval_dir_name, is_plugin_dir, plugin_at
+from ...load.case_template import PLACEHOLDER_SKILL
+from ...load.suite import eval_dir_name, is_plugin_dir, plugin_at
 from ..plugin_args import add_eval_dir, not_a_marketplace
-
-NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
-RESERVED = {RESERVED_DIR, "results"}
-
-REGEX_SPECIAL = re.compile(r"[\\^$.*+?()[\]{}|/]")
 
 
 def command_parser() -> argparse.ArgumentParser:
@@ -102,48 +89,3 @@ def init_triggers(root: Path, eval_dir: str | None) -> int:
         return 1
     print(f"Created {display_path(path)}: replace its TODO queries, then `plugin-eval triggers --scripted` checks it")
     return 0
-
-
-def name_problem(name: str) -> str | None:
-    if name in RESERVED:
-        return (
-            f'"{name}" is reserved ({RESERVED_DIR}/ holds mock responders, results/ holds results) — pick another name'
-        )
-    if not NAME_RE.match(name) or name in (".", ".."):
-        return (
-            f'case name "{name}" won\'t work — use letters, digits, ".", "_" and "-" only (no "/", no spaces, '
-            f"not starting with a dot)"
-        )
-    return None
-
-
-def first_skill(root: Path) -> str | None:
-    """The name of the plugin's first skill the model may invoke, as Claude Code names it (load.plugin_facts: by
-    its folder), or None when the plugin has none (a `disable-model-invocation: true` skill never fires)."""
-    skills = [s for s in skills_of(root) if s.model_invocable]
-    return skills[0].name if skills else None
-
-
-def skill_match(plugin: str, skill: str) -> str:
-    """An input_match for a Skill call of `skill`: the model may name it with or without the plugin prefix."""
-    plugin_re, skill_re = (REGEX_SPECIAL.sub(lambda m: "\\" + m.group(), s) for s in (plugin, skill))
-    return f'"skill":"({plugin_re}:)?{skill_re}"'
-
-
-def yaml_quoted(text: str) -> str:
-    """A single-quoted YAML scalar: backslashes stay literal, which is what a regex wants."""
-    return "'" + text.replace("'", "''") + "'"
-
-
-def write_case(folder: Path, plugin: str, skill: str | None) -> list[Path]:
-    skill = skill or PLACEHOLDER_SKILL
-    (folder / "graders").mkdir(parents=True)
-    files = {
-        folder / "prompt.md": PROMPT,
-        folder / "scripted.yaml": SCRIPT.format(skill=json.dumps(f"{plugin}:{skill}", ensure_ascii=False)),
-        folder / "graders" / "replied.md": REPLIED,
-        folder / "graders" / "skill-fired.md": SKILL_FIRED.format(input_match=yaml_quoted(skill_match(plugin, skill))),
-    }
-    for path, text in files.items():
-        path.write_text(text, encoding="utf-8")
-    return list(files)

@@ -15,19 +15,11 @@ import sys
 from pathlib import Path
 
 from ...core.errors import UsageError
-
-
-class _Refused(UsageError):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        raise _Refused(f"plugin-eval pr-comment: error: {message} (see plugin-eval pr-comment --help)")
+from ..parser import CommandParser, Refused
 
 
 def command_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CommandParser(
         prog="plugin-eval pr-comment",
         description="Post the session's results on the pull request as one comment per suite, updated in place on "
         "every push: the verdict, the cases that newly fail, the cases and trigger queries that moved against the "
@@ -70,7 +62,7 @@ def pr_comment_command(argv: list[str]) -> int:
             Path(args.results), against, os.environ, args.key, args.pr, args.baseline_name, args.dry_run
         )
     except UsageError as e:
-        print(f"✗ pr-comment: {e}" if not isinstance(e, _Refused) else e, file=sys.stderr)
+        print(f"✗ pr-comment: {e}" if not isinstance(e, Refused) else e, file=sys.stderr)
         return 1
     except SystemExit as e:  # --help
         return int(e.code or 0)

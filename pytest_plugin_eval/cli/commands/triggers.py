@@ -3,7 +3,7 @@ the reference command line's options. `tune` runs it as `python -m pytest_plugin
 
 from __future__ import annotations
 
-from ..main import run
+from .run import run
 
 
 def triggers_command(argv: list[str]) -> int:

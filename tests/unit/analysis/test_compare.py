@@ -377,7 +377,7 @@ def test_scripted_trigger_sets_answered_by_the_description_can_show_its_change()
             TriggerSetResult("greeter:hi", "hi", description=d, scripted_by_description=by_words)
             for d in ("Greet.", "Say hi.")
         )
-        return TriggerSetChange("greeter:hi", "hi", old, new)
+        return TriggerSetChange.of(old, new)
 
     assert scripted_warning(True, True, [change(True)]) is None
     assert "the change of description of hi cannot show in them" in (

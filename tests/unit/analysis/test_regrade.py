@@ -186,14 +186,16 @@ def test_a_folder_without_a_document_is_refused(tmp_path):
 
 def test_a_document_that_is_not_an_object_is_refused(tmp_path):
     (tmp_path / "aggregate-result.json").write_text("[1, 2]")
-    with pytest.raises(ValueError, match="aggregate-result.json is not a results document: the document must be"):
+    with pytest.raises(
+        ValueError, match=r"aggregate-result.json is not a results document \(the JSON is not an object\)"
+    ):
         StoredResults(tmp_path)
 
 
 def document(**case) -> dict:
     run = {"index": 1, "score": 1.0, "passed": True, "tracePath": None}
     base = {"name": "c", "dir": "evals/c", "arms": {"with": [run]}}
-    return {"schemaVersion": "1", "suite": {"root": "/x"}, "cases": [{**base, **case}]}
+    return {"schemaVersion": 1, "suite": {"root": "/x"}, "cases": [{**base, **case}]}
 
 
 @pytest.mark.parametrize(
@@ -204,22 +206,25 @@ def document(**case) -> dict:
             "is not valid JSON — truncated",
         ),
         ("", "is not valid JSON — truncated or damaged? (Expecting value: line 1 column 1 (char 0))"),
-        ('"just a string"', "is not a results document: the document must be a JSON object (got a string)"),
+        ('"just a string"', "is not a results document (the JSON is not an object)"),
         ('{"cases": {"c": 1}}', "is not a results document: cases: must be a list (got an object)"),
         ('{"cases": [1]}', "is not a results document: cases[0]: must be an object (got a number)"),
-        ('{"cases": [{"dir": "evals/c"}]}', "cases[0].name: must be a non-empty string (got null)"),
+        ('{"cases": [{"dir": "evals/c"}]}', "is not a results document: cases[0].name: missing"),
         (json.dumps(document(dir="../../etc")), "cases[0].dir: must be a folder relative to the suite, with no .."),
         (json.dumps(document(arms=[1])), "cases[0].arms: must be an object (got a list)"),
-        (json.dumps(document(arms={"maybe": []})), "cases[0].arms: 'maybe' is not an arm (with, without)"),
-        (json.dumps(document(arms={"with": {}})), "cases[0].arms.with: must be a list of runs (got an object)"),
+        (json.dumps(document(arms={"maybe": []})), "cases[0].arms: 'maybe' is not one of with, without"),
+        (json.dumps(document(arms={"with": {}})), "cases[0].arms.with: must be a list (got an object)"),
         (json.dumps(document(arms={"with": ["run"]})), "cases[0].arms.with[0]: must be an object (got a string)"),
-        (json.dumps(document(arms={"with": [{"index": "1"}]})), "cases[0].arms.with[0].index: must be a whole number"),
-        (json.dumps(document(arms={"with": [{"score": "high"}]})), "with[0].score: must be a number or null"),
+        (
+            json.dumps(document(arms={"with": [{"index": "1"}]})),
+            "cases[0].arms.with[0].index: must be a number (got a string)",
+        ),
+        (json.dumps(document(arms={"with": [{"score": "high"}]})), "with[0].score: must be a number (got a string)"),
         (json.dumps(document(arms={"with": [{"costUsd": [1]}]})), "with[0].costUsd: must be a number or null (got a"),
         (json.dumps(document(arms={"with": [{"tracePath": 3}]})), "with[0].tracePath: must be a string or null"),
-        (json.dumps(document(arms={"with": [{"graders": [{"x": 1}]}]})), "with[0].graders[0]: needs a name"),
+        (json.dumps(document(arms={"with": [{"graders": [{"x": 1}]}]})), "with[0].graders[0].name: missing"),
         (json.dumps(document(arms={"with": [{"index": 1}, {"index": 1}]})), "with[1].index: run 1 of the with arm "),
-        (json.dumps({"suites": [document()]}), "it holds several suites"),
+        (json.dumps({"suites": [document()]}), "holds several suites"),
     ],
 )
 def test_a_document_that_is_not_a_results_document_says_what_is_wrong_and_where(tmp_path, text, problem):

@@ -1,4 +1,4 @@
-"""Unit tests for `plugin-eval` (pytest_plugin_eval.cli.main): --version, --help, and how the command line's
+"""Unit tests for `plugin-eval` (pytest_plugin_eval.cli.main, usage.py and arguments.py): --version, --help, and how the command line's
 list options reach pytest. In-process; the Claude Code binary is never started."""
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ import pytest
 from _pytest.config.argparsing import Parser
 
 import pytest_plugin_eval.cli.main as cli
+import pytest_plugin_eval.cli.usage as usage
+from pytest_plugin_eval.cli.arguments import parse
 from pytest_plugin_eval.engine.option_parse import parse_options
 from pytest_plugin_eval.engine.options import OPTIONS
 from pytest_plugin_eval.run.agent import ClaudeNotFound
@@ -24,8 +26,8 @@ def fake_claude(monkeypatch):
         asked.append(explicit)
         return Path(explicit or "/opt/claude/bin/claude")
 
-    monkeypatch.setattr(cli, "find_claude", find)
-    monkeypatch.setattr(cli, "claude_version", lambda path: "2.1.327")
+    monkeypatch.setattr(usage, "find_claude", find)
+    monkeypatch.setattr(usage, "claude_version", lambda path: "2.1.327")
     return asked
 
 
@@ -51,8 +53,8 @@ def test_version_without_package_metadata_or_binary(monkeypatch, capsys):
     def no_claude(explicit):
         raise ClaudeNotFound("Error: no Claude Code binary found — install claude-agent-sdk, or pass --claude PATH")
 
-    monkeypatch.setattr(cli.importlib.metadata, "version", no_metadata)
-    monkeypatch.setattr(cli, "find_claude", no_claude)
+    monkeypatch.setattr(usage.importlib.metadata, "version", no_metadata)
+    monkeypatch.setattr(usage, "find_claude", no_claude)
     assert cli.main(["--version"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "plugin-eval unknown",
@@ -74,7 +76,7 @@ def test_help_after_a_target_or_triggers_is_the_help_not_an_unknown_option(argv,
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert "plugin-eval triggers [TARGET] [options]" in out and "--trust-plugin" in out
-    assert cli.parse(["--", "--help"]).passthrough == ["--help"]  # after `--` it is pytest's
+    assert parse(["--", "--help"]).passthrough == ["--help"]  # after `--` it is pytest's
 
 
 def test_an_unknown_option_says_where_pytests_options_go(capsys):
@@ -84,7 +86,7 @@ def test_an_unknown_option_says_where_pytests_options_go(capsys):
         "error: unknown option '--lf' — pytest's options go after `--` (plugin-eval . -- --lf); "
         "plugin-eval --help lists ours"
     )
-    assert cli.parse([".", "--", "--lf", "-q"]).passthrough == ["--lf", "-q"]
+    assert parse([".", "--", "--lf", "-q"]).passthrough == ["--lf", "-q"]
 
 
 def pytest_namespace(args: list[str]):
@@ -94,7 +96,7 @@ def pytest_namespace(args: list[str]):
 
 
 def test_list_values_reach_pytest_one_by_one_so_nothing_after_them_is_swallowed():
-    cmd = cli.parse(["--allow-tools=Write,Bash(git commit:*)", "--tag", "a", "b,c", "--disallow-tools", "Agent"])
+    cmd = parse(["--allow-tools=Write,Bash(git commit:*)", "--tag", "a", "b,c", "--disallow-tools", "Agent"])
     assert cmd.options == ["--allow-tools=Write,Bash(git commit:*)", "--tag=a", "--tag=b,c", "--disallow-tools=Agent"]
     # what pytest then reads, with a path after the options (as pytest_args puts passthrough arguments)
     namespace = pytest_namespace([*cmd.options, "evals/my-case"])
@@ -108,7 +110,7 @@ def test_list_values_reach_pytest_one_by_one_so_nothing_after_them_is_swallowed(
 def test_a_list_option_stops_at_the_target(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "plugin").mkdir()
-    cmd = cli.parse(["--allow-tools", "Write,Edit", "plugin", "--trust-plugin"])
+    cmd = parse(["--allow-tools", "Write,Edit", "plugin", "--trust-plugin"])
     assert (cmd.target, cmd.options) == ("plugin", ["--allow-tools=Write,Edit", "--trust-plugin"])
 
 

@@ -11,6 +11,7 @@ from helpers.documents import case_result, suite_result
 from helpers.fake_github import environment, fake_github
 
 import pytest_plugin_eval.cli.main as cli
+from pytest_plugin_eval.cli.usage import USAGE
 from pytest_plugin_eval.report.pr_comment import marker
 from pytest_plugin_eval.results.matrix import MATRIX_KIND
 from pytest_plugin_eval.results.store import RESULTS_FILE, document_text
@@ -108,4 +109,4 @@ def test_a_model_matrix_is_one_comment_with_a_section_per_model(tmp_path, monkey
 
 
 def test_usage_lists_the_command():
-    assert "plugin-eval pr-comment RESULTS [--against OLD]" in cli.USAGE
+    assert "plugin-eval pr-comment RESULTS [--against OLD]" in USAGE

@@ -1,5 +1,5 @@
 """Unit tests for the review page (report/review.py laid out by review.html.j2) and its server's label changes
-(cli/commands/review.py): what a person sees of each run, and labels written through the one reader."""
+(publish/review_server.py): what a person sees of each run, and labels written through the one reader."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import json
 import pytest
 from helpers.documents import case_result, suite_result
 
-from pytest_plugin_eval.cli.commands.review import Review
 from pytest_plugin_eval.core.problems import SpecError
+from pytest_plugin_eval.publish.review_server import Review
 from pytest_plugin_eval.report.html import review_html
 from pytest_plugin_eval.report.review import review_page
 from pytest_plugin_eval.results.labels import Label, Labels, read_labels, rubric_hash

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_plugin_eval.results.jsonmap import EXTRA, Document, SameAs, key, present
+from pytest_plugin_eval.results.jsonmap import EXTRA, Document, SameAs, key, present, spliced
 
 
 @dataclass
@@ -113,3 +113,38 @@ def test_problems_are_as_lenient_as_the_reader():
     data = {"startedAt": 5, "cases": [{"name": "a", "arms": {"with": [{"score": None}]}, "effectiveModel": 7}]}
     assert problems(SuiteResult, data) == []
     assert SuiteResult.from_json(data).cases[0].arms["with"][0].index == 1
+
+
+@dataclass(frozen=True)
+class Vote(Document):
+    side: str = field(metadata=key("side"))
+
+
+@dataclass(frozen=True)
+class Tallied(Document):
+    name: str = field(metadata=key("name"))
+    _counts: None = field(
+        default=None,
+        init=False,
+        compare=False,
+        metadata=spliced(lambda t: {"asked": len(t.votes), "forNew": sum(v.side == "new" for v in t.votes)}),
+    )
+    votes: tuple[Vote, ...] = field(default=(), metadata=key("votes"))
+
+
+def test_a_spliced_field_writes_its_keys_in_place_and_they_are_never_read():
+    made = Tallied("a", (Vote("new"), Vote("old")))
+    written = made.to_json()
+    assert list(written.items()) == [
+        ("name", "a"),
+        ("asked", 2),
+        ("forNew", 1),
+        ("votes", [{"side": "new"}, {"side": "old"}]),
+    ]
+    read = Tallied.from_json(written | {"asked": 99})
+    assert read == made and read.to_json() == written  # the counts come from the votes, not from the document
+
+
+def test_a_tuple_of_documents_reads_back_as_documents():
+    assert Tallied.from_json({"name": "b", "votes": [{"side": "old"}]}).votes == (Vote("old"),)
+    assert Tallied.from_json({"name": "b"}).votes == ()

@@ -68,10 +68,10 @@ def test_letters_are_mapped_to_the_session_shown_in_that_position():
 
 
 def test_why_says_which_orders_disagreed_and_what_a_silent_judge_said():
-    biased = Pair(1, 1, 1, (answer("old_first", "old"), answer("new_first", "new")))
+    biased = Pair(1, 1, 1, answers=(answer("old_first", "old"), answer("new_first", "new")))
     assert biased.why == "the orders disagree (old_first → old, new_first → new)"
     silent = Pair(
-        2, 2, 2, (OrderAnswer("old_first", None, "no verdict in the reply: 'hmm'"), answer("new_first", "new"))
+        2, 2, 2, answers=(OrderAnswer("old_first", None, "no verdict in the reply: 'hmm'"), answer("new_first", "new"))
     )
     assert silent.outcome == NO_DECISION and silent.why == "no verdict in the old_first answer (their replies below)"
     skipped = Pair(3, 3, 3, not_judged="NEW run 3 has no output (timeout)")

@@ -13,7 +13,7 @@ from pytest_plugin_eval.cli.commands.tune import parse, tune_command
 from pytest_plugin_eval.tune.loop import TuneError, Tuning, git_dirty
 from pytest_plugin_eval.tune.measure import Measured
 from pytest_plugin_eval.tune.propose import Proposer
-from pytest_plugin_eval.tune.result import Cost, TuneResult
+from pytest_plugin_eval.tune.result import Cost, Original, TuneResult
 from pytest_plugin_eval.tune.rules import SetTooSmall
 
 N = 6
@@ -66,7 +66,15 @@ def run_loop(t: Tuning, measurer, replies: list[str]) -> tuple[TuneResult, list[
         return f"<description>{replies[min(number, len(replies)) - 1]}</description>", 0.01, None
 
     t.measurer, t.proposer = measurer, Proposer(ask)
-    result = TuneResult("greeter:greet", "greet", "evals/triggers.yaml", 0, {}, "Greets.", Cost(1.0, 10, None))
+    result = TuneResult(
+        "greeter:greet",
+        "greet",
+        "evals/triggers.yaml",
+        0,
+        queries={},
+        original=Original("Greets."),
+        cost=Cost(1.0, 10, None),
+    )
     result.queries = {q: {"part": t.split.part_of(q)} for q in t.labels}
     t.loop(result)
     return result, prompts
@@ -89,7 +97,7 @@ def test_the_proposer_sees_train_failures_only(tmp_path):
         text = f"{'fire' if q.startswith('f') else 'miss'} query {q[1:]}"
         assert all(text not in p for p in prompts), q
     assert result.stop == "train is perfect after round 1"
-    assert result.original_test is not None and result.winner_test is not None
+    assert result.original.test is not None and result.winner_test is not None
     assert result.test_margin is not None and result.test_margin.margin == 1.0
 
 
@@ -205,4 +213,4 @@ def test_an_original_perfect_on_train_is_not_proposed_against(tmp_path):
     t = tuning(plugin(tmp_path))
     result, prompts = run_loop(t, FakeMeasurer(lambda d, q: float(q.startswith("f"))), ["Better one."])
     assert prompts == [] and result.candidates == [] and result.outcome == "nothing_better"
-    assert result.stop.startswith("train is already perfect") and result.original_test is not None
+    assert result.stop.startswith("train is already perfect") and result.original.test is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from pytest_plugin_eval.tune.report import html_page, terminal
-from pytest_plugin_eval.tune.result import Candidate, Cost, SiblingCheck, TuneResult, scored
+from pytest_plugin_eval.tune.result import Candidate, Cost, Original, SiblingCheck, TuneResult, scored
 from pytest_plugin_eval.tune.rules import paired
 
 LABELS = {"f0": True, "f1": True, "m0": False, "m1": False}
@@ -15,13 +15,21 @@ PARTS = {"f0": "train", "m0": "train", "f1": "validation", "m1": "validation"}
 
 def result() -> TuneResult:
     queries = {q: {"query": f"text of {q}", "shouldFire": LABELS[q], "part": PARTS[q]} for q in LABELS}
-    r = TuneResult("g:greet", "greet", "evals/triggers.yaml", 0, queries, "Greets the user warmly.", Cost(2.5, 40, 1.0))
-    r.original_train = scored({"f0": 0.0, "m0": 1.0}, LABELS, ["f0", "m0"])
-    r.original_validation = scored({"f1": 0.2, "m1": 0.6}, LABELS, ["f1", "m1"])
+    r = TuneResult(
+        "g:greet",
+        "greet",
+        "evals/triggers.yaml",
+        0,
+        queries=queries,
+        original=Original("Greets the user warmly."),
+        cost=Cost(2.5, 40, 1.0),
+    )
+    r.original.train = scored({"f0": 0.0, "m0": 1.0}, LABELS, ["f0", "m0"])
+    r.original.validation = scored({"f1": 0.2, "m1": 0.6}, LABELS, ["f1", "m1"])
     c = Candidate(1, "Writes salutations warmly.", rejected=["the reply holds no <description>…</description>"])
     c.train = scored({"f0": 1.0, "m0": 0.0}, LABELS, ["f0", "m0"])
     c.validation = scored({"f1": 1.0}, LABELS, ["f1", "m1"])  # m1 decided nothing
-    c.vs_original = paired(c.validation.rates, r.original_validation.rates, LABELS)
+    c.vs_original = paired(c.validation.rates, r.original.validation.rates, LABELS)
     r.candidates, r.winner, r.outcome, r.stop = [c], 0, "improved", "train is perfect after round 1"
     r.siblings = [SiblingCheck("g:bye", 2, [])]
     r.cost.spent_usd, r.cost.agent_runs, r.cost.proposer_calls = 0.25, 12, 2

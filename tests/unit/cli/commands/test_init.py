@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from pytest_plugin_eval.cli.commands.init import init, skill_match
+from pytest_plugin_eval.authoring.bare_case import skill_match
+from pytest_plugin_eval.cli.commands.init import init
 from pytest_plugin_eval.core.yamlio import load_yaml, split_frontmatter
 from pytest_plugin_eval.grade import ecmaregex
 from pytest_plugin_eval.grade.types import grader_types

@@ -1,4 +1,4 @@
-"""What `compare --pairwise` reads before it asks a judge (cli/pairwise.py): the script of a case folder or of an
+"""What `compare --pairwise` reads before it asks a judge (analysis/pairwise.py): the script of a case folder or of an
 evals.json eval, the rubric, and the refusals (a scripted session judged for real, no credentials)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from helpers.documents import case_result as made
 from helpers.documents import suite_result
 
-from pytest_plugin_eval.cli.pairwise import PairwiseRefused, check_judge, rubric_of, script_of
+from pytest_plugin_eval.analysis.pairwise import PairwiseRefused, check_judge, rubric_of, script_of
 from pytest_plugin_eval.results.model import GraderInfo
 
 

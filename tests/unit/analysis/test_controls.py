@@ -1,4 +1,4 @@
-"""Unit tests for what `calibrate --controls` asks (cli/controls.py): each judged grader's controls, a baseline's
+"""Unit tests for what `calibrate --controls` asks (analysis/controls.py): each judged grader's controls, a baseline's
 reference read from its case folder and a run its judge passed for the swap, and the refusals."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from helpers.documents import case_result, suite_result
 
-from pytest_plugin_eval.cli.controls import ControlsRefused, check_judge, plan
+from pytest_plugin_eval.analysis.controls import ControlsRefused, check_judge, plan
 from pytest_plugin_eval.results.calibration import Session
 from pytest_plugin_eval.results.labels import Labels
 from pytest_plugin_eval.results.model import GraderInfo, GraderResult, RunResult

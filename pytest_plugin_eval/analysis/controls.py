@@ -15,7 +15,7 @@ from typing import Any
 from ..core.errors import UsageError
 from ..core.problems import SpecError
 from ..grade import controls
-from ..grade.clients import command_judge_client
+from ..grade.clients import command_judge_client, not_signed_in
 from ..grade.judge import Judge, resolve_judge_model
 from ..grade.types.judged import read_baseline
 from ..results.calibration import Session, judged_verdict
@@ -34,21 +34,14 @@ def check_judge(sessions: Sequence[Session], scripted: bool, environ=os.environ)
             "Error: --controls: these runs were made with --scripted; add --scripted so that the judge answers the "
             "controls from each case's scripted.yaml (controls:) rather than a real model"
         )
-    if not scripted:
-        from ..run.access import NO_ACCESS_FIX
-        from ..run.access import detect as detect_access
-
-        access = detect_access(dict(environ))
-        if access.kind == "none":
-            raise ControlsRefused(
-                f"Error: --controls asks a judge model, and Claude Code is not signed in: {access.fix or NO_ACCESS_FIX}; "
-                "or pass --scripted to answer from each case's scripted.yaml offline"
-            )
+    problem = None if scripted else not_signed_in("--controls", environ)
+    if problem is not None:
+        raise ControlsRefused(problem)
 
 
 def _passed_trace(session: Session, case: CaseResult, grader: str) -> str | None:
     """The trace of a with-arm run the judge passed, for the swapped control."""
-    from ..analysis.regrade import StoredResults
+    from .regrade import StoredResults
 
     stored = StoredResults(session.folder, session.document)
     for run in case.runs("with"):

@@ -11,10 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..analysis.regrade import StoredResults, artefacts_problem, results_folder_problem
 from ..core.errors import UsageError
 from ..grade import pairwise_judge
-from ..grade.clients import command_judge_client
+from ..grade.clients import command_judge_client, not_signed_in
 from ..grade.judge import Judge, resolve_judge_model
 from ..load.script import SCRIPT_FILENAME, Script, load_script
 from ..load.skill_evals import VIRTUAL_DIR, eval_script
@@ -29,9 +28,8 @@ from ..results.pairwise import (
     pair_runs,
     preferred_side,
 )
-from ..run.access import NO_ACCESS_FIX
-from ..run.access import detect as detect_access
 from ..run.transcript import Transcript
+from .regrade import StoredResults, artefacts_problem, results_folder_problem
 
 
 class PairwiseRefused(UsageError):
@@ -60,12 +58,9 @@ def check_judge(old: SuiteResult, new: SuiteResult, scripted: bool, environ=os.e
             f"Error: --pairwise: {' and '.join(made_scripted)} runs were made with --scripted; add --scripted so "
             f"that the pairwise judge answers from each case's {SCRIPT_FILENAME} (pairwise:) rather than a real model"
         )
-    access = None if scripted else detect_access(dict(environ))
-    if access is not None and access.kind == "none":
-        raise PairwiseRefused(
-            f"Error: --pairwise asks a judge model, and Claude Code is not signed in: {access.fix or NO_ACCESS_FIX}; or pass "
-            "--scripted to answer from each case's scripted.yaml offline"
-        )
+    problem = None if scripted else not_signed_in("--pairwise", environ)
+    if problem is not None:
+        raise PairwiseRefused(problem)
 
 
 def _output(stored: StoredResults, case: CaseResult, run: RunResult, side: str) -> tuple[str | None, str | None]:

@@ -1,0 +1,167 @@
+"""Fully loaded documents of each kind the tool writes besides the session's results, for the golden-file tests
+(`tests/unit/*/golden/`): every key a document can hold is in them, so a change to how one is written shows as a
+change to its golden text."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from helpers.documents import case_result, suite_result
+from pytest_plugin_eval.analysis.compare import compare
+from pytest_plugin_eval.results.comparison import Comparison
+from pytest_plugin_eval.results.history import HistoryRow
+from pytest_plugin_eval.results.model import GraderInfo
+from pytest_plugin_eval.results.pairwise import CasePairwise, OrderAnswer, Pair, PairwiseComparison
+from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
+from pytest_plugin_eval.tune.result import Candidate, Cost, Original, SiblingCheck, TuneResult, scored
+from pytest_plugin_eval.tune.rules import paired
+
+
+def text(document: dict) -> str:
+    """A document as the tool writes it to a file (results.store.document_text)."""
+    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+
+
+def golden(folder: Path, name: str) -> str:
+    return (folder / "golden" / name).read_text(encoding="utf-8")
+
+
+def trigger_set(description: str, fires: dict[str, int], file: str = "evals/triggers.yaml") -> TriggerSetResult:
+    """A set of skill p:greet whose queries fired `fires[id]` times of 4 (ids starting with f should fire)."""
+    queries = [
+        QueryResult(
+            query_id,
+            f"query {query_id}",
+            query_id.startswith("f"),
+            [TriggerRun(index=i + 1, fired=i < fired) for i in range(4)],
+        )
+        for query_id, fired in fires.items()
+    ]
+    return TriggerSetResult(skill="p:greet", name="greet", file=file, queries=queries, description=description)
+
+
+def comparison() -> Comparison:
+    """Two sessions: a case better, one worse, one added, one removed, a grader whose rubric changed, trigger
+    sets whose description changed, and warnings."""
+    rubric = GraderInfo("tone", "llm", 1, {"criteria": "warm"})
+    old = suite_result(
+        case_result("greets", [1, 1, 0, 0], [0, 0, 0, 0], graders=[rubric]),
+        case_result("counts", [1, 1, 1, 1], [0, 0, 0, 0]),
+        case_result("gone", [1, 1, 1]),
+    )
+    new = suite_result(
+        case_result("greets", [1, 1, 1, 1], [0, 0, 0, 0], graders=[GraderInfo("tone", "llm", 1, {"criteria": "kind"})]),
+        case_result("counts", [0, 0, 0, 0], [0, 0, 0, 0]),
+        case_result("fresh", [1, 0, 1]),
+        started_at="2026-12-01T10:00:00.000Z",
+    )
+    old.claude_version = "2.1.300"
+    old.triggers = [trigger_set("Greets.", {"f1": 1, "f2": 4, "n1": 3})]
+    new.triggers = [trigger_set("Greets the user warmly.", {"f1": 4, "f2": 0, "n1": 3, "n2": 0})]
+    compared = compare(old, new, old_source="results/old", new_source="results/new")
+    return replace(
+        compared,
+        plugin_changes=["greeter: version 1.0.0 → 1.1.0"],
+        baseline_note="the sessions share 8 without-plugin runs (--reuse-baseline)",
+    )
+
+
+def history_row() -> HistoryRow:
+    """A shard's session with trigger sets, of a plugin in a git checkout with uncommitted changes."""
+    return HistoryRow(
+        folder="evals/results/2026-12-01T10-00-00",
+        started_at="2026-12-01T10:00:00.000Z",
+        plugin="greeter",
+        version="1.1.0",
+        git_commit="0123abc",
+        git_dirty=True,
+        model="claude-sonnet-4-5",
+        judge_model="claude-haiku-4-5",
+        cases=3,
+        overall_score=0.8333,
+        mean_delta=0.5,
+        cost_usd=0.1234,
+        partial=True,
+        partial_reason="interrupted",
+        runs_per_arm=(3, 5),
+        note="2 case(s) changed since the session before",
+        shard="1/2",
+        trigger_queries=(7, 9),
+    )
+
+
+def pairwise() -> PairwiseComparison:
+    """A case NEW won, lost and tied in, a pair with no verdict, one not judged, a note and the cost ceiling."""
+    answers = lambda a, b: (  # noqa: E731
+        OrderAnswer("old_first", a, f"first: {a}", 0.0012),
+        OrderAnswer("new_first", b, f"second: {b}", 0.0013),
+    )
+    first = CasePairwise(
+        "greets",
+        pairs=[
+            Pair(1, 1, 1, answers=answers("new", "new")),
+            Pair(2, 2, 2, answers=answers("old", "old")),
+            Pair(3, 3, 3, answers=answers("new", "old")),
+            Pair(4, 4, 4, answers=answers(None, "tie")),
+        ],
+        note="OLD has 5 with-arm runs and NEW 4: run 5 of OLD is left out",
+    )
+    second = CasePairwise("counts", pairs=[Pair(1, 1, 1, not_judged="NEW run 1 has no output (timeout)")])
+    return PairwiseComparison(
+        judge_model="claude-haiku-4-5",
+        level=0.95,
+        cases=[first, second],
+        estimate_usd=0.25,
+        cost_usd=0.01,
+        max_cost_usd=0.5,
+        stopped="the next pair could take the judge's spending past --max-cost-usd $0.5",
+        notes=["greets: the prompt changed between the sessions; the judge is shown NEW's"],
+    )
+
+
+LABELS = {"f0": True, "f1": True, "f2": True, "m0": False, "m1": False, "m2": False}
+
+
+def tune() -> TuneResult:
+    """A tuning that found a better description, with a rejected reply, a sibling that kept its queries and one
+    that lost them, the test scores and a note."""
+    queries = {
+        q: {"query": f"query {q}", "shouldFire": LABELS[q], "part": part}
+        for q, part in (
+            ("f0", "train"),
+            ("m0", "train"),
+            ("f1", "validation"),
+            ("m1", "validation"),
+            ("f2", "test"),
+            ("m2", "test"),
+        )
+    }
+    r = TuneResult(
+        "g:greet",
+        "greet",
+        "evals/triggers.yaml",
+        7,
+        queries=queries,
+        original=Original("Greets the user warmly."),
+        cost=Cost(2.5, 40, 1.0),
+    )
+    r.original.train = scored({"f0": 0.0, "m0": 1.0}, LABELS, ["f0", "m0"])
+    r.original.validation = scored({"f1": 0.25, "m1": 0.5}, LABELS, ["f1", "m1"])
+    r.original.test = scored({"f2": 0.5, "m2": 0.5}, LABELS, ["f2", "m2"])
+    better = Candidate(1, "Writes salutations warmly.", rejected=["the reply holds no <description>"])
+    better.train = scored({"f0": 1.0, "m0": 0.0}, LABELS, ["f0", "m0"])
+    better.validation = scored({"f1": 1.0, "m1": 0.0}, LABELS, ["f1", "m1"])
+    better.vs_original = paired(better.validation.rates, r.original.validation.rates, LABELS)
+    worse = Candidate(2, "Says things.")
+    worse.train = scored({"f0": 0.0, "m0": 1.0}, LABELS, ["f0", "m0"])
+    r.candidates = [better, worse]
+    r.outcome, r.winner = "improved", 0
+    r.winner_test = scored({"f2": 1.0, "m2": 0.0}, LABELS, ["f2", "m2"])
+    r.test_margin = paired(r.winner_test.rates, r.original.test.rates, LABELS)
+    r.siblings = [SiblingCheck("g:bye", 3, []), SiblingCheck("g:wave", 2, ["w1"])]
+    r.stop = "2 rounds"
+    r.notes = ["round 2: the proposer's reply was cut at its token limit"]
+    r.cost.spent_usd, r.cost.agent_runs, r.cost.proposer_calls, r.cost.proposer_usd = 0.2512345, 48, 2, 0.0312345
+    return r
