@@ -215,7 +215,8 @@ def test_nothing_of_the_suite_is_lost_in_silence(suite):
     assert error["dir"] == "evals/forgot-the-prompt"
     assert "is not a case (no prompt.md or case.yaml)" in error["message"]
     assert "prompt.txt is not read: rename it prompt.md" in error["message"]
-    assert "tool 'SkillTool' is no tool of Claude Code's — did you mean Skill?" in out
+    assert "tool 'SkillTool' is no tool of Claude Code's — did you mean Skill? The grader runs as written" in out
+    assert "so it passes every run (it allows 0 calls)" in out
     assert "allowed_tools entry Reed is no tool of Claude Code's — did you mean Read?" in out
     assert "trigger set greet: 1 run(s) per query can never decide a query at threshold 0.5" in out
     check = suite.pytester.run(sys.executable, "-m", "pytest_plugin_eval.cli.main", "check", str(suite.root))
