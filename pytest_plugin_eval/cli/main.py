@@ -6,6 +6,7 @@
     plugin-eval tune SKILL [TARGET] [options]
     plugin-eval check [TARGET] [--strict]
     plugin-eval import [TARGET]
+    plugin-eval entry NAME [MARKETPLACE] --into DIR
     plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--html PATH] [--fail-on-worse] [--pairwise]
     plugin-eval merge DIR... | history [EVAL_DIR]
     plugin-eval review RESULTS | calibrate RESULTS... [--controls]
@@ -52,6 +53,7 @@ USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
        plugin-eval init --bare NAME [--eval-dir DIR]
        plugin-eval check [TARGET] [--eval-dir DIR] [--json] [--strict] [--model M] [--judge-model M] [--scripted]
        plugin-eval import [TARGET] [--eval-dir DIR]
+       plugin-eval entry NAME [MARKETPLACE] --into DIR
        plugin-eval merge DIR... [--output-dir DIR] [--json PATH]
        plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--html PATH] [--level L] [--fail-on-worse]
                                [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD]]
@@ -78,6 +80,8 @@ commands:
                runs >= 3, two arms) without running it: exit 0 or 1, each problem named
   import       write skill-creator's evals/evals.json of each skill as case folders (prompt.md, graders/*.md,
                context files), leaving existing folders as they are
+  entry        write a strict: false marketplace entry out as the plugin folder Claude Code installs from
+               it (only the components the entry names), to evaluate it as installed
   merge        combine the results folders of --shard K/N jobs into one session's results
   compare      did a change help? two sessions' results side by side: per case the change in WITH and
                in Δ with an interval and a verdict, graders whose pass rate moved, cost; --fail-on-worse;
@@ -320,6 +324,7 @@ COMMANDS = {
     "init": ".commands.init:init",
     "check": ".commands.check:check",
     "import": ".commands.import_evals:import_command",
+    "entry": ".commands.entry:entry_command",
     "merge": ".commands.merge:merge_command",
     "compare": ".commands.compare:compare_command",
     "calibrate": ".commands.calibrate:calibrate_command",
