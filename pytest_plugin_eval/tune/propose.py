@@ -107,7 +107,7 @@ def prompt(
     description is given as Claude sees it: Claude Code appends a skill's `when_to_use` (which tune keeps)."""
     sibling_lines = "\n".join(f"- {s.qualified_name}: {s.seen or '(no description)'}" for s in siblings) or "(none)"
     appended = (
-        f"Claude Code shows Claude the description followed by \" - \" and the skill's `when_to_use`, which stays as "
+        f'Claude Code shows Claude the description followed by " - " and the skill\'s `when_to_use`, which stays as '
         f"it is whatever description you write: {when_to_use}\n"
         if when_to_use
         else ""

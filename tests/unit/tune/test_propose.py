@@ -62,7 +62,7 @@ def test_the_proposer_sees_descriptions_as_claude_does_when_to_use_appended():
     )
     text = prompt("greeter:greet", "---\n---\n", [sibling], "Old.", [], [], when_to_use="When greeted.")
     assert "greeter:farewell: Says goodbye. - When leaving." in text
-    assert "followed by \" - \" and the skill's `when_to_use`, which stays as it is" in text
+    assert 'followed by " - " and the skill\'s `when_to_use`, which stays as it is' in text
     assert text.count("When greeted.") == 1
     assert "when_to_use" not in prompt("p:s", "---\n---\n", [], "Old.", [], [])
 
