@@ -6,6 +6,7 @@
     plugin-eval tune SKILL [TARGET] [options]
     plugin-eval check [TARGET] [--strict]
     plugin-eval import [TARGET]
+    plugin-eval entry NAME [MARKETPLACE] --into DIR
     plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--html PATH] [--fail-on-worse] [--pairwise]
     plugin-eval merge DIR... | history [EVAL_DIR]
     plugin-eval review RESULTS | calibrate RESULTS... [--controls]
@@ -31,6 +32,7 @@ COMMANDS = {
     "init": ".commands.init:init",
     "check": ".commands.check:check",
     "import": ".commands.import_evals:import_command",
+    "entry": ".commands.entry:entry_command",
     "merge": ".commands.merge:merge_command",
     "compare": ".commands.compare:compare_command",
     "calibrate": ".commands.calibrate:calibrate_command",

@@ -36,11 +36,16 @@ def plugin_folder(target: str, command: str) -> Path | None:
 
 def not_a_marketplace(root: Path, command: str) -> bool:
     """False, said on stderr with the plugins it lists, when `root` is a marketplace root with nothing of its own
-    for Claude Code to load (evaluating it would measure no plugin)."""
-    from ..load.marketplace import marketplace_refusal
+    for Claude Code to load (evaluating it would measure no plugin). A folder whose own marketplace entries each
+    install part of it is evaluated, with a note on how to evaluate an entry as it is installed."""
+    from ..load.marketplace import marketplace_refusal, subset_entries_note
     from ..suite_check.floor import has_components
 
     refusal = marketplace_refusal(root, command, has_components(root))
     if refusal is not None:
         print(refusal, file=sys.stderr)
-    return refusal is None
+        return False
+    note = subset_entries_note(root, command)
+    if note is not None:
+        print(note, file=sys.stderr)
+    return True

@@ -17,6 +17,7 @@ USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
        plugin-eval init --bare NAME [--eval-dir DIR]
        plugin-eval check [TARGET] [--eval-dir DIR] [--json] [--strict] [--model M] [--judge-model M] [--scripted]
        plugin-eval import [TARGET] [--eval-dir DIR]
+       plugin-eval entry NAME [MARKETPLACE] --into DIR
        plugin-eval merge DIR... [--output-dir DIR] [--json PATH]
        plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--html PATH] [--level L] [--fail-on-worse]
                                [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD]]
@@ -43,6 +44,8 @@ commands:
                runs >= 3, two arms) without running it: exit 0 or 1, each problem named
   import       write skill-creator's evals/evals.json of each skill as case folders (prompt.md, graders/*.md,
                context files), leaving existing folders as they are
+  entry        write a strict: false marketplace entry out as the plugin folder Claude Code installs from
+               it (only the components the entry names), to evaluate it as installed
   merge        combine the results folders of --shard K/N jobs into one session's results
   compare      did a change help? two sessions' results side by side: per case the change in WITH and
                in Δ with an interval and a verdict, graders whose pass rate moved, cost; --fail-on-worse;

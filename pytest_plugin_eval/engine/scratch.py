@@ -6,16 +6,25 @@ fresh session never inherits another's ledger, and the end of the session remove
 still running with it at the end (a sandbox helper left by a killed `claude`, say) is killed. A session killed
 outright (kill -9) cannot clean up after itself: the next session does, for every scratch folder whose owner
 process is gone.
+
+Whether the owner is gone is told by a lock, not by its process id: the owner holds an exclusive lock on its
+owner file for as long as it lives, and the kernel drops it when the process dies, however it dies. A process id
+says nothing to a session in another PID namespace sharing /tmp (a container, a sandbox, CI jobs side by side):
+to it every other session looked dead, and it removed their workspaces in the middle of their runs (the run's
+stderr.txt vanished under it — issue 34 item 24). A folder is swept only when its lock is free and its process id
+is gone too (a session of a version before the lock holds none).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 import signal
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from ..run.execute import SESSION_TAG
 from ..run.permissions import SESSION_PREFIX as PREFIX
@@ -30,15 +39,22 @@ class Scratch:
     path: Path
     tag: str
     owner: bool  # the process that made it removes it (a same-host xdist worker shares its controller's)
+    lock: IO[str] | None = field(default=None, compare=False, repr=False)  # the owner's, held until close
 
     @classmethod
     def create(cls) -> Scratch:
         sweep_abandoned()
         path = Path(tempfile.mkdtemp(prefix=PREFIX))
+        tag = secrets.token_hex(6)
+        # Locked before it has its name: a sweeping session never sees an owner file whose lock is not held yet.
+        staged = path / f"{OWNER_FILE}.new"
+        lock = open(staged, "w")  # noqa: SIM115  (held for the session)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        lock.write(f"{os.getpid()} {tag}\n")
+        lock.flush()
+        os.rename(staged, path / OWNER_FILE)
         (path / "workspaces").mkdir()
-        scratch = cls(path, secrets.token_hex(6), owner=True)
-        (path / OWNER_FILE).write_text(f"{os.getpid()} {scratch.tag}\n")
-        return scratch
+        return cls(path, tag, owner=True, lock=lock)
 
     @property
     def workspaces(self) -> Path:
@@ -55,6 +71,8 @@ class Scratch:
         for folder in self.workspaces.glob(f"{WORKSPACE_PREFIX}*"):  # each with its TMPDIR in /tmp
             Workspace(folder).remove()
         remove_tree(self.path)
+        if self.lock is not None:
+            self.lock.close()
 
 
 def sweep_abandoned() -> list[Path]:
@@ -63,16 +81,31 @@ def sweep_abandoned() -> list[Path]:
     swept = []
     for folder in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
         try:
-            pid, tag = (folder / OWNER_FILE).read_text().split()
-            os.kill(int(pid), 0)  # raises when no such process
-            continue  # its session is still running
-        except ProcessLookupError:
-            pass
+            owner = open(folder / OWNER_FILE)  # noqa: SIM115  (closed below, or by the Scratch that closes)
+        except OSError:
+            continue  # not ours to judge: unreadable, another user's, or not made yet
+        try:
+            fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held by a live owner, wherever it runs
+            pid, tag = owner.read().split()
+            if process_exists(int(pid)):
+                raise BlockingIOError  # a session of a version that took no lock, still running
         except (OSError, ValueError):
-            continue  # not ours to judge: unreadable, another user's, or older than the owner file
-        Scratch(folder, tag, owner=True).close()
+            owner.close()
+            continue
+        Scratch(folder, tag, owner=True, lock=owner).close()
         swept.append(folder)
     return swept
+
+
+def process_exists(pid: int) -> bool:
+    """Whether a process `pid` runs, as this process sees it (another PID namespace's are not seen)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's: it exists
+    return True
 
 
 def kill_tagged(tag: str) -> list[int]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .suite import is_plugin_dir
 
 MARKETPLACE = Path(".claude-plugin") / "marketplace.json"
+COMPONENT_KINDS = ("skills", "commands", "agents")  # an entry's list of these replaces the default folder
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,13 @@ class Entry:
     name: str
     folder: Path | None  # a local source's folder; None for a remote one (github, url, npm)
     strict: bool = True  # False: the entry, not the folder's manifest, says what is installed
+    fields: dict = field(default_factory=dict, compare=False, repr=False)  # the entry as marketplace.json has it
+
+    @property
+    def subset_of(self) -> bool:
+        """A `strict: false` entry that names its own components: Claude Code installs only those (and reads no
+        default folder of that kind), so the folder evaluated as a whole is not what the entry installs."""
+        return not self.strict and any(self.fields.get(kind) for kind in COMPONENT_KINDS)
 
 
 def marketplace_entries(root: Path) -> list[Entry] | None:
@@ -41,8 +49,42 @@ def marketplace_entries(root: Path) -> list[Entry] | None:
         if isinstance(source, str) and not source.startswith(("http:", "https:", "git@", "github:")):
             under = root / base if isinstance(base, str) and not source.startswith("./") else root
             folder = Path(os.path.normpath(under / source))
-        out.append(Entry(entry["name"], folder, entry.get("strict") is not False))
+        out.append(Entry(entry["name"], folder, entry.get("strict") is not False, dict(entry)))
     return out
+
+
+def entry_named(root: Path, name: str) -> Entry | None:
+    return next((e for e in marketplace_entries(root) or [] if e.name == name), None)
+
+
+def subset_entries_note(root: Path, command: str) -> str | None:
+    """What to say when `root` is a plugin folder that a `strict: false` entry of its own marketplace.json installs
+    only part of (anthropics/skills: three entries, each a few of the folder's skills): Claude Code installs an
+    entry, and evaluating the folder as a whole measures a plugin nobody installs."""
+    here = os.path.realpath(root)
+    entries = [
+        e for e in marketplace_entries(root) or [] if e.subset_of and e.folder and os.path.realpath(e.folder) == here
+    ]
+    if not entries:
+        return None
+    listed = ", ".join(
+        f"{e.name} ({', '.join(f'{len(as_list(e.fields[k]))} {k}' for k in COMPONENT_KINDS if e.fields.get(k))})"
+        for e in entries
+    )
+    first = entries[0].name
+    into = os.path.normpath(os.path.join(os.path.relpath(here), "..", first))  # beside the folder, outside it
+    return (
+        f"ⓘ {MARKETPLACE.as_posix()} installs parts of this folder as {listed}: Claude Code installs an entry, not "
+        f"the whole folder, which `{command}` here evaluates. To evaluate an entry as Claude Code installs it: "
+        f"plugin-eval entry {first} {os.path.relpath(here)} --into {into} (then run plugin-eval there)."
+    )
+
+
+def as_list(value: object) -> list[str]:
+    """A manifest path field: one path or a list of them."""
+    if isinstance(value, str):
+        return [value]
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def marketplace_refusal(root: Path, command: str, loads_something: bool) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -198,14 +199,36 @@ def layout_warnings(root: Path, eval_root: Path) -> list[str]:
                 f"put each in {SKILLS_DIR}/<name>/ (the root one is then not loaded: move it there too)"
             )
         return warnings
+    loaded = [f for f in found_files if any(f.parent == r or f.parent.parent == r for r in skill_roots)]
+    documents: dict[Path, list[str]] = {}  # a loaded skill → the SKILL.md files below it: its own documents
+    strays = []
     for found in found_files:
-        if any(found.parent == r or found.parent.parent == r for r in skill_roots):
+        if found in loaded:
             continue
+        owner = next((f for f in loaded if found.is_relative_to(f.parent)), None)
+        if owner is not None:
+            documents.setdefault(owner, []).append(found.relative_to(root).as_posix())
+        else:
+            strays.append(found)
+    for owner, below in documents.items():
+        shown = ", ".join(below[:2]) + (f", … ({len(below)} in all)" if len(below) > 2 else "")
+        warnings.append(
+            f"⚠ plugin {name}: {len(below)} {SKILL_FILE} file(s) below the skill {owner.parent.relative_to(root)}/ "
+            f"({shown}) are not loaded as skills by Claude Code — they are documents of that skill, which it may "
+            f"read; to make one a skill of its own, move it to {SKILLS_DIR}/<name>/{SKILL_FILE}"
+        )
+    targets = Counter(found.parent.name for found in strays if found.parent != root)
+    for found in strays:
         rel = found.relative_to(root).as_posix()
         skill = found.parent.name if found.parent != root else "<name>"
+        clash = (
+            f" (another {SKILL_FILE} not loaded is in a folder named {skill} too: give one another name)"
+            if targets[skill] > 1
+            else ""
+        )
         warnings.append(
             f"⚠ plugin {name}: {rel} is not loaded by Claude Code — a skill lives in "
-            f"{SKILLS_DIR}/<name>/{SKILL_FILE}; move it to {SKILLS_DIR}/{skill}/{SKILL_FILE}"
+            f"{SKILLS_DIR}/<name>/{SKILL_FILE}; move it to {SKILLS_DIR}/{skill}/{SKILL_FILE}{clash}"
         )
     return warnings
 

@@ -16,6 +16,7 @@ from ..results.triggers import VERDICT_WORDS, TriggerSetResult
 from ..results.verdict import case_verdict
 from . import comparison as compared
 from . import triggers
+from .notice_groups import grouped
 from .view import (
     MISSING,
     access_text,
@@ -174,7 +175,7 @@ def suite_markdown(part: SessionPart, level: int = 2) -> str:
             f"not graded, so the scores below are incomplete.",
             "",
         ]
-    banners = [n for n in document.notices if not n.startswith(INFO_MARK)]
+    banners = grouped([n for n in document.notices if not n.startswith(INFO_MARK)])
     if banners:
         out += [f"- {cell(notice)}" for notice in banners] + [""]
     if document.load_errors:

@@ -16,6 +16,7 @@ from ..results.scoring import trend
 from ..run.refusals import describe
 from ..stats import mean
 from .conversation import Trace, trace
+from .notice_groups import grouped
 from .trend import TrendSection, trend_section
 from .trigger_page import trigger_sections
 from .view import (
@@ -217,7 +218,7 @@ def header(document: SuiteResult, rows: list[CaseRow]) -> Header:
         plugins=list(suite.plugins),
         scripted=suite.scripted,
         partial=partial_label(document.partial_reason) if document.partial else None,
-        notices=[n for n in document.notices if not n.startswith(INFO_MARK)],
+        notices=grouped([n for n in document.notices if not n.startswith(INFO_MARK)]),
         notes=[n for n in document.notices if n.startswith(INFO_MARK)],
         facts=facts,
         verdict=_verdict(document, rows),

@@ -8,6 +8,7 @@ from ..core.paths import display_path
 from ..load.mocks import INFO_MARK
 from ..results.model import SuiteResult
 from . import triggers, view
+from .notice_groups import grouped
 
 NUMBER_MISSING = "  -  "  # as wide as a number, so the columns stay aligned
 TEXT_MISSING = "-"
@@ -66,7 +67,7 @@ def write_shared_notices(terminal, notices: list[str], of: str) -> None:
     if not notices:
         return
     terminal.write_sep("=", f"plugin eval · notices ({of})")
-    for notice in notices:
+    for notice in grouped(notices):
         terminal.write_line(notice)
 
 
@@ -82,7 +83,7 @@ def write_summary(
     above them all: `notices=False`)."""
     terminal.write_sep("=", f"plugin eval · {label}" if label else "plugin eval")
     shown = document.notices if notices else []
-    for notice in (n for n in shown if not n.startswith(INFO_MARK)):
+    for notice in grouped([n for n in shown if not n.startswith(INFO_MARK)]):
         terminal.write_line(notice)
     for error in document.load_errors:
         message = error.message if error.message.startswith(error.dir) else f"{error.dir}: {error.message}"

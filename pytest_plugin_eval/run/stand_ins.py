@@ -108,8 +108,8 @@ def plan_mocks(mocks: MockSet, plugins: dict[str, Path], arm: str, *, allow_real
             )
             continue
         plan.notes.append(
-            f'mocks: "{registered}" has no mock and is NOT started — its tools are unavailable this '
-            f"run; add mocks/{server}/ to mock it, or pass --allow-real-servers to run the real server"
+            f'mocks: "{registered}" has no mock and is NOT started — its tools are unavailable to the '
+            f"runs; add mocks/{server}/ to mock it, or pass --allow-real-servers to run the real server"
         )
         plan.stand_ins.append(StandIn(server, registered, "shadow", None))
     return plan

@@ -354,7 +354,7 @@ class Tuning:
         ]
         siblings = [c for c in t.components if c != t.skill]
         skill_md = t.skill.path.read_text(encoding="utf-8")
-        return prompt(t.skill.qualified_name, skill_md, siblings, current, failures, attempts)
+        return prompt(t.skill.qualified_name, skill_md, siblings, current, failures, attempts, t.skill.when_to_use)
 
     def shape(self) -> TuneShape:
         t = self.setup.target

@@ -75,7 +75,7 @@ The skill `{name}` — its SKILL.md as it is now:
 <skill_md>
 {skill_md}
 </skill_md>
-
+{when_to_use}
 The plugin's other skills and commands (a description that takes their requests is rejected):
 {siblings}
 
@@ -101,10 +101,16 @@ def prompt(
     current: str,
     failures: Sequence[Failure],
     attempts: Sequence[Attempt],
+    when_to_use: str | None = None,
 ) -> str:
-    """The proposer's prompt: only train failures and earlier train results, never validation or test."""
-    sibling_lines = (
-        "\n".join(f"- {s.qualified_name}: {s.description or '(no description)'}" for s in siblings) or "(none)"
+    """The proposer's prompt: only train failures and earlier train results, never validation or test. Each
+    description is given as Claude sees it: Claude Code appends a skill's `when_to_use` (which tune keeps)."""
+    sibling_lines = "\n".join(f"- {s.qualified_name}: {s.seen or '(no description)'}" for s in siblings) or "(none)"
+    appended = (
+        f'Claude Code shows Claude the description followed by " - " and the skill\'s `when_to_use`, which stays as '
+        f"it is whatever description you write: {when_to_use}\n"
+        if when_to_use
+        else ""
     )
     if failures:
         lines = [
@@ -122,6 +128,7 @@ def prompt(
     return PROMPT.format(
         name=name,
         skill_md=skill_md.strip(),
+        when_to_use=appended,
         siblings=sibling_lines,
         runs_word="is a fresh Claude",
         current=current,

@@ -4,6 +4,13 @@ alive with pings or goes silent with a request open."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
 import yaml
 from helpers.e2e import GREETING_GRADERS
 
@@ -152,3 +159,30 @@ def test_a_case_not_scored_says_why_on_one_line(suite, monkeypatch):
     assert "upstream failed Try again later." in outage_line, skipped
     table = run.out[run.out.index("CASE ") :]
     assert "outage  " in table and "upstream failed Try again later." in table  # the table's note: one line
+
+
+def test_a_run_out_of_time_on_pings_keeps_its_trace_while_another_session_starts_elsewhere(suite, monkeypatch):
+    # Issue 34 item 24: a session starting in another PID namespace (a container sharing /tmp) took this one for
+    # dead and removed its workspaces mid-run: the pinging run lost its trace and stderr.txt (a harness error).
+    if shutil.which("unshare") is None:
+        pytest.skip("needs unshare (util-linux)")
+    monkeypatch.setenv("TMPDIR", str(suite.root.parent))  # the sweep sees this session's scratch, no other's
+    suite.case(
+        "pinging",
+        frontmatter={"runs": 1, "timeout_seconds": 12},
+        graders=GREETING,
+        script={"all": [{"text": "Hel", "stall": 60, "pings": 1}]},
+    )
+    sweep = "from pytest_plugin_eval.engine.scratch import sweep_abandoned; print(sweep_abandoned())"
+    elsewhere = ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc", sys.executable, "-c"]
+    swept: list[subprocess.CompletedProcess] = []
+    sweeper = threading.Timer(6, lambda: swept.append(subprocess.run([*elsewhere, sweep], capture_output=True)))
+    sweeper.start()
+    run = suite.run("--ablation", "none", "--api-retries", "0")
+    sweeper.join()
+    if swept[0].returncode != 0:
+        pytest.skip(f"no PID namespace here: {swept[0].stderr.decode()[-200:]}")
+    assert swept[0].stdout.decode().strip() == "[]"
+    [pinging] = run.case("pinging")["arms"]["with"]
+    assert (pinging["errorKind"], pinging["error"]) == ("timeout", "timed out after 12s"), pinging
+    assert Path(pinging["tracePath"]).is_file()

@@ -215,7 +215,8 @@ def test_nothing_of_the_suite_is_lost_in_silence(suite):
     assert error["dir"] == "evals/forgot-the-prompt"
     assert "is not a case (no prompt.md or case.yaml)" in error["message"]
     assert "prompt.txt is not read: rename it prompt.md" in error["message"]
-    assert "tool 'SkillTool' is no tool of Claude Code's — did you mean Skill?" in out
+    assert "tool 'SkillTool' is no tool of Claude Code's — did you mean Skill? The grader runs as written" in out
+    assert "so it passes every run (it allows 0 calls)" in out
     assert "allowed_tools entry Reed is no tool of Claude Code's — did you mean Read?" in out
     assert "trigger set greet: 1 run(s) per query can never decide a query at threshold 0.5" in out
     check = suite.pytester.run(sys.executable, "-m", "pytest_plugin_eval.cli.main", "check", str(suite.root))
@@ -370,3 +371,38 @@ def test_a_workflow_is_one_of_the_plugins_skills_and_a_query_it_takes_names_it(s
     assert by_name["spec"]["queries"][0]["runs"][0]["fired"] is True
     trace = Path(trigger_run["tracePath"]).read_text().splitlines()
     assert "greeter:spec" in json.loads(trace[0])["skills"]  # as the run's Claude Code listed it
+
+
+def test_a_strict_false_entry_is_evaluated_as_claude_code_installs_it(pytester):
+    """anthropics/skills' shape: the marketplace's own folder (`source: "./"`) holds every skill, and a `strict:
+    false` entry installs the few it names. check says so; `plugin-eval entry` writes the entry out as the plugin
+    Claude Code installs, and a run of it loads those skills only."""
+    root = write_plugin(pytester.path / "skills-repo", "skills-repo", skill=("greet", SKILL), manifest=False)
+    (root / "skills" / "wave").mkdir()
+    (root / "skills" / "wave" / "SKILL.md").write_text(SKILL.replace("greet", "wave"))
+    entry = {"name": "greeting-skills", "source": "./", "strict": False, "skills": ["./skills/greet"]}
+    (root / ".claude-plugin").mkdir(exist_ok=True)
+    (root / ".claude-plugin" / "marketplace.json").write_text(json.dumps({"name": "m", "plugins": [entry]}))
+    cli = [sys.executable, "-m", "pytest_plugin_eval.cli.main"]
+    checked = pytester.run(*cli, "check", str(root))
+    assert "installs parts of this folder as greeting-skills (1 skills)" in checked.stderr.str()
+    assert "plugin-eval entry greeting-skills skills-repo --into greeting-skills" in checked.stderr.str()
+    into = pytester.path / "greeting-skills"
+    written = pytester.run(*cli, "entry", "greeting-skills", str(root), "--into", str(into))
+    assert written.ret == 0, written.stderr.str()
+    assert "skills greet (1 of the folder's 2)" in written.stdout.str()
+    case = into / "evals" / "hello"
+    (case / "graders").mkdir(parents=True)
+    (case / "prompt.md").write_text("---\nruns: 1\n---\nSay hello.\n")
+    (case / "graders" / "any.md").write_text("---\ntype: regex\npattern: .\n---\n")
+    (case / "scripted.yaml").write_text(yaml.safe_dump({"all": ["Hello."]}))
+    out = pytester.path / "result.json"
+    run = pytester.runpytest_subprocess(
+        str(into / "evals"), "--trust-plugin", "--scripted", "--ablation", "none", "--json", str(out)
+    )
+    assert run.ret == 0, run.stdout.str()
+    [only] = json.loads(out.read_text())["cases"][0]["arms"]["with"]
+    init = json.loads(Path(only["tracePath"]).read_text().splitlines()[0])
+    assert [s for s in init["skills"] if ":" in s] == ["greeting-skills:greet"], init["skills"]
+    again = pytester.run(*cli, "entry", "greeting-skills", str(root), "--into", str(into))  # a refresh keeps evals/
+    assert again.ret == 0 and (case / "prompt.md").is_file()

@@ -20,14 +20,17 @@ from ..base import GradeContext, GraderType, Verdict, register
 from .regex import check_pattern
 
 
-def tool_name_warning(tool: str) -> list[str]:
-    """A near miss of a Claude Code tool (`skill`, `SkillTool`) is never called: a grader on it passes a `max: 0`
-    whatever the agent does (and fails any `min`), so it is said at load with a did-you-mean, as `--allow-tools`
-    says it."""
+def tool_name_warning(tool: str, outcome: str) -> list[str]:
+    """A near miss of a Claude Code tool (`skill`, `SkillTool`) is never called. The reference tool loads such a
+    grader and runs it as written (a public suite relies on it), so it loads here too, and is said at load with a
+    did-you-mean, as `--allow-tools` says it, and with what the grader then does (`outcome`)."""
     meant = misspelling_of(tool)
-    return (
-        [f"tool {tool!r} is no tool of Claude Code's — did you mean {meant}? (tool names are exact)"] if meant else []
-    )
+    if not meant:
+        return []
+    return [
+        f"tool {tool!r} is no tool of Claude Code's — did you mean {meant}? The grader runs as written (tool names "
+        f"are exact): no call is ever named {tool!r}, so it {outcome}"
+    ]
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,10 @@ class ToolUsedGrader(GraderType):
         return (config.call.tool,) if config.min >= 1 else ()
 
     def load_warnings(self, config: ToolUsedConfig) -> list[str]:
-        return tool_name_warning(config.call.tool)
+        outcome = "passes every run (it allows 0 calls)" if config.min == 0 else f"fails every run (min {config.min})"
+        if misspelling_of(config.call.tool) == "Skill":
+            outcome += ", and it is scored in both arms (only `tool: Skill` is the plugin-fired indicator)"
+        return tool_name_warning(config.call.tool, outcome)
 
     def grade(self, config: ToolUsedConfig, run: RunOutput, ctx: GradeContext | None = None) -> Verdict:
         count = sum(1 for call in run.transcript.tool_calls if config.call.matches(call))
@@ -141,7 +147,8 @@ class ToolOrderGrader(GraderType):
         return (config.before.tool, config.after.tool)
 
     def load_warnings(self, config: ToolOrderConfig) -> list[str]:
-        return [*tool_name_warning(config.before.tool), *tool_name_warning(config.after.tool)]
+        never = "fails every run"
+        return [*tool_name_warning(config.before.tool, never), *tool_name_warning(config.after.tool, never)]
 
     def grade(self, config: ToolOrderConfig, run: RunOutput, ctx: GradeContext | None = None) -> Verdict:
         calls = run.transcript.tool_calls

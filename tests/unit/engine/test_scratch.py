@@ -4,11 +4,15 @@ its owner died without cleaning up."""
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
+from pytest_plugin_eval.engine import scratch as scratch_module
 from pytest_plugin_eval.engine.scratch import OWNER_FILE, PREFIX, Scratch, sweep_abandoned
 from pytest_plugin_eval.run.workspace import Workspace
 
@@ -57,3 +61,50 @@ def test_closing_removes_the_tmp_folders_of_its_workspaces_too(temp, short_tmp):
     (runs[0].tmp / "left-by-a-killed-run").write_text("x")
     scratch.close()
     assert not any(ws.tmp.exists() or ws.root.exists() for ws in runs)
+
+
+OWNER_SCRIPT = """
+import sys, time
+from pytest_plugin_eval.engine.scratch import Scratch
+scratch = Scratch.create()  # held while the session lives
+print(scratch.path, flush=True)
+time.sleep(120)
+"""
+
+
+def test_a_live_session_is_never_swept_even_where_its_process_id_cannot_be_seen(temp, monkeypatch):
+    # A session in another PID namespace sharing /tmp (a container, a sandbox) sees no process with the owner's
+    # id: it took every other session for dead and removed their workspaces mid-run (issue 34 item 24). The owner's
+    # lock tells: held while the owner lives, dropped by the kernel when it dies (here: kill -9).
+    owner = subprocess.Popen(
+        [sys.executable, "-c", OWNER_SCRIPT],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(temp)},
+    )
+    try:
+        assert owner.stdout is not None
+        folder = Path(owner.stdout.readline().strip())
+        assert folder.parent == temp
+        monkeypatch.setattr(scratch_module, "process_exists", lambda pid: False)  # as seen from another namespace
+        assert sweep_abandoned() == [] and folder.exists()
+    finally:
+        owner.kill()
+        owner.communicate()
+    assert sweep_abandoned() == [folder] and not folder.exists()
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare (util-linux)")
+def test_a_session_in_another_pid_namespace_leaves_this_sessions_scratch_alone(temp):
+    scratch = Scratch.create()
+    sweep = "from pytest_plugin_eval.engine.scratch import sweep_abandoned; print(sweep_abandoned())"
+    done = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc", sys.executable, "-c", sweep],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(temp)},
+    )
+    if done.returncode != 0:
+        pytest.skip(f"no PID namespace here: {done.stderr.strip()[-200:]}")
+    assert done.stdout.strip() == "[]" and scratch.workspaces.is_dir()
+    scratch.close()

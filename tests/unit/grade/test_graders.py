@@ -621,13 +621,20 @@ def test_tool_used_counts_exact_names_including_subagents(tools_run):
     )
     assert grade("tool_used", {"tool": "glob"}, tools_run) == Verdict(False, "glob called 0x (expected 1..∞)")
     kind, order = registry()["tool_used"], registry()["tool_order"]
-    # never called, so a max: 0 on it would pass whatever happens: said at load with a did-you-mean
+    # Never called: it loads and runs as written (as in the reference tool, which a public suite relies on), and the
+    # load warning says what it then does: a max: 0 passes whatever happens, a min fails whatever happens.
     assert kind.load_warnings(parse("tool_used", {"tool": "glob"})) == [
-        "tool 'glob' is no tool of Claude Code's — did you mean Glob? (tool names are exact)"
+        "tool 'glob' is no tool of Claude Code's — did you mean Glob? The grader runs as written (tool names are "
+        "exact): no call is ever named 'glob', so it fails every run (min 1)"
     ]
-    assert "did you mean Skill?" in kind.load_warnings(parse("tool_used", {"tool": "SkillTool", "min": 0, "max": 0}))[0]
+    assert kind.load_warnings(parse("tool_used", {"tool": "SkillTool", "min": 0, "max": 0})) == [
+        "tool 'SkillTool' is no tool of Claude Code's — did you mean Skill? The grader runs as written (tool names "
+        "are exact): no call is ever named 'SkillTool', so it passes every run (it allows 0 calls), and it is scored "
+        "in both arms (only `tool: Skill` is the plugin-fired indicator)"
+    ]
     assert kind.load_warnings(parse("tool_used", {"tool": "Globber"})) == []
-    assert "'skill' is no tool" in order.load_warnings(parse("tool_order", {"before": "Read", "after": "skill"}))[0]
+    [said] = order.load_warnings(parse("tool_order", {"before": "Read", "after": "skill"}))
+    assert said.startswith("tool 'skill' is no tool") and said.endswith("so it fails every run")
     assert grade("tool_used", {"tool": "Globber"}, tools_run) == Verdict(True, "Globber called 1x (expected 1..∞)")
 
 

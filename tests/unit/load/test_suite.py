@@ -170,3 +170,23 @@ def test_a_skills_own_evals_folder_is_no_eval_dir_but_a_root_skills_evals_is(tmp
     # with no plugin around it, skill-creator's standalone skill folder keeps its evals/ as the eval dir
     skill(tmp_path / "alone" / "SKILL.md")
     assert eval_root_of(tmp_path / "alone" / "evals" / "x") == tmp_path / "alone" / "evals"
+
+
+def test_skill_md_files_below_a_loaded_skill_are_its_documents_said_once_and_clashing_moves_are_named(tmp_path):
+    """Issue 34 item 8: a skill's 25 sub-documents were 25 'move it to skills/...' warnings, with colliding
+    targets. Claude Code loads skills/android/SKILL.md alone (checked with 2.1.x): the others are its documents."""
+    root = tmp_path / "p"
+    skill(root / "skills" / "android" / "SKILL.md")
+    for sub in ("a", "b", "c"):
+        skill(root / "skills" / "android" / sub / "SKILL.md")
+    skill(root / "skills" / "group" / "x" / "SKILL.md")
+    skill(root / "other" / "x" / "SKILL.md")
+    assert layout_warnings(root, root / "evals") == [
+        "⚠ plugin p: 3 SKILL.md file(s) below the skill skills/android/ (skills/android/a/SKILL.md, "
+        "skills/android/b/SKILL.md, … (3 in all)) are not loaded as skills by Claude Code — they are documents of "
+        "that skill, which it may read; to make one a skill of its own, move it to skills/<name>/SKILL.md",
+        "⚠ plugin p: other/x/SKILL.md is not loaded by Claude Code — a skill lives in skills/<name>/SKILL.md; move "
+        "it to skills/x/SKILL.md (another SKILL.md not loaded is in a folder named x too: give one another name)",
+        "⚠ plugin p: skills/group/x/SKILL.md is not loaded by Claude Code — a skill lives in skills/<name>/SKILL.md; "
+        "move it to skills/x/SKILL.md (another SKILL.md not loaded is in a folder named x too: give one another name)",
+    ]

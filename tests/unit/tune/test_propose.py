@@ -55,6 +55,18 @@ def test_prompt_holds_the_skill_its_siblings_failures_and_attempts():
     assert f"at most {MAX_DESCRIPTION} characters" in text and "<description>" in text
 
 
+def test_the_proposer_sees_descriptions_as_claude_does_when_to_use_appended():
+    """Issue 34 item 4: Claude Code appends `when_to_use` to the description the model sees."""
+    sibling = Component(
+        "farewell", "greeter:farewell", "skill", "Says goodbye.", Path("skills/farewell/SKILL.md"), "When leaving."
+    )
+    text = prompt("greeter:greet", "---\n---\n", [sibling], "Old.", [], [], when_to_use="When greeted.")
+    assert "greeter:farewell: Says goodbye. - When leaving." in text
+    assert 'followed by " - " and the skill\'s `when_to_use`, which stays as it is' in text
+    assert text.count("When greeted.") == 1
+    assert "when_to_use" not in prompt("p:s", "---\n---\n", [], "Old.", [], [])
+
+
 def test_prompt_without_failures_or_attempts():
     text = prompt("p:s", "---\n---\n", [], "Old.", [], [])
     assert "every training request right" in text and "tried so far" not in text and "(none)" in text
