@@ -15,6 +15,7 @@ from ..results.model import CaseResult, GraderInfo, GraderResult, PluginInfo, Ru
 from ..results.scoring import trend
 from ..run.refusals import describe
 from ..stats import mean
+from . import efficiency
 from .conversation import Trace, trace
 from .trend import TrendSection, trend_section
 from .trigger_page import trigger_sections
@@ -537,6 +538,7 @@ class Top:
     cards: list[Card]
     summary: Summary
     has_cases: bool
+    efficiency: efficiency.Table | None = None  # what the runs spent, per case and for the suite
 
 
 @dataclass(frozen=True)
@@ -555,6 +557,7 @@ def top(document: SuiteResult, linked: bool = True) -> Top:
         cards=cards(document),
         summary=summary(document, rows, linked),
         has_cases=bool(document.cases),
+        efficiency=efficiency.table(document, interval=True),
     )
 
 
