@@ -26,7 +26,7 @@ LIMITS: dict[str, tuple[str, str]] = {
     "max_tool_calls": ("toolCalls", "tool calls"),
     "max_tokens": ("tokens", "tokens"),
     "max_cost_usd": ("costUsd", "cost"),
-    "max_seconds": ("seconds", "seconds"),
+    "max_seconds": ("seconds", "time"),
 }
 RELATIVE_TO = ("without",)
 RELATIVE_FORM = "{ratio: 1.5, relative_to: without}"
