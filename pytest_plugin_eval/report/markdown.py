@@ -284,6 +284,13 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
                 )
             body.append(line)
         out += [*_table(head, body), ""]
+    if v.efficiency:
+        out += [
+            f"**{compared.EFFICIENCY_HEADING.capitalize()}**",
+            "",
+            *(f"- {cell(line)}" for line in v.efficiency),
+            "",
+        ]
     if v.added:
         out += [f"**Added:** {cell(', '.join(v.added))}", ""]
     if v.removed:

@@ -43,6 +43,40 @@ class Change:
         return out
 
 
+HIGHER, LOWER = "higher", "lower"
+
+
+@dataclass(frozen=True)
+class FigureChange:
+    """An efficiency figure (turns, tokens, cost…) of the with-plugin runs in the old and the new session, its
+    change and the change's interval (`level`: the level the interval really has, lower when the runs are few).
+    Its verdict is higher / lower / no detectable change: spending more is not "worse" by itself, so it fails
+    nothing (a `budget` grader does)."""
+
+    old: float | None
+    new: float | None
+    change: float | None
+    interval: tuple[float, float] | None = None
+    level: float | None = None
+
+    @property
+    def verdict(self) -> str | None:
+        if self.interval is None:
+            return None
+        low, high = self.interval
+        return HIGHER if low > 0 else LOWER if high < 0 else NO_CHANGE
+
+    def to_json(self) -> dict:
+        return {
+            "old": self.old,
+            "new": self.new,
+            "change": self.change,
+            "interval": list(self.interval) if self.interval is not None else None,
+            "level": self.level,
+            "verdict": self.verdict,
+        }
+
+
 @dataclass(frozen=True)
 class Tally:
     """How many with-arm runs a grader passed, of the runs it judged."""
@@ -118,6 +152,8 @@ class CaseComparison:
     graders: list[GraderChange] = field(default_factory=list)
     cost_usd: Change = field(default_factory=lambda: Change(None, None))
     duration_seconds: Change = field(default_factory=lambda: Change(None, None))
+    # figure → its with-plugin median then and now (analysis/efficiency_change.py); empty: neither measured it
+    efficiency: dict[str, FigureChange] = field(default_factory=dict)
 
     @property
     def changed_graders(self) -> list[GraderChange]:
@@ -138,6 +174,7 @@ class CaseComparison:
             "graders": [g.to_json() for g in self.graders],
             "costUsd": self.cost_usd.to_json(),
             "durationSeconds": self.duration_seconds.to_json(),
+            **({"efficiency": {k: v.to_json() for k, v in self.efficiency.items()}} if self.efficiency else {}),
         }
 
 
@@ -193,6 +230,8 @@ class Comparison:
 
     plugin_changes: list[str] = field(default_factory=list)  # what changed in the plugin (results.plugin_changes)
     baseline_note: str | None = None  # the sessions share without-plugin runs (--reuse-baseline)
+    # figure → the median compared case's with-plugin median then and now, and the median of the cases' changes
+    efficiency: dict[str, FigureChange] = field(default_factory=dict)
 
     @property
     def compared(self) -> list[CaseComparison]:
@@ -255,6 +294,7 @@ class Comparison:
             "meanDelta": self.mean_delta.to_json(),
             "costUsd": self.cost_usd.to_json(),
             "durationSeconds": self.duration_seconds.to_json(),
+            **({"efficiency": {k: v.to_json() for k, v in self.efficiency.items()}} if self.efficiency else {}),
             "cases": [c.to_json() for c in self.cases],
             **(
                 {"triggers": [t.to_json() for t in self.triggers], "triggersWorse": self.worse_queries}
