@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InvalidSpec
+from .efficiency import Efficiency
 from .matrix import MATRIX_FILE, MatrixError, read_matrix
 from .model import SCHEMA_VERSION, SuiteResult
 from .plugin_changes import plugin_changes
@@ -197,6 +198,12 @@ class HistoryRow:
     shard: str | None = None
     trigger_queries: tuple[int, int] | None = None  # (decided as labelled, of) over its trigger sets
     extra: dict = field(default_factory=dict)
+    efficiency: Efficiency | None = None  # the suite's: the median case's figures per arm, with − without
+
+    def median_case(self, figure: str) -> dict[str, float]:
+        """The median case's `figure` per arm (empty when the session did not measure it)."""
+        found = self.efficiency.get(figure) if self.efficiency is not None else None
+        return dict(found.medians) if found is not None else {}
 
     def to_json(self) -> dict:
         out: dict[str, Any] = {
@@ -221,6 +228,8 @@ class HistoryRow:
             out["shard"] = self.shard
         if self.trigger_queries is not None:
             out["triggerQueries"] = {"right": self.trigger_queries[0], "of": self.trigger_queries[1]}
+        if self.efficiency is not None:
+            out["efficiency"] = self.efficiency.to_json()
         return out
 
 
@@ -252,6 +261,7 @@ def summarize(session: PastSession) -> HistoryRow:
         note=note_of(document) or ("matrix" if in_matrix else None),
         shard=document.suite.shard,
         trigger_queries=_trigger_queries(document),
+        efficiency=agg.efficiency,
     )
 
 
