@@ -59,6 +59,11 @@ class Table:
     def heading(self) -> str:
         return "efficiency (median per run: with / without, Δ)" if self.two_arm else "efficiency (median per run)"
 
+    @property
+    def title(self) -> str:
+        """The heading as a title (`Efficiency (…)`: str.capitalize would lower the Δ)."""
+        return self.heading[:1].upper() + self.heading[1:]
+
 
 def _cells(efficiency: Efficiency | None, interval: bool) -> list[str]:
     return [cell(name, efficiency.get(name) if efficiency else None, interval) for name, _ in SHOWN]

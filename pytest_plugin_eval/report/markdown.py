@@ -123,7 +123,7 @@ def efficiency_section(document: SuiteResult) -> list[str]:
     rows = [[name, *cells] for name, cells in found.rows]
     head = ["Case", *(title.capitalize() for title in found.columns)]
     return [
-        f"<details><summary>{cell(found.heading.capitalize())}</summary>",
+        f"<details><summary>{cell(found.title)}</summary>",
         "",
         *_table(head, rows),
         "",
