@@ -18,8 +18,11 @@ GRADERS = {
 
 def test_budget_fails_on_turns_relative_to_the_without_arm_and_efficiency_is_recorded(suite):
     suite.case("frugal", frontmatter={"runs": 3}, graders=GRADERS, script=SCRIPT)
-    run = suite.run("-vv")
+    run = suite.run("-vv", "--md", "summary.md")
     assert run.rc == 1, run.out
+    # a run's line says its relative budget waits for the case; the case's verdict has it
+    assert "frugal[with-plugin-1] PASSED score 1.00 · lean decided with the case" in run.out
+    assert "✗ lean in with-plugin runs 1, 2, 3: turns 4 > 2 (2 × 1, the without-plugin median of 3 runs)" in run.out
     case = run.case("frugal")
     with_runs, without_runs = case["arms"]["with"], case["arms"]["without"]
 
@@ -66,7 +69,9 @@ def test_budget_fails_on_turns_relative_to_the_without_arm_and_efficiency_is_rec
 
     # the expanded terminal view (-vv) shows the figures per case
     assert "efficiency (median per run: with / without, Δ)" in run.out
-    assert "frugal" in run.out and "turns 4 / 1 (+3)" in run.out
+    assert "frugal  turns 4 / 1 (+3) · tool calls 3 / 0 (+3) · tokens " in run.out
+    summary = (suite.pytester.path / "summary.md").read_text()
+    assert "| frugal | 4 / 1 (+3, 90% CI [+3, +3]) | 3 / 0 (+3, 90% CI [+3, +3]) |" in summary
 
 
 def test_relative_budget_in_a_case_with_one_arm_is_reported_not_scored(suite):
