@@ -44,6 +44,7 @@ def test_budget_fails_on_turns_relative_to_the_without_arm_and_efficiency_is_rec
     )
     assert {(g["passed"], g["scored"]) for g in verdicts["without"]} == {(True, True)}
     assert [r["score"] for r in with_runs] == [0.5, 0.5, 0.5]
+    assert run.doc["partial"] is False  # waiting for the case was no grader error
     assert case["aggregates"]["score"] == 0.5 and case["aggregates"]["scoreWithout"] == 1.0
 
     # the case's efficiency: medians per arm, with − without and its interval (3 runs against 3: 90%)
