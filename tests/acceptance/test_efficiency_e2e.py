@@ -87,3 +87,17 @@ def test_relative_budget_in_a_case_with_one_arm_is_reported_not_scored(suite):
     assert json.dumps(case["aggregates"]["efficiency"]["turns"]) == json.dumps(
         {"medians": {"with": 4}, "runs": {"with": 1}}
     )
+
+
+def test_compare_to_an_earlier_session_shows_what_the_runs_spend_then_and_now(suite):
+    folder = suite.case("frugal", frontmatter={"runs": 3}, graders={"hello": GRADERS["hello"]}, script=SCRIPT)
+    first = suite.run("--output-dir", "s1")
+    assert first.rc == 0, first.out
+    # the plugin's runs now answer at once: one turn, no tool call
+    (folder / "scripted.yaml").write_text("with: ['Hello from the plugin.']\nwithout: ['Hello there.']\n")
+    second = suite.run("--output-dir", "s2", "--compare-to", "s1")
+    assert "efficiency of the with-plugin runs (median per run, then → now):" in second.out
+    assert "  frugal: turns 4 → 1 (-3, 90% CI [-3, -3], lower) · tool calls 3 → 0 (-3, 90% CI [-3, -3], lower)" in (
+        second.out
+    )
+    assert second.rc == 0, second.out  # spending less, or more, fails nothing by itself
