@@ -90,7 +90,7 @@ def show(figure: str, value: float) -> str:
         return f"${value:.4f}"
     if figure == "seconds":
         return f"{value:.1f} s"
-    return f"{value:g}"
+    return f"{value:,.0f}" if value == int(value) else f"{value:,.1f}"  # 1,200,000 tokens; 4.5 turns
 
 
 @dataclass(frozen=True)

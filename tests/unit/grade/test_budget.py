@@ -121,10 +121,14 @@ def test_decides_a_relative_limit_on_the_without_median_and_says_what_it_compare
     over = decide(config, {"turns": 10, "tokens": 500}, {"turns": 6}, 3)
     assert (over.passed, over.decided) == (False, True)
     assert over.explanation == (
-        "turns 10 > 9 (1.5 × 6, the without-plugin median of 3 runs); tokens 500 ≤ 1000 (max_tokens)"
+        "turns 10 > 9 (1.5 × 6, the without-plugin median of 3 runs); tokens 500 ≤ 1,000 (max_tokens)"
     )
     within = decide(config, {"turns": 9, "tokens": 500}, {"turns": 6}, 1)
     assert within.passed and "the without-plugin median of 1 run)" in within.explanation
+    big = decide(
+        parse({"max_tokens": {"ratio": 1.5, "relative_to": "without"}}), {"tokens": 2_500_000}, {"tokens": 1_500_001}, 3
+    )
+    assert big.explanation == "tokens 2,500,000 > 2,250,001.5 (1.5 × 1,500,001, the without-plugin median of 3 runs)"
 
 
 def test_cannot_decide_without_a_without_plugin_median():
