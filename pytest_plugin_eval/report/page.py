@@ -436,6 +436,10 @@ def run(result: RunResult, label: str, prompt: str) -> Run:
         f"{result.turns} turns",
         usd(result.cost_usd),
     ]
+    if result.tool_calls is not None:  # what the run spent, when it recorded it
+        facts[3:3] = [f"{result.tool_calls} tool calls"]
+    if result.tokens is not None:
+        facts.insert(-1, f"{efficiency.amount('tokens', result.tokens.total)} tokens")
     if result.judge_cost_usd:
         facts.append(f"judge {usd(result.judge_cost_usd)}")
     facts.append(seconds(result.duration_seconds))

@@ -10,6 +10,7 @@ from helpers.documents import case_result, suite_result
 from pytest_plugin_eval.report import efficiency
 from pytest_plugin_eval.report.html import render_report
 from pytest_plugin_eval.report.markdown import SessionPart, suite_markdown
+from pytest_plugin_eval.report.page import run as run_view
 from pytest_plugin_eval.report.terminal import StreamTerminal, write_summary
 from pytest_plugin_eval.results.efficiency import Tokens
 from pytest_plugin_eval.results.model import RunResult
@@ -85,3 +86,11 @@ def test_markdown_and_html_fold_the_table_with_the_intervals():
     assert '<details class="efficiency" id="efficiency"><summary>Efficiency (median per run' in page
     assert '<td class="num">4 / 1 (+3, 90% CI [+2, +4])</td>' in page
     assert "<td>suite (median case)</td>" in page
+
+
+def test_a_runs_facts_on_the_page_say_what_it_spent():
+    [first] = spent("with", [4])
+    facts = run_view(first, "with-plugin 1", "Say hello.").facts
+    assert facts.startswith("score 1.00 · passed · 4 turns · 3 tool calls · 4,040 tokens · $0.")
+    older = RunResult("with", 1, score=1.0, passed=True, turns=2)  # recorded before these were
+    assert "tool calls" not in run_view(older, "with-plugin 1", "Say hello.").facts
