@@ -101,3 +101,13 @@ def test_compare_to_an_earlier_session_shows_what_the_runs_spend_then_and_now(su
         second.out
     )
     assert second.rc == 0, second.out  # spending less, or more, fails nothing by itself
+
+
+def test_under_xdist_the_budget_is_settled_with_runs_from_every_worker(suite):
+    suite.case("frugal", frontmatter={"runs": 3}, graders=GRADERS, script=SCRIPT)
+    run = suite.run("-n", "2")
+    case = run.case("frugal")
+    assert [r["score"] for r in case["arms"]["with"]] == [0.5, 0.5, 0.5], run.out
+    assert [r["score"] for r in case["arms"]["without"]] == [1.0, 1.0, 1.0]
+    assert case["aggregates"]["efficiency"]["turns"]["medians"] == {"with": 4, "without": 1}
+    assert run.rc == 1
