@@ -111,3 +111,18 @@ def test_under_xdist_the_budget_is_settled_with_runs_from_every_worker(suite):
     assert [r["score"] for r in case["arms"]["without"]] == [1.0, 1.0, 1.0]
     assert case["aggregates"]["efficiency"]["turns"]["medians"] == {"with": 4, "without": 1}
     assert run.rc == 1
+
+
+def test_a_budget_added_later_is_decided_by_regrade_on_what_the_stored_runs_recorded(suite):
+    folder = suite.case("frugal", frontmatter={"runs": 3}, graders={"hello": GRADERS["hello"]}, script=SCRIPT)
+    first = suite.run()
+    assert first.rc == 0, first.out
+    stored = next((suite.root / "evals" / "results").glob("*/aggregate-result.json")).parent
+    (folder / "graders" / "lean.md").write_text(GRADERS["lean"])
+    again = suite.run("--regrade", str(stored))
+    case = again.case("frugal")
+    lean = [next(g for g in r["graders"] if g["name"] == "lean") for r in case["arms"]["with"]]
+    assert {(g["passed"], g["scored"]) for g in lean} == {(False, True)}
+    assert lean[0]["explanation"].startswith("turns 4 > 2 (2 × 1, the without-plugin median of 3 runs)")
+    assert case["aggregates"]["efficiency"] == first.case("frugal")["aggregates"]["efficiency"]
+    assert again.rc == 1, again.out
