@@ -395,3 +395,31 @@ def test_median_interval_needs_enough_cases():
     assert median_interval([1, 2, 3]) is None  # 75%
     assert median_interval([1, 2, 3, 4]) == ((1, 4), 0.875)
     assert median_interval(list(range(10))) == ((1, 8), 0.95)
+
+
+@pytest.mark.parametrize(("n", "m"), [(3, 3), (3, 5), (5, 5)])
+def test_shift_interval_stays_honest_with_ties(n, m):
+    # Turns and tool calls are whole numbers, so the arms tie often: the closed interval then holds the true
+    # shift at least as often as its level says (simulated: a shift of 2 on a few-valued figure).
+    rng = random.Random(7)
+    held = total = 0
+    level = 0.0
+    for _ in range(1500):
+        without = [rng.choice([1, 1, 2, 3]) for _ in range(m)]
+        with_ = [rng.choice([1, 1, 2, 3]) + 2 for _ in range(n)]
+        found = shift_interval(with_, without)
+        assert found is not None
+        (low, high), level = found
+        total += 1
+        held += low <= 2 <= high
+    assert held / total >= level
+
+
+def test_median_interval_stays_honest_with_ties():
+    rng = random.Random(7)
+    held = 0
+    for _ in range(1500):
+        deltas = [rng.choice([-1, 0, 0, 1]) for _ in range(6)]  # a true median of 0, and many ties at it
+        (low, high), level = median_interval(deltas)
+        held += low <= 0 <= high
+    assert held / 1500 >= level
