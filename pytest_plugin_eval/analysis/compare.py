@@ -37,6 +37,7 @@ from ..results.model import CaseResult, GraderInfo, SuiteResult
 from ..results.plugin_changes import description_changed, plugin_changes
 from ..results.store import RESULTS_FILE, InvalidDocument, parse_document
 from ..results.trigger_compare import compare_triggers, scripted_warning
+from . import efficiency_change
 from .baseline import shared_baseline
 
 LEVEL = 0.95
@@ -188,6 +189,7 @@ def compare_case(old: CaseResult | None, new: CaseResult | None, level: float = 
         graders=grader_changes(old, new) if old is not None and new is not None else [],
         cost_usd=Change(_cost(old), _cost(new)),
         duration_seconds=Change(_duration(old), _duration(new)),
+        efficiency=efficiency_change.case_change(old, new, level) if old is not None and new is not None else {},
     )
 
 
@@ -341,6 +343,7 @@ def compare(
         trigger_note=scripted_warning(old.suite.scripted, new.suite.scripted, triggers),
         baseline_note=baseline_note(old, new),
         plugin_changes=plugin_changes(old.suite.plugins, new.suite.plugins),
+        efficiency=efficiency_change.suite_change([c.efficiency for c in cases if c.status == COMPARED], level),
     )
 
 

@@ -16,7 +16,9 @@ from typing import Any
 
 from ..core.clock import now_iso
 from ..core.kinds import Arm, ErrorKind
+from ..core.prices import Usage
 from ..grade.engine import GradingStopped, grade, graders_for
+from ..results.efficiency import Tokens
 from ..results.model import RunResult
 from ..results.record import grader_results
 from ..results.scoring import judge_cost, run_score
@@ -31,6 +33,7 @@ from ..run.execute import (
     unpriced_models,
 )
 from ..run.refusals import describe, refused_tools
+from ..run.transcript import Transcript
 from ..run.workspace import ScaffoldFailed, Workspace
 from .ledger import CostLedger
 
@@ -99,6 +102,14 @@ def harness_result(arm: Arm, index: int, error: Exception) -> RunResult:
     """The record of a run whose harness failed before `attempt_run` could (for the session's own callers: a fault
     while planning the run, or in the pool)."""
     return RunResult(arm, index, score=None, passed=False, error=harness_error(error), error_kind="harness")
+
+
+def tokens_of(transcript: Transcript) -> Tokens:
+    """A run's tokens by kind over every model it used."""
+    usage = sum(transcript.usage_by_model().values(), Usage())
+    return Tokens(
+        usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens
+    )
 
 
 def ended_early(plan: RunPlan, progress: Progress, kind: ErrorKind, message: str) -> RunResult:
@@ -194,6 +205,9 @@ def _attempt(plan: RunPlan, how: Evaluation, progress: Progress, ready: StartedA
             aborted=run.aborted,
             mocks=run.mocks,
             refused_tools=refused,
+            tool_calls=len(run.transcript.tool_calls),
+            tokens=tokens_of(run.transcript),
+            agent_seconds=run.duration_seconds,
         )
         result.notes = notes
         return result

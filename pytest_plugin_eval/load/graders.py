@@ -28,7 +28,7 @@ _arm_policy = one_of(*ARM_POLICIES)
 GRADER_TEMPLATE = "TODO: describe what a successful response looks like"
 # The order messages list the built-in types in.
 BUILT_IN = "pytest_plugin_eval."  # the package the built-in grader types live in
-BUILTIN_ORDER = ("regex", "tool_order", "tool_used", "file_exists", "llm", "baseline", "python")
+BUILTIN_ORDER = ("regex", "tool_order", "tool_used", "file_exists", "llm", "baseline", "python", "budget")
 
 
 class GraderKind(Protocol):

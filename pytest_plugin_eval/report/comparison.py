@@ -7,8 +7,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..core.paths import display_path
-from ..results.comparison import BETTER, NO_CHANGE, WORSE, Change, Comparison, GraderChange, Tally
+from ..results.comparison import (
+    BETTER,
+    HIGHER,
+    LOWER,
+    NO_CHANGE,
+    WORSE,
+    Change,
+    Comparison,
+    FigureChange,
+    GraderChange,
+    Tally,
+)
 from ..results.trigger_compare import TriggerSetChange
+from . import efficiency
 from .view import MISSING, partial_label, score, seconds, signed, usd
 
 VERDICT_LABELS = {BETTER: "better", WORSE: "worse", NO_CHANGE: "no detectable change"}
@@ -59,6 +71,11 @@ class View:
     triggers: list[TriggerSetChange] = field(default_factory=list)
     trigger_note: str | None = None
     baseline_note: str | None = None
+    efficiency: list[str] = field(default_factory=list)  # "case: turns 4 → 6 (+2, 90% CI [+1, +3], higher) · …"
+
+    @property
+    def efficiency_heading(self) -> str:
+        return EFFICIENCY_HEADING
 
     @property
     def trigger_tables(self) -> list[SetTable]:
@@ -188,7 +205,36 @@ def view(comparison: Comparison) -> View:
         triggers=comparison.triggers,
         trigger_note=comparison.trigger_note,
         baseline_note=comparison.baseline_note,
+        efficiency=efficiency_lines(comparison),
     )
+
+
+EFFICIENCY_HEADING = "efficiency of the with-plugin runs (median per run, then → now):"
+FIGURE_VERDICTS = {HIGHER: "higher", LOWER: "lower", NO_CHANGE: "n.s."}
+
+
+def figure_text(name: str, title: str, change: FigureChange) -> str:
+    """`turns 4 → 6 (+2, 90% CI [+1, +3], higher)`."""
+    old, new = (MISSING if v is None else efficiency.amount(name, v) for v in (change.old, change.new))
+    text = f"{title} {old} → {new}"
+    if change.change is None:
+        return text
+    inner = efficiency.amount(name, change.change, sign=True)
+    if change.interval is not None and change.level is not None:
+        low, high = (efficiency.amount(name, v, sign=True) for v in change.interval)
+        inner += f", {change.level:.0%} CI [{low}, {high}], {FIGURE_VERDICTS[change.verdict or NO_CHANGE]}"
+    return f"{text} ({inner})"
+
+
+def efficiency_lines(comparison: Comparison) -> list[str]:
+    """A line per compared case that measured what its runs spent, and one for the suite."""
+    rows = [(case.name, case.efficiency) for case in comparison.compared if case.efficiency]
+    if len(rows) > 1 and comparison.efficiency:
+        rows.append((efficiency.SUITE_ROW, comparison.efficiency))
+    return [
+        f"{name}: " + " · ".join(figure_text(f, title, figures[f]) for f, title in efficiency.SHOWN if f in figures)
+        for name, figures in rows
+    ]
 
 
 # ---- the terminal --------------------------------------------------------------------------------------------
@@ -232,6 +278,8 @@ def lines(v: View) -> list[str]:
         out.append(f"removed: {', '.join(v.removed)}")
     if v.graders:
         out += ["", "graders whose pass rate moved (with-arm runs passed):", *[f"  {g}" for g in v.graders]]
+    if v.efficiency:
+        out += ["", EFFICIENCY_HEADING, *[f"  {line}" for line in v.efficiency]]
     out += trigger_lines(v.triggers)
     if v.trigger_note:
         out.append(f"note: {v.trigger_note}")

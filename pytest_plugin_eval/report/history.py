@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..core.paths import display_path
 from ..results.history import HistoryRow, Scan, changes_since_previous, summarize
 from . import view
+from .efficiency import amount
 from .trend import commit_text, short_time
 
 MISSING = "-"
@@ -18,6 +19,8 @@ HEADINGS = (
     "SCORE",
     "MEAN Δ",
     "TRIGGERS",
+    "TURNS",
+    "TOKENS",
     "COST",
     "RUNS",
     "PARTIAL",
@@ -30,6 +33,13 @@ def runs_text(runs: tuple[int, ...]) -> str:
     if not runs:
         return MISSING
     return str(runs[0]) if len(runs) == 1 else f"{runs[0]}-{runs[-1]}"
+
+
+def arms_text(figure: str, row: HistoryRow) -> str:
+    """The median case's figure with the plugin / without it (`4 / 1`), or with it alone."""
+    medians = row.median_case(figure)
+    shown = [amount(figure, medians[arm]) for arm in ("with", "without") if arm in medians]
+    return " / ".join(shown) or MISSING
 
 
 def cells(row: HistoryRow, changes: list[str]) -> tuple[str, ...]:
@@ -45,6 +55,8 @@ def cells(row: HistoryRow, changes: list[str]) -> tuple[str, ...]:
         view.score(row.overall_score, MISSING),
         view.signed(row.mean_delta, MISSING),
         f"{row.trigger_queries[0]}/{row.trigger_queries[1]} right" if row.trigger_queries else MISSING,
+        arms_text("turns", row),
+        arms_text("tokens", row),
         view.usd(row.cost_usd),
         runs_text(row.runs_per_arm),
         view.partial_label(row.partial_reason) if row.partial else "",
@@ -57,10 +69,12 @@ def history_lines(found: Scan) -> list[str]:
     changes = changes_since_previous(found.sessions)
     rows = [cells(summarize(s), c) for s, c in zip(found.sessions, changes, strict=True)]
     headings: tuple[str, ...] = HEADINGS
-    column = HEADINGS.index("TRIGGERS")
-    if all(r[column] == MISSING for r in rows):  # a suite without trigger sets: no column for them
-        headings = HEADINGS[:column] + HEADINGS[column + 1 :]
-        rows = [r[:column] + r[column + 1 :] for r in rows]
+    # a suite without trigger sets, sessions that recorded no efficiency figures: no column for them
+    for name in ("TRIGGERS", "TURNS", "TOKENS"):
+        column = headings.index(name)
+        if all(r[column] == MISSING for r in rows):
+            headings = headings[:column] + headings[column + 1 :]
+            rows = [r[:column] + r[column + 1 :] for r in rows]
     lines = []
     if rows:
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headings)]

@@ -15,7 +15,7 @@ from ..results.model import SuiteResult
 from ..results.triggers import VERDICT_WORDS, TriggerSetResult
 from ..results.verdict import case_verdict
 from . import comparison as compared
-from . import triggers
+from . import efficiency, triggers
 from .notice_groups import grouped
 from .view import (
     MISSING,
@@ -116,6 +116,23 @@ def cases_table(document: SuiteResult) -> list[str]:
     return _table(head, body, right=(1, 2, 3, 4, 5))
 
 
+def efficiency_section(document: SuiteResult) -> list[str]:
+    """What the runs spent, folded: a row per case (and the suite) of with / without medians and Δ."""
+    found = efficiency.table(document, interval=True)
+    if found is None:
+        return []
+    rows = [[name, *cells] for name, cells in found.rows]
+    head = ["Case", *(title.capitalize() for title in found.columns)]
+    return [
+        f"<details><summary>{cell(found.title)}</summary>",
+        "",
+        *_table(head, rows),
+        "",
+        "</details>",
+        "",
+    ]
+
+
 def triggers_table(sets: Sequence[TriggerSetResult]) -> list[str]:
     """A row per query: its skill, label, fires k/n with the interval, its verdict, what else its runs took."""
     head = ["", "Skill", "Query", "Label", "Fires", "95% CI", "Verdict", "Notes"]
@@ -189,7 +206,7 @@ def suite_markdown(part: SessionPart, level: int = 2) -> str:
         out.append("")
     sets = document.triggers
     if document.cases:
-        out += [*cases_table(document), "", summary_line(document), ""]
+        out += [*cases_table(document), "", summary_line(document), "", *efficiency_section(document)]
     elif not sets:
         out += ["No eval cases ran.", ""]
     if sets:
@@ -268,6 +285,13 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
                 )
             body.append(line)
         out += [*_table(head, body), ""]
+    if v.efficiency:
+        out += [
+            f"**{compared.EFFICIENCY_HEADING.capitalize()}**",
+            "",
+            *(f"- {cell(line)}" for line in v.efficiency),
+            "",
+        ]
     if v.added:
         out += [f"**Added:** {cell(', '.join(v.added))}", ""]
     if v.removed:

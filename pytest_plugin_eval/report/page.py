@@ -15,6 +15,7 @@ from ..results.model import CaseResult, GraderInfo, GraderResult, PluginInfo, Ru
 from ..results.scoring import trend
 from ..run.refusals import describe
 from ..stats import mean
+from . import efficiency
 from .conversation import Trace, trace
 from .notice_groups import grouped
 from .trend import TrendSection, trend_section
@@ -436,6 +437,10 @@ def run(result: RunResult, label: str, prompt: str) -> Run:
         f"{result.turns} turns",
         usd(result.cost_usd),
     ]
+    if result.tool_calls is not None:  # what the run spent, when it recorded it
+        facts[3:3] = [f"{result.tool_calls} tool calls"]
+    if result.tokens is not None:
+        facts.insert(-1, f"{efficiency.amount('tokens', result.tokens.total)} tokens")
     if result.judge_cost_usd:
         facts.append(f"judge {usd(result.judge_cost_usd)}")
     facts.append(seconds(result.duration_seconds))
@@ -538,6 +543,7 @@ class Top:
     cards: list[Card]
     summary: Summary
     has_cases: bool
+    efficiency: efficiency.Table | None = None  # what the runs spent, per case and for the suite
 
 
 @dataclass(frozen=True)
@@ -556,6 +562,7 @@ def top(document: SuiteResult, linked: bool = True) -> Top:
         cards=cards(document),
         summary=summary(document, rows, linked),
         has_cases=bool(document.cases),
+        efficiency=efficiency.table(document, interval=True),
     )
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..core.paths import display_path
 from ..load.mocks import INFO_MARK
 from ..results.model import SuiteResult
-from . import triggers, view
+from . import efficiency, triggers, view
 from .notice_groups import grouped
 
 NUMBER_MISSING = "  -  "  # as wide as a number, so the columns stay aligned
@@ -78,9 +78,10 @@ def write_summary(
     report_path: Path | None = None,
     label: str | None = None,
     notices: bool = True,
+    expanded: bool = False,
 ) -> None:
     """The summary of one suite; `label` names it when the session had several (their notices are shown once,
-    above them all: `notices=False`)."""
+    above them all: `notices=False`); `expanded` (-vv) adds what each case's runs spent."""
     terminal.write_sep("=", f"plugin eval · {label}" if label else "plugin eval")
     shown = document.notices if notices else []
     for notice in grouped([n for n in shown if not n.startswith(INFO_MARK)]):
@@ -95,6 +96,11 @@ def write_summary(
             terminal.write_line(line)
         terminal.write_line("")
         terminal.write_line(summary_line(document))
+        spent = efficiency.terminal_lines(document) if expanded else []
+        if spent:
+            terminal.write_line("")
+            for line in spent:
+                terminal.write_line(line)
     elif not trigger_sets:
         terminal.write_line("No eval cases ran.")
     if trigger_sets:

@@ -109,7 +109,10 @@ def expectation(case: CaseResult, grader: GraderResult) -> dict[str, Any]:
 
 
 def run_usage(run: RunResult) -> tuple[int, int]:
-    """(tokens, tool calls) of the run's agent, from its trace; (0, 0) when the trace is gone."""
+    """(tokens, tool calls) of the run's agent: as the run recorded them, else from its trace (a run recorded before
+    they were); (0, 0) when the trace is gone."""
+    if run.tokens is not None and run.tool_calls is not None:
+        return run.tokens.total, run.tool_calls
     if not run.trace_path or not Path(run.trace_path).is_file():
         return 0, 0
     transcript = Transcript.from_file(Path(run.trace_path))

@@ -54,6 +54,31 @@ class Change(Document):
         return BETTER if low > 0 else WORSE if high < 0 else NO_CHANGE
 
 
+HIGHER, LOWER = "higher", "lower"
+
+
+@dataclass(frozen=True)
+class FigureChange(Document):
+    """An efficiency figure (turns, tokens, cost…) of the with-plugin runs in the old and the new session, its
+    change and the change's interval (`level`: the level the interval really has, lower when the runs are few).
+    Its verdict is higher / lower / no detectable change: spending more is not "worse" by itself, so it fails
+    nothing (a `budget` grader does)."""
+
+    old: float | None = field(metadata=key("old"))
+    new: float | None = field(metadata=key("new"))
+    change: float | None = field(metadata=key("change"))
+    interval: tuple[float, float] | None = field(default=None, metadata=key("interval", read=_pair))
+    level: float | None = field(default=None, metadata=key("level"))
+    _verdict: None = field(default=None, init=False, compare=False, metadata=computed("verdict", lambda c: c.verdict))
+
+    @property
+    def verdict(self) -> str | None:
+        if self.interval is None:
+            return None
+        low, high = self.interval
+        return HIGHER if low > 0 else LOWER if high < 0 else NO_CHANGE
+
+
 @dataclass(frozen=True)
 class Tally(Document):
     """How many with-arm runs a grader passed, of the runs it judged."""
@@ -121,6 +146,8 @@ class CaseComparison(Document):
     graders: list[GraderChange] = field(default_factory=list, metadata=key("graders"))
     cost_usd: Change = field(default_factory=lambda: Change(None, None), metadata=key("costUsd"))
     duration_seconds: Change = field(default_factory=lambda: Change(None, None), metadata=key("durationSeconds"))
+    # figure → its with-plugin median then and now (analysis/efficiency_change.py); empty: neither measured it
+    efficiency: dict[str, FigureChange] = field(default_factory=dict, metadata=key("efficiency", omit="falsy"))
 
     @property
     def changed_graders(self) -> list[GraderChange]:
@@ -196,6 +223,8 @@ class Comparison(Document):
     mean_delta: Change = field(metadata=key("meanDelta"))  # the same for Δ
     cost_usd: Change = field(metadata=key("costUsd"))
     duration_seconds: Change = field(metadata=key("durationSeconds"))
+    # figure → the median compared case's with-plugin median then and now, and the median of the cases' changes
+    efficiency: dict[str, FigureChange] = field(default_factory=dict, metadata=key("efficiency", omit="falsy"))
     cases: list[CaseComparison] = field(metadata=key("cases"))  # the new session's order, then the removed cases
     # the trigger sets of either session
     triggers: list[TriggerSetChange] = field(default_factory=list, metadata=key("triggers", omit="falsy"))

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InvalidSpec
+from .efficiency import Efficiency
 from .jsonmap import EXTRA, Document, key
 from .matrix import MATRIX_FILE, MatrixError, read_matrix
 from .model import SCHEMA_VERSION, SuiteResult
@@ -211,7 +212,14 @@ class HistoryRow(Document):
     trigger_queries: tuple[int, int] | None = field(
         default=None, metadata=key("triggerQueries", omit="none", write=_right_of, read=_read_right_of)
     )
+    # the suite's: the median case's figures per arm, with − without
+    efficiency: Efficiency | None = field(default=None, metadata=key("efficiency", omit="none"))
     extra: dict = field(default_factory=dict, metadata=EXTRA)  # keys written beside the row (pluginChanges)
+
+    def median_case(self, figure: str) -> dict[str, float]:
+        """The median case's `figure` per arm (empty when the session did not measure it)."""
+        found = self.efficiency.get(figure) if self.efficiency is not None else None
+        return dict(found.medians) if found is not None else {}
 
 
 def summarize(session: PastSession) -> HistoryRow:
@@ -242,6 +250,7 @@ def summarize(session: PastSession) -> HistoryRow:
         note=note_of(document) or ("matrix" if in_matrix else None),
         shard=document.suite.shard,
         trigger_queries=_trigger_queries(document),
+        efficiency=agg.efficiency,
     )
 
 

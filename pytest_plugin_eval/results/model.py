@@ -15,6 +15,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal
 
 from ..core.kinds import Ablation, Arm, ErrorKind, Source
+from .efficiency import Efficiency, Tokens, figures_of
 from .findings import Finding
 from .jsonmap import EXTRA, Document, SameAs, key, present, read, write
 from .triggers import TriggerSetResult
@@ -114,8 +115,32 @@ class RunResult(Document):
     # {session: that session's startedAt, index, agentCostUsd} — it was graded again in this session, not run.
     conditions: dict[str, Any] | None = field(default=None, metadata=key("conditions", omit="none"))
     reused_from: dict[str, Any] | None = field(default=None, metadata=key("reusedFrom", omit="none"))
+    # What the agent spent (results/efficiency.py): tool_use blocks (subagents' included), tokens by kind from the
+    # trace's result line, and the agent's own wall time (prompt to exit, no grading). None: not measured (a run
+    # that never reached a trace, or one recorded before these were).
+    tool_calls: int | None = field(default=None, metadata=key("toolCalls", omit="none"))
+    tokens: Tokens | None = field(default=None, metadata=key("tokens", omit="none"))
+    agent_seconds: float | None = field(
+        default=None, metadata=key("agentSeconds", omit="none", write=lambda s: None if s is None else round(s, 3))
+    )
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
     notes: list[str] = field(default_factory=list)  # notices for the session, not part of the document
+
+    @property
+    def figures(self) -> dict[str, float] | None:
+        """What the run spent, by efficiency figure (`efficiency.FIGURES`); None for a run that says nothing of
+        the plugin's cost: not measured, or one the harness could not make or the model not answer."""
+        if self.tool_calls is None or self.error_kind in RERUN_KINDS or self.error_kind == "scaffold":
+            return None
+        # a reused without-plugin run cost its agent in the session that made it
+        agent_cost = (self.reused_from or {}).get("agentCostUsd", self.cost_usd - self.judge_cost_usd)
+        return figures_of(
+            turns=self.turns,
+            tool_calls=self.tool_calls,
+            tokens=self.tokens or Tokens(),
+            cost_usd=agent_cost if isinstance(agent_cost, (int, float)) else 0.0,
+            seconds=self.agent_seconds,
+        )
 
     @property
     def failing(self) -> list[GraderResult]:
@@ -173,6 +198,8 @@ class CaseAggregates(Document):
     # JSON object keys are strings: {"1": …, "2": …}.
     pass_at_k: dict[int, float | None] | None = field(default=None, metadata=key("passAtK", omit="none"))
     pass_hat_k: dict[int, float | None] | None = field(default=None, metadata=key("passHatK", omit="none"))
+    # what each arm's runs spent (turns, tokens, cost, seconds…), their medians and with − without
+    efficiency: Efficiency | None = field(default=None, metadata=key("efficiency", omit="none"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 
 
@@ -310,6 +337,8 @@ class SuiteAggregates(Document):
     _: KW_ONLY
     two_arm: bool = field(default=False, metadata=present("meanDelta"))
     mean_delta: float | None = field(default=None, metadata=key("meanDelta", when="two_arm"))
+    # over the cases: the median case's figures per arm and the median of the cases' with − without
+    efficiency: Efficiency | None = field(default=None, metadata=key("efficiency", omit="none"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 
 

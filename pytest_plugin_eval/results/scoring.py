@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .. import stats
+from . import budget, efficiency
 from .model import (
     SESSION_FAILING_KINDS,
     CaseAggregates,
@@ -71,7 +72,14 @@ def aggregate(case: CaseResult) -> CaseResult:
     case.arms = {arm: sorted(runs, key=lambda r: r.index) for arm, runs in case.arms.items() if runs or arm == "with"}
     case.arms.setdefault("with", [])
     case.arms = {arm: case.arms[arm] for arm in ("with", "without") if arm in case.arms}
+    # A budget grader's verdict can depend on the other arm's runs: settled on them all, then those runs rescored.
+    for run in budget.settle(case):
+        run.score = run_score(run.graders)
+        run.passed = run.score == 1.0
     case.aggregates = case_aggregates(case.arms["with"], case.arms.get("without", []))
+    case.aggregates.efficiency = efficiency.case_efficiency(
+        {arm: [f for run in runs if (f := run.figures) is not None] for arm, runs in case.arms.items()}
+    )
     return case
 
 
@@ -92,6 +100,7 @@ def suite_aggregates(cases: Sequence[CaseResult], threshold: float) -> SuiteAggr
         overall_pass_rate=stats.mean(rates) or 0,
         two_arm=two_arm,
         mean_delta=stats.mean(deltas) if two_arm and deltas else None,
+        efficiency=efficiency.suite_efficiency([c.aggregates.efficiency for c in cases]),
     )
 
 

@@ -209,7 +209,13 @@ class Controller:
             write_shared_notices(terminalreporter, written[0].document.notices, f"all {len(written)} {what}")
         for w in written:
             write_summary(
-                terminalreporter, w.document, w.results_path, w.report_path, w.label if many else None, notices=not many
+                terminalreporter,
+                w.document,
+                w.results_path,
+                w.report_path,
+                w.label if many else None,
+                notices=not many,
+                expanded=getattr(self.session.config.option, "verbose", 0) >= 2,  # -vv: what the runs spent
             )
             if w.comparison is not None:
                 from ..report.comparison import write_comparison

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from ..engine.wire import RUN_ATTR, TRIGGER_ATTR, UNNEEDED_ATTR
+from ..grade.types.budget import PENDING
 from ..report.view import usd
 from ..results.model import RunResult
 from .pytest_internals import terminal_file, terminal_writer
@@ -27,9 +28,14 @@ def run_word(run: RunResult) -> str:
     score = "not scored" if run.score is None else f"score {run.score:.2f}"
     failing = [g.name for g in run.failing]
     reused = " · reused" if run.reused_from else ""  # --reuse-baseline: a stored run, graded again
+    # a budget relative to the without-plugin runs is settled with the case: this score is not the last word
+    waiting = [g.name for g in run.graders if g.extra.get(PENDING)]
+    pending = f" · {', '.join(waiting)} decided with the case" if waiting else ""
     return (
-        score + (f" ✗ {', '.join(failing)}" if failing else "") + (f" · {run.error_kind}" if run.error_kind else "")
-    ) + reused
+        (score + (f" ✗ {', '.join(failing)}" if failing else "") + (f" · {run.error_kind}" if run.error_kind else ""))
+        + reused
+        + pending
+    )
 
 
 def duration(seconds: float) -> str:

@@ -26,6 +26,8 @@ from ..load.suite import (
 
 MIN_RUNS = 3
 TRAJECTORY_TYPES = frozenset({"tool_used", "tool_order"})
+# Graders that say how the run went, not what it produced: a case needs another one (an outcome grader).
+NOT_OUTCOME_TYPES = TRAJECTORY_TYPES | {"budget"}
 # Folders and files whose presence gives Claude Code something to load from a plugin folder.
 COMPONENTS = ("skills", "commands", "agents", "hooks", ".mcp.json", "output-styles", "workflows")
 PYTEST_CONFIGS = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
@@ -50,7 +52,7 @@ def is_should_not_fire(case: Case) -> bool:
 def has_outcome_grader(case: Case) -> bool:
     """Some grader reads what the run produced and is scored in the arms that run (an indicator is not)."""
     unscored = indicators(case.graders, two_arm(case, EvalOptions()), case.mocks_all_shadow)
-    return any(g.type not in TRAJECTORY_TYPES and g.name not in unscored for g in case.graders)
+    return any(g.type not in NOT_OUTCOME_TYPES and g.name not in unscored for g in case.graders)
 
 
 def uncounted_graders(case: Case) -> list[GraderSpec]:
@@ -125,8 +127,9 @@ def case_problems(case: Case) -> list[Problem]:
                     f"add a grader on what the run produced"
                 )
                 if silent
-                else "the case has no outcome grader — tool_used and tool_order only say which tools ran; add a "
-                "grader on what the run produced (regex, file_exists, llm, baseline, or graders/<name>.py)",
+                else "the case has no outcome grader — tool_used and tool_order only say which tools ran, budget "
+                "what the run spent; add a grader on what the run produced (regex, file_exists, llm, baseline, or "
+                "graders/<name>.py)",
             )
         )
     out += placeholder_problems(case)

@@ -141,7 +141,8 @@ needs_sandbox = pytest.mark.skipif(
 
 
 def normalized(doc: dict) -> dict:
-    """The results document without what differs between two sessions (times, paths)."""
+    """The results document without what differs between two sessions (times — the runs' wall time among them —
+    and paths)."""
     doc = json.loads(json.dumps(doc))
     for key in ("startedAt", "durationSeconds"):
         doc.pop(key, None)
@@ -150,6 +151,9 @@ def normalized(doc: dict) -> dict:
             for run in runs:
                 for key in ("startedAt", "durationSeconds", "tracePath"):
                     run.pop(key)
+                run.pop("agentSeconds", None)
+        case.get("aggregates", {}).get("efficiency", {}).pop("seconds", None)
+    doc.get("aggregates", {}).get("efficiency", {}).pop("seconds", None)
     doc["suite"].pop("concurrency")
     for plugin in doc["suite"].get("plugins", []):
         plugin.pop("contentHash", None)  # the plugin folder holds the other session's output files

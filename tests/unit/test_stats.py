@@ -4,13 +4,25 @@ pass^k."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from itertools import product
 
 import pytest
 
-from pytest_plugin_eval.stats import delta_interval, mean, pass_at_k, pass_hat_k, stdev, wilson_interval, z_quantile
+from pytest_plugin_eval.stats import (
+    delta_interval,
+    mean,
+    median,
+    median_interval,
+    pass_at_k,
+    pass_hat_k,
+    shift_interval,
+    stdev,
+    wilson_interval,
+    z_quantile,
+)
 
 # ---- mean / stdev --------------------------------------------------------------------------------------------
 
@@ -313,3 +325,101 @@ def test_wilson_interval_widens_with_the_level():
     assert ninety[1] < ninety_five[1] < ninety_nine[1]
     with pytest.raises(ValueError, match="level must be between 0 and 1"):
         wilson_interval(4, 5, 1.0)
+
+
+# ---- median, and the intervals of the efficiency figures --------------------------------------------------
+
+
+def test_median():
+    assert median([]) is None
+    assert median([3]) == 3
+    assert median([5, 1, 4]) == 4
+    assert median([4, 1, 3, 2]) == 2.5
+
+
+def _holds_zero(interval) -> bool:
+    return interval[0] <= 0 <= interval[1]
+
+
+@pytest.mark.parametrize(("n", "m"), [(2, 3), (3, 3), (4, 5), (5, 5), (6, 7)])
+def test_shift_interval_covers_no_shift_as_often_as_it_says(n, m):
+    # With no shift every split of n + m distinct values into the arms is equally likely: the share of splits
+    # whose interval holds 0 is the interval's exact coverage, which must be the level it reports (or more).
+    values = list(range(n + m))
+    splits = list(itertools.combinations(values, n))
+    levels, held = set(), 0
+    for chosen in splits:
+        rest = [v for v in values if v not in chosen]
+        found = shift_interval(list(chosen), rest)
+        assert found is not None
+        interval, level = found
+        levels.add(level)
+        held += _holds_zero(interval)
+    [level] = levels
+    assert held / len(splits) >= level - 1e-12
+    assert level <= 0.95
+
+
+def test_shift_interval_level_follows_the_number_of_runs():
+    assert shift_interval([5, 6, 7], [3, 3, 4]) == ((1, 4), pytest.approx(0.9))  # 3 against 3: 90% at most
+    assert shift_interval([5, 6], [3, 4]) is None  # 2 against 2: 67%, too low to say anything
+    assert shift_interval([], [1, 2]) is None
+    interval, level = shift_interval(list(range(10)), list(range(10)))
+    assert (interval, level) == ((-3, 3), 0.95)  # the textbook critical U of 10 against 10 is 23: D(24), D(77)
+
+
+def test_shift_interval_moves_with_a_shift_and_ignores_an_outlier():
+    base = [3.0, 4.0, 5.0, 4.0, 3.0]
+    shifted = [v + 10 for v in base]
+    interval, _ = shift_interval(shifted, base)
+    assert interval[0] > 0
+    looping = [*shifted[:-1], 1000.0]  # one run that looped: the interval barely moves
+    assert shift_interval(looping, base)[0][0] == interval[0]
+
+
+@pytest.mark.parametrize("n", [4, 5, 6, 8, 10])
+def test_median_interval_covers_a_zero_median_as_often_as_it_says(n):
+    # Differences of distinct sizes whose signs are fair coins: every sign pattern is equally likely.
+    patterns = list(product((-1, 1), repeat=n))
+    held, levels = 0, set()
+    for signs in patterns:
+        interval, level = median_interval([s * (i + 1) for i, s in enumerate(signs)])
+        levels.add(level)
+        held += _holds_zero(interval)
+    [level] = levels
+    assert held / len(patterns) >= level - 1e-12
+
+
+def test_median_interval_needs_enough_cases():
+    assert median_interval([]) is None
+    assert median_interval([1, 2, 3]) is None  # 75%
+    assert median_interval([1, 2, 3, 4]) == ((1, 4), 0.875)
+    assert median_interval(list(range(10))) == ((1, 8), 0.95)
+
+
+@pytest.mark.parametrize(("n", "m"), [(3, 3), (3, 5), (5, 5)])
+def test_shift_interval_stays_honest_with_ties(n, m):
+    # Turns and tool calls are whole numbers, so the arms tie often: the closed interval then holds the true
+    # shift at least as often as its level says (simulated: a shift of 2 on a few-valued figure).
+    rng = random.Random(7)
+    held = total = 0
+    level = 0.0
+    for _ in range(1500):
+        without = [rng.choice([1, 1, 2, 3]) for _ in range(m)]
+        with_ = [rng.choice([1, 1, 2, 3]) + 2 for _ in range(n)]
+        found = shift_interval(with_, without)
+        assert found is not None
+        (low, high), level = found
+        total += 1
+        held += low <= 2 <= high
+    assert held / total >= level
+
+
+def test_median_interval_stays_honest_with_ties():
+    rng = random.Random(7)
+    held = 0
+    for _ in range(1500):
+        deltas = [rng.choice([-1, 0, 0, 1]) for _ in range(6)]  # a true median of 0, and many ties at it
+        (low, high), level = median_interval(deltas)
+        held += low <= 0 <= high
+    assert held / 1500 >= level

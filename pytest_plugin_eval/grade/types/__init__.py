@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..base import GraderType, registry
-from . import files, judged, python, regex, tools  # noqa: F401  (each module registers its types)
+from . import budget, files, judged, python, regex, tools  # noqa: F401  (each module registers its types)
 
 
 def grader_types() -> dict[str, GraderType]:

@@ -14,6 +14,7 @@ from pytest_plugin_eval.analysis.compare import CompareError, change_of_delta, c
 from pytest_plugin_eval.report.comparison import lines, view
 from pytest_plugin_eval.report.markdown import comparison_markdown
 from pytest_plugin_eval.results.comparison import ADDED, BETTER, COMPARED, NO_CHANGE, REMOVED, WORSE, Change
+from pytest_plugin_eval.results.efficiency import Tokens
 from pytest_plugin_eval.results.model import (
     CaseResult,
     GraderInfo,
@@ -386,3 +387,49 @@ def test_scripted_trigger_sets_answered_by_the_description_can_show_its_change()
     triggers_only = described(document(scripted=True), {"greeter:hi": "Greet."}, "a")
     changed = described(document(scripted=True), {"greeter:hi": "Say hi."}, "b")
     assert compare(triggers_only, changed).warnings == []  # no case follows a scripted.yaml here
+
+
+# ---- efficiency: what the with-plugin runs spent, then and now ------------------------------------------------
+
+
+def spending(arm: str, turns: list[int]) -> list[RunResult]:
+    return [
+        RunResult(arm, i, score=1.0, passed=True, turns=t, cost_usd=0.001 * t, tool_calls=t - 1, tokens=Tokens(100 * t))
+        for i, t in enumerate(turns, 1)
+    ]
+
+
+def test_compare_shows_how_each_cases_efficiency_moved():
+    old = suite_result(case_result("a", spending("with", [3, 3, 4])), case_result("b", spending("with", [2, 2, 2])))
+    new = suite_result(case_result("a", spending("with", [6, 7, 6])), case_result("b", spending("with", [2, 2, 2])))
+    comparison = compare(old, new)
+    a = comparison.cases[0].efficiency
+    assert (a["turns"].old, a["turns"].new, a["turns"].change) == (3, 6, 3)
+    assert (a["turns"].interval, a["turns"].level, a["turns"].verdict) == ((2, 4), pytest.approx(0.9), "higher")
+    assert "seconds" not in a  # no run recorded its time
+    assert comparison.cases[1].efficiency["turns"].verdict == NO_CHANGE
+    assert comparison.efficiency["turns"].change == 1.5  # the median of the cases' changes, 3 and 0
+    assert comparison.efficiency["turns"].interval is None  # two cases: too few for an interval
+    doc = comparison.to_json()
+    assert doc["cases"][0]["efficiency"]["turns"] == {
+        "old": 3,
+        "new": 6,
+        "change": 3,
+        "interval": [2, 4],
+        "level": pytest.approx(0.9),
+        "verdict": "higher",
+    }
+    assert doc["efficiency"]["costUsd"]["change"] == pytest.approx(0.0015)
+    text = lines(view(comparison))
+    heading = text.index("efficiency of the with-plugin runs (median per run, then → now):")
+    assert text[heading + 1].startswith("  a: turns 3 → 6 (+3, 90% CI [+2, +4], higher) · tool calls 2 → 5")
+    assert text[heading + 3].startswith("  suite (median case): turns 2.5 → 4 (+1.5)")
+    assert "- a: turns 3 → 6 (+3, 90% CI [+2, +4], higher)" in comparison_markdown(comparison)
+    assert not compare(new, new).worse  # spending more fails nothing
+
+
+def test_compare_of_documents_without_figures_has_no_efficiency():
+    old = suite_result(case_result("a", [1.0, 1.0]))
+    comparison = compare(old, old)
+    assert comparison.efficiency == {} and "efficiency" not in comparison.to_json()
+    assert "efficiency" not in comparison.to_json()["cases"][0]

@@ -29,8 +29,8 @@ from pytest_plugin_eval.load.case import (
     load_case,
 )
 
-KINDS_BAR = "regex | tool_order | tool_used | file_exists | llm | baseline | python"
-KINDS_COMMA = "regex, tool_order, tool_used, file_exists, llm, baseline, python"
+KINDS_BAR = "regex | tool_order | tool_used | file_exists | llm | baseline | python | budget"
+KINDS_COMMA = "regex, tool_order, tool_used, file_exists, llm, baseline, python, budget"
 FM_KEYS = (
     "schema_version, name, description, tags, plugins, runs, expected_outcome, models, model, max_turns, "
     "timeout_seconds, allowed_tools, disallowed_tools, artifact_publish, growthbook_overrides, "

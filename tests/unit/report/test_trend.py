@@ -11,10 +11,12 @@ from helpers.documents import case_result, suite_result
 from pytest_plugin_eval.report import html
 from pytest_plugin_eval.report.history import history_lines
 from pytest_plugin_eval.report.trend import CASE_SIZE, PAD, chart, commit_text, short_time, trend_section
-from pytest_plugin_eval.results.history import PastSession, Scan, Skipped, TrendPoint, trend
+from pytest_plugin_eval.results.efficiency import Tokens
+from pytest_plugin_eval.results.history import PastSession, Scan, Skipped, TrendPoint, summarize, trend
 from pytest_plugin_eval.results.model import (
     CaseResult,
     PluginInfo,
+    RunResult,
     SuiteResult,
 )
 
@@ -187,6 +189,21 @@ def test_history_says_what_changed_in_the_plugin_since_the_session_below(tmp_pat
     assert lines[1].split()[5] == "2"  # CASES
     assert lines[2].split()[-1] == "1" and lines[3].split()[-1] == "1"  # nothing to say: the RUNS column ends them
     assert any(line.startswith("PLUGIN CHANGES: ") for line in lines)
+
+
+def test_history_shows_the_median_cases_turns_and_tokens_per_arm(tmp_path):
+    def spent(arm: str, turns: int) -> RunResult:
+        return RunResult(arm, 1, score=1.0, passed=True, turns=turns, tool_calls=0, tokens=Tokens(1000 * turns))
+
+    measured = document(2, case_result("greet", [spent("with", 4)], [spent("without", 1)], runs_per_case=1))
+    sessions = [PastSession(tmp_path / "b", measured), PastSession(tmp_path / "a", document(1, case("greet", 1.0)))]
+    lines = history_lines(Scan(sessions, []))
+    assert lines[0].split()[9:12] == ["TURNS", "TOKENS", "COST"]
+    assert "  4 / 1  " in lines[1] and "  4,000 / 1,000  " in lines[1]
+    assert lines[2].split()[9] == "-"  # written before runs recorded what they spent
+    row = summarize(sessions[0]).to_json()
+    assert row["efficiency"]["turns"]["medians"] == {"with": 4, "without": 1}
+    assert "efficiency" not in summarize(sessions[1]).to_json()
 
 
 def test_formats():

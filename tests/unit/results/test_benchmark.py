@@ -7,7 +7,8 @@ from __future__ import annotations
 from helpers.documents import case_result, suite_result
 
 from pytest_plugin_eval.load.skill_evals import criteria
-from pytest_plugin_eval.results.benchmark import benchmark, spread
+from pytest_plugin_eval.results.benchmark import benchmark, run_usage, spread
+from pytest_plugin_eval.results.efficiency import Tokens
 from pytest_plugin_eval.results.model import GraderInfo, GraderResult, RunResult
 
 ADA = GraderInfo("names-ada", "llm", 1, {}, markdown=criteria("It names Ada", "Hello Ada."))
@@ -101,3 +102,9 @@ def test_hints_become_notes_named_by_case():
 def test_spread_uses_the_sample_stddev_and_zero_for_one_value():
     assert spread([2.0]) == {"mean": 2.0, "stddev": 0.0, "min": 2.0, "max": 2.0}
     assert spread([1.0, 3.0])["stddev"] == 1.4142
+
+
+def test_a_runs_tokens_and_tool_calls_are_what_it_recorded():
+    recorded = RunResult("with", 1, score=1.0, passed=True, tool_calls=3, tokens=Tokens(100, 20, 300, 5))
+    assert run_usage(recorded) == (425, 3)  # the same figures as aggregates.efficiency
+    assert run_usage(RunResult("with", 1, score=1.0, passed=True)) == (0, 0)  # neither recorded nor a trace

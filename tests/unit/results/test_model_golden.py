@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pytest_plugin_eval.results.efficiency import Efficiency, Figure, Tokens
 from pytest_plugin_eval.results.findings import Finding
 from pytest_plugin_eval.results.model import (
     CaseAggregates,
@@ -73,6 +74,9 @@ def rich_suite() -> SuiteResult:
         reused=True,
         conditions={"prompt": "ab12", "model": "claude-sonnet-5", "claudeCode": "2.1.328", "isolation": 1},
         reused_from={"session": "2026-11-29T09:00:00.000Z", "index": 2, "agentCostUsd": 0.02},
+        tool_calls=5,
+        tokens=Tokens(120, 80, 3000, 400, extra={"futureTokens": 1}),
+        agent_seconds=9.876,
         extra={"futureRun": "x"},
         notes=["not written"],
     )
@@ -91,6 +95,7 @@ def rich_suite() -> SuiteResult:
         delta_significant=True,
         pass_at_k={1: 0.0, 2: None},
         pass_hat_k={1: 0.0, 2: 0.0},
+        efficiency=rich_efficiency(),
         extra={"futureAggregate": 7},
     )
     case = CaseResult(
@@ -151,7 +156,16 @@ def rich_suite() -> SuiteResult:
         84.0,
         suite,
         [case],
-        SuiteAggregates(1, 0, 0.25, 0.0, two_arm=True, mean_delta=-0.75, extra={"futureSuiteAggregate": "y"}),
+        SuiteAggregates(
+            1,
+            0,
+            0.25,
+            0.0,
+            two_arm=True,
+            mean_delta=-0.75,
+            efficiency=rich_efficiency(),
+            extra={"futureSuiteAggregate": "y"},
+        ),
         cost_usd=0.5031,
         partial=True,
         partial_reason="cost_ceiling",
@@ -181,6 +195,21 @@ def rich_suite() -> SuiteResult:
         schema_version=1,
         extra={"futureTop": {"a": [1, 2, 3]}},
     )
+
+
+def rich_efficiency() -> Efficiency:
+    """Every figure set (one with every field), and an unknown field."""
+    full = Figure(
+        {"with": 7, "without": 3},
+        runs={"with": 1, "without": 1},
+        cases=1,
+        delta=4,
+        delta_ci=(1.0, 6.0),
+        ci_level=0.9,
+        extra={"futureFigure": 1},
+    )
+    names = [f.name for f in dataclasses.fields(Efficiency) if f.name != "extra"]
+    return Efficiency(**{name: full for name in names}, extra={"futureEfficiency": True})
 
 
 def rich_trigger_set() -> TriggerSetResult:

@@ -872,7 +872,9 @@ def test_terminal_summary_of_one_eval_dir(session, monkeypatch):
     finish(controller)
     controller.pytest_terminal_summary(terminal)
     w = controller.outputs.written[0]
-    assert calls == [((terminal, w.document, w.results_path, w.report_path, None), {"notices": True})]
+    assert calls == [
+        ((terminal, w.document, w.results_path, w.report_path, None), {"notices": True, "expanded": False})
+    ]
 
 
 def test_pytest_html_summary_gets_every_suite(session, monkeypatch):
@@ -1139,8 +1141,14 @@ def test_terminal_summary_names_each_suite_and_shows_the_notices_once(tmp_path, 
     # the notices once, above both suites (under the first's heading they read as the first's)
     assert terminal.lines == ["= plugin eval · notices (all 2 suites)", "a notice of the whole session"]
     assert calls == [
-        ((terminal, first.document, first.results_path, first.report_path, "suite"), {"notices": False}),
-        ((terminal, second.document, second.results_path, second.report_path, "commit-craft"), {"notices": False}),
+        (
+            (terminal, first.document, first.results_path, first.report_path, "suite"),
+            {"notices": False, "expanded": False},
+        ),
+        (
+            (terminal, second.document, second.results_path, second.report_path, "commit-craft"),
+            {"notices": False, "expanded": False},
+        ),
     ]
 
 

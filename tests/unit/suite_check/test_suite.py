@@ -258,9 +258,24 @@ def test_every_case_needs_an_outcome_grader(clean):
     (problem,) = check_suite(clean).problems
     assert problem.render(clean) == (
         "evals/only-trajectory/case.yaml: graders: the case has no outcome grader — tool_used and tool_order only "
-        "say which tools ran; add a grader on what the run produced (regex, file_exists, llm, baseline, or "
-        "graders/<name>.py)"
+        "say which tools ran, budget what the run spent; add a grader on what the run produced (regex, "
+        "file_exists, llm, baseline, or graders/<name>.py)"
     )
+
+
+def test_check_knows_the_budget_grader(clean):
+    # it loads (a relative limit included), and it is no outcome grader: it says what the run spent
+    lean = {"name": "lean", "type": "budget", "max_turns": {"ratio": 1.5, "relative_to": "without"}}
+    case(clean, "only-budget", [{"name": "fired", "type": "tool_used", "tool": "Skill"}, lean])
+    (problem,) = check_suite(clean).problems
+    assert "has no outcome grader" in problem.message and "budget what the run spent" in problem.message
+    # a limit written wrong is named by file and key, with the fix
+    case(clean, "bad-budget", [{"name": "outcome", "type": "regex", "pattern": "x"}, {**lean, "max_turns": "8"}])
+    messages = [p.render(clean) for p in check_suite(clean).problems]
+    assert (
+        "evals/bad-budget/case.yaml: graders[1].max_turns: must be a number ≥ 0, or {ratio: 1.5, relative_to: "
+        "without} for a ratio of the without-plugin median (got a string)"
+    ) in messages
 
 
 def test_a_python_or_judged_grader_is_an_outcome_grader(clean):
