@@ -19,7 +19,6 @@ from ..adaptive import INCOMPLETE, AutoRuns, stop_reason, trigger_stop_reason
 from ..load.case import Case
 from ..results.model import RunResult
 from ..results.trigger_runs import trigger_run_of
-from .prestart import RunKey
 
 POLL_SECONDS = 0.2
 
@@ -108,14 +107,3 @@ def auto_score(case: Case, result: RunResult | None) -> float | None:
         return result.score
     fired = trigger_run_of(result, case.trigger).fired
     return None if fired is None else float(fired)
-
-
-def case_key(case: Case, model: str | None = None) -> str:
-    """A case on one model of a matrix (--runs auto decides each model's runs apart; each run is started ahead
-    apart)."""
-    key = str(case.dir.resolve())
-    return key if model is None else f"{key}\0{model}"
-
-
-def run_key(case: Case, arm: str, index: int, model: str | None = None) -> RunKey:
-    return (case_key(case, model), arm, index)

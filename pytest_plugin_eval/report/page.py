@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from ..core.kinds import Arm as ArmName
 from ..load.mocks import INFO_MARK
 from ..results.findings import Finding, of_case
 from ..results.history import Trend
@@ -41,7 +42,7 @@ EVIDENCE_CHARS = 20_000  # the evidence one judged grader read
 NOTE_CHARS = 240  # the NOTES cell of the summary table
 PASS_K_COLUMNS = 10  # k shown in a case's pass@k table: the first nine and the last when there are more
 
-ARM_TITLES = {"with": "With the plugin", "without": "Without the plugin"}
+ARM_TITLES: dict[ArmName, str] = {"with": "With the plugin", "without": "Without the plugin"}
 
 
 # ---- the top: header, cards, summary table, load errors -----------------------------------------------------
@@ -463,9 +464,9 @@ def run(result: RunResult, label: str, prompt: str) -> Run:
 def _arms(case: CaseResult) -> list[Arm]:
     out = []
     for arm, name in ARM_TITLES.items():
-        if arm not in case.arms:
+        runs = case.arms.get(arm)
+        if runs is None:
             continue
-        runs = case.arms[arm]
         out.append(
             Arm(
                 f"{name} · {len(runs)} run{'s' if len(runs) != 1 else ''}",

@@ -16,6 +16,7 @@ import pytest
 
 from ...core.paths import display_path
 from ...core.problems import Problem
+from ...core.run_id import RunId
 from ...engine import rules, wire
 from ...engine.options import TRIGGER_MARKER
 from ...engine.pool import Outcome
@@ -55,9 +56,13 @@ class TriggerFile(CaseFile):
                 yield from run_items(
                     self,
                     case,
-                    [(model, "with", index) for index in run_indexes(session, trigger_set, query) for model in models],
+                    [
+                        RunId.of(case.dir, "with", index, model)
+                        for index in run_indexes(session, trigger_set, query)
+                        for model in models
+                    ],
                     item=TriggerItem,
-                    params=lambda arm, index: f"run-{index}",
+                    params=lambda run: f"run-{run.index}",
                     structured_id=False,
                     trigger_set=trigger_set,
                     query=query,
