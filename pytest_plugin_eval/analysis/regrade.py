@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.kinds import ARMS, Arm, ErrorKind
+from ..core.kinds import Arm, ErrorKind, is_arm
 from ..grade.engine import GradingStopped, grade, graders_for
 from ..load.case import Case
 from ..results.jsonmap import json_kind
@@ -185,8 +185,8 @@ def document_problem(data: Any) -> str | None:
         if not isinstance(arms, dict):
             return f"{where}.arms: must be an object (got {json_kind(arms)})"
         for arm, runs in arms.items():
-            if arm not in ARMS:
-                return f"{where}.arms: {arm!r} is not an arm (with, without)"
+            if not is_arm(arm):
+                return f"{where}.arms: {arm!r} is not an arm (with, without, against, ablate:<component>)"
             if not isinstance(runs, list):
                 return f"{where}.arms.{arm}: must be a list of runs (got {json_kind(runs)})"
             for n, run in enumerate(runs, 1):

@@ -12,6 +12,18 @@ Arm = Literal["with", "without", "against"] | Ablated
 ARMS: tuple[Arm, ...] = ("with", "without")  # the two every session knows
 
 
+def _is_ablated(key: str) -> bool:
+    """ablate:<component>"""
+    return key.startswith(ABLATE_PREFIX) and len(key) > len(ABLATE_PREFIX)
+
+
+setattr(Ablated, "json_key", _is_ablated)  # noqa: B010 (mypy knows no such attribute)  a document's arm keys are checked against it (results/jsonmap.py)
+
+
+def is_arm(text: str) -> bool:
+    return text in ("with", "without", "against") or _is_ablated(text)
+
+
 def ablated(component: str) -> Ablated:
     return Ablated(f"{ABLATE_PREFIX}{component}")
 

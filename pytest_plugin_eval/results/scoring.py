@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .. import stats
+from . import arms
 from .model import (
     SESSION_FAILING_KINDS,
     CaseAggregates,
@@ -70,8 +71,8 @@ def aggregate(case: CaseResult) -> CaseResult:
     """The case with its aggregates computed from its runs ("with" always present, runs in index order)."""
     case.arms = {arm: sorted(runs, key=lambda r: r.index) for arm, runs in case.arms.items() if runs or arm == "with"}
     case.arms.setdefault("with", [])
-    case.arms = {arm: case.arms[arm] for arm in ("with", "without") if arm in case.arms}
-    case.aggregates = case_aggregates(case.arms["with"], case.arms.get("without", []))
+    case.arms = {arm: case.arms[arm] for arm in sorted(case.arms, key=arms.arm_order)}
+    case.aggregates = arms.with_arms(case, case_aggregates(case.arms["with"], case.arms.get("without", [])))
     return case
 
 
@@ -92,6 +93,8 @@ def suite_aggregates(cases: Sequence[CaseResult], threshold: float) -> SuiteAggr
         overall_pass_rate=stats.mean(rates) or 0,
         two_arm=two_arm,
         mean_delta=stats.mean(deltas) if two_arm and deltas else None,
+        delta_against=arms.suite_marginal(cases, "against"),
+        ablations=arms.ranking(cases),
     )
 
 

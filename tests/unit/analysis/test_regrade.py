@@ -210,7 +210,10 @@ def document(**case) -> dict:
         ('{"cases": [{"dir": "evals/c"}]}', "cases[0].name: must be a non-empty string (got null)"),
         (json.dumps(document(dir="../../etc")), "cases[0].dir: must be a folder relative to the suite, with no .."),
         (json.dumps(document(arms=[1])), "cases[0].arms: must be an object (got a list)"),
-        (json.dumps(document(arms={"maybe": []})), "cases[0].arms: 'maybe' is not an arm (with, without)"),
+        (
+            json.dumps(document(arms={"maybe": []})),
+            "cases[0].arms: 'maybe' is not an arm (with, without, against, ablate:<component>)",
+        ),
         (json.dumps(document(arms={"with": {}})), "cases[0].arms.with: must be a list of runs (got an object)"),
         (json.dumps(document(arms={"with": ["run"]})), "cases[0].arms.with[0]: must be an object (got a string)"),
         (json.dumps(document(arms={"with": [{"index": "1"}]})), "cases[0].arms.with[0].index: must be a whole number"),

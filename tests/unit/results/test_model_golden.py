@@ -21,6 +21,7 @@ from pytest_plugin_eval.results.model import (
     GraderInfo,
     GraderResult,
     LoadErrorEntry,
+    Marginal,
     PluginInfo,
     RunResult,
     SkippedRun,
@@ -31,6 +32,10 @@ from pytest_plugin_eval.results.model import (
 from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
 
 GOLDEN = Path(__file__).with_name("golden") / "model.json"
+
+
+def marginal() -> Marginal:
+    return Marginal(0.5, -0.25, delta_ci=(-0.9, 0.4), pairs=2, component="review", cases=1, extra={"futureArm": 1})
 
 
 def rich_suite() -> SuiteResult:
@@ -91,6 +96,8 @@ def rich_suite() -> SuiteResult:
         delta_significant=True,
         pass_at_k={1: 0.0, 2: None},
         pass_hat_k={1: 0.0, 2: 0.0},
+        delta_against=marginal(),
+        ablations={"review": marginal()},
         extra={"futureAggregate": 7},
     )
     case = CaseResult(
@@ -151,7 +158,17 @@ def rich_suite() -> SuiteResult:
         84.0,
         suite,
         [case],
-        SuiteAggregates(1, 0, 0.25, 0.0, two_arm=True, mean_delta=-0.75, extra={"futureSuiteAggregate": "y"}),
+        SuiteAggregates(
+            1,
+            0,
+            0.25,
+            0.0,
+            two_arm=True,
+            mean_delta=-0.75,
+            delta_against=marginal(),
+            ablations=[marginal()],
+            extra={"futureSuiteAggregate": "y"},
+        ),
         cost_usd=0.5031,
         partial=True,
         partial_reason="cost_ceiling",
