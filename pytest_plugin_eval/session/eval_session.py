@@ -35,6 +35,7 @@ from ..engine.reuse import BaselineReuse
 from ..engine.rounds import RoundBoard, auto_score
 from ..engine.scratch import Scratch
 from ..engine.trust import TrustRefused, confirm_trust
+from ..engine.versions import PluginVersions, VersionError
 from ..grade.base import GraderType
 from ..grade.types import grader_types
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, load_case
@@ -106,6 +107,7 @@ class EvalSession:
         in_process = 0 if self.is_worker or workers(config) > 1 else (options.concurrency or 1)
         self.pool = RunPool(in_process, lambda item, upcoming: item.execute(upcoming))  # collect.PooledItem
         self.prestarts = Prestarts()
+        self.versions = PluginVersions(options.against, lambda: self.scratch.path)  # --against, --ablate
         self.baseline = BaselineReuse(self)  # --reuse-baseline; and the conditions every without run records
         # The next run's agent starts while runs work, on a core that would otherwise idle. Where idle cores cannot
         # be measured, only while fewer runs go at once than there are cores (each worker of -n runs one at a time).
@@ -179,6 +181,12 @@ class EvalSession:
             try:
                 confirm_trust([root.parent for root in self.eval_roots])
             except TrustRefused as e:
+                pytest.exit(str(e), returncode=1)
+        if self.eval_roots and self.stored is None and (self.options.against or self.options.ablate):
+            try:  # what --against and --ablate name, before anything runs
+                for root in self.eval_roots:
+                    self.versions.check(enclosing_plugin(root) or root.parent, self.options.ablate)
+            except VersionError as e:
                 pytest.exit(str(e), returncode=1)
 
     def collection_lines(self, items) -> list[str]:
@@ -268,8 +276,10 @@ class EvalSession:
         it."""
         if self.stored is not None:
             return [RunId.of(case.dir, arm, index) for arm, index in self.stored.runs_of(case.rel_dir)]
-        runs = range(1, rules.runs_for(case, self.options) + 1)
-        return [RunId.of(case.dir, arm, index) for arm in rules.arms_for(case, self.options) for index in runs]
+        runs, arms = range(1, rules.runs_for(case, self.options) + 1), rules.arms_for(case, self.options)
+        if rules.other_arms(case, self.options):  # run n of every arm together: an interruption leaves pairs
+            return [RunId.of(case.dir, arm, index) for index in runs for arm in arms]
+        return [RunId.of(case.dir, arm, index) for arm in arms for index in runs]
 
     def matrix_runs(self, case: Case) -> list[RunId]:
         """The runs of a case on each model it runs on, the models interleaved run by run, so that a cost ceiling
@@ -442,6 +452,7 @@ class EvalSession:
             tag=self.scratch.tag,
             # the results written elsewhere than the eval dir (whose results/ is hidden with the suite)
             hidden=(Path(self.options.output_dir).absolute(),) if self.options.output_dir else (),
+            plugins=self.versions.plugin_dirs(case.plugin_dirs, arm, case.eval_root),
         )
 
     def run_settings(self, model: str | None = None) -> RunSettings:

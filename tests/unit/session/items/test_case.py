@@ -207,6 +207,18 @@ def test_a_case_of_a_plugin_runs_both_arms(tmp_path):
     assert pairs(session.runs_to_collect(case)) == [("with", 1), ("with", 2), ("without", 1), ("without", 2)]
 
 
+def test_against_and_ablate_add_arms_whose_runs_go_round_by_round(tmp_path):
+    suite = Suite(tmp_path, version="2.0.0")
+    suite.case("c", fm="runs: 2")
+    case, session = suite.load(), eval_session(against="v1", ablate=("s",))
+    assert rules.arms_for(case, session.options) == ("with", "without", "against", "ablate:s")
+    assert pairs(session.runs_to_collect(case)) == [
+        *[("with", 1), ("without", 1), ("against", 1), ("ablate:s", 1)],
+        *[("with", 2), ("without", 2), ("against", 2), ("ablate:s", 2)],
+    ]
+    assert rules.arms_for(case, eval_session(against="v1", ablation="none").options) == ("with", "against")
+
+
 def test_runs_option_and_ablation_none(tmp_path):
     suite = Suite(tmp_path, version="2.0.0")
     suite.case("c", fm="runs: 2")
