@@ -220,6 +220,9 @@ class Documents:
             runs_override=options.runs,
             auto_runs=options.auto_runs.to_json() if options.auto_runs is not None else None,
             shard=f"{options.shard[0]}/{options.shard[1]}" if options.shard else None,
+            against=options.against,
+            ablated=list(options.ablate),
+            fail_on_worse=options.fail_on_worse,
         )
 
     def provenance(self, plugin: PluginInfo) -> PluginInfo:

@@ -14,8 +14,8 @@ from ..results.comparison import Comparison
 from ..results.model import SuiteResult
 from ..results.triggers import VERDICT_WORDS, TriggerSetResult
 from ..results.verdict import case_verdict
+from . import arms, triggers
 from . import comparison as compared
-from . import triggers
 from .view import (
     MISSING,
     access_text,
@@ -115,6 +115,25 @@ def cases_table(document: SuiteResult) -> list[str]:
     return _table(head, body, right=(1, 2, 3, 4, 5))
 
 
+def arms_markdown(document: SuiteResult, level: int) -> list[str]:
+    """The other version's arm (--against) and the ablated components (--ablate), as the terminal shows them."""
+    v, h = arms.arms_view(document), "#" * level
+    out: list[str] = []
+    if v.against_rows:
+        head = ["Case", "With", "Against", "ΔAGAINST", "ΔAGAINST 95% CI", "Verdict"]
+        body = [
+            [r.name, r.score, r.against, r.delta, r.interval, VERDICT_MARKS.get(r.verdict or "", MISSING)]
+            for r in v.against_rows
+        ]
+        out += [f"{h} {arms.AGAINST_TITLE}: {code(v.against or '')}", "", *_table(head, body, right=(1, 2, 3)), ""]
+        out += [f"- {cell(line)}" for line in (v.against_summary, *v.movers) if line] + [""]
+    if v.ablation_rows:
+        head = ["Component", "Δ (with − without it)", "95% CI", "Per case"]
+        body = [[r.component, r.delta, r.interval, r.cases] for r in v.ablation_rows]
+        out += [f"{h} {arms.ABLATION_TITLE}", "", *_table(head, body, right=(1,)), ""]
+    return out
+
+
 def triggers_table(sets: Sequence[TriggerSetResult]) -> list[str]:
     """A row per query: its skill, label, fires k/n with the interval, its verdict, what else its runs took."""
     head = ["", "Skill", "Query", "Label", "Fires", "95% CI", "Verdict", "Notes"]
@@ -191,6 +210,7 @@ def suite_markdown(part: SessionPart, level: int = 2) -> str:
         out += [*cases_table(document), "", summary_line(document), ""]
     elif not sets:
         out += ["No eval cases ran.", ""]
+    out += arms_markdown(document, level + 1)
     if sets:
         out += [f"{h}# Triggers", "", *triggers_table(sets), "", triggers.summary_line(sets), ""]
     failing = failing_cases(document)

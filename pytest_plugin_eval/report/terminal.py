@@ -7,7 +7,7 @@ from pathlib import Path
 from ..core.paths import display_path
 from ..load.mocks import INFO_MARK
 from ..results.model import SuiteResult
-from . import triggers, view
+from . import arms, triggers, view
 
 NUMBER_MISSING = "  -  "  # as wide as a number, so the columns stay aligned
 TEXT_MISSING = "-"
@@ -94,6 +94,8 @@ def write_summary(
             terminal.write_line(line)
         terminal.write_line("")
         terminal.write_line(summary_line(document))
+        for line in arms.terminal_lines(document):
+            terminal.write_line(line, red=line.startswith("✗"))
     elif not trigger_sets:
         terminal.write_line("No eval cases ran.")
     if trigger_sets:

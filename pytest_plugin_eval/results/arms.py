@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from .. import stats
 from ..core.kinds import ABLATE_PREFIX, Arm, ablated_component
-from .model import CaseAggregates, CaseResult, Marginal, RunResult
+from .model import CaseAggregates, CaseResult, Marginal, RunResult, SuiteResult
 
 # The order a case's arms are written in: the two every session knows, then another version, then ablations.
 ARM_ORDER = ("with", "without", "against")
@@ -74,3 +74,8 @@ def ranking(cases: Sequence[CaseResult]) -> list[Marginal]:
             found.component = ablated_component(arm)
             out.append(found)
     return sorted(out, key=lambda m: (m.delta is None, -(m.delta or 0.0), m.component or ""))
+
+
+def worse_cases(document: SuiteResult) -> list[str]:
+    """The cases whose WITH is worse than --against's version: ΔAGAINST's interval lies below 0."""
+    return [c.name for c in document.cases if c.aggregates.delta_against and c.aggregates.delta_against.worse]

@@ -325,6 +325,10 @@ class SuiteInfo(Document):
     # "K/N": this session ran one share of the suite (--shard); the shards' documents `plugin-eval merge` combined
     shard: str | None = field(default=None, metadata=key("shard", omit="none"))
     merged_from: list[str] | None = field(default=None, metadata=key("mergedFrom", omit="none"))
+    # --against REF (as given) and --ablate's components; --fail-on-worse: a case worse than REF fails the session
+    against: str | None = field(default=None, metadata=key("against", omit="none"))
+    ablated: list[str] = field(default_factory=list, metadata=key("ablated", omit="falsy"))
+    fail_on_worse: bool = field(default=False, metadata=key("failOnWorse", omit="falsy"))
     plugins: list[PluginInfo] = field(default_factory=list, metadata=key("plugins"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 

@@ -139,7 +139,7 @@ def partial_reason(runs: Iterable[RunResult], interrupted: str | None, runs_skip
 
 def document_failed(document: SuiteResult) -> bool:
     """What fails a session's exit status in its document: a case that did not load, no case at all, a case below
-    its threshold, a run that could not start. A case none of whose with-plugin runs was selected (`-k no-plugin`)
+    its threshold, a run that could not start, with --fail-on-worse a case worse than --against's version. A case none of whose with-plugin runs was selected (`-k no-plugin`)
     has no verdict, as pytest reports it (skipped): it fails nothing."""
     threshold = document.suite.threshold
     return (
@@ -147,6 +147,7 @@ def document_failed(document: SuiteResult) -> bool:
         or not document.cases
         or any(case.runs("with") and not passes_threshold(case, threshold) for case in document.cases)
         or any(run.error_kind in SESSION_FAILING_KINDS for case in document.cases for run in case.runs())
+        or (document.suite.fail_on_worse and bool(arms.worse_cases(document)))
     )
 
 

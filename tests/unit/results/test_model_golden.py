@@ -150,6 +150,9 @@ def rich_suite() -> SuiteResult:
         auto_runs={"first": 3, "max": 10, "width": 0.2, "lookLevel": 0.05},
         shard="1/2",
         merged_from=["a.json", "b.json"],
+        against="v1.0.0",
+        ablated=["review"],
+        fail_on_worse=True,
         extra={"futureSuite": None},
     )
     return SuiteResult(
