@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.kinds import Arm, ErrorKind, is_arm
+from ..core.run_id import run_folder_name
 from ..grade.engine import GradingStopped, grade, graders_for
 from ..load.case import Case
 from ..results.jsonmap import json_kind
@@ -88,7 +89,7 @@ class StoredResults:
         the stored tracePath ends with, else the first that exists, else the dir without its first part."""
         parts = Path(case_dir).parts
         below = [parts[k:] for k in range(len(parts)) if parts[k:]]  # longest first
-        leaf = f"{run.arm}-{run.index}"
+        leaf = run_folder_name(run.arm, run.index)
         traced = Path(run.trace_path).parts if isinstance(run.trace_path, str) else ()
         for rel in below:
             if traced[-(len(rel) + 3) :] == (RUNS_DIR, *rel, leaf, "trace.jsonl"):

@@ -62,8 +62,12 @@ class RunId:
 
     @property
     def folder_name(self) -> str:
-        """Its artefacts' folder in the results folder's runs/<case>/: `with-2`, `ablate-hooks-2`."""
-        return f"{self.arm.replace(ABLATE_PREFIX, 'ablate-', 1)}-{self.index}"
+        return run_folder_name(self.arm, self.index)
+
+
+def run_folder_name(arm: str, index: int) -> str:
+    """A run's artefacts' folder in the results folder's runs/<case>/: `with-2`, `ablate-hooks-2`."""
+    return f"{arm.replace(ABLATE_PREFIX, 'ablate-', 1)}-{index}"
 
 
 def case_key(case: str, model: str | None = None) -> str:

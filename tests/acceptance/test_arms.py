@@ -128,3 +128,22 @@ def test_ablating_a_component_the_plugin_lacks_stops_before_any_run(suite: Suite
     run = suite.run("--ablate", "nope")
     assert run.rc == 1
     assert "--ablate nope: the plugin at" in run.out + run.err and "(it has: greet)" in run.out + run.err
+
+
+def test_two_workers_and_regrade_keep_the_other_arms(suite: Suite):
+    suite.case("greets", frontmatter={"runs": 2}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    old = suite.root.with_name(suite.root.name + "-old")
+    shutil.copytree(suite.root, old)
+    parallel = suite.run("--against", str(old), "--ablate", "greet", "-n", "2")
+    assert parallel.rc == 0, parallel.out
+    case = parallel.case("greets")
+    assert list(case["arms"]) == ["with", "without", "against", "ablate:greet"]
+    assert case["aggregates"]["deltaAgainst"]["pairs"] == 2 and case["aggregates"]["ablations"]["greet"]["pairs"] == 2
+    assert parallel.doc is not None
+    folder = Path(case["arms"]["with"][0]["tracePath"]).parents[3]
+    assert (folder / "runs" / "greets" / "ablate-greet-1" / "trace.jsonl").is_file()
+    again = suite.run("--regrade", str(folder))
+    assert again.rc == 0, again.out
+    regraded = again.case("greets")
+    assert list(regraded["arms"]) == list(case["arms"])
+    assert regraded["aggregates"]["deltaAgainst"] == case["aggregates"]["deltaAgainst"]
