@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.errors import UsageError
 from .plugin_facts import skills_of
 from .skills import command_files
 from .suite import MANIFEST, component_paths, declared_servers, read_manifest
@@ -30,8 +31,8 @@ class Removal:
     servers: tuple[str, ...] = field(default=())  # MCP servers dropped from .mcp.json and the manifest
 
 
-class UnknownComponent(LookupError):
-    pass
+class UnknownComponent(UsageError, LookupError):
+    """--ablate names no component of the plugin (the message lists those it has)."""
 
 
 def removals(root: Path) -> dict[str, list[Removal]]:
