@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.clock import now_iso
-from ..core.kinds import Arm, ErrorKind, loads_plugin
+from ..core.kinds import Arm, ErrorKind
 from ..grade.engine import GradingStopped, grade, graders_for
 from ..results.model import RunResult
 from ..results.record import grader_results
@@ -166,7 +166,7 @@ def _attempt(plan: RunPlan, how: Evaluation, progress: Progress, ready: StartedA
             f"model {m} has no list price in Claude Code; its cost is estimated at the default model's price"
             for m in unpriced_models(run.transcript)
         ] + [f"{case.name}: {n}" for n in run.notes]
-        if loads_plugin(plan.arm):
+        if plan.arm in ("with", "against"):  # an ablation may leave out the very skill the agent calls
             notes += [f"{case.name}: {n}" for n in skill_failures(run.transcript)]
         error_kind: ErrorKind | None = run.error.kind if run.error else None
         error_text = run.error.message if run.error else None
