@@ -71,7 +71,8 @@ def remove_workspace(session: SessionView, nodeid: str, case_file: str) -> None:
 
 
 TRIGGER_RUN = re.compile(
-    r"^(?P<file>[^:]+)::(?P<skill>[^/\[]+)/(?P<query>[^\[]+)\[(?:(?P<model>[^\[\]]+)-)?run-(?P<index>\d+)\]$"
+    r"^(?P<file>[^:]+)::(?P<skill>[^/\[]+)/(?P<query>[^\[]+)\[(?:(?P<model>[^\[\]]+?)-)??(?P<against>against-)?"
+    r"run-(?P<index>\d+)\]$"
 )
 
 
@@ -92,5 +93,6 @@ def lost_trigger_run(session: SessionView, nodeid: str, kind: ErrorKind, message
         query = next((q for q in trigger_set.queries if q.id == match["query"]), None)
         if trigger_set.name == match["skill"] and query is not None:
             run = TriggerRun(int(match["index"]), None, error=message, error_kind=kind)
-            return trigger_outcomes.report_of(session, trigger_set, query, run, model_of(session, match["model"]))
+            arm = "against" if match["against"] else "with"
+            return trigger_outcomes.report_of(session, trigger_set, query, run, model_of(session, match["model"]), arm)
     return None

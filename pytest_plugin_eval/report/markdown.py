@@ -136,7 +136,8 @@ def arms_markdown(document: SuiteResult, level: int) -> list[str]:
 
 def triggers_table(sets: Sequence[TriggerSetResult]) -> list[str]:
     """A row per query: its skill, label, fires k/n with the interval, its verdict, what else its runs took."""
-    head = ["", "Skill", "Query", "Label", "Fires", "95% CI", "Verdict", "Notes"]
+    then = any(q.against_runs for s in sets for q in s.queries)  # --against: then → now
+    head = ["", "Skill", "Query", "Label", "Fires", "95% CI", "Verdict", *(["Then → now"] if then else []), "Notes"]
     marks = {True: "✅", False: "❌", None: "⚪"}
     body = [
         [
@@ -147,6 +148,7 @@ def triggers_table(sets: Sequence[TriggerSetResult]) -> list[str]:
             f"{q.fires}/{len(q.decided)}",
             triggers.interval(q.interval),
             VERDICT_WORDS[q.verdict(s.threshold)],
+            *([triggers.then_now(q)] if then else []),
             _cut(triggers.query_notes(q, s)),
         ]
         for s in sets

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import yaml
 from helpers.e2e import GREETING_GRADERS, GREETING_SCRIPT, Suite
 
 WAVE = """---
@@ -147,3 +148,35 @@ def test_two_workers_and_regrade_keep_the_other_arms(suite: Suite):
     regraded = again.case("greets")
     assert list(regraded["arms"]) == list(case["arms"])
     assert regraded["aggregates"]["deltaAgainst"] == case["aggregates"]["deltaAgainst"]
+
+
+def test_trigger_sets_run_on_both_versions_with_then_and_now_per_query(suite: Suite):
+    data = {
+        "runs": 2,
+        "skills": {
+            "greet": {
+                "should_fire": [
+                    {
+                        "query": "hi there!",
+                        "id": "hi",
+                        "scripted": [{"tool": "Skill", "input": {"skill": "greeter:greet"}}],
+                    }
+                ],
+                "should_not_fire": [{"query": "what is 2+2?", "id": "math", "scripted": [{"text": "4"}]}],
+            }
+        },
+    }
+    (suite.root / "evals" / "triggers.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    old = suite.root.with_name(suite.root.name + "-old")
+    shutil.copytree(suite.root, old)
+    run = suite.run("--against", str(old))
+    assert run.rc == 0, run.out
+    assert "evals/triggers.yaml::greet/hi[against-run-2]" in run.out
+    assert run.doc is not None
+    queries = {q["id"]: q for q in run.doc["triggers"][0]["queries"]}
+    assert [(len(q["runs"]), len(q["againstRuns"])) for q in queries.values()] == [(2, 2), (2, 2)]
+    assert [r["fired"] for r in queries["hi"]["againstRuns"]] == [True, True]
+    assert queries["hi"]["fires"] == 2  # the verdict is this version's runs alone
+    copies = {p["path"] for r in queries["hi"]["againstRuns"] for p in init_event(r).get("plugins") or []}
+    assert copies and str(suite.root) not in copies
+    assert "THEN → NOW" in run.out and "2/2 → 2/2" in run.out and "0/2 → 0/2" in run.out

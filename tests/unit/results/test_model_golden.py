@@ -220,7 +220,7 @@ def rich_trigger_set() -> TriggerSetResult:
         extra={"futureTriggerRun": 1},
         notes=["a notice"],
     )
-    query = QueryResult("hi", "hello there", True, extra={"futureQuery": True}, runs=[run])
+    query = QueryResult("hi", "hello there", True, extra={"futureQuery": True}, runs=[run], against_runs=[run])
     return TriggerSetResult(
         "greeter:greet",
         "greet",
