@@ -254,7 +254,8 @@ class TriggerSetResult(Document):
 
     @property
     def cost_usd(self) -> float:
-        return sum(r.cost_usd for r in self.runs)
+        """What its runs cost, --against's version's included."""
+        return sum(r.cost_usd for q in self.queries for r in (*q.runs, *q.against_runs))
 
     def to_json(self) -> dict[str, Any]:
         """Its keys, with its summary (read back from its queries, not stored) before its queries."""

@@ -77,3 +77,13 @@ def test_paired_interval_needs_two_pairs():
     assert stats.paired_interval([(1, 0)]) is None
     low, high = stats.paired_interval([(1, 1)] * 3)
     assert high == pytest.approx(0.62, abs=0.01) and low == -high
+
+
+def test_a_trigger_sets_cost_holds_the_other_versions_runs():
+    from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
+
+    runs = [TriggerRun(1, True, cost_usd=0.25)]
+    query = QueryResult("q", "hi", True, runs=runs, against_runs=[TriggerRun(1, False, cost_usd=0.5)])
+    trigger_set = TriggerSetResult("p:s", "s", queries=[query])
+    assert trigger_set.cost_usd == 0.75 and len(trigger_set.runs) == 1
+    assert query.then is not None and (query.then.fires, query.fires) == (0, 1)
