@@ -71,10 +71,12 @@ class RoundBoard:
         stopping: threading.Event,
         sleep: Callable[[float], None] = time.sleep,
         trigger: tuple[float, int] | None = None,
+        versus: str = "without",
     ) -> str | None:
         """None when run `index` of the case is needed; else why not. Waits until the `earlier` runs (the
         selected runs of the case's earlier rounds, as (arm, index)) are over. A trigger query (`trigger`: its
-        threshold and first runs) is decided on its fire rate (its runs' scores are 1 fired, 0 not)."""
+        threshold and first runs) is decided on its fire rate (its runs' scores are 1 fired, 0 not). `versus`: the
+        arm whose Δ decides (with --against, ΔAGAINST: the question the session asks)."""
         if index <= self.plan.first:
             return None
         while True:
@@ -91,7 +93,7 @@ class RoundBoard:
         if trigger is not None:
             reason = trigger_stop_reason(self.plan, scores.get("with", []), trigger[0], index - 1, trigger[1])
         else:
-            reason = stop_reason(self.plan, scores.get("with", []), scores.get("without", []), index - 1, two_arm)
+            reason = stop_reason(self.plan, scores.get("with", []), scores.get(versus, []), index - 1, two_arm)
         if reason is None:
             return None
         with self._connect() as db:  # the first to decide wins; the other arm's run reads the same decision

@@ -334,13 +334,15 @@ class EvalSession:
         runs. Called from the pool's threads. `upcoming`: the item whose run starts next, started ahead."""
         case, ledger, run = item.case, self.ledger, item.run_id
         if self.options.auto_runs is not None:
+            against = "against" in rules.other_arms(case, self.options)  # --runs auto decides on ΔAGAINST
             reason = self.rounds.need(
                 run.case_key,
                 item.index,
                 self.earlier_runs(item),
-                rules.two_arm(case, self.options),
+                rules.two_arm(case, self.options) or against,
                 self.pool.stopping,
                 trigger=(case.trigger.threshold, case.runs_per_arm) if case.trigger is not None else None,
+                versus="against" if against else "without",
             )
             if reason is not None:
                 self.prestarts.discard(run)

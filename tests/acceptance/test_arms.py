@@ -180,3 +180,16 @@ def test_trigger_sets_run_on_both_versions_with_then_and_now_per_query(suite: Su
     copies = {p["path"] for r in queries["hi"]["againstRuns"] for p in init_event(r).get("plugins") or []}
     assert copies and str(suite.root) not in copies
     assert "THEN → NOW" in run.out and "2/2 → 2/2" in run.out and "0/2 → 0/2" in run.out
+
+
+def test_runs_auto_decides_on_delta_against(suite: Suite):
+    # Δ (with − without) is settled after 4 runs ("decided"); ΔAGAINST, 0 every run, never will be ("futile")
+    script = {"with": ["Hello from the plugin."], "without": ["Nope."]}
+    suite.case("helps", graders={"greeting": GREETING_GRADERS["greeting"]}, script=script)
+    old = suite.root.with_name(suite.root.name + "-old")
+    shutil.copytree(suite.root, old)
+    run = suite.run("--runs", "auto:6", "--threshold", "0", "--against", str(old))
+    assert run.rc == 0, run.out
+    case = run.case("helps")
+    assert case["autoRuns"] == {"runs": 4, "stopped": "futile"}
+    assert [len(case["arms"][arm]) for arm in ("with", "without", "against")] == [4, 4, 4]
