@@ -193,3 +193,19 @@ def test_runs_auto_decides_on_delta_against(suite: Suite):
     case = run.case("helps")
     assert case["autoRuns"] == {"runs": 4, "stopped": "futile"}
     assert [len(case["arms"][arm]) for arm in ("with", "without", "against")] == [4, 4, 4]
+
+
+def test_a_model_matrix_runs_the_other_arms_on_each_model(suite: Suite):
+    suite.case("greets", frontmatter={"runs": 2}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    old = suite.root.with_name(suite.root.name + "-old")
+    shutil.copytree(suite.root, old)
+    out = suite.root / "out"
+    models = "claude-haiku-4-5,claude-sonnet-4-5"
+    run = suite.run("--model", models, "--output-dir", str(out), "--against", str(old), "--ablate", "greet")
+    assert run.rc == 0, run.out
+    assert "greets[claude-haiku-4-5-against-1]" in run.out and "greets[claude-sonnet-4-5-ablate-greet-2]" in run.out
+    for model in models.split(","):
+        doc = json.loads((out / model / "aggregate-result.json").read_text())
+        case = doc["cases"][0]
+        assert list(case["arms"]) == ["with", "without", "against", "ablate:greet"]
+        assert case["aggregates"]["deltaAgainst"]["delta"] == 0.0 and doc["aggregates"]["ablations"][0]["pairs"] == 2
