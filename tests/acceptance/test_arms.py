@@ -209,3 +209,17 @@ def test_a_model_matrix_runs_the_other_arms_on_each_model(suite: Suite):
         case = doc["cases"][0]
         assert list(case["arms"]) == ["with", "without", "against", "ablate:greet"]
         assert case["aggregates"]["deltaAgainst"]["delta"] == 0.0 and doc["aggregates"]["ablations"][0]["pairs"] == 2
+
+
+def test_the_without_arm_is_shared_and_reused_with_reuse_baseline(suite: Suite):
+    suite.case("greets", frontmatter={"runs": 2}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    old = suite.root.with_name(suite.root.name + "-old")
+    shutil.copytree(suite.root, old)
+    first = suite.run()
+    assert first.rc == 0, first.out
+    again = suite.run("--against", str(old), "--reuse-baseline")
+    assert again.rc == 0, again.out
+    case = again.case("greets")
+    assert [bool(r.get("reusedFrom")) for r in case["arms"]["without"]] == [True, True]
+    assert not any(r.get("reusedFrom") for arm in ("with", "against") for r in case["arms"][arm])
+    assert case["aggregates"]["delta"] == 1.0 and case["aggregates"]["deltaAgainst"]["delta"] == 0.0
