@@ -88,11 +88,20 @@ def archive_plugin(plugin: Path, commit: str, dest: Path, leave_out: tuple[Path,
         raise VersionError(f"--against: git archive of {commit[:12]} -- {prefix or '.'} failed: {said}")
     with tempfile.TemporaryDirectory(dir=dest.parent) as unpacked:
         with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
-            archive.extractall(unpacked, filter="data")
+            if hasattr(tarfile, "data_filter"):  # Python 3.10.12+, 3.11.4+
+                archive.extractall(unpacked, filter="data")
+            else:  # no absolute paths, no `..`, no links: what git archive of a plugin holds
+                safe = [m for m in archive.getmembers() if (m.isfile() or m.isdir()) and _inside(m.name)]
+                archive.extractall(unpacked, members=safe)
         found = Path(unpacked) / prefix
         if not found.is_dir():
             raise VersionError(f"--against: {prefix or 'the plugin'} does not exist at {commit[:12]}")
         copy_plugin(found, dest, leave_out)
+
+
+def _inside(name: str) -> bool:
+    path = Path(name)
+    return not path.is_absolute() and ".." not in path.parts
 
 
 def ablate(copy: Path, removals: list[Removal]) -> None:
