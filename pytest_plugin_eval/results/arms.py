@@ -53,8 +53,9 @@ def suite_marginal(cases: Sequence[CaseResult], arm: Arm) -> Marginal | None:
     if not ran:
         return None
     pairs = [pair for case in ran for pair in scored_pairs(case.runs("with"), case.runs(arm))]
-    deltas = [m.delta for case in ran if (m := case_marginal(case, arm)).delta is not None]
-    scores = [m.score for case in ran if (m := case_marginal(case, arm)).score is not None]
+    each = [case_marginal(case, arm) for case in ran]
+    deltas = [m.delta for m in each if m.delta is not None]
+    scores = [m.score for m in each if m.score is not None]
     return Marginal(
         stats.mean(scores),
         stats.mean(deltas),
