@@ -72,6 +72,22 @@ def delta_interval(
     return (max(-1.0, centre - half), min(1.0, centre + half))
 
 
+def paired_interval(pairs: Sequence[tuple[float, float]], level: float = 0.95) -> tuple[float, float] | None:
+    """The `level` confidence interval of the mean difference a − b over paired run scores in [0, 1] (run n of one
+    arm against run n of the other: the same prompt, made in the same round of the session). Two pseudo-pairs, one
+    at +1 and one at −1, are added before the normal interval is taken (as Agresti–Caffo add a success and a
+    failure): a handful of equal pairs never reads as certainty, and the interval is never zero wide — three pairs
+    that agree give about ±0.62 around 0. None with fewer than two pairs."""
+    if len(pairs) < 2:
+        return None
+    diffs = [a - b for a, b in pairs] + [1.0, -1.0]
+    n = len(diffs)
+    m = sum(diffs) / n
+    sd = math.sqrt(sum((d - m) ** 2 for d in diffs) / (n - 1))
+    half = z_quantile(level) * sd / math.sqrt(n)
+    return (max(-1.0, m - half), min(1.0, m + half))
+
+
 def pass_at_k(n: int, c: int, k: int) -> float | None:
     """The chance that at least one of k runs passes, estimated without bias from n runs of which c passed:
     1 − C(n−c, k) / C(n, k). None when k > n (n runs cannot tell)."""

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.kinds import ErrorKind
+from ..core.kinds import Arm, ErrorKind
+from ..core.run_id import run_folder_name
 from ..grade.engine import GradingStopped, grade, graders_for
 from ..load.case import Case
 from ..results.jsonmap import json_kind
@@ -74,7 +75,7 @@ class StoredResults:
                 raise ValueError(f"--regrade {folder}: {problem}")
             document = self.folder.read()
         self.document: SuiteResult = document
-        self.runs: dict[tuple[str, str, int], StoredRun] = {}
+        self.runs: dict[tuple[str, Arm, int], StoredRun] = {}
         for case in self.document.cases:
             # The document does not say whether --mocks was off: a case's runs carry `mocks` when stand-ins ran.
             served = any(run.mocks is not None for run in case.runs())
@@ -88,7 +89,7 @@ class StoredResults:
         the stored tracePath ends with, else the first that exists, else the dir without its first part."""
         parts = Path(case_dir).parts
         below = [parts[k:] for k in range(len(parts)) if parts[k:]]  # longest first
-        leaf = f"{run.arm}-{run.index}"
+        leaf = run_folder_name(run.arm, run.index)
         traced = Path(run.trace_path).parts if isinstance(run.trace_path, str) else ()
         for rel in below:
             if traced[-(len(rel) + 3) :] == (RUNS_DIR, *rel, leaf, "trace.jsonl"):
@@ -110,7 +111,7 @@ class StoredResults:
                     return list(query.runs)
         return []
 
-    def runs_of(self, case_dir: str) -> list[tuple[str, int]]:
+    def runs_of(self, case_dir: str) -> list[tuple[Arm, int]]:
         """(arm, index) of the stored runs of one case, in order."""
         return sorted(
             ((arm, index) for d, arm, index in self.runs if d == case_dir), key=lambda key: (key[0] != "with", key[1])

@@ -16,6 +16,7 @@ USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
        plugin-eval init --draft [TARGET] [--trust-plugin] [--from FILE…]
        plugin-eval init --bare NAME [--eval-dir DIR]
        plugin-eval check [TARGET] [--eval-dir DIR] [--json] [--strict] [--model M] [--judge-model M] [--scripted]
+                         [--against REF] [--ablate C,…]
        plugin-eval import [TARGET] [--eval-dir DIR]
        plugin-eval entry NAME [MARKETPLACE] --into DIR
        plugin-eval merge DIR... [--output-dir DIR] [--json PATH]

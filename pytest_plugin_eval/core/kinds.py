@@ -2,10 +2,41 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NewType
 
-Arm = Literal["with", "without"]
-ARMS: tuple[Arm, ...] = ("with", "without")
+# The plugin minus one component (--ablate): `ablate:<component>`.
+Ablated = NewType("Ablated", str)
+ABLATE_PREFIX = "ablate:"
+# The arms of a case: with and without the plugin, `against` another version of it (--against), and an ablation.
+Arm = Literal["with", "without", "against"] | Ablated
+ARMS: tuple[Arm, ...] = ("with", "without")  # the two every session knows
+
+
+def _is_ablated(key: str) -> bool:
+    """ablate:<component>"""
+    return key.startswith(ABLATE_PREFIX) and len(key) > len(ABLATE_PREFIX)
+
+
+setattr(Ablated, "json_key", _is_ablated)  # noqa: B010 (mypy knows no such attribute)  a document's arm keys are checked against it (results/jsonmap.py)
+
+
+def is_arm(text: str) -> bool:
+    return text in ("with", "without", "against") or _is_ablated(text)
+
+
+def ablated(component: str) -> Ablated:
+    return Ablated(f"{ABLATE_PREFIX}{component}")
+
+
+def ablated_component(arm: str) -> str | None:
+    """`ablate:hooks` → `hooks`; None for any other arm."""
+    return arm.removeprefix(ABLATE_PREFIX) if arm.startswith(ABLATE_PREFIX) else None
+
+
+def loads_plugin(arm: str) -> bool:
+    """Whether a run of `arm` has a version of the plugin loaded: every arm but `without`."""
+    return arm != "without"
+
 
 # How a case was written: prompt.md, case.yaml, or both; "python": made by `eval_agent.run(prompt)`; "trigger": a
 # query of a trigger set, run as a case (never a case of the document); "": a results document that does not say.

@@ -5,15 +5,15 @@ data, filled in by session/gatherer.py and read by documents.py."""
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass, field
 
+from ..core.run_id import NODE_PARAMS
 from ..results.model import CaseResult, LoadErrorEntry, RunResult, SkippedRun, SuiteInfo
 from ..results.triggers import TriggerSetResult
 
 # A run item's node id is <case file>::<case name>[with-plugin-2] (or [no-plugin-1]); in a model matrix
-# <case file>::<case name>[<model>-with-plugin-2] (session/items/case.py's run_params).
-RUN_PARAMS = re.compile(r"\[(?:(?P<model>[^\[\]]+)-)?(?P<arm>with-plugin|no-plugin)-(?P<index>\d+)\]$")
+# <case file>::<case name>[<model>-with-plugin-2] (core/run_id.py).
+RUN_PARAMS = NODE_PARAMS
 SLOT_MODEL = "::["  # a case on one model of a matrix: <case file>::[<model>]
 
 

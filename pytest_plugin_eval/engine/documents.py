@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .. import adaptive
 from ..core import prices
+from ..core.kinds import Arm
 from ..core.paths import display_path
 from ..lint.grants import KIND as NOT_GRANTED
 from ..lint.suite import lint_cases
@@ -36,8 +37,9 @@ def aggregated(case: CaseResult, plan: adaptive.AutoRuns | None) -> CaseResult:
     """The case with its aggregates; with --runs auto (`plan`), how many runs it took and why it stopped."""
     case = scoring.aggregate(case)
     if plan is not None:
-        scores = {arm: {run.index: run.score for run in case.runs(arm)} for arm in ("with", "without")}
-        rounds, reason = adaptive.replay(plan, scores["with"], scores["without"], case.two_arm)
+        versus: Arm = "against" if case.runs("against") else "without"  # with --against, ΔAGAINST decided
+        scores = {arm: {run.index: run.score for run in case.runs(arm)} for arm in ("with", versus)}
+        rounds, reason = adaptive.replay(plan, scores["with"], scores[versus], case.two_arm or versus == "against")
         case.auto_runs = {"runs": rounds, "stopped": reason}
         case.runs_per_arm = max([rounds, *(len(case.runs(arm)) for arm in case.arms)])
     return case
@@ -214,6 +216,9 @@ class Documents:
             runs_override=options.runs,
             auto_runs=options.auto_runs.to_json() if options.auto_runs is not None else None,
             shard=f"{options.shard[0]}/{options.shard[1]}" if options.shard else None,
+            against=options.against,
+            ablated=list(options.ablate),
+            fail_on_worse=options.fail_on_worse,
         )
 
     def provenance(self, plugin: PluginInfo) -> PluginInfo:

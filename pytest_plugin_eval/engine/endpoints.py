@@ -36,7 +36,7 @@ class ModelCalls:
         --scripted)."""
         if not self.options.scripted:
             return None
-        endpoint = self.resources.endpoint.get()
+        endpoint, arm = self.resources.endpoint.get(), scripted_arm(script, arm)
         return lambda cwd: endpoint.agent_url(script, arm=arm, run=index, cwd=str(cwd), prompt=prompt, model=model)
 
     def judge_for(self, case: Case, script, arm: str, index: int) -> Judge | None:
@@ -51,6 +51,7 @@ class ModelCalls:
             client = self.resources.judge_client.get()
             return Judge(self.judge_model, lambda grader: client)
         endpoint, base = self.resources.endpoint.get(), self.resources.scripted_judge_client.get()
+        arm = scripted_arm(script, arm)
         clients: dict = {}
         lock = threading.Lock()
 
@@ -68,9 +69,18 @@ class ModelCalls:
             return None
         base_url = None
         if self.options.scripted:
-            base_url = self.resources.endpoint.get().judge_url(script, "mock", arm=arm, run=index)
+            base_url = self.resources.endpoint.get().judge_url(script, "mock", arm=scripted_arm(script, arm), run=index)
         # Just the model: the stand-in prices its calls from the same price table. Where the API cannot be asked
         # directly, the stand-in asks through Claude Code, signed in by the run's environment it inherits.
         access = self.resources.access.get()
         claude = None if access.direct else str(self.resources.claude.get())
         return {"model": self.judge_model, "baseUrl": base_url, **({"claude": claude} if claude else {})}
+
+
+def scripted_arm(script: Any, arm: str) -> str:
+    """The arm of scripted.yaml that answers a run of `arm`: its own (`against:`), else — for a run that loads a
+    version of the plugin (against, an ablation) — the with arm's: the scripted model answers what it is asked,
+    not which version asks."""
+    if arm in ("with", "without") or (script is not None and arm in script.arms):
+        return arm
+    return "with"

@@ -177,7 +177,7 @@ def _attempt(plan: RunPlan, how: Evaluation, progress: Progress, ready: StartedA
             f"model {m} has no list price in Claude Code; its cost is estimated at the default model's price"
             for m in unpriced_models(run.transcript)
         ] + [f"{case.name}: {n}" for n in run.notes]
-        if plan.arm == "with":
+        if plan.arm in ("with", "against"):  # an ablation may leave out the very skill the agent calls
             notes += [f"{case.name}: {n}" for n in skill_failures(run.transcript)]
         error_kind: ErrorKind | None = run.error.kind if run.error else None
         error_text = run.error.message if run.error else None

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-from ..core.kinds import Arm, ErrorKind
+from ..core.kinds import ErrorKind
+from ..core.run_id import NodeRun
 from ..load.case import CaseLoadError
 from ..load.triggers import TriggerLoadError
 from ..results.matrix import model_dirname
@@ -15,16 +16,14 @@ from ..results.model import RunResult
 from ..results.triggers import TriggerRun
 from ..run.workspace import Workspace, run_label
 from . import trigger_outcomes, wire
-from .collected import RUN_PARAMS
 from .session_view import SessionView
 
 
-def run_of(nodeid: str) -> tuple[Arm, int]:
-    """`…::greets[with-plugin-2]` (or `[haiku-with-plugin-2]`) → ("with", 2)."""
-    match = RUN_PARAMS.search(nodeid)
-    assert match is not None, nodeid
-    arm: Arm = "with" if match["arm"] == "with-plugin" else "without"
-    return arm, int(match["index"])
+def run_of(nodeid: str) -> NodeRun:
+    """`…::greets[with-plugin-2]` (or `[haiku-with-plugin-2]`) → its arm, index and model as spelt."""
+    run = NodeRun.parse(nodeid)
+    assert run is not None, nodeid
+    return run
 
 
 def model_of(session: SessionView, spelt: str | None) -> str | None:
@@ -37,9 +36,8 @@ def model_of(session: SessionView, spelt: str | None) -> str | None:
 def lost_run(session: SessionView, nodeid: str, case_file: str, kind: ErrorKind, message: str) -> wire.RunReport | None:
     """The report of the run of item `nodeid` (in `case_file`) that never came: errored with `kind` and `message`.
     None when its case no longer loads."""
-    arm, index = run_of(nodeid)
-    match = RUN_PARAMS.search(nodeid)
-    model = model_of(session, match["model"] if match else None)
+    spelt = run_of(nodeid)
+    arm, index, model = spelt.arm, spelt.index, model_of(session, spelt.model_spelt)
     case_dir = (session.config.rootpath / case_file).parent
     eval_root = session.eval_root(case_dir)
     try:
@@ -65,13 +63,16 @@ def remove_workspace(session: SessionView, nodeid: str, case_file: str) -> None:
     base = session.workspace_base
     if base is None:  # --keep-temp
         return
-    arm, index = run_of(nodeid)
-    for workspace in Workspace.of_run(base, run_label((session.config.rootpath / case_file).parent, arm, index)):
+    run = run_of(nodeid)
+    for workspace in Workspace.of_run(
+        base, run_label((session.config.rootpath / case_file).parent, run.arm, run.index)
+    ):
         workspace.remove()
 
 
 TRIGGER_RUN = re.compile(
-    r"^(?P<file>[^:]+)::(?P<skill>[^/\[]+)/(?P<query>[^\[]+)\[(?:(?P<model>[^\[\]]+)-)?run-(?P<index>\d+)\]$"
+    r"^(?P<file>[^:]+)::(?P<skill>[^/\[]+)/(?P<query>[^\[]+)\[(?:(?P<model>[^\[\]]+?)-)??(?P<against>against-)?"
+    r"run-(?P<index>\d+)\]$"
 )
 
 
@@ -92,5 +93,6 @@ def lost_trigger_run(session: SessionView, nodeid: str, kind: ErrorKind, message
         query = next((q for q in trigger_set.queries if q.id == match["query"]), None)
         if trigger_set.name == match["skill"] and query is not None:
             run = TriggerRun(int(match["index"]), None, error=message, error_kind=kind)
-            return trigger_outcomes.report_of(session, trigger_set, query, run, model_of(session, match["model"]))
+            arm = "against" if match["against"] else "with"
+            return trigger_outcomes.report_of(session, trigger_set, query, run, model_of(session, match["model"]), arm)
     return None

@@ -28,6 +28,12 @@ def header_lines(eval_roots: list[Path], options: EvalOptions) -> list[str]:
             f"plugin-eval: {under_test} · cases in {root} · ablation {ablation_for(options, plugin is not None)} · "
             f"judge {judge}"
         )
+    others = ([f"against ({options.against})"] if options.against else []) + [f"ablate:{c}" for c in options.ablate]
+    if others:  # each as costly as the with arm: said before anything is spent (plugin-eval check prices them)
+        lines.append(
+            f"plugin-eval: more arms: {', '.join(others)} — each runs every case as often as the with arm "
+            f"(docs/arms.md)"
+        )
     if options.scripted:
         lines.append(
             "plugin-eval: model = the scripted endpoint (offline: answers come from each case's "

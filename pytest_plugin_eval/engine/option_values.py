@@ -183,6 +183,24 @@ def parse_ablation(raw: str | None, option: Any, choices: tuple[str, ...] = ("no
     return raw
 
 
+def parse_against(raw: str | None, option: Any) -> str | None:
+    """--against REF: what REF names (a folder, a git revision) is checked once the plugin is known
+    (engine/versions.py)."""
+    if raw is not None and not raw.strip():
+        raise OptionError("Error: --against needs a git revision of the plugin's repository or a folder")
+    return raw.strip() if raw is not None else None
+
+
+def parse_ablate(raw: str | None, option: Any) -> tuple[str, ...]:
+    """--ablate A,B: the components, each once (whether the plugin has them is checked once it is known)."""
+    if raw is None:
+        return ()
+    names = [name.strip() for name in raw.split(",")]
+    if not all(names):
+        raise OptionError(f"Error: --ablate {raw}: an empty component name; give components as A,B")
+    return tuple(dict.fromkeys(names))
+
+
 def parse_mocks(raw: str, option: Any, choices: tuple[str, ...] = ("record", "off")) -> str:
     if raw not in choices:
         raise OptionError("Error: --mocks must be record or off")

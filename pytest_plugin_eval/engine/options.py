@@ -18,7 +18,9 @@ from .option_values import (
     as_bool,
     as_given,
     as_tuple,
+    parse_ablate,
     parse_ablation,
+    parse_against,
     parse_allow_tools,
     parse_api_retries,
     parse_claude,
@@ -88,6 +90,9 @@ class EvalOptions:
     max_false_fire: float | None = None  # a trigger set above this false-fire rate fails
     reuse_baseline: bool = False  # --reuse-baseline (or the eval_reuse_baseline ini setting)
     strict_tools: bool = False  # --strict-tools (or the eval_strict_tools ini setting)
+    against: str | None = None  # --against REF: another version of the plugin as a third arm
+    ablate: tuple[str, ...] = ()  # --ablate A,B: an arm per component, the plugin without it
+    fail_on_worse: bool = False  # --fail-on-worse: exit 1 when a case is worse than --against's version
 
     @property
     def matrix(self) -> bool:
@@ -186,6 +191,34 @@ OPTIONS = (
         metavar="MODE",
         field="ablation",
         parse=partial(parse_ablation, choices=ABLATIONS),
+    ),
+    Option(
+        ("--against",),
+        "eval_against",
+        "Run every case also with another version of the plugin — a git revision of its repository (a commit, "
+        "tag or branch) or a folder holding it — as a third arm, `against`: same prompts, runs and graders; per "
+        "case ΔAGAINST = WITH − AGAINST with a paired interval (docs/arms.md)",
+        metavar="REF",
+        field="against",
+        parse=parse_against,
+    ),
+    Option(
+        ("--ablate",),
+        "eval_ablate",
+        "An arm per component (a skill, command or agent by name, `hooks`, an MCP server): the plugin without "
+        "it, `ablate:<component>`; per case and for the suite, what the component adds (WITH − ablated) with a "
+        "paired interval, ranked (docs/arms.md)",
+        metavar="COMPONENT[,COMPONENT…]",
+        field="ablate",
+        parse=parse_ablate,
+    ),
+    Option(
+        ("--fail-on-worse",),
+        "eval_fail_on_worse",
+        "With --against: exit 1 when a case is worse than the other version (its ΔAGAINST interval lies below 0)",
+        kind="flag",
+        default=False,
+        field="fail_on_worse",
     ),
     Option(
         ("--allow-tools",),

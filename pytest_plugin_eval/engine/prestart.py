@@ -24,10 +24,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ..core.run_id import RunId
 from ..run.execute import RunPlan, StartedAgent, start_agent
 from ..run.workspace import Workspace
 
-RunKey = tuple[str, str, int]  # (case, arm, index)
+RunKey = RunId
 
 
 class Prestarts:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..analysis.baseline import ARM, Baselines, Decision, Reuse, as_reused
 from ..analysis.regrade import regrade_run
+from ..core.run_id import RunId
 from ..load.case import Case
 from ..results.history import HISTORY_LIMIT, scan
 from ..results.model import RunResult
@@ -48,17 +49,17 @@ class BaselineReuse:
         with self._lock:
             key = (case.dir, model)
             if key not in self._conditions:
-                plan = self.session.run_plan(case, ARM, 1, model)
+                plan = self.session.run_plan(case, RunId.of(case.dir, ARM, 1, model))
                 self._conditions[key] = without_conditions(plan, self.claude_version.get(), plan.environ)
             return self._conditions[key]
 
-    def reused(self, case: Case, arm: str, index: int, model: str | None = None) -> Reuse | None:
-        """The stored run that stands for this run on `model` (None: it runs — also when the stored sessions
-        cannot be read: a fault of the reuse must not lose the run)."""
-        if arm != ARM or not self.enabled or case.trigger is not None:
+    def reused(self, case: Case, run: RunId) -> Reuse | None:
+        """The stored run that stands for `run` of `case` (None: it runs — also when the stored sessions cannot
+        be read: a fault of the reuse must not lose the run)."""
+        if run.arm != ARM or not self.enabled or case.trigger is not None:
             return None
         try:
-            return self.decision(case, model).runs.get(index)
+            return self.decision(case, run.model).runs.get(run.index)
         except Exception:
             return None
 

@@ -19,7 +19,6 @@ from ..adaptive import INCOMPLETE, AutoRuns, stop_reason, trigger_stop_reason
 from ..load.case import Case
 from ..results.model import RunResult
 from ..results.trigger_runs import trigger_run_of
-from .prestart import RunKey
 
 POLL_SECONDS = 0.2
 
@@ -72,10 +71,12 @@ class RoundBoard:
         stopping: threading.Event,
         sleep: Callable[[float], None] = time.sleep,
         trigger: tuple[float, int] | None = None,
+        versus: str = "without",
     ) -> str | None:
         """None when run `index` of the case is needed; else why not. Waits until the `earlier` runs (the
         selected runs of the case's earlier rounds, as (arm, index)) are over. A trigger query (`trigger`: its
-        threshold and first runs) is decided on its fire rate (its runs' scores are 1 fired, 0 not)."""
+        threshold and first runs) is decided on its fire rate (its runs' scores are 1 fired, 0 not). `versus`: the
+        arm whose Δ decides (with --against, ΔAGAINST: the question the session asks)."""
         if index <= self.plan.first:
             return None
         while True:
@@ -92,7 +93,7 @@ class RoundBoard:
         if trigger is not None:
             reason = trigger_stop_reason(self.plan, scores.get("with", []), trigger[0], index - 1, trigger[1])
         else:
-            reason = stop_reason(self.plan, scores.get("with", []), scores.get("without", []), index - 1, two_arm)
+            reason = stop_reason(self.plan, scores.get("with", []), scores.get(versus, []), index - 1, two_arm)
         if reason is None:
             return None
         with self._connect() as db:  # the first to decide wins; the other arm's run reads the same decision
@@ -108,14 +109,3 @@ def auto_score(case: Case, result: RunResult | None) -> float | None:
         return result.score
     fired = trigger_run_of(result, case.trigger).fired
     return None if fired is None else float(fired)
-
-
-def case_key(case: Case, model: str | None = None) -> str:
-    """A case on one model of a matrix (--runs auto decides each model's runs apart; each run is started ahead
-    apart)."""
-    key = str(case.dir.resolve())
-    return key if model is None else f"{key}\0{model}"
-
-
-def run_key(case: Case, arm: str, index: int, model: str | None = None) -> RunKey:
-    return (case_key(case, model), arm, index)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import fnmatch
 
-from ..core.kinds import Ablation, Arm
+from ..core.kinds import Ablation, Arm, ablated
 from ..lint.grants import Grants, grant_findings, warning_text
 from ..load.case import Case
 from ..load.triggers import TriggerSet
@@ -38,7 +38,17 @@ def single_arm_reason(case: Case, options: EvalOptions) -> str | None:
 
 
 def arms_for(case: Case, options: EvalOptions) -> tuple[Arm, ...]:
-    return ("with", "without") if two_arm(case, options) else ("with",)
+    """with, without (when the case runs in two arms), then --against's and --ablate's arms (when it has a plugin
+    whose other version or parts they can load)."""
+    arms: tuple[Arm, ...] = ("with", "without") if two_arm(case, options) else ("with",)
+    return arms + other_arms(case, options)
+
+
+def other_arms(case: Case, options: EvalOptions) -> tuple[Arm, ...]:
+    if not case.plugin_dirs or case.context.history_file is not None:
+        return ()
+    against: tuple[Arm, ...] = ("against",) if options.against else ()
+    return against + tuple(ablated(component) for component in options.ablate)
 
 
 def runs_for(case: Case, options: EvalOptions) -> int:

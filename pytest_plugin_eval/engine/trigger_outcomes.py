@@ -13,9 +13,15 @@ from .session_view import SessionView
 
 
 def report_of(
-    session: SessionView, trigger_set: TriggerSet, query: TriggerQuery, run: TriggerRun, model: str | None = None
+    session: SessionView,
+    trigger_set: TriggerSet,
+    query: TriggerQuery,
+    run: TriggerRun,
+    model: str | None = None,
+    arm: str = "with",
 ) -> wire.TriggerReport:
-    """What a trigger run's call report carries to the controller (`model`: a matrix's model of the run)."""
+    """What a trigger run's call report carries to the controller (`model`: a matrix's model of the run; `arm`:
+    against for a run of --against's version)."""
     case = query_case(trigger_set, query)
     return wire.TriggerReport(
         eval_root=str(trigger_set.eval_root),
@@ -26,6 +32,7 @@ def report_of(
         suite=session.suite_info(case, model),
         position=trigger_set.queries.index(query),
         model=model,
+        arm=arm,
     )
 
 

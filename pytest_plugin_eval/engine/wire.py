@@ -93,11 +93,13 @@ class TriggerReport:
     suite: SuiteInfo
     position: int = 0  # the query's place in its set
     model: str | None = None  # a model matrix's model of the run
+    arm: str = "with"  # against: a run of --against's version
 
     def to_json(self) -> dict:
         header = self.trigger_set.to_json()
         query = self.query.to_json()
         return {
+            "arm": self.arm,
             "model": self.model,
             "evalRoot": self.eval_root,
             "label": self.label,
@@ -122,4 +124,5 @@ class TriggerReport:
             suite=SuiteInfo.from_json(data["suite"]),
             position=data.get("position", 0),
             model=data.get("model"),
+            arm=data.get("arm", "with"),
         )

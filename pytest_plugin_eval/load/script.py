@@ -23,7 +23,7 @@ from ..core.yamlio import YamlError, load_yaml
 SCRIPT_FILENAME = "scripted.yaml"
 ARMS = ("with", "without")
 
-_TOP_KEYS = ("with", "without", "all", "judge", "pairwise", "models", "controls")
+_TOP_KEYS = ("with", "without", "against", "all", "judge", "pairwise", "models", "controls")
 ORDERS = ("old_first", "new_first")  # the two orders a pairwise judge sees a pair in (compare --pairwise)
 _KINDS = ("text", "tool", "blocks", "error")
 _JUDGE_KINDS = ("text", "error")
@@ -186,6 +186,8 @@ def _parse_script(data: Any, path: str) -> Script:
     parsed = {key: _parse_arm(data[key], key) for key in ("all", *ARMS) if key in data}
     # An arm's own key replaces `all` as a whole; `all` is still validated.
     arms = {arm: parsed[arm] if arm in parsed else parsed["all"] for arm in ARMS if arm in parsed or "all" in parsed}
+    if "against" in data:  # --against's arm, when it must answer apart from the with arm
+        arms["against"] = _parse_arm(data["against"], "against")
     judge, judge_by_arm = _parse_judge(data["judge"]) if "judge" in data else ({}, {})
     pairwise = _parse_pairwise(data["pairwise"]) if "pairwise" in data else {}
     controls = _parse_controls(data["controls"]) if "controls" in data else {}

@@ -58,12 +58,12 @@ def components_of(plugin_root: Path) -> list[Component]:
         for w in workflows_of(plugin_root)
         if w.name not in taken
     ]
-    commands = sorted((_command(plugin, path) for path in _command_files(plugin_root)), key=lambda c: c.name)
+    commands = sorted((_command(plugin, path) for path in command_files(plugin_root)), key=lambda c: c.name)
     # A command named like a skill is shadowed by it: Claude Code 2.1 offers the skill alone under that name.
     return skills + [c for c in commands if c.name not in {s.name for s in skills}]
 
 
-def _command_files(root: Path) -> list[Path]:
+def command_files(root: Path) -> list[Path]:
     folders = [root / COMMANDS_DIR, *(Path(os.path.normpath(root / p)) for p in component_paths(root)["commands"])]
     found: list[Path] = []
     for folder in folders:

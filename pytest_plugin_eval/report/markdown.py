@@ -14,8 +14,8 @@ from ..results.comparison import Comparison
 from ..results.model import SuiteResult
 from ..results.triggers import VERDICT_WORDS, TriggerSetResult
 from ..results.verdict import case_verdict
+from . import arms, efficiency, triggers
 from . import comparison as compared
-from . import efficiency, triggers
 from .notice_groups import grouped
 from .view import (
     MISSING,
@@ -133,9 +133,29 @@ def efficiency_section(document: SuiteResult) -> list[str]:
     ]
 
 
+def arms_markdown(document: SuiteResult, level: int) -> list[str]:
+    """The other version's arm (--against) and the ablated components (--ablate), as the terminal shows them."""
+    v, h = arms.arms_view(document), "#" * level
+    out: list[str] = []
+    if v.against_rows:
+        head = ["Case", "With", "Against", "ΔAGAINST", "ΔAGAINST 95% CI", "Verdict"]
+        body = [
+            [r.name, r.score, r.against, r.delta, r.interval, VERDICT_MARKS.get(r.verdict or "", MISSING)]
+            for r in v.against_rows
+        ]
+        out += [f"{h} {arms.AGAINST_TITLE}: {code(v.against or '')}", "", *_table(head, body, right=(1, 2, 3)), ""]
+        out += [f"- {cell(line)}" for line in (v.against_summary, *v.movers) if line] + [""]
+    if v.ablation_rows:
+        head = ["Component", "Δ (with − without it)", "95% CI", "Per case"]
+        body = [[r.component, r.delta, r.interval, r.cases] for r in v.ablation_rows]
+        out += [f"{h} {arms.ABLATION_TITLE}", "", *_table(head, body, right=(1,)), ""]
+    return out
+
+
 def triggers_table(sets: Sequence[TriggerSetResult]) -> list[str]:
     """A row per query: its skill, label, fires k/n with the interval, its verdict, what else its runs took."""
-    head = ["", "Skill", "Query", "Label", "Fires", "95% CI", "Verdict", "Notes"]
+    then = any(q.against_runs for s in sets for q in s.queries)  # --against: then → now
+    head = ["", "Skill", "Query", "Label", "Fires", "95% CI", "Verdict", *(["Then → now"] if then else []), "Notes"]
     marks = {True: "✅", False: "❌", None: "⚪"}
     body = [
         [
@@ -146,6 +166,7 @@ def triggers_table(sets: Sequence[TriggerSetResult]) -> list[str]:
             f"{q.fires}/{len(q.decided)}",
             triggers.interval(q.interval),
             VERDICT_WORDS[q.verdict(s.threshold)],
+            *([triggers.then_now(q)] if then else []),
             _cut(triggers.query_notes(q, s)),
         ]
         for s in sets
@@ -209,6 +230,7 @@ def suite_markdown(part: SessionPart, level: int = 2) -> str:
         out += [*cases_table(document), "", summary_line(document), "", *efficiency_section(document)]
     elif not sets:
         out += ["No eval cases ran.", ""]
+    out += arms_markdown(document, level + 1)
     if sets:
         out += [f"{h}# Triggers", "", *triggers_table(sets), "", triggers.summary_line(sets), ""]
     failing = failing_cases(document)

@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from ..core.kinds import Arm as ArmName
+from ..core.kinds import ablated_component
 from ..load.mocks import INFO_MARK
 from ..results.findings import Finding, of_case
 from ..results.history import Trend
@@ -16,6 +18,7 @@ from ..results.scoring import trend
 from ..run.refusals import describe
 from ..stats import mean
 from . import efficiency
+from .arms import ArmsView, arms_view
 from .conversation import Trace, trace
 from .notice_groups import grouped
 from .trend import TrendSection, trend_section
@@ -43,7 +46,16 @@ EVIDENCE_CHARS = 20_000  # the evidence one judged grader read
 NOTE_CHARS = 240  # the NOTES cell of the summary table
 PASS_K_COLUMNS = 10  # k shown in a case's pass@k table: the first nine and the last when there are more
 
-ARM_TITLES = {"with": "With the plugin", "without": "Without the plugin"}
+ARM_TITLES: dict[str, str] = {
+    "with": "With the plugin",
+    "without": "Without the plugin",
+    "against": "The other version (--against)",
+}
+
+
+def arm_title(arm: ArmName) -> str:
+    component = ablated_component(arm)
+    return ARM_TITLES.get(arm) or f"Without {component} (--ablate)"
 
 
 # ---- the top: header, cards, summary table, load errors -----------------------------------------------------
@@ -468,10 +480,8 @@ def run(result: RunResult, label: str, prompt: str) -> Run:
 
 def _arms(case: CaseResult) -> list[Arm]:
     out = []
-    for arm, name in ARM_TITLES.items():
-        if arm not in case.arms:
-            continue
-        runs = case.arms[arm]
+    for arm, runs in case.arms.items():
+        name = arm_title(arm)
         out.append(
             Arm(
                 f"{name} · {len(runs)} run{'s' if len(runs) != 1 else ''}",
@@ -552,6 +562,7 @@ class Page:
     cases: list[CaseSection]
     trend: TrendSection | None = None  # None: no earlier comparable session (or none was looked for)
     triggers: list = field(default_factory=list)  # report.trigger_page.TriggerSection, one per trigger set
+    arms: ArmsView | None = None  # the other version's arm and the ablations (None: the session had neither)
 
 
 def top(document: SuiteResult, linked: bool = True) -> Top:
@@ -575,4 +586,5 @@ def page(document: SuiteResult, history: Trend | None = None, agreement: dict | 
         [case_section(case, i, agreement, document.findings) for i, case in enumerate(document.cases, 1)],
         trend_section(history, anchors),
         trigger_sections(document.triggers),
+        None if (arms := arms_view(document)).empty else arms,
     )

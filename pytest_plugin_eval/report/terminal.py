@@ -7,7 +7,7 @@ from pathlib import Path
 from ..core.paths import display_path
 from ..load.mocks import INFO_MARK
 from ..results.model import SuiteResult
-from . import efficiency, triggers, view
+from . import arms, efficiency, triggers, view
 from .notice_groups import grouped
 
 NUMBER_MISSING = "  -  "  # as wide as a number, so the columns stay aligned
@@ -96,6 +96,8 @@ def write_summary(
             terminal.write_line(line)
         terminal.write_line("")
         terminal.write_line(summary_line(document))
+        for line in arms.terminal_lines(document):
+            terminal.write_line(line, red=line.startswith("✗"))
         spent = efficiency.terminal_lines(document) if expanded else []
         if spent:
             terminal.write_line("")

@@ -51,18 +51,29 @@ def table(sets: list[TriggerSetResult]) -> list[str]:
         return []
     rows = [(s, q) for s in sets for q in s.queries]
     width = max([len(q.id) for _, q in rows] + [5]) + 2
-    lines = [f"  {'':2}{'LABEL':<12}{'QUERY':<{width}}{'FIRES':<7}{'95% CI':<14}{'VERDICT':<15}NOTES"]
+    then = any(q.against_runs for _, q in rows)  # --against: the other version's fires beside
+    head = f"  {'':2}{'LABEL':<12}{'QUERY':<{width}}{'FIRES':<7}{'95% CI':<14}{'VERDICT':<15}"
+    lines = [head + ("THEN → NOW  " if then else "") + "NOTES"]
     for trigger_set in sets:
         lines.append(skill_line(trigger_set))
         for query in trigger_set.queries:
             label = "should fire" if query.should_fire else "should not"
             fires = f"{query.fires}/{len(query.decided)}"
-            lines.append(
+            cells = (
                 f"  {mark(query, trigger_set.threshold):<2}{label:<12}{query.id:<{width}}{fires:<7}"
                 f"{interval(query.interval):<14}{VERDICT_WORDS[query.verdict(trigger_set.threshold)]:<15}"
-                f"{query_notes(query, trigger_set)}".rstrip()
             )
+            cells += f"{then_now(query):<12}" if then else ""
+            lines.append(f"{cells}{query_notes(query, trigger_set)}".rstrip())
     return lines
+
+
+def then_now(query: QueryResult) -> str:
+    """`2/3 → 3/3`: fires with --against's version, then with this one ("-" without runs of the other)."""
+    then = query.then
+    if then is None:
+        return "-"
+    return f"{then.fires}/{len(then.decided)} → {query.fires}/{len(query.decided)}"
 
 
 def summary_line(sets: list[TriggerSetResult]) -> str:

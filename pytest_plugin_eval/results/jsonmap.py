@@ -214,9 +214,13 @@ def _value_problems(hint: Any, value: Any, where: str) -> list[str]:
             return [f"{where}: must be an object (got {json_kind(value)})"]
         key_type, item = (args[0], args[1]) if args else (Any, Any)
         found = []
+        allowed = _allowed_keys(key_type)
         for k, v in value.items():
-            if get_origin(key_type) is Literal and k not in get_args(key_type):
-                found.append(f"{where}: {k!r} is not one of {', '.join(map(str, get_args(key_type)))}")
+            if allowed is not None and not any(
+                k in spelt if isinstance(spelt, tuple) else spelt(k) for spelt in allowed
+            ):
+                named = [", ".join(map(str, spelt)) if isinstance(spelt, tuple) else spelt.__doc__ for spelt in allowed]
+                found.append(f"{where}: {k!r} is not one of {', '.join(named)}")
             else:
                 found += _value_problems(item, v, f"{where}.{k}")
         return found
@@ -224,6 +228,21 @@ def _value_problems(hint: Any, value: Any, where: str) -> list[str]:
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         return [] if number else [f"{where}: must be a number (got {json_kind(value)})"]
     return []  # a string field shows what it holds as text, whatever it is
+
+
+def _allowed_keys(key_type: Any) -> list[Any] | None:
+    """What an object's keys may be when its key type says: the values of a Literal, and for a union also what a
+    member's `json_key` test (a function whose docstring names what it admits) lets through. None: any key."""
+    members = get_args(key_type) if get_origin(key_type) in (Union, types.UnionType) else (key_type,)
+    allowed: list[Any] = []
+    for member in members:
+        if get_origin(member) is Literal:
+            allowed.append(get_args(member))
+        elif callable(getattr(member, "json_key", None)):
+            allowed.append(member.json_key)
+        else:
+            return None
+    return allowed
 
 
 def _holds_document(hint: Any) -> bool:
@@ -388,6 +407,9 @@ def _loader(hint: Any) -> tuple[Convert, bool]:
     if hint is dict or origin is dict:
         if args and args[0] is int:
             return (lambda data: {int(k): v for k, v in (data or {}).items()}), True
+        if args and _is_document(args[1]):
+            value = _loader(args[1])[0]
+            return (lambda data: {k: value(v) for k, v in (data or {}).items()}), True
         return (lambda data: data or {}), True
     if hint is bool:
         return bool, False

@@ -179,6 +179,31 @@ def _pair(ci: Any) -> tuple[float, float] | None:
 
 
 @dataclass
+class Marginal(Document):
+    """The with-plugin arm against another arm of the same runs (--against, --ablate): that arm's mean score, and
+    Δ = WITH − it with a paired interval (run n against run n). For the suite (`component` set under
+    `aggregates.ablations`), over every case's pairs."""
+
+    score: float | None = field(metadata=key("score", missing=None))
+    delta: float | None = field(metadata=key("delta", missing=None))
+    _: KW_ONLY
+    delta_ci: tuple[float, float] | None = field(default=None, metadata=key("deltaCI", omit="none", read=_pair))
+    pairs: int = field(default=0, metadata=key("pairs", missing=0))
+    component: str | None = field(default=None, metadata=key("component", omit="none"))
+    cases: int | None = field(default=None, metadata=key("cases", omit="none"))
+    extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
+
+    @property
+    def worse(self) -> bool:
+        """WITH is worse than the other arm: the interval lies below 0."""
+        return self.delta_ci is not None and self.delta_ci[1] < 0
+
+    @property
+    def better(self) -> bool:
+        return self.delta_ci is not None and self.delta_ci[0] > 0
+
+
+@dataclass
 class CaseAggregates(Document):
     """A case's numbers over its runs. The without-arm fields exist only when that arm ran (`two_arm`).
     `pass_at_k` / `pass_hat_k`: over the with arm's scored runs, k → the estimated chance that at least one /
@@ -200,6 +225,9 @@ class CaseAggregates(Document):
     pass_hat_k: dict[int, float | None] | None = field(default=None, metadata=key("passHatK", omit="none"))
     # what each arm's runs spent (turns, tokens, cost, seconds…), their medians and with − without
     efficiency: Efficiency | None = field(default=None, metadata=key("efficiency", omit="none"))
+    # --against: the other version's arm (WITH − AGAINST); --ablate: component → WITH − the plugin without it
+    delta_against: Marginal | None = field(default=None, metadata=key("deltaAgainst", omit="none"))
+    ablations: dict[str, Marginal] = field(default_factory=dict, metadata=key("ablations", omit="falsy"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 
 
@@ -324,6 +352,10 @@ class SuiteInfo(Document):
     # "K/N": this session ran one share of the suite (--shard); the shards' documents `plugin-eval merge` combined
     shard: str | None = field(default=None, metadata=key("shard", omit="none"))
     merged_from: list[str] | None = field(default=None, metadata=key("mergedFrom", omit="none"))
+    # --against REF (as given) and --ablate's components; --fail-on-worse: a case worse than REF fails the session
+    against: str | None = field(default=None, metadata=key("against", omit="none"))
+    ablated: list[str] = field(default_factory=list, metadata=key("ablated", omit="falsy"))
+    fail_on_worse: bool = field(default=False, metadata=key("failOnWorse", omit="falsy"))
     plugins: list[PluginInfo] = field(default_factory=list, metadata=key("plugins"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 
@@ -339,6 +371,9 @@ class SuiteAggregates(Document):
     mean_delta: float | None = field(default=None, metadata=key("meanDelta", when="two_arm"))
     # over the cases: the median case's figures per arm and the median of the cases' with − without
     efficiency: Efficiency | None = field(default=None, metadata=key("efficiency", omit="none"))
+    # --against over every case's pairs; --ablate: one per component, the one that carried the most score first
+    delta_against: Marginal | None = field(default=None, metadata=key("deltaAgainst", omit="none"))
+    ablations: list[Marginal] = field(default_factory=list, metadata=key("ablations", omit="falsy"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 
 

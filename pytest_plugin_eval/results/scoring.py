@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .. import stats
-from . import budget, efficiency
+from . import arms, budget, efficiency
 from .model import (
     SESSION_FAILING_KINDS,
     CaseAggregates,
@@ -71,12 +71,12 @@ def aggregate(case: CaseResult) -> CaseResult:
     """The case with its aggregates computed from its runs ("with" always present, runs in index order)."""
     case.arms = {arm: sorted(runs, key=lambda r: r.index) for arm, runs in case.arms.items() if runs or arm == "with"}
     case.arms.setdefault("with", [])
-    case.arms = {arm: case.arms[arm] for arm in ("with", "without") if arm in case.arms}
+    case.arms = {arm: case.arms[arm] for arm in sorted(case.arms, key=arms.arm_order)}
     # A budget grader's verdict can depend on the other arm's runs: settled on them all, then those runs rescored.
     for run in budget.settle(case):
         run.score = run_score(run.graders)
         run.passed = run.score == 1.0
-    case.aggregates = case_aggregates(case.arms["with"], case.arms.get("without", []))
+    case.aggregates = arms.with_arms(case, case_aggregates(case.arms["with"], case.arms.get("without", [])))
     case.aggregates.efficiency = efficiency.case_efficiency(
         {arm: [f for run in runs if (f := run.figures) is not None] for arm, runs in case.arms.items()}
     )
@@ -101,6 +101,8 @@ def suite_aggregates(cases: Sequence[CaseResult], threshold: float) -> SuiteAggr
         two_arm=two_arm,
         mean_delta=stats.mean(deltas) if two_arm and deltas else None,
         efficiency=efficiency.suite_efficiency([c.aggregates.efficiency for c in cases]),
+        delta_against=arms.suite_marginal(cases, "against"),
+        ablations=arms.ranking(cases),
     )
 
 
@@ -145,7 +147,7 @@ def partial_reason(runs: Iterable[RunResult], interrupted: str | None, runs_skip
 
 def document_failed(document: SuiteResult) -> bool:
     """What fails a session's exit status in its document: a case that did not load, no case at all, a case below
-    its threshold, a run that could not start. A case none of whose with-plugin runs was selected (`-k no-plugin`)
+    its threshold, a run that could not start, with --fail-on-worse a case worse than --against's version. A case none of whose with-plugin runs was selected (`-k no-plugin`)
     has no verdict, as pytest reports it (skipped): it fails nothing."""
     threshold = document.suite.threshold
     return (
@@ -153,6 +155,7 @@ def document_failed(document: SuiteResult) -> bool:
         or not document.cases
         or any(case.runs("with") and not passes_threshold(case, threshold) for case in document.cases)
         or any(run.error_kind in SESSION_FAILING_KINDS for case in document.cases for run in case.runs())
+        or (document.suite.fail_on_worse and bool(arms.worse_cases(document)))
     )
 
 

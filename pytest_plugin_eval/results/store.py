@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import HarnessError, InvalidSpec
+from ..core.run_id import run_folder_name
 from ..run.artefacts import RunFolder
 from .jsonmap import problems
 from .model import SCHEMA_VERSION, SuiteResult
@@ -93,7 +94,7 @@ class ResultsFolder:
 
     def run_folder(self, case_in_eval_dir: str, arm: str, index: int) -> RunFolder:
         """A run's artefacts; `case_in_eval_dir` is the case folder relative to the eval dir."""
-        return RunFolder(self.path / RUNS_DIR / case_in_eval_dir / f"{arm}-{index}")
+        return RunFolder(self.path / RUNS_DIR / case_in_eval_dir / run_folder_name(arm, index))
 
     def read(self) -> SuiteResult:
         """The results document. Raises OSError or ValueError when it is missing or unreadable."""

@@ -83,6 +83,8 @@ class QueryResult(Document):
     query: str = field(metadata=key("query"))
     should_fire: bool = field(metadata=key("shouldFire"))
     runs: list[TriggerRun] = field(default_factory=list, metadata=key("runs"))
+    # --against: the runs of the other version of the plugin (then), beside the runs of this one (now)
+    against_runs: list[TriggerRun] = field(default_factory=list, metadata=key("againstRuns", omit="falsy"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)  # written last, after the runs
     threshold: float = 0.5  # its set's, for the verdict written with it (not a key of its own)
 
@@ -154,8 +156,20 @@ class QueryResult(Document):
             "correct": self.correct(self.threshold),
             "consulted": self.consulted,
             "runs": [r.to_json() for r in sorted(self.runs, key=lambda r: r.index)],
+            **(
+                {"againstRuns": [r.to_json() for r in sorted(self.against_runs, key=lambda r: r.index)]}
+                if self.against_runs
+                else {}
+            ),
             **self.extra,
         }
+
+    @property
+    def then(self) -> QueryResult | None:
+        """The query as --against's version answered it (None: no such runs)."""
+        if not self.against_runs:
+            return None
+        return QueryResult(self.id, self.query, self.should_fire, runs=list(self.against_runs))
 
 
 @dataclass(frozen=True)
@@ -240,7 +254,8 @@ class TriggerSetResult(Document):
 
     @property
     def cost_usd(self) -> float:
-        return sum(r.cost_usd for r in self.runs)
+        """What its runs cost, --against's version's included."""
+        return sum(r.cost_usd for q in self.queries for r in (*q.runs, *q.against_runs))
 
     def to_json(self) -> dict[str, Any]:
         """Its keys, with its summary (read back from its queries, not stored) before its queries."""

@@ -24,9 +24,9 @@ from typing import Any
 
 from ..core import prices
 from ..core.clock import now_iso
-from ..core.kinds import Arm
+from ..core.kinds import Arm, ablated_component, loads_plugin
 from ..load.case import Case
-from ..load.suite import plugin_at
+from ..load.suite import declared_servers, plugin_at
 from . import partial, permissions, trigger
 from .agent import AgentCommand, AgentStartError, Child, RunError, classify, silence_limit
 from .output import RunOutput
@@ -73,10 +73,18 @@ class RunPlan:
     tag: str | None = None  # the session's tag: every process of the run carries it (SESSION_TAG)
     hidden: tuple[Path, ...] = ()  # folders the agent must not see, such as the session's results folders
     environ: dict = field(default_factory=lambda: dict(os.environ))
+    # the plugin folders this run's arm has (another version, a copy minus a component: engine/versions.py);
+    # None: the case's own
+    plugins: tuple[Path, ...] | None = None
 
     @property
     def model(self) -> str | None:
         return self.settings.model or self.case.model
+
+    @property
+    def plugin_dirs(self) -> tuple[Path, ...]:
+        """The plugin folders of this run: loaded with --plugin-dir in every arm but without."""
+        return self.case.plugin_dirs if self.plugins is None else self.plugins
 
 
 def run_folders(plan: RunPlan, ws: Workspace) -> permissions.RunFolders:
@@ -87,12 +95,12 @@ def run_folders(plan: RunPlan, ws: Workspace) -> permissions.RunFolders:
         tmp=ws.tmp,
         config=ws.config,
         out=ws.out,
-        plugin=case.plugin_dirs[0] if case.plugin_dirs else None,
+        plugin=plan.plugin_dirs[0] if plan.plugin_dirs else None,
         case_dir=case.dir,
         eval_root=case.eval_root,
         add_dirs=case.context.add_dirs,
         root=ws.root,
-        plugins=tuple(case.plugin_dirs),
+        plugins=tuple(plan.plugin_dirs),
         results=tuple(Path(p).absolute() for p in plan.hidden),
         caller_homes=caller_homes(plan.environ),
         temp_dir=Path(tempfile.gettempdir()).absolute(),
@@ -130,7 +138,7 @@ def stage(plan: RunPlan, ws: Workspace) -> None:
             raise AgentStartError(problem)
         folders = run_folders(plan, ws)
         secrets = credential_names(operator_env(plan.environ))  # the operator's; not the harness's GIT_CONFIG_KEY_n
-        settings["sandbox"] = permissions.sandbox_settings(folders, plan.case.plugin_dirs, secrets)
+        settings["sandbox"] = permissions.sandbox_settings(folders, plan.plugin_dirs, secrets)
     if plan.case.trigger is not None:  # the agent is held at the call that decides the run (run/trigger.py)
         settings["hooks"] = trigger.hold_hooks(plan.case.trigger, ws.out)
     if settings:
@@ -161,8 +169,15 @@ def stand_ins(plan: RunPlan, ws: Workspace) -> MockPlan | None:
     if plan.settings.mocks != "record":
         return None
     # The plugins' declared servers matter in both arms: without the plugin, their mocks are simply not served.
-    plugins = {plugin_at(folder).name: folder for folder in plan.case.plugin_dirs}
+    # An ablation's copy no longer declares the server it leaves out: its mock is not served either (it would be
+    # served standalone, and the component would still be there).
+    ablation = ablated_component(plan.arm) is not None
+    plugins = {plugin_at(folder).name: folder for folder in (plan.case.plugin_dirs if ablation else plan.plugin_dirs)}
     mock_plan = plan_mocks(plan.case.mocks, plugins, plan.arm, allow_real_servers=plan.settings.allow_real_servers)
+    if ablation:
+        kept = {server for folder in plan.plugin_dirs for server in declared_servers(folder)}
+        gone = {server for folder in plan.case.plugin_dirs for server in declared_servers(folder)} - kept
+        mock_plan.stand_ins = [s for s in mock_plan.stand_ins if s.server not in gone]
     if mock_plan.active:
         write_configs(mock_plan, ws.out, mock_agent_settings(plan, ws), plan.record_dir, env={})
     return mock_plan
@@ -192,8 +207,8 @@ def build_argv(plan: RunPlan, ws: Workspace, mock_plan: MockPlan | None = None) 
     ]
     if plan.model:
         argv.append(f"--model={plan.model}")
-    if plan.arm == "with":
-        for folder in case.plugin_dirs:
+    if loads_plugin(plan.arm):
+        for folder in plan.plugin_dirs:
             argv += ["--plugin-dir", str(folder)]
     folders = run_folders(plan, ws)
     allowed = permissions.allowed_tools(case.allowed_tools, settings.allow_tools, folders)
@@ -383,7 +398,7 @@ class StartedAgent:
             error=RunError("interrupted", "interrupted: the session was stopped")
             if plan.stop is not None and plan.stop.is_set()
             else sandbox_fault(plan, ws, transcript, exit_.stderr)
-            or (plugin_load_fault(case.plugin_dirs, transcript) if plan.arm == "with" else None)
+            or (plugin_load_fault(plan.plugin_dirs, transcript) if loads_plugin(plan.arm) else None)
             or classify(exit_, transcript if streamed is None else streamed, case.timeout_seconds),
             cost_usd=agent_cost(transcript, plan.model) + mock_cost,
             workspace=ws,

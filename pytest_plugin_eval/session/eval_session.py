@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,8 @@ import pytest
 
 from ..analysis.regrade import StoredResults, regrade_run
 from ..core.clock import now_iso
-from ..core.kinds import Arm
 from ..core.problems import Problem
+from ..core.run_id import RunId
 from ..engine import describe, notices, rules
 from ..engine.endpoints import ModelCalls
 from ..engine.evaluate import Evaluation, evaluate, harness_result
@@ -31,9 +32,10 @@ from ..engine.pool import Outcome, RunPool, workers
 from ..engine.prestart import Prestarts, SpareCores, cpu_count, session_cpu_times
 from ..engine.resources import Lazy, Resources
 from ..engine.reuse import BaselineReuse
-from ..engine.rounds import RoundBoard, auto_score, case_key, run_key
+from ..engine.rounds import RoundBoard, auto_score
 from ..engine.scratch import Scratch
 from ..engine.trust import TrustRefused, confirm_trust
+from ..engine.versions import PluginVersions, VersionError
 from ..grade.base import GraderType
 from ..grade.types import grader_types
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, CaseLoadError, load_case
@@ -105,6 +107,7 @@ class EvalSession:
         in_process = 0 if self.is_worker or workers(config) > 1 else (options.concurrency or 1)
         self.pool = RunPool(in_process, lambda item, upcoming: item.execute(upcoming))  # collect.PooledItem
         self.prestarts = Prestarts()
+        self.versions = PluginVersions(options.against, lambda: self.scratch.path)  # --against, --ablate
         self.baseline = BaselineReuse(self)  # --reuse-baseline; and the conditions every without run records
         # The next run's agent starts while runs work, on a core that would otherwise idle. Where idle cores cannot
         # be measured, only while fewer runs go at once than there are cores (each worker of -n runs one at a time).
@@ -178,6 +181,12 @@ class EvalSession:
             try:
                 confirm_trust([root.parent for root in self.eval_roots])
             except TrustRefused as e:
+                pytest.exit(str(e), returncode=1)
+        if self.eval_roots and self.stored is None and (self.options.against or self.options.ablate):
+            try:  # what --against and --ablate name, before anything runs
+                for root in self.eval_roots:
+                    self.versions.check(enclosing_plugin(root) or root.parent, self.options.ablate)
+            except VersionError as e:
                 pytest.exit(str(e), returncode=1)
 
     def collection_lines(self, items) -> list[str]:
@@ -262,18 +271,21 @@ class EvalSession:
             self._kinds = kinds
         return self._kinds
 
-    def runs_to_collect(self, case: Case) -> list[tuple[str, int]]:
-        """(arm, index) of the items of a case: every arm × run, or with --regrade the runs stored for it."""
+    def runs_to_collect(self, case: Case) -> list[RunId]:
+        """The runs of a case (on the session's model): every arm × run, or with --regrade the runs stored for
+        it."""
         if self.stored is not None:
-            return self.stored.runs_of(case.rel_dir)
-        runs = range(1, rules.runs_for(case, self.options) + 1)
-        return [(arm, index) for arm in rules.arms_for(case, self.options) for index in runs]
+            return [RunId.of(case.dir, arm, index) for arm, index in self.stored.runs_of(case.rel_dir)]
+        runs, arms = range(1, rules.runs_for(case, self.options) + 1), rules.arms_for(case, self.options)
+        if rules.other_arms(case, self.options):  # run n of every arm together: an interruption leaves pairs
+            return [RunId.of(case.dir, arm, index) for index in runs for arm in arms]
+        return [RunId.of(case.dir, arm, index) for arm in arms for index in runs]
 
-    def matrix_runs(self, case: Case) -> list[tuple[str | None, str, int]]:
-        """(model, arm, index) of the items of a case: its runs on each model it runs on, the models interleaved
-        run by run, so that a cost ceiling or an interruption leaves every model with comparable runs."""
+    def matrix_runs(self, case: Case) -> list[RunId]:
+        """The runs of a case on each model it runs on, the models interleaved run by run, so that a cost ceiling
+        or an interruption leaves every model with comparable runs."""
         models = case_models(case.models, self.matrix_models)
-        return [(model, arm, index) for arm, index in self.runs_to_collect(case) for model in models]
+        return [replace(run, model=model) for run in self.runs_to_collect(case) for model in models]
 
     def selected(self, case: Case) -> bool:
         return self.selected_name(case.name, case.tags)
@@ -320,18 +332,20 @@ class EvalSession:
     def execute(self, item, upcoming=None) -> Outcome:
         """One item's run, unless the cost ceiling keeps it from starting or (--runs auto) its case needs no more
         runs. Called from the pool's threads. `upcoming`: the item whose run starts next, started ahead."""
-        case, ledger, model = item.case, self.ledger, item.model
+        case, ledger, run = item.case, self.ledger, item.run_id
         if self.options.auto_runs is not None:
+            against = "against" in rules.other_arms(case, self.options)  # --runs auto decides on ΔAGAINST
             reason = self.rounds.need(
-                case_key(case, model),
+                run.case_key,
                 item.index,
                 self.earlier_runs(item),
-                rules.two_arm(case, self.options),
+                rules.two_arm(case, self.options) or against,
                 self.pool.stopping,
                 trigger=(case.trigger.threshold, case.runs_per_arm) if case.trigger is not None else None,
+                versus="against" if against else "without",
             )
             if reason is not None:
-                self.prestarts.discard(run_key(case, item.arm, item.index, model))
+                self.prestarts.discard(run)
                 return Outcome(unneeded=reason)
         outcome = Outcome()
         try:
@@ -340,34 +354,36 @@ class EvalSession:
                     f"cost ceiling ${self.options.max_cost_usd:g} reached (${ledger.spent():.4f} spent): "
                     f"run not started"
                 )
-                skipped = SkippedRun(case.name, case.rel_dir, item.arm, item.index, "cost_ceiling")
+                skipped = SkippedRun(case.name, case.rel_dir, run.arm, run.index, "cost_ceiling")
                 outcome = Outcome(skipped=skipped, why_skipped=why)
-                self.prestarts.discard(run_key(case, item.arm, item.index, model))
+                self.prestarts.discard(run)
             else:
-                outcome = Outcome(result=self.run_case(case, item.arm, item.index, upcoming, model))
+                outcome = Outcome(result=self.run_case(case, run, upcoming))
         except Exception as e:  # a fault before the run's own guard (planning it, its judge, its folder)
-            outcome = Outcome(result=harness_result(item.arm, item.index, e))
+            outcome = Outcome(result=harness_result(run.arm, run.index, e))
         finally:
             if self.options.auto_runs is not None:  # whatever came of it: the case's later runs may decide
-                self.rounds.record(case_key(case, model), item.arm, item.index, auto_score(case, outcome.result))
+                self.rounds.record(run.case_key, run.arm, run.index, auto_score(case, outcome.result))
         return outcome
 
     def earlier_runs(self, item) -> set[tuple[str, int]]:
         """The selected runs of `item`'s case in earlier rounds: what its need is decided on."""
-        earlier = self._earlier.get().get(case_key(item.case, item.model), set())
-        return {(arm, i) for arm, i in earlier if i < item.index}
+        earlier = self._earlier.get().get(item.run_id.case_key, set())
+        return {(other.arm, other.index) for other in earlier if other.index < item.index}
 
-    def _runs_by_case(self) -> dict[str, set[tuple[str, int]]]:
-        """Case → (arm, index) of its selected run items, read once collection is done."""
-        out: dict[str, set[tuple[str, int]]] = {}
+    def _runs_by_case(self) -> dict[str, set[RunId]]:
+        """Case (on its model) → its selected runs, read once collection is done."""
+        out: dict[str, set[RunId]] = {}
         for other in getattr(self.pytest_session, "items", None) or ():
-            if hasattr(other, "case") and hasattr(other, "arm"):
-                out.setdefault(case_key(other.case, other.model), set()).add((other.arm, other.index))
+            run = getattr(other, "run_id", None)
+            if isinstance(run, RunId):
+                out.setdefault(run.case_key, set()).add(run)
         return out
 
-    def run_case(self, case: Case, arm: Arm, index: int, upcoming=None, model: str | None = None) -> RunResult:
-        """One run of `case` in `arm` (or, with --regrade, its stored run graded again) on `model` (a matrix's;
-        None: the session's). `upcoming`: the item whose run comes next, whose agent this run starts ahead."""
+    def run_case(self, case: Case, run: RunId, upcoming=None) -> RunResult:
+        """One run of `case` (or, with --regrade, its stored run graded again). `upcoming`: the item whose run
+        comes next, whose agent this run starts ahead."""
+        arm, index, model = run.arm, run.index, run.model
         folder = self.results_folder(case.eval_root, model)
         assert folder is not None
         artefacts = folder.run_folder(os.path.relpath(case.dir, case.eval_root), arm, index)
@@ -378,11 +394,11 @@ class EvalSession:
             return regrade_run(
                 case, stored, rules.two_arm(case, self.options), judge, artefacts, stop=self.pool.stopping
             )
-        reuse = self.baseline.reused(case, arm, index, model)
+        reuse = self.baseline.reused(case, run)
         if reuse is not None:  # --reuse-baseline: a stored run stands for this one, graded again
             self.start_ahead(upcoming)
             return self.baseline.regraded(case, reuse, judge, artefacts, model)
-        plan = self.run_plan(case, arm, index, model)
+        plan = self.run_plan(case, run)
         how = Evaluation(
             two_arm=rules.two_arm(case, self.options),
             artefacts=artefacts,
@@ -391,7 +407,7 @@ class EvalSession:
             attempts=1 + self.options.api_retries,
             workspace_base=self.workspace_base,
         )
-        ready = self.prestarts.take(run_key(case, arm, index, model))  # from here on, evaluate owns it
+        ready = self.prestarts.take(run)  # from here on, evaluate owns it
         self.start_ahead(upcoming)
         return self.baseline.recorded(case, evaluate(plan, how, ready), model)
 
@@ -407,19 +423,18 @@ class EvalSession:
         machine has a core to spare."""
         if self.stored is not None or not isinstance(getattr(item, "case", None), Case):
             return
-        if self.baseline.reused(item.case, item.arm, item.index, item.model) is not None:
+        case, run = item.case, item.run_id
+        if self.baseline.reused(case, run) is not None:
             return  # its run is a stored one
         if self.spare_cores() < SPARE_CORE:
             return
         auto = self.options.auto_runs
-        if auto is not None and item.index > auto.first:
+        if auto is not None and run.index > auto.first:
             return
-        case, arm, index, model = item.case, item.arm, item.index, item.model
-        self.prestarts.start(
-            run_key(case, arm, index, model), lambda: (self.run_plan(case, arm, index, model), self.workspace_base)
-        )
+        self.prestarts.start(run, lambda: (self.run_plan(case, run), self.workspace_base))
 
-    def run_plan(self, case: Case, arm: Arm, index: int, model: str | None = None) -> RunPlan:
+    def run_plan(self, case: Case, run: RunId) -> RunPlan:
+        arm, index, model = run.arm, run.index, run.model
         folder = self.results_folder(case.eval_root, model)
         assert folder is not None
         script = case.script if self.options.scripted else None
@@ -439,6 +454,7 @@ class EvalSession:
             tag=self.scratch.tag,
             # the results written elsewhere than the eval dir (whose results/ is hidden with the suite)
             hidden=(Path(self.options.output_dir).absolute(),) if self.options.output_dir else (),
+            plugins=self.versions.plugin_dirs(case.plugin_dirs, arm, case.eval_root),
         )
 
     def run_settings(self, model: str | None = None) -> RunSettings:

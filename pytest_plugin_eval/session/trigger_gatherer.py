@@ -19,7 +19,8 @@ from ..results.matrix import model_dirname
 from . import verdicts
 
 # A trigger run's parameters: [run-2], in a model matrix [haiku-run-2] (session/items/case.py's run_params).
-TRIGGER_PARAMS = re.compile(r"\[(?:(?P<model>[^\[\]]+)-)?run-\d+\]$")
+# A run of --against's version: [against-run-2] ([haiku-against-run-2]).
+TRIGGER_PARAMS = re.compile(r"\[(?:(?P<model>[^\[\]]+?)-)??(?:against-)?run-\d+\]$")
 
 
 @dataclass
@@ -55,8 +56,9 @@ class TriggerGather:
             query = report.query
             trigger_set.queries.append(query)
             trigger_set.queries.sort(key=lambda q: self.order.get((key[0], key[1], q.id), 0))
-        query.runs.append(report.run)
-        query.runs.sort(key=lambda r: r.index)
+        runs = query.against_runs if report.arm == "against" else query.runs
+        runs.append(report.run)
+        runs.sort(key=lambda r: r.index)
         self.files[(key, report.model)] = (nodeid.split("::", 1)[0], report.label)
 
     def failed(self, options) -> bool:

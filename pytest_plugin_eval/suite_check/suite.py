@@ -36,7 +36,7 @@ from ..core.problems import Problem
 from ..core.tools import covers, is_gated
 from ..engine.notices import allowed_tools_notices
 from ..engine.options import EvalOptions
-from ..engine.rules import two_arm
+from ..engine.rules import arms_for
 from ..grade.engine import UNCOUNTED_WHY
 from ..grade.judge import resolve_judge_model
 from ..grade.skill_patterns import skill_pattern_warnings
@@ -126,13 +126,14 @@ def agent_models(model: str | None) -> tuple[str | None, ...]:
     return tuple(dict.fromkeys(name.strip() for name in model.split(",") if name.strip())) or (None,)
 
 
-def shape(case: Case, model: str | None) -> CaseShape:
+def shape(case: Case, model: str | None, options: EvalOptions | None = None) -> CaseShape:
+    """`options`: what decides the case's arms (--against, --ablate); None: a session with no options."""
     return CaseShape(
         name=case.name,
         runs=case.runs_per_arm,
         max_turns=case.max_turns,
         judged_graders=sum(1 for g in case.graders if getattr(g.kind, "paid", False)),
-        arms=2 if two_arm(case, EvalOptions()) else 1,  # as a session with no options runs it
+        arms=len(arms_for(case, options or EvalOptions())),
         model=model or case.model or os.environ.get("ANTHROPIC_MODEL") or None,
     )
 
@@ -157,6 +158,7 @@ def check_suite(
     in_scope: Callable[[Path], bool] | None = None,
     model: str | None = None,
     judge_model: str | None = None,
+    arms: EvalOptions | None = None,
 ) -> CheckResult:
     """Load every case under the plugin's eval dir and check the floor. `in_scope(case_dir)` limits the
     problems of individual cases to some of them (those a session wrote); the suite-wide ones always count."""
@@ -217,7 +219,9 @@ def check_suite(
         )
     result.suite_problems.extend(suite_problems(root, eval_root, result.cases, unloaded=unloaded))
     models = agent_models(model)
-    shapes = [shape(c, m) for c in result.cases for m in (case_models(c.models, models) if len(models) > 1 else models)]
+    shapes = [
+        shape(c, m, arms) for c in result.cases for m in (case_models(c.models, models) if len(models) > 1 else models)
+    ]
     shapes += [  # a session (and the pilot) runs the trigger sets too
         trigger_shape(t, query.id, m)
         for t in result.trigger_sets

@@ -6,6 +6,8 @@ import argparse
 import json
 import os
 
+from ...engine.option_values import parse_ablate
+from ...engine.options import EvalOptions
 from ...run.access import detect as detect_access
 from ...suite_check.suite import (
     check_suite,
@@ -33,6 +35,12 @@ def command_parser() -> argparse.ArgumentParser:
         "--model", default=None, metavar="MODEL", help="the agent's model (A,B: a model matrix), for the cost estimate"
     )
     parser.add_argument("--judge-model", default=None, metavar="MODEL", help="the judge model, for the cost estimate")
+    parser.add_argument(
+        "--against", default=None, metavar="REF", help="price the session with --against's arm too (docs/arms.md)"
+    )
+    parser.add_argument(
+        "--ablate", default=None, metavar="COMPONENT[,…]", help="price the session with an arm per ablated component"
+    )
     parser.add_argument("--scripted", action="store_true", help="print the pilot command for the scripted endpoint")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument(
@@ -46,7 +54,8 @@ def check(argv: list[str]) -> int:
     root = plugin_folder(args.target, "check")
     if root is None or not not_a_marketplace(root, "check"):
         return 1
-    result = check_suite(root, args.eval_dir, model=args.model, judge_model=args.judge_model)
+    arms = EvalOptions(against=args.against, ablate=parse_ablate(args.ablate, None))
+    result = check_suite(root, args.eval_dir, model=args.model, judge_model=args.judge_model, arms=arms)
     status = 0 if result.ok and not (args.strict and result.findings) else 1
     if args.json:
         print(json.dumps(to_json(result), indent=1))
@@ -62,8 +71,11 @@ def check(argv: list[str]) -> int:
     if result.estimate and result.cases and not args.scripted:
         print(plan_cost_line(detect_access()) or "", end="")
     if result.ok and result.estimate:
-        models = (["--model", args.model] if args.model else []) + (
-            ["--judge-model", args.judge_model] if args.judge_model else []
+        models = (
+            (["--model", args.model] if args.model else [])
+            + (["--judge-model", args.judge_model] if args.judge_model else [])
+            + (["--against", args.against] if args.against else [])
+            + (["--ablate", args.ablate] if args.ablate else [])
         )
         pilot = pilot_argv(
             plugin_eval_argv(),

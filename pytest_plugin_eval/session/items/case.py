@@ -20,7 +20,9 @@ import pytest
 
 from ...adaptive import STOP_REASONS
 from ...core.errors import HarnessError, InvalidSpec
+from ...core.kinds import Arm
 from ...core.paths import display_path
+from ...core.run_id import RunId, arm_label
 from ...engine import wire
 from ...engine.pool import Outcome
 from ...engine.rounds import round_of
@@ -32,8 +34,6 @@ from ...results.scoring import passes_threshold
 from ..eval_session import EvalSession, get_session
 from ..pytest_internals import child_node_id
 from ..verdicts import JUNIT_ATTR
-
-ARM_LABELS = {"with": "with-plugin", "without": "no-plugin"}
 
 
 class CaseLoadFailure(InvalidSpec):
@@ -123,24 +123,22 @@ class PooledItem(pytest.Item):
 def run_items(
     parent: pytest.Collector,
     case: Case,
-    runs: Iterable[tuple[str | None, str, int]],
+    runs: Iterable[RunId],
     item: type[RunItem] | None = None,
-    params: Callable[[str, int], str] = lambda arm, index: f"{ARM_LABELS[arm]}-{index}",
+    params: Callable[[RunId], str] = lambda run: run.label,
     structured_id: bool = True,
     **fields: Any,
 ) -> Iterator[RunItem]:
-    """The items of `case`'s runs under `parent`, one per (model, arm, index): named `<case>[<params>]`
-    (run_params), of class `item` (RunItem) with `fields` besides. `structured_id`: the node id pytest ≥ 9 keeps
-    structured (pytest_internals.child_node_id)."""
-    for model, arm, index in runs:
-        given = run_params(model, params(arm, index))
+    """The items of `case`'s runs under `parent`, one per run: named `<case>[<params>]` (run_params), of class
+    `item` (RunItem) with `fields` besides. `structured_id`: the node id pytest ≥ 9 keeps structured
+    (pytest_internals.child_node_id)."""
+    for run in runs:
+        given = run_params(run.model, params(run))
         yield (item or RunItem).from_parent(
             parent,
             name=f"{case.name}[{given}]",
             case=case,
-            arm=arm,
-            index=index,
-            model=model,
+            run=run,
             **(child_node_id(parent, case.name, given) if structured_id else {}),
             **fields,
         )
@@ -156,14 +154,10 @@ class RunItem(PooledItem):
     its case's verdict (score against the threshold, over all of the case's runs) is reported as a test of its
     own (verdicts.py)."""
 
-    model: str | None = None  # a matrix's model (None: the session's one model)
-
-    def __init__(self, *, case: Case, arm: str, index: int, model: str | None = None, **kwargs):
+    def __init__(self, *, case: Case, run: RunId, **kwargs):
         super().__init__(**kwargs)
         self.case = case
-        self.arm = arm
-        self.index = index
-        self.model = model
+        self.run_id = run
         self.result: RunResult | None = None
         self.skipped_run: SkippedRun | None = None  # set when the cost ceiling kept the run from starting
         self.unneeded: str | None = None  # --runs auto: why the case needed no more runs
@@ -171,6 +165,19 @@ class RunItem(PooledItem):
         for tag in case.tags:  # `-m smoke` selects as `--tag smoke` does
             register_marker(self.config, tag)
             self.add_marker(getattr(pytest.mark, tag))
+
+    @property
+    def arm(self) -> Arm:
+        return self.run_id.arm
+
+    @property
+    def index(self) -> int:
+        return self.run_id.index
+
+    @property
+    def model(self) -> str | None:
+        """A matrix's model (None: the session's one model)."""
+        return self.run_id.model
 
     def execute(self, upcoming: pytest.Item | None) -> Outcome:
         return get_session(self.config).execute(self, upcoming)
@@ -201,7 +208,7 @@ class RunItem(PooledItem):
 
     def reportinfo(self):
         on = f" on {self.model}" if self.model is not None else ""
-        return self.path, None, f"{self.case.name} [{ARM_LABELS[self.arm]} run {self.index}{on}]"
+        return self.path, None, f"{self.case.name} [{arm_label(self.arm)} run {self.index}{on}]"
 
     def run_report(self) -> wire.RunReport | None:
         """What the call report carries to the controller."""
@@ -248,7 +255,7 @@ class RunItem(PooledItem):
     def junit_names(self) -> list[str]:
         """[classname, name] of this run in JUnit XML: `<plugin>.<case>`, `with-plugin-2`."""
         label = get_session(self.config).suite_label(self.case.eval_root, self.model)
-        return [f"{label}.{self.case.name}", f"{ARM_LABELS[self.arm]}-{self.index}"]
+        return [f"{label}.{self.case.name}", self.run_id.label]
 
     def html_extras(self) -> list:
         """pytest-html: the run's graders and transcript in its row of the report."""
@@ -368,33 +375,30 @@ def failed_last_time(config, items: list) -> None:
     # Runs of cases; a trigger query's runs are cheap and are all made again (it has no earlier runs to reuse).
     runs = [item for item in items if isinstance(item, RunItem) and item.case.trigger is None]
     # a case on one model: in a model matrix each model's document says which of its runs failed
-    now = {(str(item.case.dir.resolve()), item.model): item.case for item in runs}
-    again: set[tuple[str, str | None, str, int]] = set()
-    changed: set[tuple[str, str | None]] = set()
+    now = {item.run_id.case_key: item.case for item in runs}
+    again: set[RunId] = set()
+    changed: set[str] = set()  # case keys (RunId.case_key)
     whole = session.options.auto_runs is not None
     for document, _ in rerun.previous_results(config):
         model = document.suite.model_override if session.options.matrix else None
         for case in document.cases:
             if passes_threshold(case, session.options.threshold):
                 continue
-            folder = (str((Path(document.suite.root) / case.dir).resolve()), model)
-            if folder in now and (whole or not rerun.same_case(session.case_result(now[folder], model), case)):
-                changed.add(folder)
+            folder = Path(document.suite.root) / case.dir
+            key = RunId.of(folder, "with", 1, model).case_key
+            if key in now and (whole or not rerun.same_case(session.case_result(now[key], model), case)):
+                changed.add(key)
             for run in case.runs():
                 harness = run.error_kind in RERUN_KINDS
                 if harness or (run.arm == "with" and (run.score is None or run.score < 1)):
-                    again.add((*folder, run.arm, run.index))
-    chosen = [
-        item
-        for item in runs
-        if (key := (str(item.case.dir.resolve()), item.model)) in changed or (*key, item.arm, item.index) in again
-    ]
+                    again.add(RunId.of(folder, run.arm, run.index, model))
+    chosen = [item for item in runs if item.run_id.case_key in changed or item.run_id in again]
     if not chosen:
         return  # nothing known to have failed: run what was collected
     dropped = [item for item in runs if item not in chosen]
     config.hook.pytest_deselected(items=dropped)
     items[:] = [item for item in items if item not in dropped]
-    cases = {(str(item.case.dir.resolve()), item.model) for item in chosen}
+    cases = {item.run_id.case_key for item in chosen}
     status = f"re-running {len(chosen)} run(s) of {len(cases)} failed case(s)"
     if whole:
         status += " whole (--runs auto decides their runs afresh)"
@@ -405,7 +409,7 @@ def failed_last_time(config, items: list) -> None:
 
 def describe_run(result: RunResult, case: Case) -> str:
     score = "not scored" if result.score is None else f"score {result.score:.2f}"
-    lines = [f"{case.name} [{ARM_LABELS[result.arm]} run {result.index}]: {score}"]
+    lines = [f"{case.name} [{arm_label(result.arm)} run {result.index}]: {score}"]
     if result.error:
         lines.append(f"  error: {result.error}")
     for g in result.graders:

@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 
+from ...core.kinds import Arm
 from ...core.paths import display_path
 from ...core.problems import Problem
+from ...core.run_id import RunId
 from ...engine import rules, wire
 from ...engine.options import TRIGGER_MARKER
 from ...engine.pool import Outcome
@@ -55,13 +57,25 @@ class TriggerFile(CaseFile):
                 yield from run_items(
                     self,
                     case,
-                    [(model, "with", index) for index in run_indexes(session, trigger_set, query) for model in models],
+                    [
+                        RunId.of(case.dir, arm, index, model)
+                        for index in run_indexes(session, trigger_set, query)
+                        for arm in trigger_arms(session, case)
+                        for model in models
+                    ],
                     item=TriggerItem,
-                    params=lambda arm, index: f"run-{index}",
+                    params=lambda run: f"against-run-{run.index}" if run.arm == "against" else f"run-{run.index}",
                     structured_id=False,
                     trigger_set=trigger_set,
                     query=query,
                 )
+
+
+def trigger_arms(session, case) -> tuple[Arm, ...]:
+    """A query's runs with the plugin, and with --against's version of it (then → now); --regrade reports the
+    stored runs as they were."""
+    against = session.options.against and session.stored is None and case.plugin_dirs
+    return ("with", "against") if against else ("with",)
 
 
 def run_indexes(session, trigger_set: TriggerSet, query: TriggerQuery) -> list[int]:
@@ -120,7 +134,7 @@ class TriggerItem(RunItem):
             runs = rules.trigger_runs(self.trigger_set, session.options)
             said.append(undecidable_notice(self.trigger_set.name, runs, self.trigger_set.threshold) or "")
         self.trigger_run.notes += [n for n in said if n and n not in self.trigger_run.notes]
-        return report_of(session, self.trigger_set, self.query, self.trigger_run, self.model).to_json()
+        return report_of(session, self.trigger_set, self.query, self.trigger_run, self.model, self.arm).to_json()
 
     def reportinfo(self):
         on = f" on {self.model}" if self.model is not None else ""

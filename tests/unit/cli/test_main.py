@@ -107,6 +107,14 @@ def test_list_values_reach_pytest_one_by_one_so_nothing_after_them_is_swallowed(
     assert opts.disallow_tools == ("Agent",)
 
 
+def test_plugin_eval_takes_the_other_arms_options():
+    cmd = parse(["--against", "v1.2.0", "--ablate", "review,hooks", "--fail-on-worse"])
+    opts = parse_options(pytest_namespace([*cmd.options, "evals"]))
+    assert (opts.against, opts.ablate, opts.fail_on_worse) == ("v1.2.0", ("review", "hooks"), True)
+    with pytest.raises(Exception, match="--fail-on-worse decides on the against arm"):
+        parse_options(pytest_namespace([*parse(["--fail-on-worse"]).options, "evals"]))
+
+
 def test_a_list_option_stops_at_the_target(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "plugin").mkdir()

@@ -194,7 +194,7 @@ def test_judge_replies() -> None:
         ("- text: a\n", "the script must be a mapping"),
         (
             "withh: []\n",
-            "withh: is not a key of a script — did you mean with? (expected: with, without, all, judge, pairwise, models, controls)",
+            "withh: is not a key of a script — did you mean with? (expected: with, without, against, all, judge, pairwise, models, controls)",
         ),
         (
             "with: [{text: a, tool: b}]\n",

@@ -49,6 +49,18 @@ def test_a_decided_case_needs_no_more_and_its_later_runs_read_the_decision(tmp_p
     assert b.need("other", 4, set(), True, threading.Event()) is None  # cases are kept apart
 
 
+def test_with_against_the_case_is_decided_on_delta_against(tmp_path):
+    b = board(tmp_path)
+    for case in ("c", "d"):
+        for i in range(1, 5):
+            b.record(case, "with", i, 1.0)
+            b.record(case, "without", i, 0.0)  # Δ is settled…
+            b.record(case, "against", i, 1.0 if i % 2 else 0.0)  # …ΔAGAINST is not
+    earlier = {(arm, i) for arm in ("with", "without", "against") for i in range(1, 5)}
+    assert b.need("c", 5, earlier, True, threading.Event()) == DECIDED
+    assert b.need("d", 5, earlier, True, threading.Event(), versus="against") is None
+
+
 def test_a_stopping_session_does_not_wait(tmp_path):
     stopping = threading.Event()
     stopping.set()

@@ -1427,7 +1427,7 @@ def test_a_case_without_a_script_has_none(suite):
         ),
         (
             "wiht: [hi]\n",
-            "evals/c/scripted.yaml: wiht: is not a key of a script — did you mean with? (expected: with, without, all, judge, pairwise, models, controls)",
+            "evals/c/scripted.yaml: wiht: is not a key of a script — did you mean with? (expected: with, without, against, all, judge, pairwise, models, controls)",
         ),
         (
             "with: [{tool: write, input: {}}]\n",

@@ -98,7 +98,7 @@ def test_problems_name_the_path_of_each_bad_value():
     assert problems(SuiteResult, data) == [
         "suite.plugins: must be a list (got a string)",
         "cases[0].arms.with[0].score: must be a number (got a string)",
-        "cases[0].arms: 'sideways' is not one of with, without",
+        "cases[0].arms: 'sideways' is not one of with, without, against, ablate:<component>",
         "cases[1].name: missing",
         "cases[2]: must be an object (got a string)",
         "aggregates.casesTotal: must be a number (got a string)",

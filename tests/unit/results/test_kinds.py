@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import get_args
 
-from pytest_plugin_eval.core.kinds import ARMS, Ablation, Arm, ErrorKind, Source
+from pytest_plugin_eval.core.kinds import ARMS, Ablated, Ablation, Arm, ErrorKind, Source
 from pytest_plugin_eval.engine.options import ABLATIONS
 from pytest_plugin_eval.results.model import (
     RERUN_KINDS,
@@ -23,7 +23,8 @@ RESULTS_PAGE = Path(__file__).resolve().parents[3] / "docs" / "results.md"
 
 
 def test_arms_and_ablations_are_their_literals():
-    assert get_args(Arm) == ARMS
+    named, ablation = get_args(Arm)
+    assert get_args(named) == (*ARMS, "against") and ablation is Ablated
     assert get_args(Ablation) == ABLATIONS
 
 

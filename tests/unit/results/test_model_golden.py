@@ -22,6 +22,7 @@ from pytest_plugin_eval.results.model import (
     GraderInfo,
     GraderResult,
     LoadErrorEntry,
+    Marginal,
     PluginInfo,
     RunResult,
     SkippedRun,
@@ -32,6 +33,10 @@ from pytest_plugin_eval.results.model import (
 from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
 
 GOLDEN = Path(__file__).with_name("golden") / "model.json"
+
+
+def marginal() -> Marginal:
+    return Marginal(0.5, -0.25, delta_ci=(-0.9, 0.4), pairs=2, component="review", cases=1, extra={"futureArm": 1})
 
 
 def rich_suite() -> SuiteResult:
@@ -96,6 +101,8 @@ def rich_suite() -> SuiteResult:
         pass_at_k={1: 0.0, 2: None},
         pass_hat_k={1: 0.0, 2: 0.0},
         efficiency=rich_efficiency(),
+        delta_against=marginal(),
+        ablations={"review": marginal()},
         extra={"futureAggregate": 7},
     )
     case = CaseResult(
@@ -148,6 +155,9 @@ def rich_suite() -> SuiteResult:
         auto_runs={"first": 3, "max": 10, "width": 0.2, "lookLevel": 0.05},
         shard="1/2",
         merged_from=["a.json", "b.json"],
+        against="v1.0.0",
+        ablated=["review"],
+        fail_on_worse=True,
         extra={"futureSuite": None},
     )
     return SuiteResult(
@@ -164,6 +174,8 @@ def rich_suite() -> SuiteResult:
             two_arm=True,
             mean_delta=-0.75,
             efficiency=rich_efficiency(),
+            delta_against=marginal(),
+            ablations=[marginal()],
             extra={"futureSuiteAggregate": "y"},
         ),
         cost_usd=0.5031,
@@ -229,7 +241,7 @@ def rich_trigger_set() -> TriggerSetResult:
         extra={"futureTriggerRun": 1},
         notes=["a notice"],
     )
-    query = QueryResult("hi", "hello there", True, extra={"futureQuery": True}, runs=[run])
+    query = QueryResult("hi", "hello there", True, extra={"futureQuery": True}, runs=[run], against_runs=[run])
     return TriggerSetResult(
         "greeter:greet",
         "greet",

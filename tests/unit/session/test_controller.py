@@ -20,6 +20,7 @@ from _pytest.junitxml import xml_key
 from helpers.fakes import FakeHook, FakeLogXML
 
 from pytest_plugin_eval.core.paths import display_path
+from pytest_plugin_eval.core.run_id import ARM_LABELS
 from pytest_plugin_eval.engine import documents as documents_module
 from pytest_plugin_eval.engine import wire
 from pytest_plugin_eval.engine.collected import CaseItems, Collected, SuiteRuns, case_file_of, merge_suite
@@ -50,7 +51,6 @@ from pytest_plugin_eval.run.agent import ClaudeNotFound
 from pytest_plugin_eval.session import controller as controller_module
 from pytest_plugin_eval.session import verdicts
 from pytest_plugin_eval.session.controller import Controller
-from pytest_plugin_eval.session.items.case import ARM_LABELS
 from pytest_plugin_eval.session.verdicts import VerdictRepr
 
 STARTED_AT = "2026-03-04T05:06:07.890Z"

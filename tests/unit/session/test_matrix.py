@@ -27,7 +27,8 @@ def test_a_runs_verdict_slot_is_its_case_file_and_model():
     plain = "evals/a/prompt.md::a[with-plugin-1]"
     assert (case_slot_of(plain), slot_model(case_slot_of(plain))) == ("evals/a/prompt.md", None)
     assert case_slot_of("tests/test_x.py::test_y") is None
-    assert run_of(HAIKU_RUN) == ("without", 2) and run_of(plain) == ("with", 1)
+    assert (run_of(HAIKU_RUN).arm, run_of(HAIKU_RUN).index) == ("without", 2)
+    assert (run_of(plain).arm, run_of(plain).index) == ("with", 1)
 
 
 def test_trigger_runs_of_a_matrix_are_known_by_their_params():

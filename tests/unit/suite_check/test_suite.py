@@ -11,6 +11,7 @@ import yaml
 
 from pytest_plugin_eval.cli.commands.check import check
 from pytest_plugin_eval.core.prices import price_table
+from pytest_plugin_eval.engine.options import EvalOptions
 from pytest_plugin_eval.suite_check import cost as estimate
 from pytest_plugin_eval.suite_check.suite import check_suite
 
@@ -84,6 +85,17 @@ def test_a_model_matrix_is_bounded_for_each_of_its_models(clean, capsys):
     out = capsys.readouterr().out
     assert "Cost: a pilot (6 runs, 1 per case and arm on each of 2 models" in out
     assert "--model claude-haiku-4-5,claude-sonnet-4-6" in out
+
+
+def test_against_and_ablate_are_priced_as_arms_before_anything_is_spent(clean, capsys):
+    plain = check_suite(clean).estimate
+    more = check_suite(clean, arms=EvalOptions(against="main", ablate=("a", "b"))).estimate
+    assert plain is not None and more is not None
+    assert 2 * more.runs_in_pilot == 5 * plain.runs_in_pilot  # two arms per case become five
+    assert more.full_bound == pytest.approx(2.5 * plain.full_bound, abs=0.03)
+    assert check([str(clean), "--against", "main", "--ablate", "a,b"]) == 0
+    out = capsys.readouterr().out
+    assert f"Cost: a pilot ({more.runs_in_pilot} runs" in out and "--against main --ablate a,b" in out
 
 
 def test_a_model_the_price_table_does_not_know_is_named_not_silently_priced(clean, capsys, monkeypatch):

@@ -10,14 +10,20 @@ from types import SimpleNamespace
 import pytest
 from helpers.plugin import Suite
 
+from pytest_plugin_eval.core.run_id import ARM_LABELS, RunId
 from pytest_plugin_eval.engine import rules, wire
 from pytest_plugin_eval.engine.options import EvalOptions
 from pytest_plugin_eval.load.case import CaseLoadError
 from pytest_plugin_eval.results.model import GraderResult, RunResult
 from pytest_plugin_eval.session.eval_session import SESSION_KEY, EvalSession
 from pytest_plugin_eval.session.items import case as collect
-from pytest_plugin_eval.session.items.case import ARM_LABELS, CaseFile, RunItem, describe_run, deselect_unselected
+from pytest_plugin_eval.session.items.case import CaseFile, RunItem, describe_run, deselect_unselected
 from pytest_plugin_eval.session.verdicts import JUNIT_ATTR
+
+
+def pairs(runs) -> list[tuple[str, int]]:
+    return [(run.arm, run.index) for run in runs]
+
 
 # ---- a suite -------------------------------------------------------------------------------------------------
 
@@ -106,8 +112,9 @@ def test_describe_an_unscored_run():
 
 
 def test_arm_labels_select_one_arm_each_with_k():
-    assert ARM_LABELS == {"with": "with-plugin", "without": "no-plugin"}
-    assert ARM_LABELS["with"] not in ARM_LABELS["without"] and ARM_LABELS["without"] not in ARM_LABELS["with"]
+    assert ARM_LABELS == {"with": "with-plugin", "without": "no-plugin", "against": "against"}
+    labels = [*ARM_LABELS.values(), "ablate-"]
+    assert all(label not in other for label in labels for other in labels if other != label)
 
 
 # ---- selection -----------------------------------------------------------------------------------------------
@@ -197,14 +204,26 @@ def test_a_case_of_a_plugin_runs_both_arms(tmp_path):
         True,
         ("with", "without"),
     )
-    assert session.runs_to_collect(case) == [("with", 1), ("with", 2), ("without", 1), ("without", 2)]
+    assert pairs(session.runs_to_collect(case)) == [("with", 1), ("with", 2), ("without", 1), ("without", 2)]
+
+
+def test_against_and_ablate_add_arms_whose_runs_go_round_by_round(tmp_path):
+    suite = Suite(tmp_path, version="2.0.0")
+    suite.case("c", fm="runs: 2")
+    case, session = suite.load(), eval_session(against="v1", ablate=("s",))
+    assert rules.arms_for(case, session.options) == ("with", "without", "against", "ablate:s")
+    assert pairs(session.runs_to_collect(case)) == [
+        *[("with", 1), ("without", 1), ("against", 1), ("ablate:s", 1)],
+        *[("with", 2), ("without", 2), ("against", 2), ("ablate:s", 2)],
+    ]
+    assert rules.arms_for(case, eval_session(against="v1", ablation="none").options) == ("with", "against")
 
 
 def test_runs_option_and_ablation_none(tmp_path):
     suite = Suite(tmp_path, version="2.0.0")
     suite.case("c", fm="runs: 2")
     case = suite.load()
-    assert eval_session(runs=3, ablation="none").runs_to_collect(case) == [("with", 1), ("with", 2), ("with", 3)]
+    assert pairs(eval_session(runs=3, ablation="none").runs_to_collect(case)) == [("with", 1), ("with", 2), ("with", 3)]
     assert rules.runs_for(suite.load(), EvalOptions()) == 2
 
 
@@ -215,7 +234,7 @@ def test_a_folder_without_a_manifest_is_a_plugin_and_runs_both_arms(tmp_path):
     case, session = suite.load(), eval_session()
     assert case.plugin_dirs == (suite.plugin,)
     assert (rules.ablation(case, session.options), rules.two_arm(case, session.options)) == ("with-without", True)
-    assert session.runs_to_collect(case)[-1] == ("without", 3)
+    assert pairs(session.runs_to_collect(case))[-1] == ("without", 3)
     assert session.case_result(case).single_arm_reason is None
     assert [p.name for p in session.suite_info(case).plugins] == ["plugin"]
 
@@ -229,7 +248,7 @@ def test_a_resumed_history_runs_single_arm(tmp_path):
     suite = Suite(tmp_path, version="2.0.0")
     suite.case("c", md=False, case_yaml=HISTORY_CASE, files={"history.jsonl": "{}\n"})
     case, session = suite.load(), eval_session()
-    assert session.runs_to_collect(case) == [("with", 1), ("with", 2), ("with", 3)]
+    assert pairs(session.runs_to_collect(case)) == [("with", 1), ("with", 2), ("with", 3)]
     assert session.case_result(case).single_arm_reason == "a resumed history_file carries the plugin into both arms"
     assert (
         'case "resumed" runs single-arm (no Δ): its history_file carries the plugin into both arms'
@@ -243,7 +262,7 @@ def test_with_regrade_the_items_are_the_stored_runs(tmp_path):
     session = eval_session()
     asked = []
     session.stored = SimpleNamespace(runs_of=lambda case_dir: asked.append(case_dir) or [("without", 4)])
-    assert session.runs_to_collect(suite.load()) == [("without", 4)]
+    assert pairs(session.runs_to_collect(suite.load())) == [("without", 4)]
     assert asked == ["evals/c"]
 
 
@@ -332,7 +351,7 @@ def test_run_report_carries_case_run_suite_and_notices(tmp_path):
     suite.case("c", fm="disallowed_tools: [Agent]")
     case = suite.load()
     item = object.__new__(RunItem)
-    item.case, item.result = case, None
+    item.case, item.result, item.run_id = case, None, RunId.of(case.dir, "with", 1)
     item.config = SimpleNamespace(stash={SESSION_KEY: eval_session()})
     assert item.run_report() is None
     item.result = RunResult("with", 1, score=1.0, passed=True)
@@ -354,7 +373,8 @@ def test_a_run_items_call_report_carries_the_run_and_every_report_its_junit_name
     suite = Suite(tmp_path, version="2.0.0")
     suite.case("c")
     item = object.__new__(RunItem)
-    item.case, item.arm, item.index, item.skipped_run, item.unneeded = suite.load(), "without", 2, None, None
+    item.case, item.skipped_run, item.unneeded = suite.load(), None, None
+    item.run_id = RunId.of(item.case.dir, "without", 2)
     item.result = RunResult("without", 2, score=1.0, passed=True, duration_seconds=3.5)
     item.config = SimpleNamespace(stash={SESSION_KEY: eval_session()}, option=SimpleNamespace())
     setup, call = SimpleNamespace(), SimpleNamespace(duration=9.0)
