@@ -1,0 +1,68 @@
+"""Skills that ask, end to end through the real Claude Code: scripted turns, answered questions, a simulated user."""
+
+from __future__ import annotations
+
+import json
+
+INTERVIEW_SCRIPT = {
+    "all": [
+        {"text": "What is your name?"},
+        {"text": "And what do you drink?"},
+        {"text": "Summary: {arm} run, name and drink noted."},
+    ]
+}
+SUMMARY = {"summary": "---\ntype: regex\npattern: ^Summary\ntarget: last_message\n---\n"}
+
+
+def user_lines(run: dict) -> list[str]:
+    """The user messages Claude Code replayed into the run's trace, in order."""
+    out = []
+    with open(run["tracePath"]) as trace:
+        for line in trace:
+            event = json.loads(line)
+            if event.get("type") == "user" and event.get("isReplay"):
+                out.append(event["message"]["content"])
+    return out
+
+
+def test_scripted_turns_are_sent_in_the_same_session_in_both_arms(suite):
+    suite.case(
+        "interview",
+        "Interview me.",
+        frontmatter={"runs": 1, "turns": ["I am Ada.", "Tea, please."]},
+        graders=SUMMARY,
+        script=INTERVIEW_SCRIPT,
+    )
+    run = suite.run()
+    assert run.rc in (0, 1), run.out
+    case = run.case("interview")
+    for arm in ("with", "without"):
+        [result] = case["arms"][arm]
+        assert result.get("error") is None, result
+        assert result["graders"][0]["passed"], result["graders"]
+        assert user_lines(result) == ["Interview me.", "I am Ada.", "Tea, please."]
+        assert result["conversation"]["messages"] == [
+            {"by": "prompt", "text": "Interview me."},
+            {"by": "scripted", "text": "I am Ada."},
+            {"by": "scripted", "text": "Tea, please."},
+        ]
+        # one session: every turn's result line carries the same session id
+        with open(result["tracePath"]) as trace:
+            results = [json.loads(line) for line in trace if '"type":"result"' in line]
+        assert len(results) == 3 and len({r["session_id"] for r in results}) == 1
+
+
+def test_max_turns_covers_the_whole_conversation(suite):
+    # Claude Code counts turns per message: two one-turn replies use max_turns 2, so the last turn is never sent.
+    suite.case(
+        "short",
+        "Interview me.",
+        frontmatter={"runs": 1, "max_turns": 2, "turns": ["I am Ada.", "Tea, please."]},
+        graders=SUMMARY,
+        script=INTERVIEW_SCRIPT,
+    )
+    run = suite.run()
+    [result] = run.case("short")["arms"]["with"]
+    assert result["errorKind"] == "max_turns", result
+    assert "max_turns (2)" in result["error"]
+    assert user_lines(result) == ["Interview me.", "I am Ada."]
