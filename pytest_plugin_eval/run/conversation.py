@@ -2,11 +2,20 @@
 
 A one-prompt run pipes its prompt as text and closes stdin (run/agent.py). A conversation keeps the session open
 instead: the child reads stream-json from stdin (`--input-format stream-json`), so that each time the agent ends a
-turn (a `result` line in the trace) the next user message is written to the same session, its context kept. And it
-routes permission prompts to stdin as well (`--permission-prompt-tool stdio`, the Agent SDK's control protocol):
-an `AskUserQuestion` call then arrives as a `can_use_tool` request, answered with `allow` and the answers in the
-tool's `updatedInput`. Every other permission prompt is refused, as `--permission-mode dontAsk` refuses it in a
-one-prompt run, so the agent may do no more than there.
+turn (a `result` line in the trace) the next user message is written to the same session, its context kept.
+
+Questions are answered through the Agent SDK's control protocol on the same stdin: the dialogue first registers a
+PreToolUse hook for `AskUserQuestion` (an `initialize` request), and each call then arrives as a `hook_callback`
+request, answered with `permissionDecision: allow` and the answers in the tool's `updatedInput` — Claude Code's
+AskUserQuestion reads them from there. `--permission-prompt-tool stdio` is given too: without it Claude Code
+started from the SDK's entrypoint disables AskUserQuestion altogether (no one could answer); a permission prompt
+that came through it would be refused (dontAsk mode asks nothing).
+
+Claude Code's evaluation mode (CLAUDE_CODE_EVAL_CONFINED, which every other run sets) overrides the hook's `allow`
+for a tool that needs the user (measured with 2.1.327: the call is refused as dontAsk refuses it), so a run that
+answers questions (`answers:` or `user:`) goes without it. Its other limits hold without it: grants scoped to the
+run's folders, the deny rules, dontAsk mode, the OS sandbox of a granted shell (run/permissions.py); only the third
+layer (cwd and --add-dir folders only for file reads) is not there. A case with `turns:` alone keeps it.
 
 The trace (the child's stdout) holds every line of it: the user's messages as Claude Code replays them
 (`--replay-user-messages`), the control requests, one `result` line per turn. Who wrote each user message — the
@@ -30,16 +39,10 @@ from ..load.conversation import Conversation
 from .agent import Child, RunError
 
 QUESTIONS = "AskUserQuestion"
-# The flags that turn a one-prompt run into a conversation (they replace `--permission-mode dontAsk`).
-FLAGS = (
-    "--input-format",
-    "stream-json",
-    "--replay-user-messages",
-    "--permission-prompt-tool",
-    "stdio",
-    "--permission-mode",
-    "default",
-)
+CONFINED = "CLAUDE_CODE_EVAL_CONFINED"
+# The flags that turn a one-prompt run into a conversation.
+FLAGS = ("--input-format", "stream-json", "--replay-user-messages", "--permission-prompt-tool", "stdio")
+HOOK_ID = "plugin-eval-ask"  # the PreToolUse hook callback that answers AskUserQuestion
 # Worded as Claude Code words its own refusal, so that run/refusals.py reads it as one ("permission denied").
 DENIED = "Permission to use {tool} has been denied: an eval run grants no tool beyond its allowed tools"
 UNANSWERED = "Nobody answered: the eval case has no answer for {questions}"
@@ -85,6 +88,20 @@ class UserReply(NamedTuple):
 UserModel = Callable[[Sequence[tuple[str, str]], "dict | None"], UserReply]
 
 
+def initialize() -> dict:
+    """The control request that registers the AskUserQuestion hook, written before the first message."""
+    hooks = {"PreToolUse": [{"matcher": QUESTIONS, "hookCallbackIds": [HOOK_ID]}]}
+    return {
+        "type": "control_request",
+        "request_id": "plugin-eval-init",
+        "request": {"subtype": "initialize", "hooks": hooks},
+    }
+
+
+def hook_decision(decision: str, **fields: object) -> dict:
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision, **fields}}
+
+
 def user_message(text: str) -> dict:
     return {"type": "user", "message": {"role": "user", "content": text}, "parent_tool_use_id": None, "session_id": ""}
 
@@ -98,6 +115,11 @@ def control_reply(request_id: str, response: dict) -> dict:
 
 def control_error(request_id: str, error: str) -> dict:
     return {"type": "control_response", "response": {"subtype": "error", "request_id": request_id, "error": error}}
+
+
+def answers_questions(conversation: Conversation) -> bool:
+    """Whether a conversation answers the agent's questions (then its run is not in evaluation mode)."""
+    return bool(conversation.answers or conversation.user)
 
 
 class TraceTail:
@@ -149,6 +171,7 @@ class Dialogue:
     _over: bool = False
 
     def open(self, prompt: str) -> None:
+        self.send(initialize())
         self._say(prompt, "prompt")
 
     def _say(self, text: str, by: By) -> None:
@@ -245,14 +268,15 @@ class Dialogue:
     def _on_request(self, event: dict) -> None:
         request_id = str(event.get("request_id", ""))
         request = event.get("request") or {}
-        if request.get("subtype") != "can_use_tool":
-            self.send(control_error(request_id, f"an eval run does not serve {request.get('subtype')!r} requests"))
-            return
-        tool = str(request.get("tool_name", ""))
-        data: dict = request["input"] if isinstance(request.get("input"), dict) else {}
-        if tool != QUESTIONS:
+        hook: dict = request["input"] if isinstance(request.get("input"), dict) else {}
+        if request.get("subtype") == "can_use_tool":  # dontAsk mode asks nothing; refused should it ever ask
+            tool = str(request.get("tool_name", ""))
             self.send(control_reply(request_id, {"behavior": "deny", "message": DENIED.format(tool=tool)}))
             return
+        if request.get("subtype") != "hook_callback" or hook.get("tool_name") != QUESTIONS:
+            self.send(control_error(request_id, f"an eval run does not serve {request.get('subtype')!r} requests"))
+            return
+        data: dict = hook["tool_input"] if isinstance(hook.get("tool_input"), dict) else {}
         answers: dict[str, str] = {}
         missing: list[str] = []
         for question in data.get("questions") or ():
@@ -279,9 +303,10 @@ class Dialogue:
                 + ("" if self.user is not None else ", and the case has no user:")
                 + " — add an answer for it"
             )
-            self.send(control_reply(request_id, {"behavior": "deny", "message": UNANSWERED.format(questions=listed)}))
+            reason = UNANSWERED.format(questions=listed)
+            self.send(control_reply(request_id, hook_decision("deny", permissionDecisionReason=reason)))
             return
-        self.send(control_reply(request_id, {"behavior": "allow", "updatedInput": {**data, "answers": answers}}))
+        self.send(control_reply(request_id, hook_decision("allow", updatedInput={**data, "answers": answers})))
 
 
 class ConversationChild(Child):

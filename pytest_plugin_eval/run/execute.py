@@ -193,7 +193,9 @@ def build_argv(plan: RunPlan, ws: Workspace, mock_plan: MockPlan | None = None) 
         partial.FLAG,
         "--max-turns",
         str(case.max_turns),
-        *(conversation.FLAGS if plan.talks else ("--permission-mode", "dontAsk")),
+        "--permission-mode",
+        "dontAsk",
+        *(conversation.FLAGS if plan.talks else ()),
         "--setting-sources",
         "user",
     ]
@@ -284,6 +286,8 @@ def child_env(plan: RunPlan, ws: Workspace) -> dict[str, str]:
     if plan.base_url:
         env["ANTHROPIC_BASE_URL"] = plan.base_url(ws.cwd)
         env.setdefault("ANTHROPIC_API_KEY", "scripted")
+    if plan.talks and conversation.answers_questions(plan.case.conversation):
+        env.pop(conversation.CONFINED, None)  # it would refuse every answer (run/conversation.py)
     if plan.tag:
         env[SESSION_TAG] = plan.tag  # inherited by everything the child starts, so the session can find it
     return env

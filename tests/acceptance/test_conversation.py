@@ -66,3 +66,66 @@ def test_max_turns_covers_the_whole_conversation(suite):
     assert result["errorKind"] == "max_turns", result
     assert "max_turns (2)" in result["error"]
     assert user_lines(result) == ["Interview me.", "I am Ada."]
+
+
+def ask(question: str, header: str) -> dict:
+    options = [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]
+    return {
+        "tool": "AskUserQuestion",
+        "input": {"questions": [{"question": question, "header": header, "multiSelect": False, "options": options}]},
+    }
+
+
+def tool_result_texts(run: dict) -> list[str]:
+    out = []
+    with open(run["tracePath"]) as trace:
+        for line in trace:
+            event = json.loads(line)
+            if event.get("type") == "user" and isinstance(event["message"].get("content"), list):
+                out += [str(b.get("content")) for b in event["message"]["content"] if b.get("type") == "tool_result"]
+    return out
+
+
+def test_ask_user_question_is_answered_from_answers_in_both_arms(suite):
+    suite.case(
+        "asks",
+        "Pick a colour for me.",
+        frontmatter={"runs": 1, "answers": {"colou?r": "Blue"}},
+        graders=SUMMARY,
+        script={"all": [ask("Which colour do you like?", "Colour"), {"text": "Summary: you chose it."}]},
+    )
+    run = suite.run()
+    case = run.case("asks")
+    for arm in ("with", "without"):
+        [result] = case["arms"][arm]
+        assert result.get("error") is None and result["score"] == 1.0, result
+        assert tool_result_texts(result) == [
+            'Your questions have been answered: "Which colour do you like?"="Blue". You can now continue with these '
+            "answers in mind."
+        ]
+        assert result["conversation"]["questions"] == [
+            {"question": "Which colour do you like?", "header": "Colour", "answer": "Blue", "by": "answers"}
+        ]
+        assert "refusedTools" not in result
+    kinds = {f["kind"] for f in run.doc.get("findings", [])}
+    assert not kinds & {"unanswered-question", "tool-refused"}, kinds
+
+
+def test_an_unmatched_question_is_reported_by_name(suite):
+    suite.case(
+        "budget",
+        "Plan my trip.",
+        frontmatter={"runs": 1, "answers": {"colou?r": "Blue"}},
+        graders=SUMMARY,
+        script={"all": [ask("What is your budget?", "Budget"), {"text": "Summary: planned without a budget."}]},
+    )
+    run = suite.run()
+    [result] = run.case("budget")["arms"]["with"]
+    assert result["conversation"]["questions"] == [
+        {"question": "What is your budget?", "header": "Budget", "answer": None, "by": None}
+    ]
+    assert result["refusedTools"] == [{"tool": "AskUserQuestion", "why": "unanswerable"}]
+    [finding] = [f for f in run.doc["findings"] if f["kind"] == "unanswered-question"]
+    assert finding["case"] == "budget"
+    assert '"What is your budget?"' in finding["message"] and "with-plugin runs 1/1" in finding["message"]
+    assert '"What is your budget?"' in run.out  # the session says it too

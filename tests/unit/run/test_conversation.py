@@ -39,9 +39,13 @@ def ask(*questions: tuple[str, str], request_id: str = "r1") -> dict:
         "type": "control_request",
         "request_id": request_id,
         "request": {
-            "subtype": "can_use_tool",
-            "tool_name": "AskUserQuestion",
-            "input": {"questions": [{"question": q, "header": h, "options": []} for q, h in questions]},
+            "subtype": "hook_callback",
+            "callback_id": "plugin-eval-ask",
+            "input": {
+                "hook_event_name": "PreToolUse",
+                "tool_name": "AskUserQuestion",
+                "tool_input": {"questions": [{"question": q, "header": h, "options": []} for q, h in questions]},
+            },
         },
     }
 
@@ -57,6 +61,11 @@ def test_scripted_turns_follow_each_result_then_the_input_ends():
     for _ in range(3):
         talk.on_event(result())
     assert wire.texts() == ["one", "two", "three"] and wire.closed
+    # the hook that answers questions is registered before the first message
+    assert wire.sent[0]["request"] == {
+        "subtype": "initialize",
+        "hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hookCallbackIds": ["plugin-eval-ask"]}]},
+    }
     assert [(s.by, s.text) for s in talk.said] == [("prompt", "one"), ("scripted", "two"), ("scripted", "three")]
 
 
@@ -83,8 +92,9 @@ def test_a_question_is_answered_from_answers_by_text_or_header():
     talk = wire.dialogue(Conversation(answers=(Answer("colou?r", "Blue"), Answer("size", "M"))))
     talk.on_event(ask(("Which colour?", "Pick"), ("How big?", "Size")))
     [reply] = wire.sent
-    response = reply["response"]["response"]
-    assert reply["response"]["request_id"] == "r1" and response["behavior"] == "allow"
+    response = reply["response"]["response"]["hookSpecificOutput"]
+    assert reply["response"]["request_id"] == "r1" and response["permissionDecision"] == "allow"
+    assert response["hookEventName"] == "PreToolUse"
     assert response["updatedInput"]["answers"] == {"Which colour?": "Blue", "How big?": "M"}
     assert response["updatedInput"]["questions"][0]["question"] == "Which colour?"
     assert [(a.question, a.answer, a.by) for a in talk.asked] == [
@@ -97,8 +107,8 @@ def test_an_unmatched_question_is_refused_and_named():
     wire = Wire()
     talk = wire.dialogue(Conversation(answers=(Answer("colou?r", "Blue"),)))
     talk.on_event(ask(("What is your budget?", "Budget")))
-    response = wire.sent[0]["response"]["response"]
-    assert response["behavior"] == "deny" and "What is your budget?" in response["message"]
+    response = wire.sent[0]["response"]["response"]["hookSpecificOutput"]
+    assert response["permissionDecision"] == "deny" and "What is your budget?" in response["permissionDecisionReason"]
     assert talk.asked[0].answer is None
     assert any('"What is your budget?"' in note and "nobody answered" in note for note in talk.notes)
 
