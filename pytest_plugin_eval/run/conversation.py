@@ -39,6 +39,7 @@ from ..load.conversation import Conversation
 from .agent import Child, RunError
 
 QUESTIONS = "AskUserQuestion"
+DONE = "END_CONVERSATION"  # what the simulated user writes when the user is done
 CONFINED = "CLAUDE_CODE_EVAL_CONFINED"
 # The flags that turn a one-prompt run into a conversation.
 FLAGS = ("--input-format", "stream-json", "--replay-user-messages", "--permission-prompt-tool", "stdio")

@@ -129,3 +129,39 @@ def test_an_unmatched_question_is_reported_by_name(suite):
     assert finding["case"] == "budget"
     assert '"What is your budget?"' in finding["message"] and "with-plugin runs 1/1" in finding["message"]
     assert '"What is your budget?"' in run.out  # the session says it too
+
+
+def test_a_simulated_user_answers_under_scripted_until_it_is_done(suite):
+    suite.case(
+        "persona",
+        "Interview me.",
+        frontmatter={"runs": 1, "user": {"persona": "Ada, who runs a bakery.", "max_user_turns": 5}},
+        graders=SUMMARY,
+        script={**INTERVIEW_SCRIPT, "judge": {"user": ["I am Ada.", "Bread, mostly.", "END_CONVERSATION"]}},
+    )
+    run = suite.run()
+    for arm in ("with", "without"):
+        [result] = run.case("persona")["arms"][arm]
+        assert result.get("error") is None and result["score"] == 1.0, result
+        assert user_lines(result) == ["Interview me.", "I am Ada.", "Bread, mostly."]
+        talk = result["conversation"]
+        assert [m["by"] for m in talk["messages"]] == ["prompt", "simulated", "simulated"]
+        assert talk["userCostUsd"] > 0  # three replies of the judge model, priced as judge calls
+        assert result["costUsd"] >= talk["userCostUsd"]
+
+
+def test_the_cost_ceiling_stops_a_runaway_simulated_conversation(suite):
+    # The user never says it is done and the agent never stops asking: only the ceiling ends it.
+    suite.case(
+        "runaway",
+        "Interview me.",
+        frontmatter={"runs": 1, "max_turns": 200, "user": {"persona": "Talkative.", "max_user_turns": 50}},
+        graders=SUMMARY,
+        script={"all": [{"text": "Tell me more.", "repeat": 200}], "judge": {"user": ["More."]}},
+    )
+    run = suite.run("--max-cost-usd", "0.005")
+    [result] = run.case("runaway")["arms"]["with"]
+    said = result["conversation"]["messages"]
+    assert 1 < len(said) < 51, len(said)
+    assert "cost ceiling (--max-cost-usd) reached: the simulated user stopped" in run.out
+    assert run.doc["partial"] is True or run.doc.get("skippedRuns"), run.doc.keys()
