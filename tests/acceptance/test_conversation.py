@@ -165,3 +165,29 @@ def test_the_cost_ceiling_stops_a_runaway_simulated_conversation(suite):
     assert 1 < len(said) < 51, len(said)
     assert "cost ceiling (--max-cost-usd) reached: the simulated user stopped" in run.out
     assert run.doc["partial"] is True or run.doc.get("skippedRuns"), run.doc.keys()
+
+
+def test_graders_read_one_turn_every_turn_or_the_whole_conversation(suite):
+    graders = {
+        "first-turn": "---\ntype: regex\npattern: ^What is your name\ntarget: last_message\nturn: 1\n---\n",
+        "every-turn-asks": "---\ntype: regex\npattern: \\?$\ntarget: last_message\nturn: every\n---\n",
+        "judged": "---\ntype: llm\n---\nThe agent summarises what the user said.\n",
+        **SUMMARY,
+    }
+    suite.case(
+        "graded",
+        "Interview me.",
+        frontmatter={"runs": 1, "turns": ["I am Ada.", "Tea, please."]},
+        graders=graders,
+        script=INTERVIEW_SCRIPT,
+    )
+    run = suite.run()
+    [result] = run.case("graded")["arms"]["with"]
+    verdicts = {g["name"]: g for g in result["graders"]}
+    assert verdicts["first-turn"]["passed"], verdicts["first-turn"]
+    assert verdicts["summary"]["passed"]  # last_message: the agent's last message of the conversation
+    every = verdicts["every-turn-asks"]
+    assert not every["passed"] and every["explanation"].startswith("turn 3 of 3 failed"), every
+    evidence = verdicts["judged"]["evidence"]
+    assert "[user] Interview me." in evidence and "[user] I am Ada." in evidence
+    assert "[agent] And what do you drink?" in evidence and evidence.rstrip().endswith("noted.")

@@ -44,7 +44,7 @@ EXEC_KEYS = (
     "growthbook_overrides, append_system_prompt, env, turns, answers, user, prompt"
 )
 CTX_KEYS = "scaffold_script, history_file, add_dirs, files"
-REGEX_KEYS = "type, name, weight, arm, pattern, target, match, flags"
+REGEX_KEYS = "type, name, weight, arm, turn, pattern, target, match, flags"
 NO_GRADERS = (
     "graders: the case has no graders — add graders/<name>.md files (each with a `type:` frontmatter), "
     "or a graders: list in case.yaml"
