@@ -191,3 +191,25 @@ def test_graders_read_one_turn_every_turn_or_the_whole_conversation(suite):
     evidence = verdicts["judged"]["evidence"]
     assert "[user] Interview me." in evidence and "[user] I am Ada." in evidence
     assert "[agent] And what do you drink?" in evidence and evidence.rstrip().endswith("noted.")
+
+
+def test_the_html_report_marks_scripted_and_simulated_user_messages(suite):
+    suite.case(
+        "marked",
+        "Interview me.",
+        frontmatter={"runs": 1, "turns": ["I am Ada."], "user": {"persona": "Ada, a baker."}},
+        graders=SUMMARY,
+        script={**INTERVIEW_SCRIPT, "judge": {"user": ["Bread, mostly.", "END_CONVERSATION"]}},
+    )
+    run = suite.run()
+    [result] = run.case("marked")["arms"]["with"]
+    assert [m["by"] for m in result["conversation"]["messages"]] == ["prompt", "scripted", "simulated"]
+    [report] = (suite.root / "evals" / "results").glob("*/report.html")
+    html = report.read_text()
+    start = html.index('<div class="conv">')
+    conv = html[start : html.find('<div class="conv">', start + 1)]  # one run's transcript
+    assert '<div class="msg user scripted">' in conv and "User · scripted turn" in conv
+    assert '<div class="msg user simulated">' in conv and "User · simulated" in conv
+    scripted, simulated = conv.index("I am Ada."), conv.index("Bread, mostly.")
+    assert conv.index("User · scripted turn") < scripted < conv.index("User · simulated") < simulated
+    assert conv.count("Interview me.") == 1  # the prompt, shown once
