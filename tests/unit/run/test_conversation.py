@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from pathlib import Path
+from unittest.mock import sentinel
 
 from pytest_plugin_eval.load.conversation import Answer, Conversation, SimulatedUser
-from pytest_plugin_eval.run.conversation import Dialogue, TraceTail, UserReply
+from pytest_plugin_eval.run.conversation import CONFINED, FLAGS, Dialogue, TraceTail, UserReply
+from pytest_plugin_eval.run.execute import RunPlan, RunSettings, build_argv, child_env
 from pytest_plugin_eval.run.refusals import why_refused
+from pytest_plugin_eval.run.workspace import Workspace
 
 
 class Wire:
@@ -188,3 +193,39 @@ def test_the_trace_tail_reads_whole_lines_only(tmp_path):
     with open(path, "a") as handle:
         handle.write("}\nnot json\n")
     assert tail.events() == [{"type": "b"}]
+
+
+# ---- the child's command line and environment ----------------------------------------------------------------
+
+
+def _plan(case, trigger=None):
+    if trigger is not None:
+        case = dataclasses.replace(case, trigger=trigger)
+    return RunPlan(case=case, arm="with", index=1, settings=RunSettings(), claude=Path("/c"), environ={"PATH": "/b"})
+
+
+def _workspace(tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    for folder in (ws.home, ws.cwd, ws.config, ws.tmp, ws.out):
+        folder.mkdir(parents=True)
+    return ws
+
+
+def test_only_a_case_that_talks_back_runs_as_a_stream_json_session(suite, tmp_path):
+    ws = _workspace(tmp_path)
+    one = build_argv(_plan(suite.loaded()), ws)
+    assert "--input-format" not in one and one[one.index("--permission-mode") + 1] == "dontAsk"
+    talks = build_argv(_plan(suite.loaded(fm="turns: [Ada.]")), ws)
+    assert all(f in talks for f in FLAGS) and talks[talks.index("--permission-mode") + 1] == "dontAsk"
+
+
+def test_a_trigger_run_never_talks(suite):
+    assert not _plan(suite.loaded(fm="turns: [Ada.]"), trigger=sentinel.trigger).talks
+
+
+def test_only_a_case_that_answers_questions_leaves_evaluation_mode(suite, tmp_path):
+    ws = _workspace(tmp_path)
+    assert child_env(_plan(suite.loaded()), ws)[CONFINED] == "1"
+    assert child_env(_plan(suite.loaded(fm="turns: [Ada.]")), ws)[CONFINED] == "1"
+    assert CONFINED not in child_env(_plan(suite.loaded(fm="answers: {colour: Blue}")), ws)
+    assert CONFINED not in child_env(_plan(suite.loaded(fm="user: A baker.")), ws)
