@@ -50,6 +50,7 @@ def test_scripted_turns_are_sent_in_the_same_session_in_both_arms(suite):
         with open(result["tracePath"]) as trace:
             results = [json.loads(line) for line in trace if '"type":"result"' in line]
         assert len(results) == 3 and len({r["session_id"] for r in results}) == 1
+        assert result["turns"] == 3  # the agent's turns over the whole conversation
 
 
 def test_max_turns_covers_the_whole_conversation(suite):

@@ -68,3 +68,8 @@ def test_a_graders_turn_is_a_number_or_every(value, ok):
     else:
         with pytest.raises(SpecError, match="turn: must be a turn number from 1, or `every`"):
             parse_grader(raw, "", "g", "src", grader_types())
+
+
+def test_a_conversations_turns_add_up_over_its_result_lines():
+    results = [{"type": "result", "num_turns": 2}, {"type": "result", "num_turns": 1}]
+    assert Transcript("\n".join(json.dumps(e) for e in results)).num_turns == 3
