@@ -214,3 +214,24 @@ def test_the_html_report_marks_scripted_and_simulated_user_messages(suite):
     scripted, simulated = conv.index("I am Ada."), conv.index("Bread, mostly.")
     assert conv.index("User · scripted turn") < scripted < conv.index("User · simulated") < simulated
     assert conv.count("Interview me.") == 1  # the prompt, shown once
+
+
+def test_regrade_grades_a_stored_conversation_turn_by_turn(suite):
+    folder = suite.case(
+        "again",
+        "Interview me.",
+        frontmatter={"runs": 1, "turns": ["I am Ada.", "Tea, please."]},
+        graders=SUMMARY,
+        script=INTERVIEW_SCRIPT,
+    )
+    first = suite.run()
+    [stored] = (suite.root / "evals" / "results").glob("*/aggregate-result.json")
+    # a grader added after the session reads the stored conversation's second turn
+    (folder / "graders" / "second.md").write_text(
+        "---\ntype: regex\npattern: drink\ntarget: last_message\nturn: 2\n---\n"
+    )
+    again = suite.run("--regrade", str(stored.parent))
+    [before] = first.case("again")["arms"]["with"]
+    [after] = again.case("again")["arms"]["with"]
+    assert after["conversation"] == before["conversation"]
+    assert {g["name"]: g["passed"] for g in after["graders"]} == {"second": True, "summary": True}
