@@ -235,3 +235,19 @@ def test_regrade_grades_a_stored_conversation_turn_by_turn(suite):
     [after] = again.case("again")["arms"]["with"]
     assert after["conversation"] == before["conversation"]
     assert {g["name"]: g["passed"] for g in after["graders"]} == {"second": True, "summary": True}
+
+
+def test_the_time_limit_covers_the_whole_conversation(suite):
+    # Each reply takes 4 s, well within 10 s; three of them do not fit in it together.
+    slow = [{"text": "What is your name?", "delay": 4}, {"text": "And?", "delay": 4}, {"text": "Summary", "delay": 4}]
+    suite.case(
+        "slow",
+        "Interview me.",
+        frontmatter={"runs": 1, "timeout_seconds": 10, "turns": ["I am Ada.", "Tea, please."]},
+        graders=SUMMARY,
+        script={"all": slow},
+    )
+    run = suite.run("--api-retries", "0")
+    [result] = run.case("slow")["arms"]["with"]
+    assert result["errorKind"] == "timeout", result
+    assert user_lines(result)[:2] == ["Interview me.", "I am Ada."]  # the conversation had gone on
