@@ -37,6 +37,7 @@ CHANGED = {
     "env": "env changed",
     "mocks": "mocks served without the plugin changed",
     "script": "scripted.yaml's without arm changed",
+    "conversation": "turns, answers or simulated user changed",
 }
 
 

@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 NO_SCRIPT_REPLY = "(scripted model: this case has no scripted.yaml)"
 # A pairwise judge without answers says so — no verdict, so never a silent tie or win.
 NO_PAIRWISE_REPLY = "(scripted model: no pairwise: answers in scripted.yaml)"
+# A simulated user without replies ends the conversation at once (run/conversation.py's DONE), saying why.
+NO_USER_REPLY = "(scripted model: no judge: {user: ...} replies in scripted.yaml) END_CONVERSATION"
 # How the endpoint tells the LLM judge's request apart on a session URL: its system prompt says so (grade/judge.py).
 JUDGE_MARK = "You grade the output of an AI coding agent"
 # ... and an agent mock's (doubles/mcp/server.py's system prompt).
@@ -133,6 +135,11 @@ class ScriptedEndpoint:
         """The base URL for one grader's judge calls in one run."""
         return self._register(_Route("judge", script, arm, run, grader=grader))
 
+    def user_url(self, script: Script | None, arm: str = "with", run: int = 1) -> str:
+        """The base URL for one run's simulated user (a case's `user:`), answered in turn from the script's
+        `judge: {user: [...]}` replies (by arm and run when given so), and once they are used up from the last."""
+        return self._register(_Route("user", script, arm, run, grader="user"))
+
     def pairwise_url(self, script: Script | None, order: str, pair: int) -> str:
         """The base URL for one `compare --pairwise` judge call: pair `pair` of a case, shown in `order`
         (old_first or new_first), answered from the script's `pairwise:` replies."""
@@ -202,6 +209,10 @@ class ScriptedEndpoint:
     def _reply(self, token: str, route: _Route, body: dict[str, Any]) -> tuple[str, Turn]:
         """The kind of a messages request and the turn that answers it."""
         if route.kind == "judge":
+            return "judge", self._judge_reply(token, route)
+        if route.kind == "user":
+            if route.script is None or not (route.script.judge.get("user") or route.script.judge_by_arm.get("user")):
+                return "judge", text_turn(NO_USER_REPLY)
             return "judge", self._judge_reply(token, route)
         if route.kind == "control":
             grader, _, control = (route.grader or "").partition("\0")

@@ -63,6 +63,22 @@ class ModelCalls:
 
         return Judge(self.judge_model, client_for)
 
+    def simulated_user(self, case: Case, script, arm: str, index: int):
+        """The run's simulated user (grade/simulated_user.py): the judge's client on the user's model (the judge
+        model unless `user.model`), or — scripted — the endpoint's URL for this run's user. None: no `user:`."""
+        user = case.conversation.user
+        if user is None or case.trigger is not None:
+            return None
+        from ..grade.simulated_user import asker, user_model
+
+        model = user_model(user.model, self.judge_model)
+        if not self.options.scripted:
+            client = self.resources.judge_client.get()
+            return asker(Judge(model, lambda _grader: client), user)
+        endpoint, base = self.resources.endpoint.get(), self.resources.scripted_judge_client.get()
+        scripted = base.with_options(base_url=endpoint.user_url(script, arm=arm, run=index))
+        return asker(Judge(model, lambda _grader: scripted), user)
+
     def mock_agent(self, case: Case, script, arm: str, index: int) -> dict | None:
         """Model settings for the case's agent mocks (the judge model; scripted: its own endpoint URL)."""
         if not any(r.kind == "agent" for server in case.mocks.servers.values() for r in server.responders.values()):

@@ -112,6 +112,15 @@ def tokens_of(transcript: Transcript) -> Tokens:
     )
 
 
+def conversation_record(run) -> dict:
+    """What the results document keeps of a conversation's user side (RunResult.conversation)."""
+    return {
+        "messages": [said.to_json() for said in run.said],
+        "questions": [asked.to_json() for asked in run.asked],
+        "userCostUsd": run.user_cost_usd,
+    }
+
+
 def ended_early(plan: RunPlan, progress: Progress, kind: ErrorKind, message: str) -> RunResult:
     """A run the harness could not finish: not scored, with what it cost and the trace if it was kept."""
     return RunResult(
@@ -156,9 +165,10 @@ def _attempt(plan: RunPlan, how: Evaluation, progress: Progress, ready: StartedA
                 error_kind="scaffold" if scaffold else "start",
                 duration_seconds=time.monotonic() - started,
             )
-        progress.cost_usd = run.cost_usd
+        # The simulated user's replies are priced like judge calls, and belong to the run (a regrade keeps them).
+        progress.cost_usd = run.cost_usd + run.user_cost_usd
         if ledger is not None:
-            ledger.add(run.cost_usd)
+            ledger.add(run.cost_usd + run.user_cost_usd)
         # A run that never reached the model says nothing about the plugin: it is not graded or scored.
         # A run a mock aborted is not graded either: it scores 0, and `aborted` says why.
         ungraded = (run.error is not None and run.error.ungraded) or run.aborted is not None
@@ -192,7 +202,7 @@ def _attempt(plan: RunPlan, how: Evaluation, progress: Progress, ready: StartedA
             score=score,
             passed=score == 1.0,
             turns=run.transcript.num_turns,
-            cost_usd=run.cost_usd + judged,
+            cost_usd=run.cost_usd + run.user_cost_usd + judged,
             judge_cost_usd=judged,
             duration_seconds=time.monotonic() - started,
             started_at=started_at,
@@ -208,6 +218,7 @@ def _attempt(plan: RunPlan, how: Evaluation, progress: Progress, ready: StartedA
             tool_calls=len(run.transcript.tool_calls),
             tokens=tokens_of(run.transcript),
             agent_seconds=run.duration_seconds,
+            conversation=conversation_record(run) if plan.talks else None,
         )
         result.notes = notes
         return result

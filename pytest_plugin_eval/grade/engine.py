@@ -18,6 +18,7 @@ grading at once.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -27,6 +28,7 @@ from typing import Any
 from ..core.errors import HarnessError
 from ..load.graders import GraderSpec
 from .base import GradeContext, Verdict
+from .conversation import turn_count, turn_view
 from .ecmaregex import RegexAborted
 
 # How long one grader may take, in seconds of wall time, before the run gives up on it (its verdict: errored).
@@ -133,6 +135,29 @@ def grade(
 
 
 def run_grader(spec: GraderSpec, output: Any, judge: Any, seconds: float, stop: threading.Event | None) -> Verdict:
+    """One grader's verdict — of the turn its `turn:` names, or (`turn: every`) of each turn, passing when every one
+    passes (see grade/conversation.py)."""
+    if spec.turn is None:
+        return grade_once(spec, output, judge, seconds, stop)
+    if spec.turn != "every":
+        return grade_once(spec, turn_view(output, int(spec.turn)), judge, seconds, stop)
+    verdicts = [
+        grade_once(spec, turn_view(output, n), judge, seconds, stop)
+        for n in range(1, turn_count(output.transcript) + 1)
+    ]
+    failed = [n for n, v in enumerate(verdicts, 1) if not v.passed]
+    first = verdicts[failed[0] - 1] if failed else verdicts[-1]
+    said = f"turn {failed[0]} of {len(verdicts)} failed: {first.explanation}" if failed else first.explanation
+    return dataclasses.replace(
+        first,
+        passed=not failed,
+        explanation=said if failed else f"every turn ({len(verdicts)}) passed: {said}",
+        errored=any(v.errored for v in verdicts),
+        cost_usd=sum(v.cost_usd for v in verdicts),
+    )
+
+
+def grade_once(spec: GraderSpec, output: Any, judge: Any, seconds: float, stop: threading.Event | None) -> Verdict:
     """One grader's verdict, computed in a thread of its own so that the caller can give up on it: after `seconds`
     (the verdict is errored, "grader timed out after N s"), or at once when `stop` is set (GradingStopped). The
     caller only waits — in short slices, so Ctrl-C and SIGTERM are handled at once even in the main thread.

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..load.case import Case
 from ..results.findings import Finding
+from .asks import asking_findings
 from .grants import Grants, grant_findings
 from .patterns import pattern_findings
 from .prompt import prompt_findings
@@ -22,6 +23,7 @@ def lint_case(case: Case, grants: Grants, plugin: Shipped | None = None) -> list
     out += pattern_findings(case, plugin)
     out += rubric_findings(case)
     out += grant_findings(case, grants)
+    out += asking_findings(case, plugin)
     return out
 
 

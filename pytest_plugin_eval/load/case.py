@@ -32,6 +32,7 @@ from ..core.validate import (
     whole_number,
 )
 from ..core.yamlio import FrontmatterError, YamlError, load_yaml, split_frontmatter
+from . import conversation as talk
 from .graders import GRADERS_DIR, GraderKind, GraderSpec, load_grader_files, load_inline_graders
 from .mocks import MockSet, load_mocks
 from .script import SCRIPT_FILENAME, Script, load_script
@@ -117,6 +118,7 @@ class Case:
     mocks: MockSet = field(default_factory=MockSet)
     script: Script | None = None  # scripted.yaml, validated (None: the case has none)
     trigger: TriggerTarget | None = None  # a query of a trigger set run as a case (load/triggers.py)
+    conversation: talk.Conversation = field(default_factory=talk.Conversation)  # turns, answers, a simulated user
 
     @property
     def runs_per_arm(self) -> int:
@@ -221,6 +223,7 @@ EXECUTION_FIELDS: dict[str, Check] = {
     "growthbook_overrides": mapping,
     "append_system_prompt": string,
     "env": _env,
+    **talk.FIELDS,  # turns, answers, user: a case that talks back (load/conversation.py)
 }
 FRONTMATTER_KEYS = tuple(TOP_FIELDS) + tuple(EXECUTION_FIELDS)
 # A bad name or tags leave --case/--tag unable to tell whether the case was asked for.
@@ -522,12 +525,13 @@ def _load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind])
     if script is not None:
         judged = sorted(spec.name for spec, _ in graders if spec.type in ("llm", "baseline"))
         for key in (*script.judge, *script.judge_by_arm):
-            if key not in ("default", "mock") and key not in judged:
+            if key not in ("default", "mock", "user") and key not in judged:
                 errors.add(
                     case_dir / SCRIPT_FILENAME,
                     f"judge.{key}",
                     f"names no judged grader of this case (its llm and baseline graders: {', '.join(judged) or 'none'})"
-                    " — use one of their names, `default` for all of them, or `mock` for agent mocks",
+                    " — use one of their names, `default` for all of them, `mock` for agent mocks, or `user` for the"
+                    " simulated user",
                 )
 
     plugin_root = resolve_plugin(case_dir, eval_root)
@@ -569,6 +573,7 @@ def _load_case(case_dir: Path, eval_root: Path, kinds: Mapping[str, GraderKind])
         warnings=tuple(warnings),
         mocks=mocks,
         script=script,
+        conversation=talk.of_settings(settings),
     )
 
 

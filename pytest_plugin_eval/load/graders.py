@@ -20,7 +20,7 @@ from .pyfile import module_settings
 
 GRADERS_DIR = "graders"
 GRADER_SUFFIXES = (".md", ".py")
-COMMON_KEYS = ("type", "name", "weight", "arm")
+COMMON_KEYS = ("type", "name", "weight", "arm", "turn")
 # In case.yaml a judge's rubric is a key (`criteria:`); in graders/*.md it is the file's body.
 INLINE_BODY_KEY = "criteria"
 ARM_POLICIES = ("with-only", "both")  # a grader's `arm:`: which arms it counts in
@@ -65,11 +65,14 @@ class GraderSpec:
     source: str  # where it was defined, for messages
     kind: Any  # the grader type (a GraderKind; grade.base.GraderType for the built-in ones)
     body: str | None = None  # the Markdown body (rubric) of llm/baseline graders
+    turn: int | str | None = None  # a conversation's turn it grades: N (1-based), "every", None: the whole run
 
     def config_json(self) -> dict:
         out = dict(self.kind.config_json(self.config))
         if self.arm is not None:
             out["arm"] = self.arm
+        if self.turn is not None:
+            out["turn"] = self.turn
         return out
 
 
@@ -109,6 +112,7 @@ def parse_grader(
     arm = raw.get("arm")
     if arm is not None:
         _arm_policy(arm, "arm")
+    turn = _turn(raw["turn"], "turn") if raw.get("turn") is not None else None
     if kind.uses_body and GRADER_TEMPLATE in body:
         raise SpecError(
             "",
@@ -135,7 +139,18 @@ def parse_grader(
         source=source,
         kind=kind,
         body=body.strip() if kind.uses_body else None,
+        turn=turn,
     )
+
+
+def _turn(value: Any, key: str) -> int | str:
+    """`turn:` — the conversation's turn a grader reads: a whole number from 1 (the reply to the prompt), or
+    `every` (it must pass on each turn)."""
+    if value == "every":
+        return value
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SpecError(key, f"must be a turn number from 1, or `every` (got {value!r})")
+    return value
 
 
 # A grader with where its name is written (for duplicate-name errors).

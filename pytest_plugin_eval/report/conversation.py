@@ -4,6 +4,7 @@ a size a page can hold. The templates only lay the entries out."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,10 +50,31 @@ class Conversation:
         return f"{self.omitted_chars:,}"
 
 
-def conversation(trace_text: str, prompt: str) -> Conversation:
+# Who wrote a user message of a conversation (RunResult.conversation), as its label says it.
+WRITERS = {"scripted": "User · scripted turn", "simulated": "User · simulated"}
+
+
+def conversation(trace_text: str, prompt: str, said: list[dict] | None = None) -> Conversation:
+    """`said`: a conversation's user messages and who wrote each (RunResult.conversation's `messages`), so that the
+    user messages Claude Code replayed into the trace are labelled scripted or simulated; the first is the
+    prompt, shown once."""
     entries = [Entry("user", "User prompt", texts=(cut(prompt, BLOCK_CHARS),))]
-    entries += _entries(Transcript(trace_text).events)
+    entries += _replays_marked(_entries(Transcript(trace_text).events), said or [])
     return _fit(entries, TRANSCRIPT_CHARS)
+
+
+def _replays_marked(entries: list[Entry], said: list[dict]) -> list[Entry]:
+    out, seen = [], 0
+    for entry in entries:
+        if entry.kind != "user replay":
+            out.append(entry)
+            continue
+        seen += 1
+        if seen == 1:
+            continue  # the prompt, already shown
+        by = str(said[seen - 1].get("by")) if seen <= len(said) and isinstance(said[seen - 1], dict) else ""
+        out.append(dataclasses.replace(entry, kind=f"user {by}".strip(), who=WRITERS.get(by, "User")))
+    return out
 
 
 def _fit(entries: list[Entry], budget: int) -> Conversation:
@@ -192,6 +214,8 @@ def _user(event: dict, block: dict, tool_names: dict[str, str], sub: bool) -> En
             fold=text.split("\n", 1)[0][:SUMMARY_CHARS],
             subagent=sub,
         )
+    if event.get("isReplay"):  # a conversation's user message, as Claude Code replays it (_replays_marked)
+        return Entry("user replay", "User", texts=(cut(text, BLOCK_CHARS),), subagent=sub)
     return Entry("user", "User", texts=(cut(text, BLOCK_CHARS),), subagent=sub)
 
 
@@ -217,11 +241,11 @@ class Trace:
     conversation: Conversation | None = None
 
 
-def trace(trace_path: str | None, prompt: str) -> Trace:
+def trace(trace_path: str | None, prompt: str, said: list[dict] | None = None) -> Trace:
     if not trace_path:
         return Trace(None)
     try:
         text = Path(trace_path).read_text(encoding="utf-8", errors="replace")
     except OSError as e:
         return Trace(trace_path, problem=str(e.strerror or e))
-    return Trace(trace_path, conversation=conversation(text, prompt))
+    return Trace(trace_path, conversation=conversation(text, prompt, said))

@@ -474,7 +474,7 @@ def run(result: RunResult, label: str, prompt: str) -> Run:
         graders=[grader_verdict(g) for g in result.graders],
         mocks=mocks(result.mocks) if result.mocks else None,
         workspace=result.workspace or None,
-        transcript=trace(result.trace_path, prompt),
+        transcript=trace(result.trace_path, prompt, (result.conversation or {}).get("messages")),
     )
 
 

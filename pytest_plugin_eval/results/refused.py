@@ -23,7 +23,10 @@ def fix_for(tool: str, why: str) -> str:
     if why == "sandbox":
         return "the OS sandbox refused the command: keep its effects inside the run's working directory"
     if why == "unanswerable":
-        return "nobody answers in a headless run: say in the prompt what the agent would ask, or disallow the tool"
+        return (
+            "nobody answered it: give the case answers: (a question pattern → its answer) or a simulated user:, "
+            "or say in the prompt what the agent would ask"
+        )
     return "see the run's trace"
 
 

@@ -15,6 +15,8 @@
   `max: 0` decoy) failed in every with-plugin run, while a Δ is reported: the Δ came from something else — or,
   when every one of those runs did call Skill, the indicator's input_match is what is wrong (results/hints.py).
 - `tool-refused`: runs in which Claude Code refused the agent a tool (results/refused.py).
+- `unanswered-question`: a question the agent asked (AskUserQuestion) that neither the case's `answers:` nor a
+  simulated user answered (results/conversation_findings.py).
 
 A run with no verdicts (a run error, an errored or skipped grader) counts in none of them.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..core.kinds import Arm
+from .conversation_findings import unanswered_findings
 from .findings import Finding
 from .hints import missed_calls
 from .model import CaseResult, GraderInfo, RunResult
@@ -150,7 +153,7 @@ def case_findings(case: CaseResult) -> list[Finding]:
                 "the indicator if the plugin works another way",
             )
         )
-    return out + refusal_findings(case)
+    return out + refusal_findings(case) + unanswered_findings(case)
 
 
 def session_findings(cases: Iterable[CaseResult]) -> list[Finding]:

@@ -140,8 +140,16 @@ class Child:
                 stderr=err,
                 start_new_session=True,
             )
-        self._first, self._rest = prompt_parts(cmd.prompt)
+        self._opening()
+
+    def _opening(self) -> None:
+        """What the child gets as soon as it starts: the prompt's first character (prompt_parts)."""
+        self._first, self._rest = prompt_parts(self.cmd.prompt)
         self._write(self._first, close=False)
+
+    def _begin(self) -> None:
+        """What the child gets when its run begins: the rest of the prompt, and the end of its input."""
+        self._write(self._rest, close=True)
 
     @property
     def age(self) -> float:
@@ -180,7 +188,7 @@ class Child:
         timed_out = stopped = False
         size, grew, silent = 0, started, 0.0  # the trace's size, when it last grew, and for how long it had not
         try:
-            self._write(self._rest, close=True)
+            self._begin()
             while child.poll() is None:
                 try:
                     now_size = self.trace_path.stat().st_size

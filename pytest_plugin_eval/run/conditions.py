@@ -82,6 +82,9 @@ def without_conditions(plan: Any, claude_version: str, environ: Mapping[str, str
         "script": digest(repr(script)) if script is not None else None,
         "claudeCode": claude_version,
         "isolation": ISOLATION_VERSION,
+        # what the user says after the prompt (turns, answers, a simulated user's persona): only for a case that
+        # talks back, so that a one-prompt case's stored runs keep their conditions
+        **({"conversation": digest(case.conversation.conditions())} if case.conversation.active else {}),
     }
 
 

@@ -27,7 +27,7 @@ from ..core.clock import now_iso
 from ..core.kinds import Arm, ablated_component, loads_plugin
 from ..load.case import Case
 from ..load.suite import declared_servers, plugin_at
-from . import partial, permissions, trigger
+from . import conversation, partial, permissions, trigger
 from .agent import AgentCommand, AgentStartError, Child, RunError, classify, silence_limit
 from .output import RunOutput
 from .plugin_load import plugin_load_fault
@@ -76,6 +76,14 @@ class RunPlan:
     # the plugin folders this run's arm has (another version, a copy minus a component: engine/versions.py);
     # None: the case's own
     plugins: tuple[Path, ...] | None = None
+    user: conversation.UserModel | None = None  # the case's simulated user (user:), asked on the judge's client
+    may_spend: Callable[[float], bool] | None = None  # the cost ceiling, given what the run has spent so far
+
+    @property
+    def talks(self) -> bool:
+        """A conversation (turns, answers, a simulated user) rather than one prompt; never a trigger run, which
+        stops at the first skill the agent picks."""
+        return self.case.conversation.active and self.case.trigger is None
 
     @property
     def model(self) -> str | None:
@@ -202,6 +210,7 @@ def build_argv(plan: RunPlan, ws: Workspace, mock_plan: MockPlan | None = None) 
         str(case.max_turns),
         "--permission-mode",
         "dontAsk",
+        *(conversation.FLAGS if plan.talks else ()),
         "--setting-sources",
         "user",
     ]
@@ -292,6 +301,8 @@ def child_env(plan: RunPlan, ws: Workspace) -> dict[str, str]:
     if plan.base_url:
         env["ANTHROPIC_BASE_URL"] = plan.base_url(ws.cwd)
         env.setdefault("ANTHROPIC_API_KEY", "scripted")
+    if plan.talks and conversation.answers_questions(plan.case.conversation):
+        env.pop(conversation.CONFINED, None)  # it would refuse every answer (run/conversation.py)
     if plan.tag:
         env[SESSION_TAG] = plan.tag  # inherited by everything the child starts, so the session can find it
     return env
@@ -311,6 +322,9 @@ class AgentRun(RunOutput):
     aborted: dict | None = None  # {server, tool, reason}: a mock stopped the run
     mocks: dict | None = None  # the run's mock summary (servers, warnings, calls)
     notes: tuple[str, ...] = ()
+    said: tuple[conversation.Said, ...] = ()  # a conversation's user messages, and who wrote each
+    asked: tuple[conversation.Asked, ...] = ()  # the questions the agent asked (AskUserQuestion), and their answers
+    user_cost_usd: float = 0.0  # what the simulated user's replies cost
 
     @property
     def trace_path(self) -> Path | None:
@@ -337,9 +351,22 @@ def start_agent(plan: RunPlan, ws: Workspace) -> StartedAgent:
         tuple(build_argv(plan, ws, mock_plan)), child_env(plan, ws), ws.cwd, case.prompt, case.timeout_seconds
     )
     try:
-        child = Child(command, ws.trace, ws.stderr)
+        child = (
+            conversation.ConversationChild(command, ws.trace, ws.stderr)
+            if plan.talks
+            else Child(command, ws.trace, ws.stderr)
+        )
     except OSError as e:
         raise AgentStartError(f"could not start {plan.claude}: {e}") from None
+    if isinstance(child, conversation.ConversationChild):
+        child.dialogue = conversation.Dialogue(
+            case.conversation,
+            child.send,
+            child.close_input,
+            case.max_turns,
+            user=plan.user,
+            may_spend=plan.may_spend or (lambda _spent: True),
+        )
     return StartedAgent(plan, ws, mock_plan, before, child)
 
 
@@ -360,8 +387,13 @@ class StartedAgent:
         started_at, started = now_iso(), time.monotonic()
 
         decided = trigger.watcher(case.trigger, ws.trace) if case.trigger is not None else None
+        dialogue = self.child.dialogue if isinstance(self.child, conversation.ConversationChild) else None
+        tail = conversation.TraceTail(ws.trace) if dialogue is not None else None
 
         def watch() -> bool:
+            if dialogue is not None and tail is not None:  # the user's side: answer what the agent said since
+                for event in tail.events():
+                    dialogue.on_event(event)
             # The session stopping, or a mock's expect: violation (or an agent mock's ABORT:), stops the run at once;
             # a trigger run stops as soon as its trace decides it.
             return (
@@ -399,14 +431,18 @@ class StartedAgent:
             if plan.stop is not None and plan.stop.is_set()
             else sandbox_fault(plan, ws, transcript, exit_.stderr)
             or (plugin_load_fault(plan.plugin_dirs, transcript) if loads_plugin(plan.arm) else None)
-            or classify(exit_, transcript if streamed is None else streamed, case.timeout_seconds),
+            or classify(exit_, transcript if streamed is None else streamed, case.timeout_seconds)
+            or (dialogue.error if dialogue is not None else None),
             cost_usd=agent_cost(transcript, plan.model) + mock_cost,
             workspace=ws,
             started_at=started_at,
             duration_seconds=time.monotonic() - started,
             aborted=first_abort(calls),
             mocks=summary,
-            notes=tuple(warnings),
+            notes=tuple(warnings) + (tuple(dialogue.notes) if dialogue is not None else ()),
+            said=tuple(dialogue.said) if dialogue is not None else (),
+            asked=tuple(dialogue.asked) if dialogue is not None else (),
+            user_cost_usd=dialogue.user_cost_usd if dialogue is not None else 0.0,
         )
 
     def discard(self) -> None:

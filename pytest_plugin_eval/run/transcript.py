@@ -122,8 +122,13 @@ class Transcript:
 
     @property
     def num_turns(self) -> int:
-        if self.result and isinstance(self.result.get("num_turns"), int):
-            return self.result["num_turns"]
+        """The agent's turns: Claude Code's count on its result line — added up over a conversation's result lines
+        (one per user message)."""
+        counts = [
+            e["num_turns"] for e in self.events if e.get("type") == "result" and isinstance(e.get("num_turns"), int)
+        ]
+        if counts:
+            return sum(counts)
         return len(
             {
                 e.get("message", {}).get("id")

@@ -448,6 +448,8 @@ class EvalSession:
                 script, case.prompt, arm, index, self.options.for_model(model).model or case.model
             ),
             mock_agent=self.models.mock_agent(case, script, arm, index),
+            user=self.models.simulated_user(case, script, arm, index),
+            may_spend=self.within_ceiling,
             environ=self.models.run_environ(),
             record_dir=folder.recordings,
             stop=self.pool.stopping,
@@ -456,6 +458,12 @@ class EvalSession:
             hidden=(Path(self.options.output_dir).absolute(),) if self.options.output_dir else (),
             plugins=self.versions.plugin_dirs(case.plugin_dirs, arm, case.eval_root),
         )
+
+    def within_ceiling(self, spent_in_run: float) -> bool:
+        """Whether a run that has spent `spent_in_run` so far may spend more (--max-cost-usd; the ledger holds
+        what the session's finished runs spent)."""
+        ledger = self.ledger
+        return ledger is None or ledger.cap is None or ledger.spent() + spent_in_run < ledger.cap
 
     def run_settings(self, model: str | None = None) -> RunSettings:
         o = self.options.for_model(model)

@@ -21,6 +21,7 @@ from ...run.artefacts import TRACE
 from ...run.output import RunOutput
 from .. import ecmaregex
 from ..base import GradeContext, GraderType, Verdict, register
+from ..conversation import conversation_lines, is_conversation
 from ..judge import ANSWER_LINE, JudgeUnavailable
 from ..targets import (
     FileTarget,
@@ -112,6 +113,11 @@ def focus_evidence(focus: Target, run: RunOutput, criteria: str) -> Evidence:
                 f" — note: long file ({len(text)} chars); llm judges are noisy on long inputs, prefer a regex "
                 f"grader for large artifacts"
             )
+    elif focus == "last_message" and is_conversation(run.transcript):
+        # A conversation's judge reads the conversation, not its last message alone (cut as a trace is).
+        text = cut_lines("\n".join(conversation_lines(run.transcript)))
+        note = ""
+        focus = "conversation"
     else:
         text = text_of(focus, run)
         if focus == "trace":

@@ -232,6 +232,11 @@ def test_the_case_format_the_interview_reads_tells_how_to_write_trigger_sets():
     assert "### Trigger sets" in text and "should_not_fire" in text
 
 
+def test_the_case_format_the_interview_reads_tells_how_to_answer_a_skill_that_asks():
+    text = (Path(authoring.__file__).parent / "prompts" / "case-format.md").read_text()
+    assert all(f"`{key}`" in text for key in ("turns", "answers", "user")) and "AskUserQuestion" in text
+
+
 def test_a_mock_written_is_checked_against_the_cases_of_the_session(root):
     cfg = new_config(root, "evals", "interview")
     write_case(root, "c", NOT_FIRE)

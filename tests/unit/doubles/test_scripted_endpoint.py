@@ -18,7 +18,7 @@ import pytest
 from pytest_plugin_eval.core.paths import display_path
 from pytest_plugin_eval.core.prices import Usage
 from pytest_plugin_eval.core.problems import SpecError
-from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
+from pytest_plugin_eval.doubles.scripted import NO_USER_REPLY, ScriptedEndpoint
 from pytest_plugin_eval.load.script import (
     SCRIPT_FILENAME,
     ErrorReply,
@@ -468,6 +468,15 @@ def test_judge_replies_in_sequence_per_grader(endpoint: ScriptedEndpoint) -> Non
     assert text_of(ask(endpoint.judge_url(None, grader="quality"), tools=None)) == "PASS"
     calls = endpoint.calls(kind="judge", token=other)
     assert [(call["grader"], call["arm"], call["run"]) for call in calls] == [("style", "without", 2)] * 3
+
+
+def test_a_simulated_user_answers_from_its_own_replies_only(endpoint: ScriptedEndpoint) -> None:
+    loaded = script({"judge": {"user": ["I am Ada.", "END_CONVERSATION"], "default": ["PASS"]}})
+    user = endpoint.user_url(loaded, arm="without", run=2)
+    assert [text_of(ask(user, tools=None)) for _ in range(3)] == ["I am Ada.", "END_CONVERSATION", "END_CONVERSATION"]
+    # without `user:` replies it ends the conversation at once, never borrowing a judge's PASS
+    for silent in (script({"judge": {"default": ["PASS"]}}), None):
+        assert text_of(ask(endpoint.user_url(silent), tools=None)) == NO_USER_REPLY
 
 
 def test_judge_counting_is_thread_safe(endpoint: ScriptedEndpoint) -> None:

@@ -1052,7 +1052,8 @@ def test_parse_grader_common_errors():
         spec({"type": "regex", "pattern": "x", "tool": "Glob"})
     assert info.value.key == "tool"
     assert (
-        info.value.message == "is not a key of regex graders (expected: type, name, weight, arm, pattern, target, "
+        info.value.message
+        == "is not a key of regex graders (expected: type, name, weight, arm, turn, pattern, target, "
         "match, flags)"
     )
     for weight in (0, -1, True, "2"):

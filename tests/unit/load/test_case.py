@@ -34,17 +34,17 @@ KINDS_COMMA = "regex, tool_order, tool_used, file_exists, llm, baseline, python,
 FM_KEYS = (
     "schema_version, name, description, tags, plugins, runs, expected_outcome, models, model, max_turns, "
     "timeout_seconds, allowed_tools, disallowed_tools, artifact_publish, growthbook_overrides, "
-    "append_system_prompt, env"
+    "append_system_prompt, env, turns, answers, user"
 )
 TOP_KEYS = (
     "schema_version, name, description, tags, plugins, runs, expected_outcome, models, context, execution, graders"
 )
 EXEC_KEYS = (
     "model, max_turns, timeout_seconds, allowed_tools, disallowed_tools, artifact_publish, "
-    "growthbook_overrides, append_system_prompt, env, prompt"
+    "growthbook_overrides, append_system_prompt, env, turns, answers, user, prompt"
 )
 CTX_KEYS = "scaffold_script, history_file, add_dirs, files"
-REGEX_KEYS = "type, name, weight, arm, pattern, target, match, flags"
+REGEX_KEYS = "type, name, weight, arm, turn, pattern, target, match, flags"
 NO_GRADERS = (
     "graders: the case has no graders — add graders/<name>.md files (each with a `type:` frontmatter), "
     "or a graders: list in case.yaml"
@@ -1453,7 +1453,8 @@ def test_a_script_judge_key_must_name_a_judged_grader_or_default(suite):
     (folder / "scripted.yaml").write_text("with: [Hi.]\njudge: {warm: [PASS], ok: [PASS]}\n")
     assert suite.rendered(suite.fail()) == [
         f"evals/c/scripted.yaml: judge.{key}: names no judged grader of this case (its llm and baseline graders: "
-        "warmth) — use one of their names, `default` for all of them, or `mock` for agent mocks"
+        "warmth) — use one of their names, `default` for all of them, `mock` for agent mocks, or `user` for the "
+        "simulated user"
         for key in ("warm", "ok")
     ]
 

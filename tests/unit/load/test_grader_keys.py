@@ -22,12 +22,12 @@ def inline_problems(tmp_path: Path, graders: list) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     "grader, keys",
     [
-        ({"type": "llm", "criteria": "Polite.", "bogus": 1}, "type, name, weight, arm, focus, criteria"),
+        ({"type": "llm", "criteria": "Polite.", "bogus": 1}, "type, name, weight, arm, turn, focus, criteria"),
         (
             {"type": "baseline", "criteria": "As good.", "baseline_file": "b.jsonl", "bogus": 1},
-            "type, name, weight, arm, baseline_file, criteria",
+            "type, name, weight, arm, turn, baseline_file, criteria",
         ),
-        ({"type": "regex", "pattern": "x", "bogus": 1}, "type, name, weight, arm, pattern, target, match, flags"),
+        ({"type": "regex", "pattern": "x", "bogus": 1}, "type, name, weight, arm, turn, pattern, target, match, flags"),
     ],
 )
 def test_an_unknown_inline_key_lists_every_allowed_key(tmp_path, grader, keys):
@@ -55,4 +55,4 @@ def test_criteria_in_a_markdown_judge_says_the_rubric_is_the_body():
 def test_a_markdown_judge_lists_its_keys_without_criteria():
     with pytest.raises(SpecError) as info:
         parse_grader({"type": "llm", "bogus": 1}, "Polite.", "j", "graders/j.md", grader_types())
-    assert info.value.message == "is not a key of llm graders (expected: type, name, weight, arm, focus)"
+    assert info.value.message == "is not a key of llm graders (expected: type, name, weight, arm, turn, focus)"

@@ -74,6 +74,11 @@ def rich_suite() -> SuiteResult:
         aborted={"server": "stripe", "tool": "charge", "reason": "twice"},
         mocks={"servers": ["stripe"], "calls": {"replay": {"hits": 1}}},
         refused_tools=[{"tool": "Write", "why": "not granted"}],
+        conversation={
+            "messages": [{"by": "prompt", "text": "Interview me."}, {"by": "simulated", "text": "I am Ada."}],
+            "questions": [{"question": "Colour?", "header": "Colour", "answer": "Blue", "by": "answers"}],
+            "userCostUsd": 0.0004,
+        },
         workspace="/tmp/ws",
         attempts=3,
         reused=True,

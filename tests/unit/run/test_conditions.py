@@ -61,6 +61,19 @@ def test_each_input_of_the_run_moves_its_own_condition(suite):
     assert changed(of(case, "2.1.330")) == ["claudeCode"]
 
 
+def test_turns_answers_and_a_persona_are_conditions_of_a_case_that_talks_back(suite):
+    folder = suite.case()
+    base = of(suite.load())
+    assert "conversation" not in base  # a one-prompt case's conditions are what they were
+    seen = []
+    for fm in ("turns: [Ada.]", "turns: [Bob.]", "answers: {colour: Blue}", "user: A baker.", "user: A florist."):
+        (folder / "prompt.md").write_text(f"---\n{fm}\n---\nSay hello.\n")
+        now = of(suite.load())
+        assert sorted(k for k in now if base.get(k) != now[k]) == ["conversation"]
+        seen.append(now["conversation"])
+    assert len(set(seen)) == len(seen)
+
+
 def test_the_plugin_and_the_graders_are_not_conditions(suite):
     folder = suite.case()
     base = of(suite.load())

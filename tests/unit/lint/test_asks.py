@@ -1,0 +1,32 @@
+"""`skill-asks-unanswered` (lint/asks.py): a case of a skill that asks, with nothing to answer it."""
+
+from __future__ import annotations
+
+from helpers.plugin import Suite
+
+from pytest_plugin_eval.lint.asks import KIND, asking_findings
+from pytest_plugin_eval.lint.shipped import shipped
+
+ASKING = "---\nname: s\ndescription: A skill.\n---\nInterview the user: ask them three clarifying questions.\n"
+
+
+def findings(suite: Suite, fm: str | None = None, graders=None) -> list:
+    kw = {"graders": graders} if graders else {}
+    case = suite.loaded(fm=fm, **kw)
+    return asking_findings(case, shipped(suite.plugin))
+
+
+def test_a_skill_that_asks_with_a_one_prompt_case_is_a_finding(suite):
+    (suite.plugin / "skills" / "s" / "SKILL.md").write_text(ASKING)
+    [finding] = findings(suite)
+    assert finding.kind == KIND and "p:s" in finding.message and "Interview the user" in finding.message
+
+
+def test_turns_answers_or_a_user_answer_it(suite):
+    (suite.plugin / "skills" / "s" / "SKILL.md").write_text(ASKING)
+    for fm in ("turns: [Ada.]", "answers: {name: Ada}", "user: A baker."):
+        assert findings(suite, fm) == []
+
+
+def test_a_skill_that_does_not_ask_is_not_a_finding(suite):
+    assert findings(suite) == []
