@@ -54,7 +54,6 @@ def test_a_judge_through_claude_code_asks_an_isolated_child_with_no_tools_signed
     assert argv[argv.index("--system-prompt") + 1].startswith("You grade the output")
     message = json.loads(call["stdin"])["message"]
     assert message == {"role": "user", "content": [{"type": "text", "text": "Is it?"}]}
-    assert not os.path.exists(call["env"]["CLAUDE_CONFIG_DIR"])  # the child's home and config are gone
     assert call["env"]["FORCE_PROMPT_CACHING_5M"] == "1" and call["env"]["MAX_THINKING_TOKENS"] == "0"
     waiting = [child.process.pid for ready in client._ready.values() for child in ready]
     Judge("claude-haiku-4-5", lambda grader: client).ask("g", [{"type": "text", "text": "Is it?"}])
@@ -65,6 +64,8 @@ def test_a_judge_through_claude_code_asks_an_isolated_child_with_no_tools_signed
     assert second["cwd"] == call["cwd"] and second["env"]["CLAUDE_CONFIG_DIR"] != call["env"]["CLAUDE_CONFIG_DIR"]
     client.close()
     assert not os.path.exists(call["cwd"])
+    for each in (call, second):  # each child's home and config are gone
+        assert not os.path.exists(each["env"]["CLAUDE_CONFIG_DIR"]) and not os.path.exists(each["env"]["HOME"])
 
 
 def test_a_refused_sign_in_is_an_api_error_401_that_the_judge_does_not_retry(fake_claude, monkeypatch):
@@ -91,3 +92,4 @@ def test_direct_access_keeps_the_sdk_client(tmp_path):
     client = judge_client(Access("api-key-helper", "helper", env={"ANTHROPIC_API_KEY": "sk-helper"}), None)
     assert isinstance(client, anthropic.Anthropic) and client.api_key == "sk-helper"
     client.close()
+
