@@ -33,16 +33,19 @@ def judge_client(access: Access, claude: Path | None, timeout: float = JUDGE_TIM
     return ClaudeCodeClient(claude, operator_env(access.environ(environ)), timeout)
 
 
-def command_judge_client(url_for: Callable[[Any, str], str] | None) -> tuple[Callable[[str], Any], Callable[[], None]]:
+def command_judge_client(
+    url_for: Callable[[Any, str], str] | None, claude: str | None = None
+) -> tuple[Callable[[str], Any], Callable[[], None]]:
     """`client_for(key)` and a stop function for a command that asks judges outside a session (`compare
-    --pairwise`, `calibrate --controls`): the operator's access as a session's judges have it, or — given
-    `url_for(endpoint, key)` (--scripted) — a scripted endpoint started here, one base URL per key."""
+    --pairwise`, `calibrate --controls`): the operator's access as a session's judges have it — through `claude`
+    (the command's --claude, else the bundled binary) where the API cannot be asked directly — or, given
+    `url_for(endpoint, key)` (--scripted), a scripted endpoint started here, one base URL per key."""
     if url_for is None:
         from ..run.access import detect
         from ..run.agent import find_claude
 
         access = detect()
-        client = judge_client(access, None if access.direct else find_claude(None))
+        client = judge_client(access, None if access.direct else find_claude(claude))
         return (lambda key: client), client.close
     import anthropic  # the scripted judge's HTTP client
 

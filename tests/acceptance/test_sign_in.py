@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from helpers.e2e import ANY, Suite, bash, needs_sandbox, tool_results
 
 from pytest_plugin_eval.doubles.scripted import NO_SCRIPT_REPLY, ScriptedEndpoint, auth_hash
+from pytest_plugin_eval.grade.pairwise_judge import SYSTEM_PROMPT as PAIRWISE_SYSTEM
 from pytest_plugin_eval.load.script import parse_script
 from pytest_plugin_eval.run.agent import bundled_claude
 
@@ -172,3 +175,32 @@ def test_a_login_refused_at_the_first_run_stops_the_session_with_the_fix_for_a_l
     [stop] = [n for n in run.doc["notices"] if "credentials were rejected" in n]
     assert "`claude /login`" in stop and "set ANTHROPIC_API_KEY" not in stop
     assert "your Claude Code login has expired" in run.out  # said before the first run
+
+
+def test_compare_pairwise_asks_its_judge_through_the_claude_code_binary_it_is_given(suite, operator_home, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", SETUP)
+    suite.case("hello", frontmatter={"runs": 1}, graders={"said-it": GRADERS["said-it"]})
+    log = suite.root / "claude.log"
+    wrapper = suite.root / "my-claude"  # the binary the user names: it logs each start, then runs the real one
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {bundled_claude()} "$@"\n')
+    wrapper.chmod(0o755)
+    with ScriptedEndpoint(keep_bodies=True) as endpoint:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url())
+        for folder in ("s1", "s2"):
+            assert suite.run("--ablation", "none", "--output-dir", folder, scripted=False).rc == 0
+        log.unlink(missing_ok=True)
+        compared = subprocess.run(
+            [sys.executable, "-m", "pytest_plugin_eval.cli.main", "compare", "s1", "s2", "--pairwise"]
+            + ["--claude", str(wrapper), "--json"],
+            cwd=suite.root,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        said = PAIRWISE_SYSTEM.split(".")[0]  # the pairwise judge's own system prompt
+        asked = [c for c in endpoint.calls() if said in json.dumps((c.get("body") or {}).get("system"))]
+    assert compared.returncode == 0, compared.stderr
+    assert len(json.loads(compared.stdout)["pairwise"]["cases"][0]["pairs"]) == 1
+    started = [line for line in log.read_text().splitlines() if line.startswith("-p ")]
+    assert len(started) >= 2 and all("--tools" in line for line in started)  # the two orders, and any started ahead
+    assert len(asked) == 2 and {c["auth"] for c in asked} == {auth_hash(SETUP)}

@@ -2,7 +2,7 @@
 
     plugin-eval compare evals/results/<before>/ evals/results/<after>/ [--json [PATH]] [--md PATH] [--html PATH]
                         [--level 0.95] [--fail-on-worse]
-                        [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD]]
+                        [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD] [--claude PATH]]
     plugin-eval compare evals/results/<matrix>/ --model A --model B     two models of one model matrix
 
 OLD and NEW are results folders (holding aggregate-result.json) or results JSON files. Prints the comparison
@@ -102,6 +102,13 @@ def command_parser() -> argparse.ArgumentParser:
         help="the pairwise judge's model: haiku, sonnet, opus or a model id (default: as a session's judge)",
     )
     pairwise.add_argument(
+        "--claude",
+        default=None,
+        metavar="PATH",
+        help="the Claude Code binary the judge asks through when the API cannot be asked directly (a Claude Code "
+        "login, a setup token, a cloud provider; default: the bundled one, else `claude` on PATH)",
+    )
+    pairwise.add_argument(
         "--max-cost-usd",
         default=None,
         metavar="USD",
@@ -132,7 +139,7 @@ def _money(text: str | None) -> float | None:
     return value
 
 
-VALUED = ("--md", "--html", "--level", "--judge-model", "--max-cost-usd")  # options that take the next word
+VALUED = ("--md", "--html", "--level", "--judge-model", "--max-cost-usd", "--claude")  # options that take the next word
 
 
 def _json_alone(argv: list[str]) -> list[str]:
@@ -158,6 +165,7 @@ def compare_command(argv: list[str]) -> int:
                     ("--scripted", args.scripted),
                     ("--judge-model", args.judge_model),
                     ("--max-cost-usd", args.max_cost_usd),
+                    ("--claude", args.claude),
                 )
                 if v
             ]
@@ -195,7 +203,14 @@ def compare_command(argv: list[str]) -> int:
 
         try:
             paired = run_pairwise(
-                comparison, args.old, args.new, args.scripted, args.judge_model, max_cost, lambda s: print(s, file=out)
+                comparison,
+                args.old,
+                args.new,
+                args.scripted,
+                args.judge_model,
+                max_cost,
+                lambda s: print(s, file=out),
+                args.claude,
             )
         except (PairwiseRefused, UsageError) as e:  # UsageError: no Claude Code to ask a judge through
             print(e if isinstance(e, PairwiseRefused) else f"Error: --pairwise: {e}", file=sys.stderr)

@@ -8,7 +8,7 @@ import pytest
 
 from pytest_plugin_eval.core import prices
 from pytest_plugin_eval.core.prices import Usage
-from pytest_plugin_eval.grade.clients import ClaudeCodeClient, judge_client
+from pytest_plugin_eval.grade.clients import ClaudeCodeClient, command_judge_client, judge_client
 from pytest_plugin_eval.grade.judge import Judge, JudgeUnavailable
 from pytest_plugin_eval.run.access import Access
 
@@ -93,3 +93,15 @@ def test_direct_access_keeps_the_sdk_client(tmp_path):
     assert isinstance(client, anthropic.Anthropic) and client.api_key == "sk-helper"
     client.close()
 
+
+def test_a_command_asks_through_the_claude_code_binary_it_is_given(fake_claude, monkeypatch, tmp_path):
+    claude, _ = fake_claude
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-T")
+    client_for, stop = command_judge_client(None, str(claude))  # compare --pairwise, calibrate --controls: --claude
+    try:
+        assert client_for("any").claude == claude
+    finally:
+        stop()
