@@ -204,3 +204,25 @@ def test_compare_pairwise_asks_its_judge_through_the_claude_code_binary_it_is_gi
     started = [line for line in log.read_text().splitlines() if line.startswith("-p ")]
     assert len(started) >= 2 and all("--tools" in line for line in started)  # the two orders, and any started ahead
     assert len(asked) == 2 and {c["auth"] for c in asked} == {auth_hash(SETUP)}
+
+
+def test_a_login_that_expires_during_the_session_stops_it_with_the_fix_and_keeps_what_was_answered(
+    suite, operator_home, monkeypatch
+):
+    write_login(operator_home, expires_at=4_000_000_000_000)
+    for name in ("a-first", "b-second", "c-third"):
+        suite.case(name, frontmatter={"runs": 1}, graders={"said-it": GRADERS["said-it"]})
+    before = tree_digest(operator_home)
+    with ScriptedEndpoint(expire_after=1) as endpoint:  # the token is refused from the second run's request on
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url())
+        run = suite.run("--ablation", "none", scripted=False)
+        calls = endpoint.calls("agent")
+    assert run.rc == 2 and run.doc["partial"] is True and run.doc["partialReason"] == "auth_failed"
+    assert [c["name"] for c in run.doc["cases"]] == ["a-first", "b-second"]  # c-third was never started
+    assert run.case("a-first")["arms"]["with"][0]["passed"]
+    assert run.case("b-second")["arms"]["with"][0]["errorKind"] == "auth"
+    [stop] = [n for n in run.doc["notices"] if "credentials were rejected" in n]
+    assert "after 1 run(s) had been answered" in stop and "run `claude` once" in stop
+    assert "set ANTHROPIC_API_KEY" not in stop
+    assert {c["auth"] for c in calls} == {auth_hash(ACCESS)}  # never another credential, never a refresh
+    assert tree_digest(operator_home) == before  # nothing rewrote the operator's login
