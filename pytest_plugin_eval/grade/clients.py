@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..core.claude_child import ClaudeCodeClient
+from ..core.model_client import model_client
 from ..run.access import Access
 from ..run.workspace import operator_env
 
@@ -22,15 +22,12 @@ JUDGE_TIMEOUT = 120
 
 
 def judge_client(access: Access, claude: Path | None, timeout: float = JUDGE_TIMEOUT, environ=None) -> Any:
-    """The client every judge of a session (or a command) asks through."""
+    """The client every judge of a session (or a command) asks through (core/model_client.py, as the agent mocks)."""
     if access.direct:
-        import anthropic  # the judge's HTTP client: loaded when a judge is first needed
-
-        key = access.env.get("ANTHROPIC_API_KEY")
-        return anthropic.Anthropic(max_retries=0, timeout=timeout, api_key=key)  # None: the SDK reads the environment
+        return model_client(None, access.environ(environ), timeout=timeout)
     if claude is None:
         raise RuntimeError("asking a judge through Claude Code needs the Claude Code binary")
-    return ClaudeCodeClient(claude, operator_env(access.environ(environ)), timeout)
+    return model_client(claude, operator_env(access.environ(environ)), timeout=timeout)
 
 
 def command_judge_client(

@@ -226,3 +226,30 @@ def test_a_login_that_expires_during_the_session_stops_it_with_the_fix_and_keeps
     assert "set ANTHROPIC_API_KEY" not in stop
     assert {c["auth"] for c in calls} == {auth_hash(ACCESS)}  # never another credential, never a refresh
     assert tree_digest(operator_home) == before  # nothing rewrote the operator's login
+
+
+def test_an_agent_mock_on_an_api_key_helper_asks_its_model_with_the_helpers_key(suite, operator_home, monkeypatch):
+    helper_key = "sk-ant-api03-made-up-helper-key"
+    settings = {"apiKeyHelper": f"echo {helper_key}"}
+    (operator_home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (suite.root / ".mcp.json").write_text(json.dumps({"mcpServers": {"wiki": {"command": "false"}}}))
+    wiki = suite.root / "evals" / "mocks" / "wiki"
+    wiki.mkdir(parents=True)
+    (wiki / "_server.md").write_text("---\ntype: agent\ntools: [get_page]\n---\nA wiki holding one page, Home.\n")
+    script = {
+        "all": [{"tool": "mcp__plugin_greeter_wiki__get_page", "input": {"page": "Home"}}, "done"],
+        "judge": {"mock": ["Welcome (from the mock's model)"]},
+    }
+    suite.case("wiki", frontmatter={"runs": 1}, graders=ANY)
+    with ScriptedEndpoint() as endpoint:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url(parse_script(script)))
+        run = suite.run("--ablation", "none", scripted=False)
+        calls = endpoint.calls()
+    assert run.doc["access"]["runs"] == "api-key-helper" and run.doc["access"]["judges"] == "direct"
+    [only] = run.case("wiki")["arms"]["with"]
+    assert tool_results(only)[0] == "Welcome (from the mock's model)", run.out
+    [mock] = [c for c in calls if c["kind"] == "mock"]
+    assert mock["auth"] == auth_hash(helper_key)  # the key the helper printed, handed over by the run
+    assert {c["auth"] for c in calls if c["kind"] == "agent"} == {auth_hash(helper_key)}
+    kept = [p for p in (suite.root / "evals" / "results").rglob("*") if p.is_file()]
+    assert not any(helper_key in p.read_text(errors="replace") for p in kept)

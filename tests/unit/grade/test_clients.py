@@ -7,8 +7,9 @@ import anthropic
 import pytest
 
 from pytest_plugin_eval.core import prices
+from pytest_plugin_eval.core.claude_child import ClaudeCodeClient
 from pytest_plugin_eval.core.prices import Usage
-from pytest_plugin_eval.grade.clients import ClaudeCodeClient, command_judge_client, judge_client
+from pytest_plugin_eval.grade.clients import command_judge_client, judge_client
 from pytest_plugin_eval.grade.judge import Judge, JudgeUnavailable
 from pytest_plugin_eval.run.access import Access
 
