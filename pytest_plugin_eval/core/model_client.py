@@ -21,14 +21,15 @@ def model_client(
     claude: Path | None,
     environ: Mapping[str, str],
     *,
-    timeout: float = DEFAULT_TIMEOUT,
+    timeout: float | None = DEFAULT_TIMEOUT,
     base_url: str | None = None,
     max_retries: int = 0,
 ) -> Any:
     """The SDK's client (`claude` None: the API is asked directly) or a Claude Code client, signed in by `environ`
-    (what signs the session's runs in). `base_url` overrides the environment's (the scripted endpoint's URL)."""
+    (what signs the session's runs in). `base_url` overrides the environment's (the scripted endpoint's URL);
+    `timeout` None: the SDK's own."""
     if claude is not None:
-        return ClaudeCodeClient(claude, dict(environ), timeout)
+        return ClaudeCodeClient(claude, dict(environ), DEFAULT_TIMEOUT if timeout is None else timeout)
     import anthropic  # the HTTP client: loaded when a model is first asked
 
     return anthropic.Anthropic(
@@ -36,5 +37,5 @@ def model_client(
         auth_token=environ.get("ANTHROPIC_AUTH_TOKEN"),
         base_url=base_url or environ.get("ANTHROPIC_BASE_URL") or None,
         max_retries=max_retries,
-        timeout=timeout,
+        timeout=anthropic.DEFAULT_TIMEOUT if timeout is None else timeout,
     )

@@ -19,6 +19,7 @@ from ..run.access import Access
 from ..run.workspace import operator_env
 
 JUDGE_TIMEOUT = 120
+SCRIPTED_KEY = {"ANTHROPIC_API_KEY": "scripted"}  # what the scripted endpoint's clients sign with (it checks nothing)
 
 
 def judge_client(access: Access, claude: Path | None, timeout: float = JUDGE_TIMEOUT, environ=None) -> Any:
@@ -44,13 +45,11 @@ def command_judge_client(
         access = detect()
         client = judge_client(access, None if access.direct else find_claude(claude))
         return (lambda key: client), client.close
-    import anthropic  # the scripted judge's HTTP client
-
     from ..doubles.scripted import ScriptedEndpoint
 
     endpoint = ScriptedEndpoint().start()
 
     def client_for(key: str) -> Any:
-        return anthropic.Anthropic(base_url=url_for(endpoint, key), api_key="scripted", max_retries=0)
+        return model_client(None, SCRIPTED_KEY, base_url=url_for(endpoint, key), timeout=None)
 
     return client_for, endpoint.stop
