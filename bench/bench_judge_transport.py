@@ -8,6 +8,15 @@ side, and their ratios; asserts nothing.
     .venv/bin/python bench/bench_judge_transport.py --cases 6 --graders 2 --latency 2 --jobs 2 --repeat 2
     .venv/bin/python bench/bench_judge_transport.py --profile --graders 3   # where a vote's time goes, in-process
 
+Measured on the project's 2-core machine, shared (load average 3-6; one session per transport, the transports
+alternating), 2 s per model answer, judge cost 1.00x throughout. Wall time Claude Code / API with three llm graders
+per case, before the children started ahead were sized to the votes in flight (a fixed 2, and a vote's answer read
+only once its child had exited) and after: 3 cases at -j 1, 1.34x before, 1.07x after; 4 cases at -j 2, 1.29x
+before, 1.10x after (--profile: before, 16 of 48 votes started a cold child; after, 2). One grader per case, 3
+cases at -j 1: 1.06x. Under a load average of 10-20 the transport is CPU-bound
+(each vote is a Claude Code process, ~0.55 s of CPU: ~0.3 s starting, ~0.25 s answering) and the ratio grows with
+the load (1.33x at -j 1 and -j 2 at a load average near 10).
+
 `--profile` runs the Claude Code session in this process (pytest.main) with the judge client's functions wrapped:
 per vote, how long it waited for a child (one started ahead, or a cold start), how many votes were in flight, and
 its time over the model's own latency; per ballot, its time over the latency of its rounds.
@@ -240,26 +249,28 @@ def main() -> None:
         root = Path(tmp)
         suite = make_suite(root / "bp", args.cases, args.runs)
         add_llm_graders(suite, args.graders)
-        rows = {}
-        for name, credential in TRANSPORTS.items():
-            walls, figures, requests = [], (0.0, 0, 0), {}
-            for i in range(args.repeat):
+        walls: dict[str, list[float]] = {name: [] for name in TRANSPORTS}
+        loads: list[float] = []
+        last: dict[str, tuple] = {}
+        for i in range(args.repeat):  # the transports alternate, so that both see the machine's load alike
+            for name, credential in TRANSPORTS.items():
                 env = {k: v for k, v in session_env(model.url, root / f"home-{i}").items() if k != "ANTHROPIC_API_KEY"}
                 env.update(credential)
                 out = root / "out.json"
                 session = run_session(
                     "ours", ours_command("pytest", suite, out, args.jobs, None), env, suite, out, args.jobs, model
                 )
-                walls.append(session.wall)
-                figures = judge_figures(session.doc)
-                requests = session.requests
+                walls[name].append(session.wall)
+                loads.append(os.getloadavg()[0])
+                last[name] = (*judge_figures(session.doc), session.requests.get("judge", 0))
                 if session.doc is None or session.doc.get("partial"):
                     print(f"  {name}: session {i + 1} was partial or wrote nothing: {session.stderr_tail}")
-            rows[name] = (statistics.median(walls), *figures, requests.get("judge", 0))
-            time.sleep(0.5)
+                time.sleep(0.5)
+        rows = {name: (statistics.median(walls[name]), *last[name]) for name in TRANSPORTS}
     print(
         f"{args.cases} case(s) x {args.runs} run(s) x 2 arms, {args.graders} llm grader(s) each, "
-        f"{args.latency:g} s per answer, -j {args.jobs}, median of {args.repeat}"
+        f"{args.latency:g} s per answer, -j {args.jobs}, median of {args.repeat}, {os.cpu_count()} CPUs, "
+        f"load average after each session {' '.join(f'{x:.1f}' for x in loads)}"
     )
     print(f"{'judges through':<40} {'wall s':>8} {'judge $':>10} {'judged':>7} {'undecided':>9} {'judge requests':>14}")
     for name, (wall, cost, judged, undecided, asked) in rows.items():
