@@ -85,6 +85,7 @@ def prompt_sizes(claude: Path | None) -> tuple[int, int] | None:
         env = {"PATH": "/usr/bin:/bin", "CLAUDE_CODE_OAUTH_TOKEN": "bench", "ANTHROPIC_BASE_URL": url}
         for client in (direct, ClaudeCodeClient(claude, env)):
             Judge("claude-haiku-4-5", lambda grader, c=client: c).ask("g", content)
+            client.close()  # the Claude Code client's children started ahead, and its folders
         bodies = [c["body"] for c in endpoint.calls("judge")]
     sizes = [len(json.dumps(b.get("system"))) + len(json.dumps(b.get("messages"))) for b in bodies]
     return sizes[0], sizes[1]
