@@ -24,6 +24,7 @@ class PairwiseAsk:
     scripted: bool = False
     judge_model: str | None = None
     max_cost_usd: float | None = None
+    claude: str | None = None  # the Claude Code binary a judge asks through (--claude)
 
 
 @dataclass
@@ -95,7 +96,14 @@ def compare_sessions(
         from .pairwise import run_pairwise
 
         paired = run_pairwise(
-            comparison, old_source, new_source, pairwise.scripted, pairwise.judge_model, pairwise.max_cost_usd, say
+            comparison,
+            old_source,
+            new_source,
+            pairwise.scripted,
+            pairwise.judge_model,
+            pairwise.max_cost_usd,
+            say,
+            pairwise.claude,
         )
     labelled = judge_agreement({"OLD": (old_source, old), "NEW": (new_source, new)})
     return ComparedSessions(comparison, pair, said, paired, labelled)

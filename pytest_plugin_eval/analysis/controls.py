@@ -90,7 +90,11 @@ def scripted_url(scripts: dict[str, Any]) -> Callable[[Any, str], str]:
 
 
 def run_controls(
-    sessions: Sequence[Session], scripted: bool, judge_model_option: str | None, say: Callable[[str], None]
+    sessions: Sequence[Session],
+    scripted: bool,
+    judge_model_option: str | None,
+    say: Callable[[str], None],
+    claude: str | None = None,
 ) -> list[dict[str, Any]]:
     check_judge(sessions, scripted)
     asked = plan(sessions)
@@ -101,7 +105,7 @@ def run_controls(
         + ", each asked as a run is (two votes, a third on a split)"
     )
     scripts = {case.name: script_of(root, case) for _, case, root in asked} if scripted else {}
-    client_for, stop = command_judge_client(scripted_url(scripts) if scripted else None)
+    client_for, stop = command_judge_client(scripted_url(scripts) if scripted else None, claude)
     judge = Judge(model, client_for)
     try:
         results = [controls.ask(judge, f"{c.case}\0{c.grader}\0{c.control}", c) for c, _, _ in asked]

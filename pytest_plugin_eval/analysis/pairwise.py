@@ -147,6 +147,7 @@ def run_pairwise(
     judge_model_option: str | None,
     max_cost_usd: float | None,
     say: Callable[[str], None],
+    claude: str | None = None,
 ) -> PairwiseComparison:
     old, new = results_folder(old_source, "OLD"), results_folder(new_source, "NEW")
     check_judge(old.document, new.document, scripted)
@@ -163,7 +164,7 @@ def run_pairwise(
             f"pairwise: the estimate is above --max-cost-usd ${max_cost_usd:g}: each pair is judged only while its "
             "ceiling still fits under it with what has been spent; the pairs after that are not judged"
         )
-    client_for, stop = command_judge_client(scripted_url(scripts) if scripted else None)
+    client_for, stop = command_judge_client(scripted_url(scripts) if scripted else None, claude)
     judge = Judge(model, client_for)
 
     def ask(case: str, pair: int, order: str, given: PairInput) -> OrderAnswer:

@@ -21,11 +21,11 @@ USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
        plugin-eval entry NAME [MARKETPLACE] --into DIR
        plugin-eval merge DIR... [--output-dir DIR] [--json PATH]
        plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--html PATH] [--level L] [--fail-on-worse]
-                               [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD]]
+                               [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD] [--claude PATH]]
        plugin-eval history [EVAL_DIR | PLUGIN_DIR] [--json] [--limit N]
        plugin-eval pr-comment RESULTS [--against OLD] [--key NAME] [--baseline-name NAME] [--pr N] [--dry-run]
        plugin-eval review RESULTS [--port N] [--no-browser] [--export DIR]
-       plugin-eval calibrate RESULTS... [--json OUT] [--labels FILE] [--report] [--controls [--scripted] [--judge-model M]]
+       plugin-eval calibrate RESULTS... [--json OUT] [--labels FILE] [--report] [--controls [--scripted] [--judge-model M] [--claude PATH]]
        plugin-eval --version
 
 Evaluate a Claude Code plugin: run its eval cases with and without it, grade the runs, report the difference.

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_TIMEOUT = 120
-AHEAD = 2  # the first two votes of a grader are cast at once
+AHEAD = 2  # children kept waiting at least: the first two votes of a grader are cast at once
+MOST_AHEAD = 8  # and at most (~150 MB each while waiting): as many as votes were in flight, up to this
 AUTH_FAILURE = ("not logged in", "/login", "invalid api key", "authentication", "oauth token")
 
 
@@ -51,41 +52,70 @@ class Reply:
     stop_reason: str | None = None  # the result event's: "max_tokens" when the reply was cut at the judge's limit
 
 
-@dataclass
+@dataclass(eq=False)
 class Waiting:
-    """A child started ahead: its process, waiting for its request on stdin, and its own folder."""
+    """A child started ahead: its process, waiting for its request on stdin, and its own folder (home, config and
+    the file its stderr goes to)."""
 
     process: subprocess.Popen
     root: Path
+
+    def end(self) -> str:
+        """Stop it (if it still runs), reap it and remove its folder; the end of what it wrote to stderr."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
+        try:
+            said = (self.root / STDERR).read_text(encoding="utf-8", errors="replace").strip()[-300:]
+        except OSError:
+            said = ""
+        shutil.rmtree(self.root, ignore_errors=True)
+        return said
+
+
+STDERR = "stderr.txt"
 
 
 class ClaudeCodeClient:
     """`anthropic.Anthropic`'s `messages.create`, answered by an isolated `claude -p` child."""
 
-    def __init__(self, claude: Path, environ: dict[str, str], timeout: float = DEFAULT_TIMEOUT, ahead: int = AHEAD):
+    def __init__(
+        self,
+        claude: Path,
+        environ: dict[str, str],
+        timeout: float = DEFAULT_TIMEOUT,
+        ahead: int = AHEAD,
+        most_ahead: int = MOST_AHEAD,
+    ):
         self.claude = claude
         self.environ = environ
         self.timeout = timeout
-        self.ahead = ahead  # children kept started, waiting for a request, per kind of request
+        self.ahead = ahead  # children kept started, waiting for a request, per kind of request: at least
+        self.most_ahead = max(ahead, most_ahead)  # and at most
         self.messages = self
         self._cwd: Path | None = None
-        self._lock = threading.RLock()  # _take starts a child (which asks cwd()) while holding it
+        self._lock = threading.RLock()  # _top_up starts children (which asks cwd()) while holding it
         self._ready: dict[tuple[str, int, str], list[Waiting]] = {}
+        self._in_flight = 0  # requests being answered now
+        self._ending: set[Waiting] = set()  # children that answered and are exiting
         self._closed = False
 
     def with_options(self, **_options: Any) -> ClaudeCodeClient:
         return self
 
     def close(self) -> None:
-        """Stop the children started ahead and remove their folders, and the working directory they shared."""
+        """Stop the children started ahead and those still exiting, remove their folders, and the working directory
+        they shared."""
         with self._lock:
             self._closed = True
-            waiting = [child for ready in self._ready.values() for child in ready]
+            children = [child for ready in self._ready.values() for child in ready] + list(self._ending)
             self._ready.clear()
-            for child in waiting:
-                child.process.kill()
-                child.process.communicate()  # waits, and closes its pipes
-                shutil.rmtree(child.root, ignore_errors=True)
+            self._ending.clear()
+            for child in children:
+                child.end()
             if self._cwd is not None:
                 shutil.rmtree(self._cwd, ignore_errors=True)
                 self._cwd = None
@@ -102,20 +132,15 @@ class ClaudeCodeClient:
     def create(self, *, model: str, max_tokens: int, system: str = "", messages: list[dict], **_: Any) -> Reply:
         content = messages[-1]["content"] if messages else ""
         stdin = (json.dumps({"type": "user", "message": {"role": "user", "content": content}}) + "\n").encode()
-        child = self._take((model, max_tokens, system))
+        key = (model, max_tokens, system)
+        with self._lock:
+            self._in_flight += 1
         try:
-            stdout, stderr = child.process.communicate(stdin, timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            child.process.kill()
-            child.process.communicate()
-            raise child_error(408, f"Claude Code gave no answer within {self.timeout:g}s") from None
+            child = self._take(key)
+            result = self._answer(child, stdin, key)
         finally:
-            shutil.rmtree(child.root, ignore_errors=True)
-        done = subprocess.CompletedProcess(child.process.args, child.process.returncode, stdout, stderr)
-        result = last_result(done.stdout.decode("utf-8", errors="replace"))
-        if result is None:
-            stderr = done.stderr.decode("utf-8", errors="replace").strip()[-300:]
-            raise child_error(503, f"Claude Code gave no answer (exit {done.returncode}): {stderr}")
+            with self._lock:
+                self._in_flight -= 1
         text = str(result.get("result") or "")
         if result.get("is_error"):
             status = result.get("api_error_status")
@@ -126,35 +151,101 @@ class ClaudeCodeClient:
         figures = {f: int(usage.get(f) or 0) for f in ChildUsage.__dataclass_fields__}
         return Reply([TextBlock(text)], ChildUsage(**figures), model, result.get("stop_reason"))
 
+    def _answer(self, child: Waiting, stdin: bytes, key: tuple[str, int, str]) -> dict:
+        """The child's result event for the request `stdin`. The children for the next requests are started once
+        this one has its request (so their start-up does not hold up its own), and its answer is read as soon as
+        its result event comes: the child exits on its own time (_reap)."""
+        late = threading.Event()
+
+        def stop() -> None:  # a child that hangs is killed: its stdout ends
+            late.set()
+            child.process.kill()
+
+        timer = threading.Timer(self.timeout, stop)
+        timer.start()
+        try:
+            try:
+                assert child.process.stdin is not None and child.process.stdout is not None
+                child.process.stdin.write(stdin)
+                child.process.stdin.close()
+            except OSError:  # it died waiting: its stdout and stderr say why
+                pass
+            self._top_up(key)
+            result = None
+            for line in child.process.stdout:  # type: ignore[union-attr]
+                event = result_event(line)
+                if event is not None:
+                    result = event
+                    break
+        finally:
+            timer.cancel()
+        if result is None:
+            said = child.end()
+            if late.is_set():
+                raise child_error(408, f"Claude Code gave no answer within {self.timeout:g}s")
+            raise child_error(503, f"Claude Code gave no answer (exit {child.process.returncode}): {said}")
+        self._reap(child)
+        return result
+
+    def _reap(self, child: Waiting) -> None:
+        """Let a child that answered exit in the background, then remove its folder (close() ends it if it has not)."""
+        with self._lock:
+            if self._closed:
+                child.end()
+                return
+            self._ending.add(child)
+
+        def reap() -> None:
+            try:
+                for _ in child.process.stdout:  # type: ignore[union-attr]  # drained: it never blocks on a full pipe
+                    pass
+                child.process.wait(timeout=self.timeout)
+            except (OSError, ValueError, subprocess.TimeoutExpired):  # ValueError: close() closed its stdout
+                pass
+            with self._lock:
+                if child not in self._ending:
+                    return  # close() ended it
+                self._ending.discard(child)
+            child.end()
+
+        threading.Thread(target=reap, name="plugin-eval-judge-reap", daemon=True).start()
+
     def _take(self, key: tuple[str, int, str]) -> Waiting:
-        """A child for one request of `key` (model, max_tokens, system prompt): one started ahead if it is still
-        waiting, else a new one; and a new one started ahead for the next request. A child spends most of its time
-        starting (seconds on a busy machine) and little answering, so a vote that finds one waiting for its
-        message skips the start."""
+        """A child for one request of `key` (model, max_tokens, system prompt): the longest-waiting one started
+        ahead, else a new one. A child spends most of its time starting (seconds on a busy machine) and little
+        answering, so a vote that finds one waiting for its message skips the start."""
         with self._lock:
             ready = self._ready.setdefault(key, [])
-            child = None
-            while ready and child is None:
+            while ready:
                 candidate = ready.pop(0)
                 if candidate.process.poll() is None:
-                    child = candidate
-                else:  # it died waiting: its output tells nothing a new child would not
-                    candidate.process.communicate()
-                    shutil.rmtree(candidate.root, ignore_errors=True)
-        if child is None:
-            child = self._start(key)
+                    return candidate
+                candidate.end()  # it died waiting: its output tells nothing a new child would not
+        return self._start(key)
+
+    def _top_up(self, key: tuple[str, int, str]) -> None:
+        """Start children ahead for the next requests of `key`: as many as requests are in flight now (the next
+        round of votes is about as large as this one — two per grader being judged, for each run being graded at
+        once), at least `ahead`, at most `most_ahead`."""
         with self._lock:
-            if len(self._ready[key]) < self.ahead and not self._closed:
-                self._ready[key].append(self._start(key))
-        return child
+            if self._closed:
+                return
+            ready = self._ready.setdefault(key, [])
+            wanted = min(self.most_ahead, max(self.ahead, self._in_flight))
+            while len(ready) < wanted:
+                try:
+                    ready.append(self._start(key))
+                except Exception:  # not this request's failure: a request that finds none starts its own
+                    return
 
     def _start(self, key: tuple[str, int, str]) -> Waiting:
         root = Path(tempfile.mkdtemp(prefix="pe-judge-"))
-        argv, env = self._command(root, *key)
         try:
-            process = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.cwd(), env=env
-            )
+            argv, env = self._command(root, *key)
+            with open(root / STDERR, "wb") as stderr:  # a file: a pipe nobody reads could fill and stall the child
+                process = subprocess.Popen(
+                    argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, cwd=self.cwd(), env=env
+                )
         except OSError as e:
             shutil.rmtree(root, ignore_errors=True)
             raise child_error(503, f"Claude Code did not start: {e}") from None
@@ -218,16 +309,12 @@ def child_error(status: int, message: str) -> Exception:
     return error
 
 
-def last_result(stdout: str) -> dict | None:
-    """The child's result event (the last one), or None."""
-    found = None
-    for line in stdout.splitlines():
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict) and event.get("type") == "result":
-            found = event
-    return found
+def result_event(line: bytes) -> dict | None:
+    """The child's result event, if `line` of its stream-json output is it."""
+    if not line.startswith(b"{") or b'"result"' not in line:
+        return None
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) and event.get("type") == "result" else None

@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.prices import Usage
-from ..load.script import Script, TextBlock, ThinkingBlock, Turn, text_turn
+from ..load.script import ErrorReply, Script, TextBlock, ThinkingBlock, Turn, text_turn
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +37,9 @@ NO_USER_REPLY = "(scripted model: no judge: {user: ...} replies in scripted.yaml
 JUDGE_MARK = "You grade the output of an AI coding agent"
 # ... and an agent mock's (doubles/mcp/server.py's system prompt).
 MOCK_MARK = "You are standing in for the MCP server"
+EXPIRED_TURN = Turn(
+    error=ErrorReply(401, "authentication_error", "OAuth token has expired. Please obtain a new token.")
+)
 _TOKEN_PATH = re.compile(r"^/s/([^/]+)(/.*)?$")
 
 
@@ -65,9 +68,13 @@ class _Route:
 class ScriptedEndpoint:
     """A local HTTP server speaking the Anthropic Messages API from scripts."""
 
-    def __init__(self, host: str = "127.0.0.1", keep_bodies: bool = False) -> None:
+    def __init__(self, host: str = "127.0.0.1", keep_bodies: bool = False, expire_after: int | None = None) -> None:
         self._host = host
         self._keep_bodies = keep_bodies  # calls() then has each request's parsed body (tests compare them)
+        # A credential that expires mid-session: after this many agent requests, every messages request is refused
+        # (401, authentication_error), as the API refuses an expired OAuth access token.
+        self._expire_after = expire_after
+        self._agent_requests = 0
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -234,6 +241,16 @@ class ScriptedEndpoint:
             return "side", text_turn("ok")
         return "agent", self._agent_turn(route, body)
 
+    def _expired(self, kind: str) -> bool:
+        """Whether this request comes after the credential expired (`expire_after` agent requests were answered)."""
+        if self._expire_after is None:
+            return False
+        with self._lock:
+            if kind == "agent":
+                self._agent_requests += 1
+                return self._agent_requests > self._expire_after
+            return self._agent_requests >= self._expire_after + 1
+
     def _agent_turn(self, route: _Route, body: dict[str, Any]) -> Turn:
         """The reply to the agent's request after `k` assistant turns: step k of the script. A step's faulty
         turns (errors, dropped or stalled streams) are served to successive requests — retries land on the
@@ -368,6 +385,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
 
         kind, turn = endpoint._reply(token, route, body)
+        if endpoint._expired(kind):
+            turn = EXPIRED_TURN
         endpoint._record(kind, token, route, model, self.path, body, auth=self._auth_hash())
         endpoint._pause(turn.delay)
         if turn.error is not None:

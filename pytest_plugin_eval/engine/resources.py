@@ -11,7 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
-from ..grade.clients import judge_client
+from ..core.model_client import model_client
+from ..grade.clients import SCRIPTED_KEY, judge_client
 from ..run.access import SCRIPTED, Access
 from ..run.access import detect as detect_access
 from ..run.access import verify as verify_access
@@ -124,9 +125,7 @@ class Resources:
     def _scripted_judge_client(self) -> Any:
         """The scripted endpoint's judge client: one connection pool for every grader of every run, each asking
         through a copy aimed at its own URL (`with_options(base_url=…)` shares the pool), closed with the session."""
-        import anthropic  # the judge's HTTP client: loaded when a judge is first needed
-
-        return anthropic.Anthropic(base_url=self.endpoint.get().url, api_key="scripted", max_retries=0)
+        return model_client(None, SCRIPTED_KEY, base_url=self.endpoint.get().url, timeout=None)
 
     def worker_input(self, started_at: str, workers: int) -> dict:
         """What a pytest-xdist worker is handed: this session's scratch folder, ledger, start and host."""

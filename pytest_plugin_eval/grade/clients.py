@@ -14,44 +14,43 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..core.claude_child import ClaudeCodeClient
+from ..core.model_client import model_client
 from ..run.access import Access
 from ..run.workspace import operator_env
 
 JUDGE_TIMEOUT = 120
+SCRIPTED_KEY = {"ANTHROPIC_API_KEY": "scripted"}  # what the scripted endpoint's clients sign with (it checks nothing)
 
 
 def judge_client(access: Access, claude: Path | None, timeout: float = JUDGE_TIMEOUT, environ=None) -> Any:
-    """The client every judge of a session (or a command) asks through."""
+    """The client every judge of a session (or a command) asks through (core/model_client.py, as the agent mocks)."""
     if access.direct:
-        import anthropic  # the judge's HTTP client: loaded when a judge is first needed
-
-        key = access.env.get("ANTHROPIC_API_KEY")
-        return anthropic.Anthropic(max_retries=0, timeout=timeout, api_key=key)  # None: the SDK reads the environment
+        return model_client(None, access.environ(environ), timeout=timeout)
     if claude is None:
         raise RuntimeError("asking a judge through Claude Code needs the Claude Code binary")
-    return ClaudeCodeClient(claude, operator_env(access.environ(environ)), timeout)
+    return model_client(claude, operator_env(access.environ(environ)), timeout=timeout)
 
 
-def command_judge_client(url_for: Callable[[Any, str], str] | None) -> tuple[Callable[[str], Any], Callable[[], None]]:
+def command_judge_client(
+    url_for: Callable[[Any, str], str] | None, claude: str | None = None
+) -> tuple[Callable[[str], Any], Callable[[], None]]:
     """`client_for(key)` and a stop function for a command that asks judges outside a session (`compare
-    --pairwise`, `calibrate --controls`): the operator's access as a session's judges have it, or — given
-    `url_for(endpoint, key)` (--scripted) — a scripted endpoint started here, one base URL per key."""
+    --pairwise`, `calibrate --controls`): the operator's access as a session's judges have it — through `claude`
+    (the command's --claude, else the bundled binary) where the API cannot be asked directly — or, given
+    `url_for(endpoint, key)` (--scripted), a scripted endpoint started here, one base URL per key."""
     if url_for is None:
         from ..run.access import detect
         from ..run.agent import find_claude
 
         access = detect()
-        client = judge_client(access, None if access.direct else find_claude(None))
+        client = judge_client(access, None if access.direct else find_claude(claude))
         return (lambda key: client), client.close
-    import anthropic  # the scripted judge's HTTP client
-
     from ..doubles.scripted import ScriptedEndpoint
 
     endpoint = ScriptedEndpoint().start()
 
     def client_for(key: str) -> Any:
-        return anthropic.Anthropic(base_url=url_for(endpoint, key), api_key="scripted", max_retries=0)
+        return model_client(None, SCRIPTED_KEY, base_url=url_for(endpoint, key), timeout=None)
 
     return client_for, endpoint.stop
 

@@ -44,6 +44,28 @@ NO_ACCESS_FIX = (
 )
 
 
+# What to do when a credential that worked is refused in the middle of a session, by the access's kind.
+REFUSED_FIX = {
+    "login": "a Claude Code login's access token lasts a few hours and a session never refreshes it (a refresh "
+    "would rotate your login's refresh token inside a throwaway copy): run `claude` once (it refreshes its own "
+    "login) or `claude /login`, then run again",
+    "setup-token": "the setup token was revoked or has expired: make a fresh one with `claude setup-token`, set it "
+    "as CLAUDE_CODE_OAUTH_TOKEN, then run again",
+    "api-key-helper": "the key your apiKeyHelper printed at the start was refused: check the helper, then run again",
+}
+REFUSED_FIX_OTHERWISE = "check the variables that sign it in (a key, a token, a cloud provider's), then run again"
+
+
+def refused_mid_session(kind: str | None, answered: int) -> str:
+    """The session's stop notice when a credential that signed `answered` runs in is refused by a later one."""
+    fix = REFUSED_FIX.get(kind or "", REFUSED_FIX_OTHERWISE)
+    return (
+        f"the credentials were rejected after {answered} run(s) had been answered — the sign-in expired or was "
+        f"revoked during the session; every remaining run would fail the same way, so the session stops here (the "
+        f"runs made so far are kept). Fix: {fix}"
+    )
+
+
 def truthy(value: str | None) -> bool:
     return (value or "").strip().lower() not in ("", "0", "false", "no", "off")
 

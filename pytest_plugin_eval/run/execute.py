@@ -157,11 +157,12 @@ MOCK_MODEL_ENV = "mock-model-env.json"
 
 
 def mock_agent_settings(plan: RunPlan, ws: Workspace) -> dict | None:
-    """The agent mocks' model settings. One that asks through Claude Code needs what signs the run in, which Claude
-    Code hands no MCP server (it blanks CLAUDE_CODE_OAUTH_TOKEN even in a server's env): it is written to a file in
-    the run's out/ (0600; denied to the agent's tools and shell, never kept) that the stand-in reads."""
+    """The agent mocks' model settings. The stand-in asks its model as the session's judges do, signed in by what
+    signs the run in — which Claude Code hands no MCP server (it blanks CLAUDE_CODE_OAUTH_TOKEN even in a server's
+    env): it is written to a file in the run's out/ (0600; denied to the agent's tools and shell, never kept) that
+    the stand-in reads. The scripted endpoint (a base URL of the mock's own) needs none."""
     agent = plan.mock_agent
-    if not agent or not agent.get("claude"):
+    if not agent or agent.get("baseUrl"):
         return agent
     env = operator_env(plan.environ)
     access = {n: v for n, v in env.items() if n in MODEL_NAMES or n.startswith("CLAUDE_CODE_USE_")}

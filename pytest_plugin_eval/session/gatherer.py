@@ -28,6 +28,7 @@ from ..engine.session_view import SessionView
 from ..results import hints
 from ..results.model import CaseResult, RunResult
 from ..results.verdict import case_verdict
+from ..run.access import refused_mid_session
 from . import verdicts
 from .progress import Progress
 from .trigger_gatherer import TRIGGER_PARAMS, TriggerGather
@@ -54,6 +55,7 @@ class Gatherer:
         self.verdicts_counted = False
         self.triggers = TriggerGather(self.collected)
         self.in_flight: set[str] = set()  # run items started (here or on a worker) whose run is not recorded yet
+        self.auth_stopped = False  # a run's credentials were refused: the session stopped starting runs
         # What each kind of item carries on its call report, and what records it: a kind of item adds a line.
         self.call_reports: dict[str, Callable[[Any, str], None]] = {
             wire.RUN_ATTR: lambda data, nodeid: self.record_run(wire.RunReport.from_json(data), nodeid),
@@ -119,8 +121,8 @@ class Gatherer:
     def record_run(self, report: wire.RunReport, nodeid: str) -> None:
         self.in_flight.discard(nodeid)
         run = report.run
-        if not self.collected.runs and run.error_kind == "auth":
-            self.stop(AUTH_STOP)
+        if run.error_kind == "auth" and not self.auth_stopped:
+            self.refused(report.model)
         suite = self.collected.of(report.eval_root, report.model)
         case = suite.cases.setdefault(report.case.dir, report.case)
         case.arms.setdefault(run.arm, []).append(run)
@@ -132,6 +134,26 @@ class Gatherer:
             self.items.where[slot] = (report.eval_root, report.case.dir, report.label, report.model)
         if self.progress is not None:
             self.progress.finished(run)
+
+    def refused(self, model: str | None) -> None:
+        """A run's credentials were refused. At the first run, or after runs of the same model were answered (the
+        sign-in expired or was revoked mid-session), every later run would be refused the same way: stop. Runs of
+        another model answered (a matrix): it may be that model alone the account cannot use — go on."""
+        if not self.collected.runs:
+            self.auth_stopped = True
+            self.stop(AUTH_STOP)
+            return
+        answered = sum(
+            1
+            for suite in self.collected.suites.values()
+            if suite.model == model
+            for case in suite.cases.values()
+            for run in case.runs()
+            if run.error_kind != "auth"
+        )
+        if answered:
+            self.auth_stopped = True
+            self.stop(refused_mid_session((self.session.access or {}).get("runs"), answered))
 
     def record_trigger(self, report: wire.TriggerReport, nodeid: str) -> None:
         self.in_flight.discard(nodeid)

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from helpers.e2e import ANY, Suite, bash, needs_sandbox, tool_results
 
 from pytest_plugin_eval.doubles.scripted import NO_SCRIPT_REPLY, ScriptedEndpoint, auth_hash
+from pytest_plugin_eval.grade.pairwise_judge import SYSTEM_PROMPT as PAIRWISE_SYSTEM
 from pytest_plugin_eval.load.script import parse_script
 from pytest_plugin_eval.run.agent import bundled_claude
 
@@ -172,3 +175,81 @@ def test_a_login_refused_at_the_first_run_stops_the_session_with_the_fix_for_a_l
     [stop] = [n for n in run.doc["notices"] if "credentials were rejected" in n]
     assert "`claude /login`" in stop and "set ANTHROPIC_API_KEY" not in stop
     assert "your Claude Code login has expired" in run.out  # said before the first run
+
+
+def test_compare_pairwise_asks_its_judge_through_the_claude_code_binary_it_is_given(suite, operator_home, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", SETUP)
+    suite.case("hello", frontmatter={"runs": 1}, graders={"said-it": GRADERS["said-it"]})
+    log = suite.root / "claude.log"
+    wrapper = suite.root / "my-claude"  # the binary the user names: it logs each start, then runs the real one
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {bundled_claude()} "$@"\n')
+    wrapper.chmod(0o755)
+    with ScriptedEndpoint(keep_bodies=True) as endpoint:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url())
+        for folder in ("s1", "s2"):
+            assert suite.run("--ablation", "none", "--output-dir", folder, scripted=False).rc == 0
+        log.unlink(missing_ok=True)
+        compared = subprocess.run(
+            [sys.executable, "-m", "pytest_plugin_eval.cli.main", "compare", "s1", "s2", "--pairwise"]
+            + ["--claude", str(wrapper), "--json"],
+            cwd=suite.root,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        said = PAIRWISE_SYSTEM.split(".")[0]  # the pairwise judge's own system prompt
+        asked = [c for c in endpoint.calls() if said in json.dumps((c.get("body") or {}).get("system"))]
+    assert compared.returncode == 0, compared.stderr
+    assert len(json.loads(compared.stdout)["pairwise"]["cases"][0]["pairs"]) == 1
+    started = [line for line in log.read_text().splitlines() if line.startswith("-p ")]
+    assert len(started) >= 2 and all("--tools" in line for line in started)  # the two orders, and any started ahead
+    assert len(asked) == 2 and {c["auth"] for c in asked} == {auth_hash(SETUP)}
+
+
+def test_a_login_that_expires_during_the_session_stops_it_with_the_fix_and_keeps_what_was_answered(
+    suite, operator_home, monkeypatch
+):
+    write_login(operator_home, expires_at=4_000_000_000_000)
+    for name in ("a-first", "b-second", "c-third"):
+        suite.case(name, frontmatter={"runs": 1}, graders={"said-it": GRADERS["said-it"]})
+    before = tree_digest(operator_home)
+    with ScriptedEndpoint(expire_after=1) as endpoint:  # the token is refused from the second run's request on
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url())
+        run = suite.run("--ablation", "none", scripted=False)
+        calls = endpoint.calls("agent")
+    assert run.rc == 2 and run.doc["partial"] is True and run.doc["partialReason"] == "auth_failed"
+    assert [c["name"] for c in run.doc["cases"]] == ["a-first", "b-second"]  # c-third was never started
+    assert run.case("a-first")["arms"]["with"][0]["passed"]
+    assert run.case("b-second")["arms"]["with"][0]["errorKind"] == "auth"
+    [stop] = [n for n in run.doc["notices"] if "credentials were rejected" in n]
+    assert "after 1 run(s) had been answered" in stop and "run `claude` once" in stop
+    assert "set ANTHROPIC_API_KEY" not in stop
+    assert {c["auth"] for c in calls} == {auth_hash(ACCESS)}  # never another credential, never a refresh
+    assert tree_digest(operator_home) == before  # nothing rewrote the operator's login
+
+
+def test_an_agent_mock_on_an_api_key_helper_asks_its_model_with_the_helpers_key(suite, operator_home, monkeypatch):
+    helper_key = "sk-ant-api03-made-up-helper-key"
+    settings = {"apiKeyHelper": f"echo {helper_key}"}
+    (operator_home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (suite.root / ".mcp.json").write_text(json.dumps({"mcpServers": {"wiki": {"command": "false"}}}))
+    wiki = suite.root / "evals" / "mocks" / "wiki"
+    wiki.mkdir(parents=True)
+    (wiki / "_server.md").write_text("---\ntype: agent\ntools: [get_page]\n---\nA wiki holding one page, Home.\n")
+    script = {
+        "all": [{"tool": "mcp__plugin_greeter_wiki__get_page", "input": {"page": "Home"}}, "done"],
+        "judge": {"mock": ["Welcome (from the mock's model)"]},
+    }
+    suite.case("wiki", frontmatter={"runs": 1}, graders=ANY)
+    with ScriptedEndpoint() as endpoint:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url(parse_script(script)))
+        run = suite.run("--ablation", "none", scripted=False)
+        calls = endpoint.calls()
+    assert run.doc["access"]["runs"] == "api-key-helper" and run.doc["access"]["judges"] == "direct"
+    [only] = run.case("wiki")["arms"]["with"]
+    assert tool_results(only)[0] == "Welcome (from the mock's model)", run.out
+    [mock] = [c for c in calls if c["kind"] == "mock"]
+    assert mock["auth"] == auth_hash(helper_key)  # the key the helper printed, handed over by the run
+    assert {c["auth"] for c in calls if c["kind"] == "agent"} == {auth_hash(helper_key)}
+    kept = [p for p in (suite.root / "evals" / "results").rglob("*") if p.is_file()]
+    assert not any(helper_key in p.read_text(errors="replace") for p in kept)

@@ -65,6 +65,13 @@ def command_parser() -> argparse.ArgumentParser:
         "--scripted", action="store_true", help="with --controls: the judge answers from each case's scripted.yaml"
     )
     parser.add_argument("--judge-model", default=None, metavar="M", help="with --controls: the judge model to ask")
+    parser.add_argument(
+        "--claude",
+        default=None,
+        metavar="PATH",
+        help="with --controls: the Claude Code binary the judge asks through when the API cannot be asked directly "
+        "(default: the bundled one, else `claude` on PATH)",
+    )
     return parser
 
 
@@ -92,8 +99,8 @@ def read_sessions(folders: list[str], labels_file: str | None) -> list[Session]:
 def calibrate_command(argv: list[str]) -> int:
     try:
         args = command_parser().parse_args(argv)
-        if (args.scripted or args.judge_model) and not args.controls:
-            raise Refused("plugin-eval calibrate: error: --scripted and --judge-model go with --controls")
+        if (args.scripted or args.judge_model or args.claude) and not args.controls:
+            raise Refused("plugin-eval calibrate: error: --scripted, --judge-model and --claude go with --controls")
         sessions = read_sessions(args.folders, args.labels)
     except (UsageError, SpecError) as e:
         print(e if isinstance(e, UsageError) else f"Error: {e}", file=sys.stderr)
@@ -104,7 +111,9 @@ def calibrate_command(argv: list[str]) -> int:
         from ...results.control_findings import control_findings
 
         try:
-            result.controls = run_controls(sessions, args.scripted, args.judge_model, say=_say_to(args.json))
+            result.controls = run_controls(
+                sessions, args.scripted, args.judge_model, say=_say_to(args.json), claude=args.claude
+            )
             result.findings = control_findings(result.controls)
         except UsageError as e:
             print(e, file=sys.stderr)

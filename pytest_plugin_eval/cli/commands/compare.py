@@ -2,7 +2,7 @@
 
     plugin-eval compare evals/results/<before>/ evals/results/<after>/ [--json [PATH]] [--md PATH] [--html PATH]
                         [--level 0.95] [--fail-on-worse]
-                        [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD]]
+                        [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD] [--claude PATH]]
     plugin-eval compare evals/results/<matrix>/ --model A --model B     two models of one model matrix
 
 OLD and NEW are results folders (holding aggregate-result.json) or results JSON files. Prints the comparison
@@ -45,6 +45,7 @@ def compare_command(argv: list[str]) -> int:
                     ("--scripted", args.scripted),
                     ("--judge-model", args.judge_model),
                     ("--max-cost-usd", args.max_cost_usd),
+                    ("--claude", args.claude),
                 )
                 if v
             ]
@@ -75,7 +76,7 @@ def compare_command(argv: list[str]) -> int:
     except SystemExit as e:  # --help
         return int(e.code or 0)
     out = sys.stderr if args.json == "-" else sys.stdout
-    pairwise = PairwiseAsk(args.scripted, args.judge_model, max_cost) if args.pairwise else None
+    pairwise = PairwiseAsk(args.scripted, args.judge_model, max_cost, args.claude) if args.pairwise else None
     try:
         found = compare_sessions(args.old, args.new, old, new, level, pairwise, lambda s: print(s, file=out))
     except UsageError as e:  # PairwiseRefused, or no Claude Code to ask a judge through

@@ -71,6 +71,13 @@ def command_parser() -> argparse.ArgumentParser:
         help="the pairwise judge's model: haiku, sonnet, opus or a model id (default: as a session's judge)",
     )
     pairwise.add_argument(
+        "--claude",
+        default=None,
+        metavar="PATH",
+        help="the Claude Code binary the judge asks through when the API cannot be asked directly (a Claude Code "
+        "login, a setup token, a cloud provider; default: the bundled one, else `claude` on PATH)",
+    )
+    pairwise.add_argument(
         "--max-cost-usd",
         default=None,
         metavar="USD",
@@ -101,7 +108,7 @@ def money_of(text: str | None) -> float | None:
     return value
 
 
-VALUED = ("--md", "--html", "--level", "--judge-model", "--max-cost-usd")  # options that take the next word
+VALUED = ("--md", "--html", "--level", "--judge-model", "--max-cost-usd", "--claude")  # options that take the next word
 
 
 def json_alone(argv: list[str]) -> list[str]:

@@ -225,16 +225,21 @@ class AgentResponder:
             _warn(f"could not record {path}: {exc}")
 
     def _anthropic_client(self) -> Any:
-        """The API's own client where the session asks it directly; else (a Claude Code login, a setup token, a cloud
-        provider: `claude` in the agent settings) a Claude Code child signed in as the run that started this server."""
-        if self.agent.get("claude"):
-            from ...core.claude_child import ClaudeCodeClient
+        """The client the session's judges would have (core/model_client.py): the API's own where the session asks it
+        directly, else (`claude` in the agent settings: a Claude Code login, a setup token, a cloud provider) a Claude
+        Code child — either signed in as the run that started this server, by the variables the run left in its
+        `modelEnv` file (Claude Code hands an MCP server none of them)."""
+        from ...core.model_client import model_client  # imported late: most servers never call a model
 
-            model_env = json.loads(Path(self.agent["modelEnv"]).read_text(encoding="utf-8"))
-            return ClaudeCodeClient(Path(self.agent["claude"]), {**os.environ, **model_env})
-        import anthropic  # imported late: most servers never call a model
-
-        return anthropic.Anthropic(base_url=self.agent.get("baseUrl") or None, max_retries=2)
+        model_env = self.agent.get("modelEnv")
+        signed = json.loads(Path(model_env).read_text(encoding="utf-8")) if model_env else {}
+        claude = self.agent.get("claude")
+        return model_client(
+            Path(claude) if claude else None,
+            {**os.environ, **signed},
+            base_url=self.agent.get("baseUrl") or None,
+            max_retries=2,
+        )
 
     def close(self) -> None:
         """Close the model client's connections, if one was made (not left to the garbage collector)."""

@@ -504,3 +504,21 @@ def test_a_server_closes_its_agents_model_client_when_it_ends(tmp_path: Path, en
         assert server.agent is not None
         client = server.agent._client
     assert client.is_closed()  # its sockets are closed now, not by the garbage collector in some later test
+
+
+def test_an_agent_mock_asks_its_model_as_the_judges_do_signed_in_by_the_runs_model_env(tmp_path: Path) -> None:
+    from pytest_plugin_eval.core.claude_child import ClaudeCodeClient
+    from pytest_plugin_eval.doubles.mcp.server import AgentResponder
+
+    signed = tmp_path / "mock-model-env.json"
+    signed.write_text(json.dumps({"ANTHROPIC_API_KEY": "sk-from-a-helper", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}))
+    direct = AgentResponder("wiki", {"model": "m", "modelEnv": str(signed)})._anthropic_client()
+    assert (direct.api_key, str(direct.base_url).rstrip("/")) == ("sk-from-a-helper", "http://127.0.0.1:9")
+    direct.close()
+    signed.write_text(json.dumps({"CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-run"}))
+    through = AgentResponder(
+        "wiki", {"model": "m", "modelEnv": str(signed), "claude": "/bin/claude"}
+    )._anthropic_client()
+    assert isinstance(through, ClaudeCodeClient) and str(through.claude) == "/bin/claude"
+    assert through.environ["CLAUDE_CODE_OAUTH_TOKEN"] == "sk-ant-oat01-run"
+    through.close()

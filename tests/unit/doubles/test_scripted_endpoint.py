@@ -733,3 +733,14 @@ def test_traffic_keys_are_validated(turn: dict, message: str) -> None:
     with pytest.raises(SpecError) as raised:
         script({"with": [turn]})
     assert message in str(raised.value)
+
+
+def test_a_credential_told_to_expire_is_refused_after_so_many_agent_requests() -> None:
+    with ScriptedEndpoint(expire_after=2) as ep:
+        url = ep.session_url()
+        assert text_of(ask(url)) and text_of(ask(url))  # two agent requests answered
+        assert text_of(ask(url, tools=None, system="You grade the output of an AI coding agent")) == "PASS"
+        for kwargs in ({}, {"tools": None}):  # the third agent request, and everything after it
+            with pytest.raises(anthropic.AuthenticationError, match="OAuth token has expired"):
+                ask(url, **kwargs)
+        assert [c["kind"] for c in ep.calls()] == ["agent", "agent", "judge", "agent", "side"]

@@ -7,8 +7,9 @@ import anthropic
 import pytest
 
 from pytest_plugin_eval.core import prices
+from pytest_plugin_eval.core.claude_child import ClaudeCodeClient
 from pytest_plugin_eval.core.prices import Usage
-from pytest_plugin_eval.grade.clients import ClaudeCodeClient, judge_client
+from pytest_plugin_eval.grade.clients import command_judge_client, judge_client
 from pytest_plugin_eval.grade.judge import Judge, JudgeUnavailable
 from pytest_plugin_eval.run.access import Access
 
@@ -54,7 +55,6 @@ def test_a_judge_through_claude_code_asks_an_isolated_child_with_no_tools_signed
     assert argv[argv.index("--system-prompt") + 1].startswith("You grade the output")
     message = json.loads(call["stdin"])["message"]
     assert message == {"role": "user", "content": [{"type": "text", "text": "Is it?"}]}
-    assert not os.path.exists(call["env"]["CLAUDE_CONFIG_DIR"])  # the child's home and config are gone
     assert call["env"]["FORCE_PROMPT_CACHING_5M"] == "1" and call["env"]["MAX_THINKING_TOKENS"] == "0"
     waiting = [child.process.pid for ready in client._ready.values() for child in ready]
     Judge("claude-haiku-4-5", lambda grader: client).ask("g", [{"type": "text", "text": "Is it?"}])
@@ -65,6 +65,8 @@ def test_a_judge_through_claude_code_asks_an_isolated_child_with_no_tools_signed
     assert second["cwd"] == call["cwd"] and second["env"]["CLAUDE_CONFIG_DIR"] != call["env"]["CLAUDE_CONFIG_DIR"]
     client.close()
     assert not os.path.exists(call["cwd"])
+    for each in (call, second):  # each child's home and config are gone
+        assert not os.path.exists(each["env"]["CLAUDE_CONFIG_DIR"]) and not os.path.exists(each["env"]["HOME"])
 
 
 def test_a_refused_sign_in_is_an_api_error_401_that_the_judge_does_not_retry(fake_claude, monkeypatch):
@@ -91,3 +93,16 @@ def test_direct_access_keeps_the_sdk_client(tmp_path):
     client = judge_client(Access("api-key-helper", "helper", env={"ANTHROPIC_API_KEY": "sk-helper"}), None)
     assert isinstance(client, anthropic.Anthropic) and client.api_key == "sk-helper"
     client.close()
+
+
+def test_a_command_asks_through_the_claude_code_binary_it_is_given(fake_claude, monkeypatch, tmp_path):
+    claude, _ = fake_claude
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-T")
+    client_for, stop = command_judge_client(None, str(claude))  # compare --pairwise, calibrate --controls: --claude
+    try:
+        assert client_for("any").claude == claude
+    finally:
+        stop()

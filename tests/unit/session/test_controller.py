@@ -261,6 +261,7 @@ def run_report(
     case: CaseResult | None = None,
     label: str = "p",
     case_file: str | None = None,
+    model: str | None = None,
 ) -> SimpleNamespace:
     """The call report of a run item."""
     result = result or run()
@@ -272,6 +273,7 @@ def run_report(
         eval_root=eval_root,
         label=label,
         notices=list(notices),
+        model=model,
     )
     data = json.loads(json.dumps(report.to_json()))  # as it crosses xdist's channel
     nodeid = nodeid_of(case_file or case_file_for(case_dir, eval_root), result.arm, result.index, case.name)
@@ -784,21 +786,46 @@ def test_with_xdist_the_stop_goes_to_its_dsession(tmp_path):
     assert (dsession.shouldstop, session.pytest_session.shouldstop) == (AUTH_STOP, False)
 
 
-def test_rejected_credentials_after_a_run_do_not_stop_the_session(session):
+def test_credentials_refused_after_runs_were_answered_stop_the_session_with_the_fix_for_its_access(session):
+    session.access = {"runs": "login"}
+    controller = make(session)
+    refused = run("with", 2, None, error="exit 1: OAuth token has expired", error_kind="auth")
+    feed(
+        controller, run_report(), run_report(result=refused), run_report(result=run("with", 3, None, error_kind="auth"))
+    )
+    [stop] = controller.gather.collected.notices
+    assert session.pytest_session.shouldstop == stop[2:]  # said once, though a run in flight was refused too
+    assert "rejected after 1 run(s) had been answered" in stop and "run `claude` once" in stop
+    assert finish(controller).exitstatus == 2
+    assert only(controller).partial_reason == "auth_failed"
+
+
+def test_a_setup_token_refused_mid_session_names_claude_setup_token(session):
+    session.access = {"runs": "setup-token"}
     controller = make(session)
     feed(controller, run_report(), run_report(result=run("with", 2, None, error_kind="auth")))
-    assert session.pytest_session.shouldstop is False
-    assert controller.gather.collected.notices == []
+    assert "`claude setup-token`" in controller.gather.collected.notices[0]
 
 
-def test_a_run_of_another_eval_dir_counts_as_a_first_run(session):
+def test_a_run_of_another_eval_dir_is_refused_on_the_same_credentials(session):
     controller = make(session)
     feed(
         controller,
         run_report(),
         run_report(result=run(score=None, error_kind="auth"), eval_root="/other/evals", suite=suite_of("/other")),
     )
-    assert session.pytest_session.shouldstop is False
+    assert session.pytest_session.shouldstop
+
+
+def test_a_model_of_a_matrix_refused_while_another_model_answers_does_not_stop_the_session(session):
+    controller = make(session)
+    feed(
+        controller,
+        run_report(model="claude-sonnet-4-5"),
+        run_report(result=run(score=None, error="exit 1: 403", error_kind="auth"), model="claude-opus-4-1"),
+    )
+    assert session.pytest_session.shouldstop is False  # it may be that model alone the account cannot use
+    assert controller.gather.collected.notices == []
 
 
 # ---- the files it writes --------------------------------------------------------------------------------------
