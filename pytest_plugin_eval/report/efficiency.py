@@ -22,6 +22,8 @@ SUITE_ROW = "suite (median case)"
 
 def amount(name: str, value: float, sign: bool = False) -> str:
     """A figure's value as the reports write it (`sign`: a difference, +3 / -$0.0012)."""
+    # Rounded first, so that a difference too small to show reads 0.0 s rather than -0.0 s.
+    value = round(value, 4 if name == "costUsd" else 1) or 0.0
     plus = "+" if sign and value > 0 else ""
     if name == "costUsd":
         return f"{'-' if value < 0 else plus}${abs(value):.4f}"

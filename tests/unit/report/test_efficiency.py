@@ -54,6 +54,12 @@ def test_amounts():
     assert efficiency.amount("turns", 0, sign=True) == "0"
 
 
+def test_a_difference_too_small_to_show_reads_zero_not_minus_zero():
+    assert efficiency.amount("seconds", -0.04, sign=True) == "0.0 s"
+    assert efficiency.amount("costUsd", -0.00004, sign=True) == "$0.0000"
+    assert efficiency.amount("turns", -0.04, sign=True) == "0"
+
+
 def test_the_expanded_terminal_view_shows_each_case_and_the_suite():
     document = measured_document()
     assert "efficiency" not in summary(document, expanded=False)
