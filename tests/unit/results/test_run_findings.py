@@ -116,6 +116,12 @@ def test_refused_runs_become_a_finding_and_the_first_note():
     assert finding.fix.startswith("pass --allow-tools Write")
     assert refusal_note(case) == "with-plugin runs 3/3: Write refused ×3 (not granted: --allow-tools Write)"
     assert refusal_explains_failures(case)
+    # a refusal in another version's runs only is named by that arm, not left out
+    other = case_of(
+        *runs[3:], *(run("against", i, refused=WRITE_REFUSED, answer=False) for i in (1, 2)), graders=[ANSWER]
+    )
+    [finding] = [f for f in case_findings(other) if f.kind == "tool-refused"]
+    assert " in against runs 2/2: " in finding.message
     # the near-miss: the same failing runs, nothing refused
     plain = case_of(*(run(arm, i, answer=False) for arm in ("with", "without") for i in (1, 2, 3)), graders=[ANSWER])
     assert "tool-refused" not in [f.kind for f in case_findings(plain)] and refusal_note(plain) is None
