@@ -55,6 +55,7 @@ from ..results.matrix import case_models
 from ..results.triggers import undecidable_notice
 from ..run.access import Access
 from ..run.stand_ins import mocked_tools
+from .arms import arm_problems
 from .cost import CaseShape, Estimate, Prediction, estimate, known_price, predict_from_pilot, priced_as, trigger_key
 from .floor import case_problems, has_outcome_grader, stray_folders, suite_problems, uncounted_graders
 from .hints import mechanical_hints
@@ -218,6 +219,7 @@ def check_suite(
             )
         )
     result.suite_problems.extend(suite_problems(root, eval_root, result.cases, unloaded=unloaded))
+    result.suite_problems.extend(arm_problems(root, arms or EvalOptions()))
     models = agent_models(model)
     shapes = [
         shape(c, m, arms) for c in result.cases for m in (case_models(c.models, models) if len(models) > 1 else models)

@@ -87,15 +87,29 @@ def test_a_model_matrix_is_bounded_for_each_of_its_models(clean, capsys):
     assert "--model claude-haiku-4-5,claude-sonnet-4-6" in out
 
 
-def test_against_and_ablate_are_priced_as_arms_before_anything_is_spent(clean, capsys):
+def test_against_and_ablate_are_priced_as_arms_before_anything_is_spent(clean, capsys, tmp_path):
+    (clean / "commands").mkdir()
+    for name in ("a", "b"):
+        (clean / "commands" / f"{name}.md").write_text("Do it.\n")
+    other = plugin(tmp_path / "other")
     plain = check_suite(clean).estimate
-    more = check_suite(clean, arms=EvalOptions(against="main", ablate=("a", "b"))).estimate
+    more = check_suite(clean, arms=EvalOptions(against=str(other), ablate=("a", "b"))).estimate
     assert plain is not None and more is not None
     assert 2 * more.runs_in_pilot == 5 * plain.runs_in_pilot  # two arms per case become five
     assert more.full_bound == pytest.approx(2.5 * plain.full_bound, abs=0.03)
-    assert check([str(clean), "--against", "main", "--ablate", "a,b"]) == 0
+    assert check([str(clean), "--against", str(other), "--ablate", "a,b"]) == 0
     out = capsys.readouterr().out
-    assert f"Cost: a pilot ({more.runs_in_pilot} runs" in out and "--against main --ablate a,b" in out
+    assert f"Cost: a pilot ({more.runs_in_pilot} runs" in out and f"--against {other} --ablate a,b" in out
+
+
+def test_what_against_and_ablate_name_is_checked_as_the_session_would(clean, capsys, tmp_path):
+    """check priced an arm the session then refuses and printed its pilot command, exit 0."""
+    assert check([str(clean), "--ablate", "nosuch"]) == 1
+    out = capsys.readouterr().out
+    assert "✗ --ablate nosuch: the plugin at" in out and "(it has: greet)" in out and "Pilot" not in out
+    assert check([str(clean), "--against", str(tmp_path / "nowhere")]) == 1  # no folder, and no git repository
+    assert "✗ --against " in capsys.readouterr().out
+    assert check([str(clean), "--ablate", "greet"]) == 0
 
 
 def test_a_model_the_price_table_does_not_know_is_named_not_silently_priced(clean, capsys, monkeypatch):
