@@ -162,6 +162,23 @@ def test_the_trigger_sets_are_in_the_bounds_and_the_pilots_prediction(clean, cap
     assert (predicted.total, predicted.pilot_cost) == (pytest.approx(0.04), pytest.approx(0.01))
 
 
+def test_with_against_the_trigger_queries_are_priced_on_both_versions(clean, capsys, tmp_path):
+    """A session with --against runs each trigger query on the other version too ([against-run-N]); check priced
+    one version's runs and said '1 per query'."""
+    (clean / "evals" / "triggers.yaml").write_text(TRIGGERS)
+    other = plugin(tmp_path / "other")
+    one = check_suite(clean).estimate
+    both = check_suite(clean, arms=EvalOptions(against=str(other))).estimate
+    assert one is not None and both is not None
+    assert (one.trigger_runs_in_pilot, both.trigger_runs_in_pilot) == (2, 4)
+    one_query = estimate.agent_run_cost(None, 3)
+    cases_more = both.runs_in_pilot - one.runs_in_pilot  # the cases' against runs, priced as before
+    assert cases_more == 2
+    assert check([str(clean), "--against", str(other)]) == 0
+    assert "4 trigger runs, 1 per query and version" in capsys.readouterr().out
+    assert both.full_bound > one.full_bound + 2 * 4 * one_query - 0.011  # the queries' other 8 runs at least
+
+
 def test_a_case_that_does_not_load_is_named_by_file_and_key(clean, capsys):
     (clean / "evals" / "says-hello" / "case.yaml").write_text(
         (clean / "evals" / "says-hello" / "case.yaml")
