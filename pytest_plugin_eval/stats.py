@@ -74,16 +74,23 @@ def delta_interval(
 
 def paired_interval(pairs: Sequence[tuple[float, float]], level: float = 0.95) -> tuple[float, float] | None:
     """The `level` confidence interval of the mean difference a − b over paired run scores in [0, 1] (run n of one
-    arm against run n of the other: the same prompt, made in the same round of the session). Two pseudo-pairs, one
-    at +1 and one at −1, are added before the normal interval is taken (as Agresti–Caffo add a success and a
-    failure): a handful of equal pairs never reads as certainty, and the interval is never zero wide — three pairs
-    that agree give about ±0.62 around 0. None with fewer than two pairs."""
+    arm against run n of the other: the same prompt, made in the same round of the session), as
+    `difference_interval` makes it: three pairs that agree give about ±0.62 around 0. None with fewer than two
+    pairs."""
     if len(pairs) < 2:
         return None
-    diffs = [a - b for a, b in pairs] + [1.0, -1.0]
-    n = len(diffs)
-    m = sum(diffs) / n
-    sd = math.sqrt(sum((d - m) ** 2 for d in diffs) / (n - 1))
+    return difference_interval([a - b for a, b in pairs], level)
+
+
+def difference_interval(diffs: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+    """The `level` confidence interval of the mean of paired differences in [-1, 1]. Two pseudo-pairs, one at +1
+    and one at −1, are added before the normal interval is taken (as Agresti–Caffo add a success and a failure): a
+    handful of equal pairs never reads as certainty, and the interval is never zero wide. The one paired interval
+    of the package: the arms' ΔAGAINST and ablations (`paired_interval`) and tune's margins use it."""
+    augmented = [*diffs, 1.0, -1.0]
+    n = len(augmented)
+    m = sum(augmented) / n
+    sd = math.sqrt(sum((d - m) ** 2 for d in augmented) / (n - 1))
     half = z_quantile(level) * sd / math.sqrt(n)
     return (max(-1.0, m - half), min(1.0, m + half))
 

@@ -67,7 +67,7 @@ def parse(argv: list[str]) -> Command:
         elif name in VALUES:
             if eq:
                 value = inline
-            elif i + 1 < len(argv):
+            elif i + 1 < len(argv) and argv[i + 1] != "--":  # `--md -- -vv`: the value was left out
                 value, i = argv[i + 1], i + 1
             else:
                 raise CliError(f"error: option '{name}' argument missing")

@@ -58,7 +58,7 @@ commands:
                intervals, kappa, WITH, W/OUT and delta corrected for the judge's errors; --controls: answers
                the judge must fail
   history      list the past sessions in the suite's results folder, newest first: version, git commit,
-               model, score, mean Δ, cost
+               model, score, mean Δ, trigger queries, the median case's turns and tokens, cost
   pr-comment   post the results on the pull request as one comment per suite, updated in place on every
                push (GitHub's API, from GITHUB_REPOSITORY, GITHUB_EVENT_PATH and GITHUB_TOKEN)
 

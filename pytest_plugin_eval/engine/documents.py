@@ -216,8 +216,9 @@ class Documents:
             runs_override=options.runs,
             auto_runs=options.auto_runs.to_json() if options.auto_runs is not None else None,
             shard=f"{options.shard[0]}/{options.shard[1]}" if options.shard else None,
-            against=options.against,
-            ablated=list(options.ablate),
+            # regrading: the stored runs were made against that version and without those components
+            against=session.stored.document.suite.against if session.stored is not None else options.against,
+            ablated=list(session.stored.document.suite.ablated if session.stored is not None else options.ablate),
             fail_on_worse=options.fail_on_worse,
         )
 

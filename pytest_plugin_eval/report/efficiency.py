@@ -22,6 +22,8 @@ SUITE_ROW = "suite (median case)"
 
 def amount(name: str, value: float, sign: bool = False) -> str:
     """A figure's value as the reports write it (`sign`: a difference, +3 / -$0.0012)."""
+    # Rounded first, so that a difference too small to show reads 0.0 s rather than -0.0 s.
+    value = round(value, 4 if name == "costUsd" else 1) or 0.0
     plus = "+" if sign and value > 0 else ""
     if name == "costUsd":
         return f"{'-' if value < 0 else plus}${abs(value):.4f}"
@@ -31,11 +33,12 @@ def amount(name: str, value: float, sign: bool = False) -> str:
 
 
 def cell(name: str, figure: Figure | None, interval: bool = False) -> str:
-    """`4 / 1 (+3)`: the with and without medians and Δ (one arm: its median); `interval` adds Δ's interval."""
+    """`4 / 1 (+3)`: the with and without medians and Δ (one arm: its median); `interval` adds Δ's interval.
+    The other arms' medians (--against, --ablate) are in the document only: a cell names no arm."""
     if figure is None:
         return "-"
-    medians = figure.medians
-    if "without" not in medians or "with" not in medians:
+    medians = {arm: m for arm, m in figure.medians.items() if arm in ("with", "without")}
+    if len(medians) < 2:
         return " / ".join(amount(name, v) for v in medians.values()) or "-"
     text = f"{amount(name, medians['with'])} / {amount(name, medians['without'])}"
     if figure.delta is None:

@@ -68,11 +68,10 @@ def refusal_findings(case: CaseResult) -> list[Finding]:
     out = []
     for tool, why in pairs:
         where = []
-        for arm in ARMS:
-            runs = case.runs(arm)
+        for arm, runs in case.arms.items():  # --against's and --ablate's arms too: their Δs measured it as well
             hit = sum(1 for run in runs if any((r["tool"], r["why"]) == (tool, why) for r in run.refused_tools))
             if hit:
-                where.append(f"{ARM_LABEL[arm]} runs {hit}/{len(runs)}")
+                where.append(f"{ARM_LABEL.get(arm, arm)} runs {hit}/{len(runs)}")
         out.append(
             Finding(
                 case.name,

@@ -18,14 +18,15 @@
 - `unanswered-question`: a question the agent asked (AskUserQuestion) that neither the case's `answers:` nor a
   simulated user answered (results/conversation_findings.py).
 
-A run with no verdicts (a run error, an errored or skipped grader) counts in none of them.
+A run with no verdicts (a run error, an errored or skipped grader) counts in none of them, nor does a run of
+--against's or --ablate's arms: "both arms" are with and without the plugin.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..core.kinds import Arm
+from ..core.kinds import ARMS, Arm
 from .conversation_findings import unanswered_findings
 from .findings import Finding
 from .hints import missed_calls
@@ -49,18 +50,24 @@ def _graded(runs: Iterable[RunResult]) -> list[RunResult]:
     return [run for run in runs if run.score is not None and not run.error_kind]
 
 
+def _runs(case: CaseResult, arm: Arm | None) -> list[RunResult]:
+    """The runs of one arm, or of both: with and without the plugin — what these findings are about; the arms of
+    --against and --ablate measure other versions of the plugin, and their own Δs say what they did."""
+    return case.runs(arm) if arm is not None else [run for a in ARMS for run in case.runs(a)]
+
+
 def verdicts(case: CaseResult, name: str, arm: Arm | None = None) -> list[bool]:
     """A scored grader's verdicts over the case's graded runs (of one arm, or both)."""
     return [
         g.passed
-        for run in _graded(case.runs(arm))
+        for run in _graded(_runs(case, arm))
         for g in run.graders
         if g.name == name and g.scored and not g.errored and not g.skipped
     ]
 
 
 def _scored_names(case: CaseResult) -> list[str]:
-    return list(dict.fromkeys(g.name for run in _graded(case.runs()) for g in run.graders if g.scored))
+    return list(dict.fromkeys(g.name for run in _graded(_runs(case, None)) for g in run.graders if g.scored))
 
 
 def separates_arms(case: CaseResult, name: str) -> bool:

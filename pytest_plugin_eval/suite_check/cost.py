@@ -38,7 +38,7 @@ class CaseShape:
     judged_graders: int  # llm and baseline graders
     arms: int = 2  # 1 for a single-arm case
     model: str | None = None  # the agent's model (None: the default model of the price table)
-    trigger: bool = False  # a trigger query: one arm, no judge, stopped at its first skill call (max_turns bounds it)
+    trigger: bool = False  # a trigger query: no judge, stopped at its first skill call (max_turns bounds it)
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class Estimate:
     runs_in_pilot: int
     judge_calls_in_pilot: int  # at most
     models: int = 1  # the agent models the suite runs on (a model matrix: each case on each of its models)
-    trigger_runs_in_pilot: int = 0  # one per trigger query (and model): the pilot runs the trigger sets too
+    trigger_runs_in_pilot: int = 0  # one per trigger query, arm and model: the pilot runs the trigger sets too
 
 
 def agent_run_cost(model: str | None, max_turns: int) -> float:
@@ -86,7 +86,7 @@ def estimate(cases: Iterable[CaseShape], judge_model: str | None, models: int = 
         runs_in_pilot=sum(case.arms for case in cases if not case.trigger),
         judge_calls_in_pilot=sum(case.arms * case.judged_graders * JUDGE_VOTES for case in cases),
         models=models,
-        trigger_runs_in_pilot=sum(1 for case in cases if case.trigger),
+        trigger_runs_in_pilot=sum(case.arms for case in cases if case.trigger),
     )
 
 

@@ -55,6 +55,7 @@ from ..results.matrix import case_models
 from ..results.triggers import undecidable_notice
 from ..run.access import Access
 from ..run.stand_ins import mocked_tools
+from .arms import arm_problems
 from .cost import CaseShape, Estimate, Prediction, estimate, known_price, predict_from_pilot, priced_as, trigger_key
 from .floor import case_problems, has_outcome_grader, stray_folders, suite_problems, uncounted_graders
 from .hints import mechanical_hints
@@ -75,6 +76,7 @@ class CheckResult:
     findings: list[Finding] = field(default_factory=list)  # what would make a case measure less than it seems
     estimate: Estimate | None = None
     prediction: Prediction | None = None  # from a pilot's results, when there is one
+    against: bool = False  # priced with --against: the trigger queries run on both versions
 
     @property
     def problems(self) -> list[Problem]:
@@ -138,14 +140,15 @@ def shape(case: Case, model: str | None, options: EvalOptions | None = None) -> 
     )
 
 
-def trigger_shape(trigger_set: TriggerSet, query_id: str, model: str | None) -> CaseShape:
-    """A trigger query as the estimate prices it: its set's runs of one arm, no judge."""
+def trigger_shape(trigger_set: TriggerSet, query_id: str, model: str | None, against: bool = False) -> CaseShape:
+    """A trigger query as the estimate prices it: its set's runs of one arm (two with --against: the session runs
+    each query on the other version too), no judge."""
     return CaseShape(
         name=trigger_key(trigger_set.name, query_id),
         runs=trigger_set.runs,
         max_turns=trigger_set.max_turns,
         judged_graders=0,
-        arms=1,
+        arms=2 if against else 1,
         model=model or trigger_set.model or os.environ.get("ANTHROPIC_MODEL") or None,
         trigger=True,
     )
@@ -218,17 +221,19 @@ def check_suite(
             )
         )
     result.suite_problems.extend(suite_problems(root, eval_root, result.cases, unloaded=unloaded))
+    result.suite_problems.extend(arm_problems(root, arms or EvalOptions()))
     models = agent_models(model)
     shapes = [
         shape(c, m, arms) for c in result.cases for m in (case_models(c.models, models) if len(models) > 1 else models)
     ]
     shapes += [  # a session (and the pilot) runs the trigger sets too
-        trigger_shape(t, query.id, m)
+        trigger_shape(t, query.id, m, against=bool(arms and arms.against))
         for t in result.trigger_sets
         for query in t.queries
         for m in (case_models(t.models, models) if len(models) > 1 else models)
     ]
     judge = resolve_judge_model(judge_model)
+    result.against = bool(arms and arms.against)
     result.estimate = estimate(shapes, judge, len(models))
     result.warnings.extend(unpriced_warnings([*(s.model for s in shapes), judge]))
     pilot = eval_root / "results" / PILOT_JSON
@@ -334,7 +339,8 @@ def summary(result: CheckResult) -> list[str]:
     if result.estimate and result.cases:
         e = result.estimate
         each = f" on each of {e.models} models" if e.models > 1 else ""
-        trigger_runs = f", {e.trigger_runs_in_pilot} trigger runs, 1 per query" if e.trigger_runs_in_pilot else ""
+        per = "1 per query and version" if result.against else "1 per query"
+        trigger_runs = f", {e.trigger_runs_in_pilot} trigger runs, {per}" if e.trigger_runs_in_pilot else ""
         lines.append(
             f"Cost: a pilot ({e.runs_in_pilot} runs, 1 per case and arm{each}{trigger_runs}, up to "
             f"{e.judge_calls_in_pilot} judge calls) is bounded at {usd(e.pilot_bound)}; the full suite at {usd(e.full_bound)} (list prices, every "

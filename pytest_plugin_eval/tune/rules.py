@@ -8,15 +8,14 @@ candidates), test (scored once, at the end, for the original and the winner only
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .. import stats
 from ..core.errors import UsageError
 from ..results.jsonmap import Document, computed, key
-from ..stats import Z95
 
 # Each part needs queries of both labels, and one query per label cannot tell a better description from luck.
 MIN_PER_PART = 2
@@ -104,20 +103,13 @@ class Paired(Document):
 
 
 def paired(candidate: Mapping[str, float], original: Mapping[str, float], labels: Mapping[str, bool]) -> Paired:
-    """The paired margin over the queries both were measured on. Two pseudo-pairs, one at +1 and one at −1, are
-    added before the normal interval is taken (as Agresti–Caffo add a success and a failure): with a handful of
-    queries a uniform gain is never taken for certainty, and the interval is never zero wide."""
+    """The paired margin over the queries both were measured on, with stats.difference_interval's interval (two
+    pseudo-pairs added: with a handful of queries a uniform gain is never taken for certainty)."""
     shared = sorted(set(candidate) & set(original) & set(labels))
     if not shared:
         raise ValueError("no query was measured for both descriptions")
     diffs = [correctness(candidate[q], labels[q]) - correctness(original[q], labels[q]) for q in shared]
-    margin = sum(diffs) / len(diffs)
-    augmented = [*diffs, 1.0, -1.0]
-    n = len(augmented)
-    m = sum(augmented) / n
-    sd = math.sqrt(sum((d - m) ** 2 for d in augmented) / (n - 1))
-    half = Z95 * sd / math.sqrt(n)
-    return Paired(margin, (max(-1.0, m - half), min(1.0, m + half)), len(shared))
+    return Paired(sum(diffs) / len(diffs), stats.difference_interval(diffs), len(shared))
 
 
 Reason = Literal["improved", "nothing_better", "flat"]

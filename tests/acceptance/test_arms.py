@@ -148,6 +148,10 @@ def test_two_workers_and_regrade_keep_the_other_arms(suite: Suite):
     regraded = again.case("greets")
     assert list(regraded["arms"]) == list(case["arms"])
     assert regraded["aggregates"]["deltaAgainst"] == case["aggregates"]["deltaAgainst"]
+    # the regraded document says which version and components its stored runs were made with
+    assert again.doc is not None
+    assert (again.doc["suite"]["against"], again.doc["suite"]["ablated"]) == (str(old), ["greet"])
+    assert f"Against the other version (--against): {old}" in again.out
 
 
 def test_trigger_sets_run_on_both_versions_with_then_and_now_per_query(suite: Suite):

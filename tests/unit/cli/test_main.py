@@ -89,6 +89,13 @@ def test_an_unknown_option_says_where_pytests_options_go(capsys):
     assert parse([".", "--", "--lf", "-q"]).passthrough == ["--lf", "-q"]
 
 
+def test_a_value_option_does_not_take_the_pytest_separator(capsys):
+    """`plugin-eval . --md -- -vv` took `--` for --md's PATH, then refused -vv with the advice to put it after `--`."""
+    assert cli.main([".", "--md", "--", "-vv"]) == 1
+    assert capsys.readouterr().err.strip() == "error: option '--md' argument missing"
+    assert parse([".", "--md", "s.md", "--", "-vv"]).passthrough == ["-vv"]
+
+
 def pytest_namespace(args: list[str]):
     parser = Parser(_ispytest=True)
     add_options(parser)

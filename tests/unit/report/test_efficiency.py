@@ -14,6 +14,7 @@ from pytest_plugin_eval.report.page import run as run_view
 from pytest_plugin_eval.report.terminal import StreamTerminal, write_summary
 from pytest_plugin_eval.results.efficiency import Tokens
 from pytest_plugin_eval.results.model import RunResult
+from pytest_plugin_eval.results.scoring import aggregate
 
 
 def spent(arm: str, turns: list[int]) -> list[RunResult]:
@@ -52,6 +53,12 @@ def test_amounts():
     assert efficiency.amount("costUsd", -0.0012, sign=True) == "-$0.0012"
     assert efficiency.amount("seconds", 1.25, sign=True) == "+1.2 s"
     assert efficiency.amount("turns", 0, sign=True) == "0"
+
+
+def test_a_difference_too_small_to_show_reads_zero_not_minus_zero():
+    assert efficiency.amount("seconds", -0.04, sign=True) == "0.0 s"
+    assert efficiency.amount("costUsd", -0.00004, sign=True) == "$0.0000"
+    assert efficiency.amount("turns", -0.04, sign=True) == "0"
 
 
 def test_the_expanded_terminal_view_shows_each_case_and_the_suite():
@@ -94,3 +101,17 @@ def test_a_runs_facts_on_the_page_say_what_it_spent():
     assert facts.startswith("score 1.00 · passed · 4 turns · 3 tool calls · 4,040 tokens · $0.")
     older = RunResult("with", 1, score=1.0, passed=True, turns=2)  # recorded before these were
     assert "tool calls" not in run_view(older, "with-plugin 1", "Say hello.").facts
+
+
+def test_another_arm_s_median_is_not_shown_as_the_without_plugin_one():
+    # --ablate with --ablation none: the with arm and an ablation arm, no without arm. "4 / 2" would read as
+    # with / without under a heading that names neither.
+    document = suite_result(case_result("solo", spent("with", [4, 4, 4])))
+    case = document.cases[0]
+    case.arms["ablate:review"] = spent("ablate:review", [2, 2, 2])
+    document = suite_result(aggregate(case))
+    assert efficiency.table(document).rows[0][1][0] == "4"
+    with_against = suite_result(case_result("two", spent("with", [4, 4, 4]), spent("without", [1, 1, 1])))
+    case = with_against.cases[0]
+    case.arms["against"] = spent("against", [9, 9, 9])
+    assert efficiency.table(suite_result(aggregate(case))).rows[0][1][0].startswith("4 / 1 (+3")

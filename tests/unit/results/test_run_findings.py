@@ -87,6 +87,17 @@ def test_a_grader_that_fails_every_run():
     assert ("grader-always-fails", "style") not in kinds(case_of(*runs, graders=[ANSWER, STYLE]))
 
 
+def test_the_other_arms_are_not_counted_as_with_or_without():
+    """--against and --ablate add arms: 'every run of both arms' still means with and without the plugin."""
+    runs = [run(arm, i, answer=i == 1, style=False) for arm in ("with", "without", "against") for i in (1, 2)]
+    found = [f for f in case_findings(case_of(*runs, graders=[ANSWER, STYLE])) if f.kind == "grader-always-fails"]
+    assert [f.message.split(":")[0] for f in found] == ["failed in every run of both arms (4/4)"]
+    # a guard every with and without run passes stays one when an ablation fails it: that arm's Δ says so
+    runs = [run(arm, i, answer=True, style=True) for arm in ("with", "without") for i in (1, 2)]
+    runs += [run("ablate:review", i, answer=True, style=False) for i in (1, 2)]
+    assert kinds(case_of(*runs, graders=[ANSWER, STYLE])) == [("no-delta-possible", None)]
+
+
 def test_an_indicator_that_never_fired_while_a_delta_is_reported():
     runs = [run("with", i, answer=True, fired=False) for i in (1, 2)]
     runs += [run("without", i, answer=False) for i in (1, 2)]
@@ -105,6 +116,12 @@ def test_refused_runs_become_a_finding_and_the_first_note():
     assert finding.fix.startswith("pass --allow-tools Write")
     assert refusal_note(case) == "with-plugin runs 3/3: Write refused ×3 (not granted: --allow-tools Write)"
     assert refusal_explains_failures(case)
+    # a refusal in another version's runs only is named by that arm, not left out
+    other = case_of(
+        *runs[3:], *(run("against", i, refused=WRITE_REFUSED, answer=False) for i in (1, 2)), graders=[ANSWER]
+    )
+    [finding] = [f for f in case_findings(other) if f.kind == "tool-refused"]
+    assert " in against runs 2/2: " in finding.message
     # the near-miss: the same failing runs, nothing refused
     plain = case_of(*(run(arm, i, answer=False) for arm in ("with", "without") for i in (1, 2, 3)), graders=[ANSWER])
     assert "tool-refused" not in [f.kind for f in case_findings(plain)] and refusal_note(plain) is None

@@ -87,15 +87,29 @@ def test_a_model_matrix_is_bounded_for_each_of_its_models(clean, capsys):
     assert "--model claude-haiku-4-5,claude-sonnet-4-6" in out
 
 
-def test_against_and_ablate_are_priced_as_arms_before_anything_is_spent(clean, capsys):
+def test_against_and_ablate_are_priced_as_arms_before_anything_is_spent(clean, capsys, tmp_path):
+    (clean / "commands").mkdir()
+    for name in ("a", "b"):
+        (clean / "commands" / f"{name}.md").write_text("Do it.\n")
+    other = plugin(tmp_path / "other")
     plain = check_suite(clean).estimate
-    more = check_suite(clean, arms=EvalOptions(against="main", ablate=("a", "b"))).estimate
+    more = check_suite(clean, arms=EvalOptions(against=str(other), ablate=("a", "b"))).estimate
     assert plain is not None and more is not None
     assert 2 * more.runs_in_pilot == 5 * plain.runs_in_pilot  # two arms per case become five
     assert more.full_bound == pytest.approx(2.5 * plain.full_bound, abs=0.03)
-    assert check([str(clean), "--against", "main", "--ablate", "a,b"]) == 0
+    assert check([str(clean), "--against", str(other), "--ablate", "a,b"]) == 0
     out = capsys.readouterr().out
-    assert f"Cost: a pilot ({more.runs_in_pilot} runs" in out and "--against main --ablate a,b" in out
+    assert f"Cost: a pilot ({more.runs_in_pilot} runs" in out and f"--against {other} --ablate a,b" in out
+
+
+def test_what_against_and_ablate_name_is_checked_as_the_session_would(clean, capsys, tmp_path):
+    """check priced an arm the session then refuses and printed its pilot command, exit 0."""
+    assert check([str(clean), "--ablate", "nosuch"]) == 1
+    out = capsys.readouterr().out
+    assert "✗ --ablate nosuch: the plugin at" in out and "(it has: greet)" in out and "Pilot" not in out
+    assert check([str(clean), "--against", str(tmp_path / "nowhere")]) == 1  # no folder, and no git repository
+    assert "✗ --against " in capsys.readouterr().out
+    assert check([str(clean), "--ablate", "greet"]) == 0
 
 
 def test_a_model_the_price_table_does_not_know_is_named_not_silently_priced(clean, capsys, monkeypatch):
@@ -146,6 +160,23 @@ def test_the_trigger_sets_are_in_the_bounds_and_the_pilots_prediction(clean, cap
     }
     predicted = estimate.predict_from_pilot(pilot, {estimate.trigger_key("greet", "q"): 4})
     assert (predicted.total, predicted.pilot_cost) == (pytest.approx(0.04), pytest.approx(0.01))
+
+
+def test_with_against_the_trigger_queries_are_priced_on_both_versions(clean, capsys, tmp_path):
+    """A session with --against runs each trigger query on the other version too ([against-run-N]); check priced
+    one version's runs and said '1 per query'."""
+    (clean / "evals" / "triggers.yaml").write_text(TRIGGERS)
+    other = plugin(tmp_path / "other")
+    one = check_suite(clean).estimate
+    both = check_suite(clean, arms=EvalOptions(against=str(other))).estimate
+    assert one is not None and both is not None
+    assert (one.trigger_runs_in_pilot, both.trigger_runs_in_pilot) == (2, 4)
+    one_query = estimate.agent_run_cost(None, 3)
+    cases_more = both.runs_in_pilot - one.runs_in_pilot  # the cases' against runs, priced as before
+    assert cases_more == 2
+    assert check([str(clean), "--against", str(other)]) == 0
+    assert "4 trigger runs, 1 per query and version" in capsys.readouterr().out
+    assert both.full_bound > one.full_bound + 2 * 4 * one_query - 0.011  # the queries' other 8 runs at least
 
 
 def test_a_case_that_does_not_load_is_named_by_file_and_key(clean, capsys):

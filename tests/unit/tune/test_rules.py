@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_plugin_eval import stats
 from pytest_plugin_eval.tune.rules import Labelled, SetTooSmall, choose, is_flat, paired, split
 
 
@@ -93,3 +94,10 @@ def test_choose_says_when_the_signal_is_flat():
 def test_paired_needs_shared_queries():
     with pytest.raises(ValueError):
         paired({"a": 1.0}, {"b": 1.0}, LABELS)
+
+
+def test_the_margin_interval_is_the_arms_paired_interval():
+    # one paired interval in the package: tune's margins and --against/--ablate's Δs read the same differences alike
+    p = paired({"a": 1, "b": 0.5, "c": 0, "d": 0.5}, {"a": 0, "b": 0.5, "c": 0, "d": 1}, LABELS)
+    pairs = [(1.0, 0.0), (0.5, 0.5), (1.0, 1.0), (0.5, 0.0)]  # correctness: c and d are near-misses
+    assert p.interval == stats.paired_interval(pairs)
