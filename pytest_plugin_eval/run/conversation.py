@@ -41,6 +41,10 @@ from .agent import Child, RunError
 QUESTIONS = "AskUserQuestion"
 DONE = "END_CONVERSATION"  # what the simulated user writes when the user is done
 CONFINED = "CLAUDE_CODE_EVAL_CONFINED"
+# What evaluation mode did that a run outside it asks for by name: a file a user message mentions (`@path`) is not
+# read into the conversation — outside evaluation mode Claude Code reads any file no deny rule covers, granted or
+# not (tests/acceptance/test_confinement_answered.py).
+OUTSIDE_EVALUATION_MODE = {"CLAUDE_CODE_DISABLE_FILE_MENTIONS": "1"}
 # The flags that turn a one-prompt run into a conversation.
 FLAGS = ("--input-format", "stream-json", "--replay-user-messages", "--permission-prompt-tool", "stdio")
 HOOK_ID = "plugin-eval-ask"  # the PreToolUse hook callback that answers AskUserQuestion

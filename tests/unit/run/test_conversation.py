@@ -8,7 +8,7 @@ from pathlib import Path
 from unittest.mock import sentinel
 
 from pytest_plugin_eval.load.conversation import Answer, Conversation, SimulatedUser
-from pytest_plugin_eval.run.conversation import CONFINED, FLAGS, Dialogue, TraceTail, UserReply
+from pytest_plugin_eval.run.conversation import CONFINED, FLAGS, OUTSIDE_EVALUATION_MODE, Dialogue, TraceTail, UserReply
 from pytest_plugin_eval.run.execute import RunPlan, RunSettings, build_argv, child_env
 from pytest_plugin_eval.run.refusals import why_refused
 from pytest_plugin_eval.run.workspace import Workspace
@@ -223,9 +223,22 @@ def test_a_trigger_run_never_talks(suite):
     assert not _plan(suite.loaded(fm="turns: [Ada.]"), trigger=sentinel.trigger).talks
 
 
+MENTIONS = "CLAUDE_CODE_DISABLE_FILE_MENTIONS"
+assert MENTIONS in OUTSIDE_EVALUATION_MODE
+
+
 def test_only_a_case_that_answers_questions_leaves_evaluation_mode(suite, tmp_path):
     ws = _workspace(tmp_path)
     assert child_env(_plan(suite.loaded()), ws)[CONFINED] == "1"
     assert child_env(_plan(suite.loaded(fm="turns: [Ada.]")), ws)[CONFINED] == "1"
     assert CONFINED not in child_env(_plan(suite.loaded(fm="answers: {colour: Blue}")), ws)
     assert CONFINED not in child_env(_plan(suite.loaded(fm="user: A baker.")), ws)
+
+
+def test_a_run_outside_evaluation_mode_reads_no_file_a_user_message_mentions(suite, tmp_path):
+    ws = _workspace(tmp_path)
+    environ = {"PATH": "/b", MENTIONS: "0"}  # the operator's CLAUDE_CODE_* switches pass, but not this one
+    env = lambda fm: child_env(dataclasses.replace(_plan(suite.loaded(fm=fm)), environ=environ), ws)  # noqa: E731
+    assert env("answers: {colour: Blue}")[MENTIONS] == "1"
+    assert env("user: A baker.")[MENTIONS] == "1"
+    assert env("turns: [Ada.]")[MENTIONS] == "0"  # in evaluation mode, which reads no mentioned file anyway
