@@ -1,7 +1,8 @@
-"""The confinement battery again for a run that answers the agent's questions (`answers:`), which Claude Code runs
-outside its evaluation mode (CLAUDE_CODE_EVAL_CONFINED refuses every answer to AskUserQuestion): each attack is
-made in a one-prompt run and in an answering run, through the real Claude Code, and both must hold alike — what
-the model is shown (every request body the endpoint got), what the tools return and what the session keeps."""
+"""The confinement battery for a run that answers the agent's questions (`answers:`): each attack is made in a
+one-prompt run and in an answering run, through the real Claude Code, and both must hold alike — what the model is
+shown (every request body the endpoint got), what the tools return and what the session keeps. The answering run
+must have had its question answered, and it stays in Claude Code's evaluation mode: outside it, the prompt's
+`@path` of a file no deny rule covers was read into the conversation (the ELSEWHERE canary reached the model)."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def attack(suite: Suite, monkeypatch, answers: bool, prompt: str, probes: list, 
     [only] = run.case("attack")["arms"]["with"]
     assert only["error"] is None, only
     results = tool_results(only)
-    if answers:  # the question was answered: this run was outside evaluation mode, as an answering run is
+    if answers:  # the question was answered, as a conversation answers it
         assert results[0].startswith(ANSWERED), results[0]
         assert only["conversation"]["questions"][0]["answer"] == "Blue"
         results = results[1:]
