@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.e2e import ANY, Suite, bash, needs_sandbox, tool_results
+from helpers.e2e import ANY, ASK_COLOUR, COLOUR_ANSWERED, COLOUR_ANSWERS, Suite, bash, needs_sandbox, tool_results
 
 from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
 from pytest_plugin_eval.load.script import parse_script
@@ -22,20 +22,6 @@ pytestmark = [
 ]
 
 MODES = pytest.mark.parametrize("answers", [False, True], ids=["one-prompt", "answers"])
-ASK = {
-    "tool": "AskUserQuestion",
-    "input": {
-        "questions": [
-            {
-                "question": "Which colour do you like?",
-                "header": "Colour",
-                "multiSelect": False,
-                "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}],
-            }
-        ]
-    },
-}
-ANSWERED = 'Your questions have been answered: "Which colour do you like?"="Blue".'
 ACCESS = "sk-ant-oat01-made-up-access-token-CANARY"
 REFRESH = "sk-ant-ort01-made-up-refresh-token-CANARY"
 SSH, AWS, ELSEWHERE = "CANARY-SSH-1f2e3d", "CANARY-AWS-4c5b6a", "CANARY-ELSEWHERE-9a8b7c"
@@ -55,8 +41,8 @@ def attack(suite: Suite, monkeypatch, answers: bool, prompt: str, probes: list, 
     frontmatter: dict = {"runs": 1, "max_turns": 30}
     turns = list(probes)
     if answers:
-        frontmatter["answers"] = {"colou?r": "Blue"}
-        turns = [ASK, *turns]
+        frontmatter["answers"] = COLOUR_ANSWERS
+        turns = [ASK_COLOUR, *turns]
     suite.case("attack", prompt, frontmatter=frontmatter, graders=ANY)
     with ScriptedEndpoint(keep_bodies=True) as endpoint:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url(parse_script({"all": [*turns, "done"]})))
@@ -66,7 +52,7 @@ def attack(suite: Suite, monkeypatch, answers: bool, prompt: str, probes: list, 
     assert only["error"] is None, only
     results = tool_results(only)
     if answers:  # the question was answered, as a conversation answers it
-        assert results[0].startswith(ANSWERED), results[0]
+        assert results[0].startswith(COLOUR_ANSWERED), results[0]
         assert only["conversation"]["questions"][0]["answer"] == "Blue"
         results = results[1:]
     assert len(results) == len(probes), results
