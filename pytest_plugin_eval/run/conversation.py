@@ -4,18 +4,19 @@ A one-prompt run pipes its prompt as text and closes stdin (run/agent.py). A con
 instead: the child reads stream-json from stdin (`--input-format stream-json`), so that each time the agent ends a
 turn (a `result` line in the trace) the next user message is written to the same session, its context kept.
 
-Questions are answered through the Agent SDK's control protocol on the same stdin: the dialogue first registers a
-PreToolUse hook for `AskUserQuestion` (an `initialize` request), and each call then arrives as a `hook_callback`
-request, answered with `permissionDecision: allow` and the answers in the tool's `updatedInput` — Claude Code's
-AskUserQuestion reads them from there. `--permission-prompt-tool stdio` is given too: without it Claude Code
-started from the SDK's entrypoint disables AskUserQuestion altogether (no one could answer); a permission prompt
-that came through it would be refused (dontAsk mode asks nothing).
-
-Claude Code's evaluation mode (CLAUDE_CODE_EVAL_CONFINED, which every other run sets) overrides the hook's `allow`
-for a tool that needs the user (measured with 2.1.327: the call is refused as dontAsk refuses it), so a run that
-answers questions (`answers:` or `user:`) goes without it. Its other limits hold without it: grants scoped to the
-run's folders, the deny rules, dontAsk mode, the OS sandbox of a granted shell (run/permissions.py); only the third
-layer (cwd and --add-dir folders only for file reads) is not there. A case with `turns:` alone keeps it.
+Questions are answered through the Agent SDK's control protocol on the same stdin, in two steps, so that the run
+stays in Claude Code's evaluation mode (CLAUDE_CODE_EVAL_CONFINED, as every run): the dialogue first registers a
+PreToolUse hook for `AskUserQuestion` (an `initialize` request); each call arrives as a `hook_callback` request,
+which the dialogue answers with `permissionDecision: ask` and the answers in `updatedInput`; a decision of `ask`
+makes Claude Code ask its permission prompt tool (`--permission-prompt-tool stdio`) even in dontAsk mode, and that
+`can_use_tool` request is answered `allow` with the same input — Claude Code's AskUserQuestion reads the answers
+from it, and the agent gets its ordinary tool result. A hook's `allow` is no way round: evaluation mode refuses
+it for a tool that needs the user; nor is a `deny` that carries the answer (the agent reads a hook error), a
+PostToolUse hook (a refused call has no output to replace) or the permission prompt alone (in default mode, with
+no hook, the call is refused without a prompt) — measured with 2.1.327 and 2.1.328. Any other
+`can_use_tool` request (a tool the run did not grant, a plugin hook's `ask`) is refused, as dontAsk mode refuses.
+Without `--permission-prompt-tool stdio`, Claude Code started from the SDK's entrypoint disables AskUserQuestion
+altogether (no one could answer).
 
 The trace (the child's stdout) holds every line of it: the user's messages as Claude Code replays them
 (`--replay-user-messages`), the control requests, one `result` line per turn. Who wrote each user message — the
@@ -118,11 +119,6 @@ def control_error(request_id: str, error: str) -> dict:
     return {"type": "control_response", "response": {"subtype": "error", "request_id": request_id, "error": error}}
 
 
-def answers_questions(conversation: Conversation) -> bool:
-    """Whether a conversation answers the agent's questions (then its run is not in evaluation mode)."""
-    return bool(conversation.answers or conversation.user)
-
-
 class TraceTail:
     """The new whole lines of a growing trace file, parsed (a line still being written waits for its end)."""
 
@@ -170,6 +166,7 @@ class Dialogue:
     _next_turn: int = 0
     _simulated: int = 0
     _over: bool = False
+    _answering: dict[str, dict] = field(default_factory=dict)  # tool_use_id → the input with its answers
 
     def open(self, prompt: str) -> None:
         self.send(initialize())
@@ -270,9 +267,13 @@ class Dialogue:
         request_id = str(event.get("request_id", ""))
         request = event.get("request") or {}
         hook: dict = request["input"] if isinstance(request.get("input"), dict) else {}
-        if request.get("subtype") == "can_use_tool":  # dontAsk mode asks nothing; refused should it ever ask
+        if request.get("subtype") == "can_use_tool":  # the answers' second step; any other ask is refused
             tool = str(request.get("tool_name", ""))
-            self.send(control_reply(request_id, {"behavior": "deny", "message": DENIED.format(tool=tool)}))
+            answered = self._answering.pop(str(request.get("tool_use_id", "")), None) if tool == QUESTIONS else None
+            if answered is None:
+                self.send(control_reply(request_id, {"behavior": "deny", "message": DENIED.format(tool=tool)}))
+            else:
+                self.send(control_reply(request_id, {"behavior": "allow", "updatedInput": answered}))
             return
         if request.get("subtype") != "hook_callback" or hook.get("tool_name") != QUESTIONS:
             self.send(control_error(request_id, f"an eval run does not serve {request.get('subtype')!r} requests"))
@@ -307,7 +308,9 @@ class Dialogue:
             reason = UNANSWERED.format(questions=listed)
             self.send(control_reply(request_id, hook_decision("deny", permissionDecisionReason=reason)))
             return
-        self.send(control_reply(request_id, hook_decision("allow", updatedInput={**data, "answers": answers})))
+        answered = {**data, "answers": answers}
+        self._answering[str(hook.get("tool_use_id", ""))] = answered  # allowed when Claude Code asks (can_use_tool)
+        self.send(control_reply(request_id, hook_decision("ask", updatedInput=answered)))
 
 
 class ConversationChild(Child):

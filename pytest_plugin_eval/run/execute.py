@@ -302,8 +302,6 @@ def child_env(plan: RunPlan, ws: Workspace) -> dict[str, str]:
     if plan.base_url:
         env["ANTHROPIC_BASE_URL"] = plan.base_url(ws.cwd)
         env.setdefault("ANTHROPIC_API_KEY", "scripted")
-    if plan.talks and conversation.answers_questions(plan.case.conversation):
-        env.pop(conversation.CONFINED, None)  # it would refuse every answer (run/conversation.py)
     if plan.tag:
         env[SESSION_TAG] = plan.tag  # inherited by everything the child starts, so the session can find it
     return env

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from helpers.e2e import ANY, Suite, bash, needs_sandbox, tool_results
+from helpers.e2e import ANY, ASK_COLOUR, COLOUR_ANSWERED, COLOUR_ANSWERS, Suite, bash, needs_sandbox, tool_results
 
 from pytest_plugin_eval.doubles.scripted import ScriptedEndpoint
 from pytest_plugin_eval.grade.types import grader_types
@@ -250,7 +250,8 @@ def test_stored_results_are_out_of_reach_of_a_later_run(suite, tmp_path_factory)
 
 
 @needs_sandbox
-def test_credentials_are_withheld_from_the_shell_and_redacted_from_everything_kept(suite, monkeypatch):
+@pytest.mark.parametrize("answers", [False, True], ids=["one-prompt", "answers"])
+def test_credentials_are_withheld_from_the_shell_and_redacted_from_everything_kept(suite, monkeypatch, answers):
     creds = {
         "ANTHROPIC_FOUNDRY_API_KEY": canary("FOUNDRY"),
         "CLOUDSDK_AUTH_ACCESS_TOKEN": canary("GCLOUD"),
@@ -274,10 +275,16 @@ def test_credentials_are_withheld_from_the_shell_and_redacted_from_everything_ke
             {"text": f"The Foundry key is {foundry}."},
         ]
     }
-    suite.case("creds", frontmatter={"runs": 1, "max_turns": 10}, graders=ANY, script=script)
+    frontmatter: dict = {"runs": 1, "max_turns": 10}
+    if answers:  # a conversation: its trace also holds the replayed user messages and the control requests
+        frontmatter["answers"] = COLOUR_ANSWERS
+        script["all"].insert(0, ASK_COLOUR)
+    suite.case("creds", frontmatter=frontmatter, graders=ANY, script=script)
     run = suite.run("--ablation", "none", "--allow-tools", "Bash", "Write")
     [only] = run.case("creds")["arms"]["with"]
     results = tool_results(only)
+    if answers:
+        assert results.pop(0).startswith(COLOUR_ANSWERED)
     for name, value in creds.items():
         assert value not in results[0] and f"{name}=" not in results[0], name
     assert unrelated not in results[0] and "AWS_SOMETHING_ELSE" not in results[0]

@@ -151,6 +151,29 @@ def test_a_simulated_user_answers_under_scripted_until_it_is_done(suite):
         assert result["costUsd"] >= talk["userCostUsd"]
 
 
+def test_a_question_no_pattern_matches_is_answered_by_the_simulated_user(suite):
+    # answers: first, then the simulated user — through Claude Code's permission prompt, in evaluation mode.
+    suite.case(
+        "asks-ada",
+        "Pick a colour for me.",
+        frontmatter={"runs": 1, "answers": {"size": "M"}, "user": {"persona": "Ada, who likes blue."}},
+        graders=SUMMARY,
+        script={
+            "all": [ask("Which colour do you like?", "Colour"), {"text": "Summary: you chose it."}],
+            "judge": {"user": ["Blue", "END_CONVERSATION"]},
+        },
+    )
+    run = suite.run("--ablation", "none")
+    [result] = run.case("asks-ada")["arms"]["with"]
+    assert result.get("error") is None and result["score"] == 1.0, result
+    assert tool_result_texts(result)[0].startswith(
+        'Your questions have been answered: "Which colour do you like?"="Blue"'
+    )
+    assert result["conversation"]["questions"] == [
+        {"question": "Which colour do you like?", "header": "Colour", "answer": "Blue", "by": "simulated"}
+    ]
+
+
 def test_the_cost_ceiling_stops_a_runaway_simulated_conversation(suite):
     # The user never says it is done and the agent never stops asking: only the ceiling ends it.
     suite.case(

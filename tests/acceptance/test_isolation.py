@@ -11,13 +11,23 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers.e2e import ANY, GREETING_GRADERS, bash, needs_sandbox, tool_results
+from helpers.e2e import (
+    ANY,
+    ASK_COLOUR,
+    COLOUR_ANSWERED,
+    COLOUR_ANSWERS,
+    GREETING_GRADERS,
+    bash,
+    needs_sandbox,
+    tool_results,
+)
 
 from pytest_plugin_eval.run.workspace import Workspace
 
 
 @needs_sandbox
-def test_bash_writes_its_workspace_only_and_sees_no_secrets(suite, monkeypatch, tmp_path_factory):
+@pytest.mark.parametrize("answers", [False, True], ids=["one-prompt", "answers"])
+def test_bash_writes_its_workspace_only_and_sees_no_secrets(suite, monkeypatch, tmp_path_factory, answers):
     operator_home = tmp_path_factory.mktemp("operator-home")
     (operator_home / "secret.txt").write_text("OPERATOR-SECRET")
     monkeypatch.setenv("HOME", str(operator_home))
@@ -43,12 +53,16 @@ def test_bash_writes_its_workspace_only_and_sees_no_secrets(suite, monkeypatch, 
             "done",
         ]
     }
-    suite.case(
-        "probe", frontmatter={"runs": 1, "max_turns": 20, "env": {"EVAL_BOTH": "case"}}, graders=ANY, script=script
-    )
+    frontmatter: dict = {"runs": 1, "max_turns": 20, "env": {"EVAL_BOTH": "case"}}
+    if answers:  # a run that answers questions is held alike
+        frontmatter["answers"] = COLOUR_ANSWERS
+        script["all"].insert(0, ASK_COLOUR)
+    suite.case("probe", frontmatter=frontmatter, graders=ANY, script=script)
     run = suite.run("--ablation", "none", "--allow-tools", "Bash")
     [only] = run.case("probe")["arms"]["with"]
     results = tool_results(only)
+    if answers:
+        assert results.pop(0).startswith(COLOUR_ANSWERED)
     assert "WROTE-CWD" in results[0] and "WROTE-TMP" in results[0]
     # The plugin is read-only; the system temp folder is hidden (a write there lands in a throwaway copy).
     assert "Read-only file system" in results[1]

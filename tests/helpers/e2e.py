@@ -112,6 +112,23 @@ GREETING_SCRIPT = {
 
 ANY = {"any": "---\ntype: regex\npattern: .\n---\n"}
 
+# An AskUserQuestion call that a case's `answers: {"colou?r": Blue}` answers, and the tool result the agent then reads.
+ASK_COLOUR = {
+    "tool": "AskUserQuestion",
+    "input": {
+        "questions": [
+            {
+                "question": "Which colour do you like?",
+                "header": "Colour",
+                "multiSelect": False,
+                "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}],
+            }
+        ]
+    },
+}
+COLOUR_ANSWERS = {"colou?r": "Blue"}
+COLOUR_ANSWERED = 'Your questions have been answered: "Which colour do you like?"="Blue".'
+
 
 def tool_results(run: dict) -> list[str]:
     """The text of every tool result in a run's trace, in order."""

@@ -39,7 +39,7 @@ def result(turns: int = 1, cost: float = 0.01, subtype: str = "success") -> dict
     }
 
 
-def ask(*questions: tuple[str, str], request_id: str = "r1") -> dict:
+def ask(*questions: tuple[str, str], request_id: str = "r1", tool_use_id: str = "toolu_1") -> dict:
     return {
         "type": "control_request",
         "request_id": request_id,
@@ -50,9 +50,16 @@ def ask(*questions: tuple[str, str], request_id: str = "r1") -> dict:
                 "hook_event_name": "PreToolUse",
                 "tool_name": "AskUserQuestion",
                 "tool_input": {"questions": [{"question": q, "header": h, "options": []} for q, h in questions]},
+                "tool_use_id": tool_use_id,
             },
         },
     }
+
+
+def may_use(tool: str, tool_use_id: str, request_id: str = "r2") -> dict:
+    """Claude Code asking its permission prompt tool (after a hook's `ask`, or for a tool nothing granted)."""
+    request = {"subtype": "can_use_tool", "tool_name": tool, "input": {"questions": []}, "tool_use_id": tool_use_id}
+    return {"type": "control_request", "request_id": request_id, "request": request}
 
 
 def said(text: str) -> dict:
@@ -98,10 +105,16 @@ def test_a_question_is_answered_from_answers_by_text_or_header():
     talk.on_event(ask(("Which colour?", "Pick"), ("How big?", "Size")))
     [reply] = wire.sent
     response = reply["response"]["response"]["hookSpecificOutput"]
-    assert reply["response"]["request_id"] == "r1" and response["permissionDecision"] == "allow"
+    # The hook asks (a hook's allow is refused in evaluation mode); Claude Code then asks the prompt tool: allowed,
+    # with the answers in the input AskUserQuestion reads.
+    assert reply["response"]["request_id"] == "r1" and response["permissionDecision"] == "ask"
     assert response["hookEventName"] == "PreToolUse"
-    assert response["updatedInput"]["answers"] == {"Which colour?": "Blue", "How big?": "M"}
-    assert response["updatedInput"]["questions"][0]["question"] == "Which colour?"
+    answered = response["updatedInput"]
+    assert answered["answers"] == {"Which colour?": "Blue", "How big?": "M"}
+    assert answered["questions"][0]["question"] == "Which colour?"
+    talk.on_event(may_use("AskUserQuestion", "toolu_1"))
+    allowed = wire.sent[1]["response"]
+    assert allowed["request_id"] == "r2" and allowed["response"] == {"behavior": "allow", "updatedInput": answered}
     assert [(a.question, a.answer, a.by) for a in talk.asked] == [
         ("Which colour?", "Blue", "answers"),
         ("How big?", "M", "answers"),
@@ -130,6 +143,16 @@ def test_other_permission_prompts_are_refused_as_dont_ask_mode_would():
     )
     response = wire.sent[0]["response"]["response"]
     assert response["behavior"] == "deny" and why_refused("Write", response["message"]) == "permission denied"
+
+
+def test_a_question_the_hook_did_not_answer_is_refused_when_claude_code_asks():
+    wire = Wire()
+    talk = wire.dialogue(Conversation(answers=(Answer("colou?r", "Blue"),)))
+    talk.on_event(ask(("Which colour?", "Pick"), tool_use_id="toolu_1"))
+    talk.on_event(may_use("AskUserQuestion", "toolu_other"))  # a call the hook never saw (a plugin hook's ask)
+    talk.on_event(may_use("AskUserQuestion", "toolu_1", request_id="r3"))
+    talk.on_event(may_use("AskUserQuestion", "toolu_1", request_id="r4"))  # each answer is given once
+    assert [m["response"]["response"]["behavior"] for m in wire.sent[1:]] == ["deny", "allow", "deny"]
 
 
 def test_the_simulated_user_replies_until_done_and_answers_unmatched_questions():
@@ -223,9 +246,7 @@ def test_a_trigger_run_never_talks(suite):
     assert not _plan(suite.loaded(fm="turns: [Ada.]"), trigger=sentinel.trigger).talks
 
 
-def test_only_a_case_that_answers_questions_leaves_evaluation_mode(suite, tmp_path):
+def test_every_run_stays_in_evaluation_mode_whatever_it_answers(suite, tmp_path):
     ws = _workspace(tmp_path)
-    assert child_env(_plan(suite.loaded()), ws)[CONFINED] == "1"
-    assert child_env(_plan(suite.loaded(fm="turns: [Ada.]")), ws)[CONFINED] == "1"
-    assert CONFINED not in child_env(_plan(suite.loaded(fm="answers: {colour: Blue}")), ws)
-    assert CONFINED not in child_env(_plan(suite.loaded(fm="user: A baker.")), ws)
+    for fm in (None, "turns: [Ada.]", "answers: {colour: Blue}", "user: A baker."):
+        assert child_env(_plan(suite.loaded(fm=fm) if fm else suite.loaded()), ws)[CONFINED] == "1", fm
