@@ -404,7 +404,9 @@ def test_claude_version_is_unknown_without_a_binary(session):
 def test_a_regraded_session_names_the_stored_sessions_claude_and_folder(session):
     made_by = PluginInfo("p", "/suite/p", version="0.9.0", git_commit="a" * 40, git_dirty=True)
     session.stored = SimpleNamespace(
-        document=SimpleNamespace(claude_version="2.0.9", suite=SimpleNamespace(plugins=[made_by])),
+        document=SimpleNamespace(
+            claude_version="2.0.9", suite=SimpleNamespace(plugins=[made_by], against=None, ablated=[])
+        ),
         folder=SimpleNamespace(path=Path("/old/results/x")),
     )
     controller, _ = finished(session, run_report())
