@@ -1,8 +1,9 @@
 """What a suite will cost, before and after a pilot: pure arithmetic on list prices (core/prices.json).
 
 Before the pilot nothing has run, so the bound is built from what the suite says: for every case and arm, one
-run of at most `max_turns` model requests (each resending Claude Code's context, cached after the first) and, per
-judged grader (llm, baseline), up to three judge votes. It is meant as a ceiling the pilot should stay under —
+run of at most `max_turns` model requests (each resending Claude Code's context, cached after the first), per
+judged grader (llm, baseline), up to three judge votes and, for a conversation with a simulated user (`user:`), up
+to `max_user_turns` calls of the user's model. It is meant as a ceiling the pilot should stay under —
 the pilot command carries it as `--max-cost-usd` — not as a forecast: most runs use far fewer turns.
 
 After the pilot the price of a full suite is measured, not guessed: each case's pilot cost (one run per arm)
@@ -26,6 +27,10 @@ OUTPUT_TOKENS = 800
 JUDGE_INPUT_TOKENS = 4_000
 JUDGE_OUTPUT_TOKENS = 300
 JUDGE_VOTES = 3
+# One simulated user's reply: the persona and the conversation so far in (each message cut at 4,000 characters,
+# grade/simulated_user.py), the user's next message out.
+USER_INPUT_TOKENS = 8_000
+USER_OUTPUT_TOKENS = 300
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,8 @@ class CaseShape:
     arms: int = 2  # 1 for a single-arm case
     model: str | None = None  # the agent's model (None: the default model of the price table)
     trigger: bool = False  # a trigger query: no judge, stopped at its first skill call (max_turns bounds it)
+    user_turns: int = 0  # a simulated user's replies per run, at most (`user.max_user_turns`; 0: no `user:`)
+    user_model: str | None = None  # the model that writes them (None: the judge model)
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,7 @@ class Estimate:
     judge_calls_in_pilot: int  # at most
     models: int = 1  # the agent models the suite runs on (a model matrix: each case on each of its models)
     trigger_runs_in_pilot: int = 0  # one per trigger query, arm and model: the pilot runs the trigger sets too
+    user_calls_in_pilot: int = 0  # at most: the simulated users' replies
 
 
 def agent_run_cost(model: str | None, max_turns: int) -> float:
@@ -65,9 +73,15 @@ def judge_call_cost(judge_model: str | None) -> float:
     return price(judge_model, Usage(input_tokens=JUDGE_INPUT_TOKENS, output_tokens=JUDGE_OUTPUT_TOKENS))
 
 
+def user_call_cost(user_model: str | None) -> float:
+    return price(user_model, Usage(input_tokens=USER_INPUT_TOKENS, output_tokens=USER_OUTPUT_TOKENS))
+
+
 def case_run_cost(case: CaseShape, judge_model: str | None) -> float:
-    """One run of the case in one arm, its judges included."""
-    return agent_run_cost(case.model, case.max_turns) + case.judged_graders * JUDGE_VOTES * judge_call_cost(judge_model)
+    """One run of the case in one arm, its judges and its simulated user included."""
+    judges = case.judged_graders * JUDGE_VOTES * judge_call_cost(judge_model)
+    user = case.user_turns * user_call_cost(case.user_model or judge_model)
+    return agent_run_cost(case.model, case.max_turns) + judges + user
 
 
 def round_up(usd: float) -> float:
@@ -87,6 +101,7 @@ def estimate(cases: Iterable[CaseShape], judge_model: str | None, models: int = 
         judge_calls_in_pilot=sum(case.arms * case.judged_graders * JUDGE_VOTES for case in cases),
         models=models,
         trigger_runs_in_pilot=sum(case.arms for case in cases if case.trigger),
+        user_calls_in_pilot=sum(case.arms * case.user_turns for case in cases),
     )
 
 

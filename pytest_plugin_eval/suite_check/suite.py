@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.paths import display_path
+from ..core.prices import resolve_model
 from ..core.problems import Problem
 from ..core.tools import covers, is_gated
 from ..engine.notices import allowed_tools_notices
@@ -130,6 +131,7 @@ def agent_models(model: str | None) -> tuple[str | None, ...]:
 
 def shape(case: Case, model: str | None, options: EvalOptions | None = None) -> CaseShape:
     """`options`: what decides the case's arms (--against, --ablate); None: a session with no options."""
+    user = case.conversation.user
     return CaseShape(
         name=case.name,
         runs=case.runs_per_arm,
@@ -137,6 +139,8 @@ def shape(case: Case, model: str | None, options: EvalOptions | None = None) -> 
         judged_graders=sum(1 for g in case.graders if getattr(g.kind, "paid", False)),
         arms=len(arms_for(case, options or EvalOptions())),
         model=model or case.model or os.environ.get("ANTHROPIC_MODEL") or None,
+        user_turns=user.max_user_turns if user else 0,
+        user_model=resolve_model(user.model) if user and user.model else None,
     )
 
 
@@ -341,9 +345,10 @@ def summary(result: CheckResult) -> list[str]:
         each = f" on each of {e.models} models" if e.models > 1 else ""
         per = "1 per query and version" if result.against else "1 per query"
         trigger_runs = f", {e.trigger_runs_in_pilot} trigger runs, {per}" if e.trigger_runs_in_pilot else ""
+        user_calls = f", {e.user_calls_in_pilot} simulated-user calls" if e.user_calls_in_pilot else ""
         lines.append(
             f"Cost: a pilot ({e.runs_in_pilot} runs, 1 per case and arm{each}{trigger_runs}, up to "
-            f"{e.judge_calls_in_pilot} judge calls) is bounded at {usd(e.pilot_bound)}; the full suite at {usd(e.full_bound)} (list prices, every "
+            f"{e.judge_calls_in_pilot} judge calls{user_calls}) is bounded at {usd(e.pilot_bound)}; the full suite at {usd(e.full_bound)} (list prices, every "
             "turn used)"
         )
     if result.prediction:

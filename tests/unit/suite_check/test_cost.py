@@ -13,6 +13,7 @@ from pytest_plugin_eval.suite_check.cost import (
     judge_call_cost,
     predict_from_pilot,
     round_up,
+    user_call_cost,
 )
 
 SONNET = "claude-sonnet-4-6"  # $3 in, $15 out, $0.3 cache read, $3.75 cache write per million tokens
@@ -81,3 +82,17 @@ def test_a_model_matrixs_pilot_adds_up_its_models():
     other = {"cases": [{"name": "a", "runsPerCase": 3, "arms": {"with": [{"costUsd": 0.30}]}}]}
     p = predict_from_pilot({"suites": [one, other]})
     assert p.per_case == {"a": pytest.approx(1.2)} and p.pilot_cost == pytest.approx(0.4)
+
+
+def test_a_simulated_user_costs_up_to_max_user_turns_calls_at_its_models_price():
+    talks = CaseShape("talks", runs=3, max_turns=5, judged_graders=1, model=SONNET, user_turns=4, user_model=SONNET)
+    silent = CaseShape("talks", runs=3, max_turns=5, judged_graders=1, model=SONNET)
+    reply = (8_000 * 3 + 300 * 15) / 1e6  # one user reply on sonnet
+    assert user_call_cost(SONNET) == pytest.approx(reply)
+    e, plain = estimate([talks], HAIKU), estimate([silent], HAIKU)
+    assert e.pilot_bound == round_up(2 * (agent_run_cost(SONNET, 5) + 3 * judge_call_cost(HAIKU) + 4 * reply))
+    assert e.full_bound > plain.full_bound
+    assert (e.user_calls_in_pilot, plain.user_calls_in_pilot) == (8, 0)
+    # no `user.model`: the judge model writes the replies, at its price
+    by_judge = estimate([CaseShape("t", 3, 5, 0, arms=1, model=SONNET, user_turns=2)], HAIKU)
+    assert by_judge.pilot_bound == round_up(agent_run_cost(SONNET, 5) + 2 * user_call_cost(HAIKU))

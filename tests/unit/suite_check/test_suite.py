@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from pytest_plugin_eval.cli.commands.check import check
-from pytest_plugin_eval.core.prices import price_table
+from pytest_plugin_eval.core.prices import price_table, resolve_model
 from pytest_plugin_eval.engine.options import EvalOptions
 from pytest_plugin_eval.suite_check import cost as estimate
 from pytest_plugin_eval.suite_check.suite import check_suite
@@ -494,3 +494,21 @@ def test_on_a_plan_the_estimate_says_it_is_list_price_and_the_plans_usage_is_wha
     line = plan_cost_line(Access("setup-token", "setup token (CLAUDE_CODE_OAUTH_TOKEN)"))
     assert line is not None and "list-price estimates" in line and "plan's usage" in line
     assert plan_cost_line(Access("api-key", "API key (ANTHROPIC_API_KEY)")) is None
+
+
+def test_a_simulated_user_is_in_the_bound_and_the_estimate_says_its_calls(clean, capsys):
+    """A case with `user:` makes up to max_user_turns calls of the user's model per run: the bound left them out."""
+    folder = case(clean, "interviews", FIRES)
+    plain = check_suite(clean, judge_model="haiku").estimate
+    data = yaml.safe_load((folder / "case.yaml").read_text())
+    data["execution"]["user"] = {"persona": "A baker who wants a plan.", "max_user_turns": 3, "model": "sonnet"}
+    (folder / "case.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    talks = check_suite(clean, judge_model="haiku").estimate
+    assert plain is not None and talks is not None and talks.user_calls_in_pilot == 6  # 3 per arm
+    replies = 3 * estimate.user_call_cost(resolve_model("sonnet"))  # user.model's price, not the judge's
+    assert talks.pilot_bound == pytest.approx(plain.pilot_bound + 2 * replies, abs=0.011)
+    assert talks.full_bound == pytest.approx(plain.full_bound + 2 * 3 * replies, abs=0.011)  # runs: 3 per arm
+    assert check([str(clean), "--judge-model", "haiku"]) == 0
+    out = capsys.readouterr().out
+    assert "Cost: a pilot (6 runs, 1 per case and arm, up to 0 judge calls, 6 simulated-user calls)" in out
+    assert f"--max-cost-usd {talks.pilot_bound:.2f}" in out
