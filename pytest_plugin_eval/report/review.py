@@ -164,5 +164,5 @@ def _run(case: CaseResult, run: RunResult, infos: dict[str, GraderInfo], kept: R
         graders=graders,
         files=shown,
         files_note=note,
-        transcript=trace(trace_path, case.prompt),
+        transcript=trace(trace_path, case.prompt, (run.conversation or {}).get("messages")),  # who wrote each
     )

@@ -79,6 +79,36 @@ def test_the_page_holds_every_run_and_the_data_the_script_reads(tmp_path):
     )  # the data cannot end its element
 
 
+def test_a_conversations_user_messages_are_labelled_scripted_or_simulated(tmp_path):
+    """The HTML report said who wrote each user message after the prompt; the review page showed them all as
+    "User"."""
+    kept = RunFolder(tmp_path / "runs" / "greets" / "with-1")
+    kept.trace.parent.mkdir(parents=True)
+    said = ["Plan my week.", "Mornings only.", "Thanks, that is all."]
+    events = [{"type": "system", "subtype": "init"}]
+    for text in said:
+        events.append({"type": "user", "isReplay": True, "message": {"role": "user", "content": text}})
+        events.append({"type": "assistant", "message": {"content": [{"type": "text", "text": "Noted."}]}})
+    kept.trace.write_text("\n".join(map(json.dumps, events)))
+    run = RunResult("with", 1, score=1.0, passed=True)
+    run.conversation = {
+        "messages": [{"by": by, "text": t} for by, t in zip(["prompt", "scripted", "simulated"], said, strict=True)]
+    }
+    page = review_page(
+        suite_result(case_result("greets", [run], prompt="Plan my week.")), tmp_path, Labels(), lambda case, run: kept
+    )
+    conversation = page.runs[0].transcript.conversation
+    assert conversation is not None
+    users = [(e.kind, e.who, e.texts[0]) for e in conversation.head if e.kind.startswith("user")]
+    assert users == [
+        ("user", "User prompt", "Plan my week."),
+        ("user scripted", "User · scripted turn", "Mornings only."),
+        ("user simulated", "User · simulated", "Thanks, that is all."),
+    ]
+    html = review_html(page)
+    assert '<div class="msg user scripted">' in html and '<div class="msg user simulated">' in html
+
+
 def test_the_server_applies_one_change_at_a_time(tmp_path):
     write_json(tmp_path / "aggregate-result.json", document().to_json())
     review = Review(tmp_path)
