@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from helpers.e2e import normalized
+
 INTERVIEW_SCRIPT = {
     "all": [
         {"text": "What is your name?"},
@@ -274,3 +276,63 @@ def test_the_time_limit_covers_the_whole_conversation(suite):
     [result] = run.case("slow")["arms"]["with"]
     assert result["errorKind"] == "timeout", result
     assert user_lines(result)[:2] == ["Interview me.", "I am Ada."]  # the conversation had gone on
+
+
+# A conversation in a session's other modes: --lf, xdist, a model matrix. Scripted turns, then a simulated user.
+TALK = {"runs": 1, "turns": ["I am Ada."], "user": {"persona": "Ada, a baker."}}
+TALK_SCRIPT = {**INTERVIEW_SCRIPT, "judge": {"user": ["Bread, mostly.", "END_CONVERSATION"]}}
+TALK_MESSAGES = [
+    {"by": "prompt", "text": "Interview me."},
+    {"by": "scripted", "text": "I am Ada."},
+    {"by": "simulated", "text": "Bread, mostly."},
+]
+
+
+def test_lf_reruns_a_failed_conversation_and_keeps_the_reused_ones(suite):
+    failing = {**TALK_SCRIPT, "with": [*INTERVIEW_SCRIPT["all"][:2], {"text": "Done."}]}  # no summary: fails
+    folder = suite.case("talk", "Interview me.", frontmatter=TALK, graders=SUMMARY, script=failing)
+    args = ("evals", "--trust-plugin", "--scripted")
+    first = suite.pytester.runpytest_subprocess(*args, "--json", "first.json")
+    assert first.ret == 1, first.stdout.str()
+    (folder / "scripted.yaml").write_text(json.dumps(TALK_SCRIPT))  # the agent now summarises; the case is unchanged
+    again = suite.pytester.runpytest_subprocess(*args, "--lf", "-v", "--json", "second.json")
+    text = again.stdout.str()
+    assert again.ret == 0, text
+    assert "re-running 1 run(s) of 1 failed case(s)" in text
+    case = json.loads((suite.root / "second.json").read_text())["cases"][0]
+    [with_run], [without_run] = case["arms"]["with"], case["arms"]["without"]
+    assert not with_run.get("reused") and with_run["score"] == 1.0
+    assert without_run.get("reused") is True
+    for run in (with_run, without_run):  # the re-run conversation, and the reused one as it was stored
+        assert run["conversation"]["messages"] == TALK_MESSAGES, run
+    assert user_lines(with_run) == ["Interview me.", "I am Ada.", "Bread, mostly."]
+
+
+def test_xdist_workers_hold_conversations_as_a_serial_session_does(suite):
+    suite.case("talk", "Interview me.", frontmatter={**TALK, "runs": 2}, graders=SUMMARY, script=TALK_SCRIPT)
+    serial = suite.run()
+    parallel = suite.run("-n", "2")
+    assert serial.rc == parallel.rc == 0, parallel.out
+    assert "2 workers" in parallel.out
+    assert normalized(parallel.doc) == normalized(serial.doc)
+    for arm in ("with", "without"):
+        for run in parallel.case("talk")["arms"][arm]:
+            assert run["conversation"]["messages"] == TALK_MESSAGES, run
+            assert user_lines(run) == ["Interview me.", "I am Ada.", "Bread, mostly."]
+
+
+def test_a_model_matrix_holds_each_models_conversations(suite):
+    haiku, sonnet = "claude-haiku-4-5", "claude-sonnet-4-5"
+    suite.case("talk", "Interview me.", frontmatter=TALK, graders=SUMMARY, script=TALK_SCRIPT)
+    out = suite.root / "out"
+    run = suite.run("--model", f"{haiku},{sonnet}", "--output-dir", str(out))
+    assert run.rc == 0, run.out
+    for model in (haiku, sonnet):
+        doc = json.loads((out / model / "aggregate-result.json").read_text())
+        [case] = doc["cases"]
+        assert case["effectiveModel"] == model
+        for arm in ("with", "without"):
+            [result] = case["arms"][arm]
+            assert result["score"] == 1.0 and result["conversation"]["messages"] == TALK_MESSAGES, result
+            assert result["conversation"]["userCostUsd"] > 0
+            assert user_lines(result) == ["Interview me.", "I am Ada.", "Bread, mostly."]
