@@ -345,7 +345,7 @@ def summary(result: CheckResult) -> list[str]:
         each = f" on each of {e.models} models" if e.models > 1 else ""
         per = "1 per query and version" if result.against else "1 per query"
         trigger_runs = f", {e.trigger_runs_in_pilot} trigger runs, {per}" if e.trigger_runs_in_pilot else ""
-        user_calls = f", {e.user_calls_in_pilot} simulated-user calls" if e.user_calls_in_pilot else ""
+        user_calls = f", {e.user_calls_in_pilot} simulated-user turns" if e.user_calls_in_pilot else ""
         lines.append(
             f"Cost: a pilot ({e.runs_in_pilot} runs, 1 per case and arm{each}{trigger_runs}, up to "
             f"{e.judge_calls_in_pilot} judge calls{user_calls}) is bounded at {usd(e.pilot_bound)}; the full suite at {usd(e.full_bound)} (list prices, every "

@@ -510,5 +510,5 @@ def test_a_simulated_user_is_in_the_bound_and_the_estimate_says_its_calls(clean,
     assert talks.full_bound == pytest.approx(plain.full_bound + 2 * 3 * replies, abs=0.011)  # runs: 3 per arm
     assert check([str(clean), "--judge-model", "haiku"]) == 0
     out = capsys.readouterr().out
-    assert "Cost: a pilot (6 runs, 1 per case and arm, up to 0 judge calls, 6 simulated-user calls)" in out
+    assert "Cost: a pilot (6 runs, 1 per case and arm, up to 0 judge calls, 6 simulated-user turns)" in out
     assert f"--max-cost-usd {talks.pilot_bound:.2f}" in out
