@@ -184,6 +184,16 @@ def test_trigger_sets_run_on_both_versions_with_then_and_now_per_query(suite: Su
     copies = {p["path"] for r in queries["hi"]["againstRuns"] for p in init_event(r).get("plugins") or []}
     assert copies and str(suite.root) not in copies
     assert "THEN → NOW" in run.out and "2/2 → 2/2" in run.out and "0/2 → 0/2" in run.out
+    # --regrade reports both versions' stored runs as they were
+    folder = next((suite.root / "evals" / "results").glob("*/aggregate-result.json")).parent
+    again = suite.run("--regrade", str(folder))
+    assert again.rc == 0, again.out
+    assert again.doc is not None
+    regraded = {q["id"]: q for q in again.doc["triggers"][0]["queries"]}
+    assert {i: q["againstRuns"] for i, q in regraded.items()} == {i: q["againstRuns"] for i, q in queries.items()}
+    assert {i: q["runs"] for i, q in regraded.items()} == {i: q["runs"] for i, q in queries.items()}
+    assert "evals/triggers.yaml::greet/hi[against-run-2]" in again.out
+    assert "THEN → NOW" in again.out and "2/2 → 2/2" in again.out
 
 
 def test_runs_auto_decides_on_delta_against(suite: Suite):
