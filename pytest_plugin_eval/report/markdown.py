@@ -288,8 +288,8 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
     if v.warnings:
         out += ["> ⚠ **Not comparable** — read the changes with care:"]
         out += [f"> - {cell(w)}" for w in v.warnings] + [""]
-    if v.baseline_note:
-        out += [f"> {cell(v.baseline_note)}", ""]
+    for note in (v.baseline_note, v.arms_note):
+        out += [f"> {cell(note)}", ""] if note else []
     if v.rows:
         head = ["Case", "WITH", "Change", f"{v.level} CI", "Verdict"]
         if v.two_arm:
