@@ -134,3 +134,14 @@ def test_an_against_arm_adds_then_and_now_to_every_view():
     page = render_report(document)
     assert '<td class="num">4 / 1 (+3, 90% CI [+3, +3]); 9 → 4</td>' in page
     assert "then → now" not in efficiency.table(measured_document()).heading
+
+
+def test_every_view_shows_the_efficiency_table_before_the_other_arms():
+    document = against_document()
+    document.suite.against = "v1"
+    text = summary(document, expanded=True)
+    assert 0 < text.index("efficiency (median per run") < text.index("Against the other version (--against): v1")
+    markdown = suite_markdown(SessionPart(document))
+    assert 0 < markdown.index("Efficiency (median per run") < markdown.index("Against the other version")
+    page = render_report(document)
+    assert 0 < page.index('id="efficiency"') < page.index('id="against"')
