@@ -95,8 +95,14 @@ def test_fail_on_worse_fails_a_session_whose_edit_made_a_case_worse(suite: Suite
     suite.case("greets", frontmatter={"runs": 5}, graders={"greeting": GREETING_GRADERS["greeting"]}, script=script)
     old = suite.root.with_name(suite.root.name + "-old")
     shutil.copytree(suite.root, old)
-    passing = suite.run("--against", str(old), "--threshold", "0")
+    passing = suite.run("--against", str(old), "--threshold", "0", "-vv")
     assert passing.rc == 0, passing.out
+    # -vv: what each version spent, then → now, beside with / without
+    lines = passing.out.splitlines()
+    start = lines.index("efficiency (median per run: with / without, Δ; then → now: against → with)")
+    spent = passing.case("greets")["aggregates"]["efficiency"]["turns"]["medians"]
+    assert f"turns {spent['with']:.0f} / {spent['without']:.0f} " in lines[start + 1]
+    assert f"; {spent['against']:.0f} → {spent['with']:.0f} · " in lines[start + 1]
     against = passing.case("greets")["aggregates"]["deltaAgainst"]
     assert against["delta"] == -1.0 and against["deltaCI"][1] < 0
     failing = suite.run("--against", str(old), "--threshold", "0", "--fail-on-worse")
