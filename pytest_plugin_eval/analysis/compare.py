@@ -33,7 +33,7 @@ from ..results.comparison import (
     SessionRef,
     Tally,
 )
-from ..results.model import CaseResult, GraderInfo, SuiteResult
+from ..results.model import CaseResult, GraderInfo, RunResult, SuiteResult
 from ..results.plugin_changes import description_changed, plugin_changes
 from ..results.store import RESULTS_FILE, InvalidDocument, parse_document
 from ..results.trigger_compare import compare_triggers, scripted_warning
@@ -156,12 +156,26 @@ def grader_changes(old: CaseResult, new: CaseResult) -> list[GraderChange]:
     return out
 
 
+# A case's cost and duration count these arms only: a session with --against or --ablate ran more runs of the same
+# case, and comparing it with one that did not would read those runs as the case costing more.
+COSTED_ARMS: tuple[Arm, ...] = ("with", "without")
+
+
+def _costed_runs(case: CaseResult) -> list[RunResult]:
+    return [run for arm in COSTED_ARMS for run in case.runs(arm)]
+
+
 def _cost(case: CaseResult | None) -> float | None:
-    return None if case is None else case.cost_usd
+    return None if case is None else sum(r.cost_usd for r in _costed_runs(case))
 
 
 def _duration(case: CaseResult | None) -> float | None:
-    return None if case is None else sum(r.duration_seconds for r in case.runs())
+    return None if case is None else sum(r.duration_seconds for r in _costed_runs(case))
+
+
+def _other_arms(document: SuiteResult) -> list[str]:
+    """The arms a session ran beyond with and without (--against, --ablate), in their first case's order."""
+    return list(dict.fromkeys(arm for case in document.cases for arm in case.arms if arm not in COSTED_ARMS))
 
 
 def compare_case(old: CaseResult | None, new: CaseResult | None, level: float = LEVEL) -> CaseComparison:
@@ -342,6 +356,7 @@ def compare(
         triggers=triggers,
         trigger_note=scripted_warning(old.suite.scripted, new.suite.scripted, triggers),
         baseline_note=baseline_note(old, new),
+        arms_note=arms_note(old, new),
         plugin_changes=plugin_changes(old.suite.plugins, new.suite.plugins),
         efficiency=efficiency_change.suite_change([c.efficiency for c in cases if c.status == COMPARED], level),
     )
@@ -350,6 +365,18 @@ def compare(
 def _means(pairs: list[tuple[float | None, float | None]]) -> tuple[float | None, float | None]:
     kept = [(a, b) for a, b in pairs if a is not None and b is not None]
     return stats.mean([a for a, _ in kept if a is not None]), stats.mean([b for _, b in kept if b is not None])
+
+
+def arms_note(old: SuiteResult, new: SuiteResult) -> str | None:
+    """That one session ran arms the other did not (--against, --ablate): the WITH scores compare alike, the
+    sessions' totals do not."""
+    if _other_arms(old) == _other_arms(new):
+        return None
+    ran = lambda d: ", ".join(_other_arms(d)) or "none"  # noqa: E731
+    return (
+        f"the sessions ran other arms besides with and without ({ran(old)} → {ran(new)}): the sessions' cost and "
+        "duration include their runs; each case's cost and duration count its with and without runs only"
+    )
 
 
 def baseline_note(old: SuiteResult, new: SuiteResult) -> str | None:

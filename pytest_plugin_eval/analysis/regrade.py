@@ -100,15 +100,16 @@ class StoredResults:
                 return folder
         return self.folder.run_folder(os.path.join(*(parts[1:] or parts)), run.arm, run.index)
 
-    def trigger_runs(self, file: str, skill: str, query_id: str) -> list[TriggerRun]:
-        """The stored runs of one trigger query (its set's file relative to the suite, the skill's qualified name):
-        a trigger run has no graders to apply again, so --regrade reports it as it was."""
+    def trigger_runs(self, file: str, skill: str, query_id: str, arm: Arm = "with") -> list[TriggerRun]:
+        """The stored runs of one trigger query on one arm (`with`, or `against`: its `againstRuns`), by its set's
+        file relative to the suite and the skill's qualified name: a trigger run has no graders to apply again, so
+        --regrade reports it as it was."""
         for trigger_set in self.document.triggers:
             if (trigger_set.file, trigger_set.skill) != (file, skill):
                 continue
             for query in trigger_set.queries:
                 if query.id == query_id:
-                    return list(query.runs)
+                    return list(query.against_runs if arm == "against" else query.runs)
         return []
 
     def runs_of(self, case_dir: str) -> list[tuple[Arm, int]]:

@@ -219,7 +219,9 @@ class Documents:
             # regrading: the stored runs were made against that version and without those components
             against=session.stored.document.suite.against if session.stored is not None else options.against,
             ablated=list(session.stored.document.suite.ablated if session.stored is not None else options.ablate),
-            fail_on_worse=options.fail_on_worse,
+            # regrading: the stored gate holds unless this session asks for it (it cannot switch it off: a flag)
+            fail_on_worse=options.fail_on_worse
+            or (session.stored is not None and session.stored.document.suite.fail_on_worse),
         )
 
     def provenance(self, plugin: PluginInfo) -> PluginInfo:

@@ -45,8 +45,12 @@ def check_combinations(option) -> None:
                 f"Error: --runs auto needs every worker on this machine; --tx {remote[0]} is not. "
                 "Use -n N or -j N, or a fixed --runs N across machines."
             )
-    if getattr(option, "eval_fail_on_worse", False) and not getattr(option, "eval_against", None):
-        raise OptionError("Error: --fail-on-worse decides on the against arm; give --against REF with it.")
+    # --regrade: the stored session's against arm is read again
+    if getattr(option, "eval_fail_on_worse", False) and not (getattr(option, "eval_against", None) or regrade):
+        raise OptionError(
+            "Error: --fail-on-worse decides on the against arm; give --against REF with it "
+            "(or --regrade a session that had one)."
+        )
     if models and regrade:
         raise OptionError(
             "Error: --model A,B runs a model matrix; --regrade makes no runs. Regrade each model's folder of the "

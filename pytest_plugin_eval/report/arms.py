@@ -58,6 +58,16 @@ class ArmsView:
     def empty(self) -> bool:
         return not self.against_rows and not self.ablation_rows
 
+    @property
+    def against_title(self) -> str:
+        """The against table's title, naming the version when the document does (an older or merged document with
+        against runs may not)."""
+        return f"{AGAINST_TITLE}: {self.against}" if self.against else AGAINST_TITLE
+
+    @property
+    def against_name(self) -> str:
+        return f"--against {self.against}" if self.against else "the other version"
+
 
 def arms_view(document: SuiteResult) -> ArmsView:
     rows = [
@@ -111,7 +121,7 @@ def terminal_lines(document: SuiteResult) -> list[str]:
     out: list[str] = []
     if v.against_rows:
         width = max([len(r.name) for r in v.against_rows] + [4]) + 2
-        out += ["", f"{AGAINST_TITLE}: {v.against}"]
+        out += ["", v.against_title]
         out.append(f"{'CASE':<{width}}{'WITH':<6}{'AGAINST':<9}{'ΔAGAINST':<10}{'ΔAGAINST 95% CI':<21}VERDICT")
         out += [
             f"{r.name:<{width}}{r.score:<6}{r.against:<9}{r.delta:<10}{r.interval:<21}{r.verdict or ''}".rstrip()
@@ -120,7 +130,7 @@ def terminal_lines(document: SuiteResult) -> list[str]:
         out += [line for line in (v.against_summary, *v.movers) if line]
         worse = worse_cases(document)
         if document.suite.fail_on_worse and worse:
-            out.append(f"✗ {len(worse)} case(s) worse than --against {v.against}: {', '.join(worse)} (--fail-on-worse)")
+            out.append(f"✗ {len(worse)} case(s) worse than {v.against_name}: {', '.join(worse)} (--fail-on-worse)")
     if v.ablation_rows:
         width = max([len(r.component) for r in v.ablation_rows] + [9]) + 2
         out += ["", ABLATION_TITLE]

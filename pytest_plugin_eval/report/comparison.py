@@ -71,6 +71,7 @@ class View:
     triggers: list[TriggerSetChange] = field(default_factory=list)
     trigger_note: str | None = None
     baseline_note: str | None = None
+    arms_note: str | None = None
     efficiency: list[str] = field(default_factory=list)  # "case: turns 4 → 6 (+2, 90% CI [+1, +3], higher) · …"
 
     @property
@@ -205,6 +206,7 @@ def view(comparison: Comparison) -> View:
         triggers=comparison.triggers,
         trigger_note=comparison.trigger_note,
         baseline_note=comparison.baseline_note,
+        arms_note=comparison.arms_note,
         efficiency=efficiency_lines(comparison),
     )
 
@@ -268,6 +270,7 @@ def lines(v: View) -> list[str]:
         out.append(f"changed in the plugin: {'; '.join(v.plugin_changes)}")
     out += [f"⚠ not comparable: {w}" for w in v.warnings]
     out += [f"note: {v.baseline_note}"] if v.baseline_note else []
+    out += [f"note: {v.arms_note}"] if v.arms_note else []
     if v.rows:
         out += ["", *table(v)]
     if v.added or v.removed:

@@ -1,6 +1,7 @@
 """What the plugin costs per task, as the reports show it: per case and for the suite, the median run's turns, tool
-calls, tokens, cost and time with the plugin and without, and with − without (`aggregates.efficiency`). One table
-for the terminal's expanded view (-vv), the Markdown summary and the HTML page."""
+calls, tokens, cost and time with the plugin and without, and with − without (`aggregates.efficiency`), then, with
+--against, the other version's median → this one's. One table for the terminal's expanded view (-vv), the Markdown
+summary and the HTML page."""
 
 from __future__ import annotations
 
@@ -34,9 +35,20 @@ def amount(name: str, value: float, sign: bool = False) -> str:
 
 def cell(name: str, figure: Figure | None, interval: bool = False) -> str:
     """`4 / 1 (+3)`: the with and without medians and Δ (one arm: its median); `interval` adds Δ's interval.
-    The other arms' medians (--against, --ablate) are in the document only: a cell names no arm."""
+    With an against arm, `; 9 → 4` after it (then_now). The --ablate arms' medians are in the document only."""
     if figure is None:
         return "-"
+    return _with_without(name, figure, interval) + then_now(name, figure)
+
+
+def then_now(name: str, figure: Figure) -> str:
+    """`; 9 → 4`: --against's version's median, then this one's — did the edit make it cheaper? ("" without it)"""
+    if "against" not in figure.medians or "with" not in figure.medians:
+        return ""
+    return f"; {amount(name, figure.medians['against'])} → {amount(name, figure.medians['with'])}"
+
+
+def _with_without(name: str, figure: Figure, interval: bool) -> str:
     medians = {arm: m for arm, m in figure.medians.items() if arm in ("with", "without")}
     if len(medians) < 2:
         return " / ".join(amount(name, v) for v in medians.values()) or "-"
@@ -52,15 +64,18 @@ def cell(name: str, figure: Figure | None, interval: bool = False) -> str:
 
 @dataclass(frozen=True)
 class Table:
-    """A row per case and one for the suite; `two_arm`: the cells are with / without (Δ)."""
+    """A row per case and one for the suite; `two_arm`: the cells are with / without (Δ); `against`: they end
+    with the against arm's median → the with arm's."""
 
     columns: tuple[str, ...]
     rows: list[tuple[str, list[str]]]
     two_arm: bool
+    against: bool = False
 
     @property
     def heading(self) -> str:
-        return "efficiency (median per run: with / without, Δ)" if self.two_arm else "efficiency (median per run)"
+        shown = ["with / without, Δ"] * self.two_arm + ["then → now: against → with"] * self.against
+        return f"efficiency (median per run: {'; '.join(shown)})" if shown else "efficiency (median per run)"
 
     @property
     def title(self) -> str:
@@ -83,7 +98,14 @@ def table(document: SuiteResult, interval: bool = False) -> Table | None:
         return None
     if len(document.cases) > 1 and document.aggregates.efficiency is not None:
         rows.append((SUITE_ROW, _cells(document.aggregates.efficiency, interval)))
-    return Table(tuple(title for _, title in SHOWN), rows, document.two_arm)
+    against = any(
+        "against" in figure.medians
+        for case in document.cases
+        if case.aggregates.efficiency is not None
+        for name, _ in SHOWN
+        if (figure := case.aggregates.efficiency.get(name)) is not None
+    )
+    return Table(tuple(title for _, title in SHOWN), rows, document.two_arm, against)
 
 
 def terminal_lines(document: SuiteResult) -> list[str]:

@@ -143,7 +143,8 @@ def arms_markdown(document: SuiteResult, level: int) -> list[str]:
             [r.name, r.score, r.against, r.delta, r.interval, VERDICT_MARKS.get(r.verdict or "", MISSING)]
             for r in v.against_rows
         ]
-        out += [f"{h} {arms.AGAINST_TITLE}: {code(v.against or '')}", "", *_table(head, body, right=(1, 2, 3)), ""]
+        title = f"{arms.AGAINST_TITLE}: {code(v.against)}" if v.against else arms.AGAINST_TITLE
+        out += [f"{h} {title}", "", *_table(head, body, right=(1, 2, 3)), ""]
         out += [f"- {cell(line)}" for line in (v.against_summary, *v.movers) if line] + [""]
     if v.ablation_rows:
         head = ["Component", "Δ (with − without it)", "95% CI", "Per case"]
@@ -288,8 +289,8 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
     if v.warnings:
         out += ["> ⚠ **Not comparable** — read the changes with care:"]
         out += [f"> - {cell(w)}" for w in v.warnings] + [""]
-    if v.baseline_note:
-        out += [f"> {cell(v.baseline_note)}", ""]
+    for note in (v.baseline_note, v.arms_note):
+        out += [f"> {cell(note)}", ""] if note else []
     if v.rows:
         head = ["Case", "WITH", "Change", f"{v.level} CI", "Verdict"]
         if v.two_arm:

@@ -96,13 +96,14 @@ def write_summary(
             terminal.write_line(line)
         terminal.write_line("")
         terminal.write_line(summary_line(document))
-        for line in arms.terminal_lines(document):
-            terminal.write_line(line, red=line.startswith("✗"))
         spent = efficiency.terminal_lines(document) if expanded else []
         if spent:
             terminal.write_line("")
             for line in spent:
                 terminal.write_line(line)
+        # the other arms after the case table's own figures, as in the Markdown summary and the HTML page
+        for line in arms.terminal_lines(document):
+            terminal.write_line(line, red=line.startswith("✗"))
     elif not trigger_sets:
         terminal.write_line("No eval cases ran.")
     if trigger_sets:

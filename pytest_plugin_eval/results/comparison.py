@@ -217,6 +217,8 @@ class Comparison(Document):
     # plugin (results.plugin_changes)
     # the sessions share without-plugin runs (--reuse-baseline)
     baseline_note: str | None = field(default=None, metadata=key("baselineNote", omit="falsy"))
+    # one session ran --against / --ablate arms the other did not: its totals count them
+    arms_note: str | None = field(default=None, metadata=key("armsNote", omit="falsy"))
     warnings: list[CompareWarning] = field(metadata=key("warnings"))
     _summary: None = field(default=None, init=False, compare=False, metadata=computed("summary", _summary))
     mean_with: Change = field(metadata=key("meanWith"))  # the mean over cases of WITH, over the cases both have

@@ -95,8 +95,14 @@ def test_fail_on_worse_fails_a_session_whose_edit_made_a_case_worse(suite: Suite
     suite.case("greets", frontmatter={"runs": 5}, graders={"greeting": GREETING_GRADERS["greeting"]}, script=script)
     old = suite.root.with_name(suite.root.name + "-old")
     shutil.copytree(suite.root, old)
-    passing = suite.run("--against", str(old), "--threshold", "0")
+    passing = suite.run("--against", str(old), "--threshold", "0", "-vv")
     assert passing.rc == 0, passing.out
+    # -vv: what each version spent, then → now, beside with / without
+    lines = passing.out.splitlines()
+    start = lines.index("efficiency (median per run: with / without, Δ; then → now: against → with)")
+    spent = passing.case("greets")["aggregates"]["efficiency"]["turns"]["medians"]
+    assert f"turns {spent['with']:.0f} / {spent['without']:.0f} " in lines[start + 1]
+    assert f"; {spent['against']:.0f} → {spent['with']:.0f} · " in lines[start + 1]
     against = passing.case("greets")["aggregates"]["deltaAgainst"]
     assert against["delta"] == -1.0 and against["deltaCI"][1] < 0
     failing = suite.run("--against", str(old), "--threshold", "0", "--fail-on-worse")
@@ -184,6 +190,16 @@ def test_trigger_sets_run_on_both_versions_with_then_and_now_per_query(suite: Su
     copies = {p["path"] for r in queries["hi"]["againstRuns"] for p in init_event(r).get("plugins") or []}
     assert copies and str(suite.root) not in copies
     assert "THEN → NOW" in run.out and "2/2 → 2/2" in run.out and "0/2 → 0/2" in run.out
+    # --regrade reports both versions' stored runs as they were
+    folder = next((suite.root / "evals" / "results").glob("*/aggregate-result.json")).parent
+    again = suite.run("--regrade", str(folder))
+    assert again.rc == 0, again.out
+    assert again.doc is not None
+    regraded = {q["id"]: q for q in again.doc["triggers"][0]["queries"]}
+    assert {i: q["againstRuns"] for i, q in regraded.items()} == {i: q["againstRuns"] for i, q in queries.items()}
+    assert {i: q["runs"] for i, q in regraded.items()} == {i: q["runs"] for i, q in queries.items()}
+    assert "evals/triggers.yaml::greet/hi[against-run-2]" in again.out
+    assert "THEN → NOW" in again.out and "2/2 → 2/2" in again.out
 
 
 def test_runs_auto_decides_on_delta_against(suite: Suite):

@@ -27,3 +27,10 @@ def test_local_links_are_read_relative_and_without_anchors():
 def test_every_local_link_of_a_front_page_exists(page):
     missing = [t for t in local_links((ROOT / page).read_text(encoding="utf-8")) if not (ROOT / t).exists()]
     assert not missing, f"{page} links to files that do not exist: {missing}"
+
+
+def test_the_changelog_is_wrapped():
+    # merges leave joined lines behind; the changelog is read as text as often as rendered
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    long = [n for n, line in enumerate(text.splitlines(), 1) if len(line) > 120]
+    assert not long, f"CHANGELOG.md lines longer than 120 characters: {long}"

@@ -59,8 +59,7 @@ class TriggerFile(CaseFile):
                     case,
                     [
                         RunId.of(case.dir, arm, index, model)
-                        for index in run_indexes(session, trigger_set, query)
-                        for arm in trigger_arms(session, case)
+                        for arm, index in trigger_runs(session, trigger_set, query, case)
                         for model in models
                     ],
                     item=TriggerItem,
@@ -71,19 +70,20 @@ class TriggerFile(CaseFile):
                 )
 
 
-def trigger_arms(session, case) -> tuple[Arm, ...]:
-    """A query's runs with the plugin, and with --against's version of it (then → now); --regrade reports the
-    stored runs as they were."""
-    against = session.options.against and session.stored is None and case.plugin_dirs
-    return ("with", "against") if against else ("with",)
+ARMS: tuple[Arm, ...] = ("with", "against")  # a query's arms: this version, and --against's
 
 
-def run_indexes(session, trigger_set: TriggerSet, query: TriggerQuery) -> list[int]:
-    """The runs of a query: as many as its set asks for, or with --regrade those stored (reported as they were)."""
+def trigger_runs(session, trigger_set: TriggerSet, query: TriggerQuery, case) -> list[tuple[Arm, int]]:
+    """A query's runs, (arm, index) by index: as many as its set asks for with the plugin, and as many with
+    --against's version of it (then → now); with --regrade those stored on either arm (reported as they were)."""
     if session.stored is not None:
-        stored = session.stored.trigger_runs(trigger_set.rel_file, trigger_set.skill.qualified_name, query.id)
-        return [run.index for run in stored]
-    return list(range(1, rules.trigger_runs(trigger_set, session.options) + 1))
+        rel_file, skill = trigger_set.rel_file, trigger_set.skill.qualified_name
+        stored = [
+            (arm, run.index) for arm in ARMS for run in session.stored.trigger_runs(rel_file, skill, query.id, arm)
+        ]
+        return sorted(stored, key=lambda run: (run[1], ARMS.index(run[0])))
+    arms = ARMS if session.options.against and case.plugin_dirs else ARMS[:1]
+    return [(arm, index) for index in range(1, rules.trigger_runs(trigger_set, session.options) + 1) for arm in arms]
 
 
 class TriggerItem(RunItem):
@@ -114,7 +114,7 @@ class TriggerItem(RunItem):
         if session.stored is None:
             return super().runtest()
         rel_file, skill = self.trigger_set.rel_file, self.trigger_set.skill.qualified_name
-        stored = session.stored.trigger_runs(rel_file, skill, self.query.id)
+        stored = session.stored.trigger_runs(rel_file, skill, self.query.id, self.arm)
         self._trigger_run = next(run for run in stored if run.index == self.index)
         return None
 

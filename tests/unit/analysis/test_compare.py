@@ -12,6 +12,7 @@ from helpers.documents import GREETING, case_result, suite_result
 from pytest_plugin_eval import stats
 from pytest_plugin_eval.analysis.compare import CompareError, change_of_delta, compare, read_document
 from pytest_plugin_eval.report.comparison import lines, view
+from pytest_plugin_eval.report.html import comparison_page
 from pytest_plugin_eval.report.markdown import comparison_markdown
 from pytest_plugin_eval.results.comparison import ADDED, BETTER, COMPARED, NO_CHANGE, REMOVED, WORSE, Change
 from pytest_plugin_eval.results.efficiency import Tokens
@@ -433,3 +434,21 @@ def test_compare_of_documents_without_figures_has_no_efficiency():
     comparison = compare(old, old)
     assert comparison.efficiency == {} and "efficiency" not in comparison.to_json()
     assert "efficiency" not in comparison.to_json()["cases"][0]
+
+
+def test_a_session_with_an_against_arm_compares_each_cases_cost_like_for_like():
+    old = document(case("a", ALL, NONE))
+    new_case = case("a", ALL, NONE)
+    new_case.arms["against"] = runs("against", ALL, cost=0.5)
+    new = document(new_case)
+    comparison = compare(old, new)
+    a = comparison.cases[0]
+    assert (a.cost_usd.old, a.cost_usd.new) == (pytest.approx(0.06), pytest.approx(0.06))  # with + without only
+    assert (a.duration_seconds.old, a.duration_seconds.new) == (12.0, 12.0)
+    assert comparison.comparable  # the with arms compare alike: a note, not a warning
+    assert comparison.arms_note is not None and "(none → against)" in comparison.arms_note
+    assert comparison.to_json()["armsNote"] == comparison.arms_note
+    assert f"note: {comparison.arms_note}" in lines(view(comparison))
+    assert comparison.arms_note in comparison_markdown(comparison)
+    assert "other arms besides with and without (none → against)" in comparison_page(comparison)
+    assert compare(old, old).arms_note is None

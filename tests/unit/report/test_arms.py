@@ -47,6 +47,19 @@ def test_the_terminal_names_the_worse_cases_only_with_fail_on_worse():
     assert lines[1] == "Against the other version (--against): main"
 
 
+def test_against_runs_without_a_named_version_read_as_the_other_version_never_none():
+    unnamed = document(fail_on_worse=True)
+    unnamed.suite.against = None  # an older or merged document: its runs, but not what --against named
+    lines = arms.terminal_lines(unnamed)
+    assert lines[1] == "Against the other version (--against)"
+    assert "✗ 1 case(s) worse than the other version: worse (--fail-on-worse)" in lines
+    text = suite_markdown(SessionPart(unnamed))
+    assert "### Against the other version (--against)\n" in text
+    page = render_report(unnamed)
+    assert "<h2>Against the other version (--against)</h2>" in page
+    assert not [where for where in ("\n".join(lines), text, page) if "None" in where or "``" in where]
+
+
 def test_markdown_and_html_show_both_tables():
     text = suite_markdown(SessionPart(document()))
     assert "### Against the other version (--against): `main`" in text

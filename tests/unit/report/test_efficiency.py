@@ -115,3 +115,33 @@ def test_another_arm_s_median_is_not_shown_as_the_without_plugin_one():
     case = with_against.cases[0]
     case.arms["against"] = spent("against", [9, 9, 9])
     assert efficiency.table(suite_result(aggregate(case))).rows[0][1][0].startswith("4 / 1 (+3")
+
+
+def against_document():
+    case = case_result("leaner", spent("with", [4, 4, 4]), spent("without", [1, 1, 1]))
+    case.arms["against"] = spent("against", [9, 9, 9])
+    return suite_result(aggregate(case))
+
+
+def test_an_against_arm_adds_then_and_now_to_every_view():
+    document = against_document()
+    heading = "efficiency (median per run: with / without, Δ; then → now: against → with)"
+    lines = summary(document, expanded=True).splitlines()
+    assert lines[lines.index(heading) + 1].startswith("leaner  turns 4 / 1 (+3); 9 → 4 · tool calls 3 / 0 (+3); 8 → 3")
+    markdown = suite_markdown(SessionPart(document))
+    assert f"<details><summary>E{heading[1:]}</summary>" in markdown
+    assert "| leaner | 4 / 1 (+3, 90% CI [+3, +3]); 9 → 4 |" in markdown
+    page = render_report(document)
+    assert '<td class="num">4 / 1 (+3, 90% CI [+3, +3]); 9 → 4</td>' in page
+    assert "then → now" not in efficiency.table(measured_document()).heading
+
+
+def test_every_view_shows_the_efficiency_table_before_the_other_arms():
+    document = against_document()
+    document.suite.against = "v1"
+    text = summary(document, expanded=True)
+    assert 0 < text.index("efficiency (median per run") < text.index("Against the other version (--against): v1")
+    markdown = suite_markdown(SessionPart(document))
+    assert 0 < markdown.index("Efficiency (median per run") < markdown.index("Against the other version")
+    page = render_report(document)
+    assert 0 < page.index('id="efficiency"') < page.index('id="against"')

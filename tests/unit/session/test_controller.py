@@ -405,7 +405,8 @@ def test_a_regraded_session_names_the_stored_sessions_claude_and_folder(session)
     made_by = PluginInfo("p", "/suite/p", version="0.9.0", git_commit="a" * 40, git_dirty=True)
     session.stored = SimpleNamespace(
         document=SimpleNamespace(
-            claude_version="2.0.9", suite=SimpleNamespace(plugins=[made_by], against=None, ablated=[])
+            claude_version="2.0.9",
+            suite=SimpleNamespace(plugins=[made_by], against=None, ablated=[], fail_on_worse=False),
         ),
         folder=SimpleNamespace(path=Path("/old/results/x")),
     )
@@ -413,6 +414,19 @@ def test_a_regraded_session_names_the_stored_sessions_claude_and_folder(session)
     assert only(controller).claude_version == "2.0.9"
     assert only(controller).suite.regraded_from == "/old/results/x"
     assert only(controller).suite.plugins == [made_by]  # the plugin the stored runs were made with
+
+
+def test_a_regraded_session_keeps_the_stored_fail_on_worse(session):
+    session.stored = SimpleNamespace(
+        document=SimpleNamespace(
+            claude_version="2.0.9",
+            suite=SimpleNamespace(plugins=[], against="../old", ablated=[], fail_on_worse=True),
+        ),
+        folder=SimpleNamespace(path=Path("/old/results/x")),
+    )
+    controller, _ = finished(session, run_report())
+    assert only(controller).suite.fail_on_worse is True
+    assert only(controller).suite.against == "../old"
 
 
 def test_suite_info_holds_the_options(tmp_path):

@@ -7,7 +7,7 @@ import pytest
 import xdist.plugin
 from _pytest.config.argparsing import Parser
 
-from pytest_plugin_eval.engine.option_parse import eval_options_given, parse_options, with_ini
+from pytest_plugin_eval.engine.option_parse import check_combinations, eval_options_given, parse_options, with_ini
 from pytest_plugin_eval.engine.option_values import OptionError
 from pytest_plugin_eval.engine.options import EvalOptions
 from pytest_plugin_eval.session.addoption import add_options
@@ -158,6 +158,11 @@ def test_runs_auto_is_carried_and_spares_the_fixed_count():
 def test_runs_auto_refuses_a_worker_on_another_machine():
     message = refused("--runs", "auto", "--tx", "ssh=build@host//python=python3")
     assert "--tx ssh=build@host//python=python3 is not" in message and "fixed --runs N" in message
+
+
+def test_fail_on_worse_needs_an_against_arm_given_or_regraded():
+    assert "give --against REF with it" in refused("--fail-on-worse")
+    check_combinations(namespace("--fail-on-worse", "--regrade", "evals/results/x"))  # the stored arm is read
 
 
 @pytest.mark.parametrize("flag", ["-j", "--concurrency"])
