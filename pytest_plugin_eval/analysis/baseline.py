@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.kinds import Arm
+from ..core.run_id import RunId
 from ..results.model import RERUN_KINDS, CaseResult, RunResult, SuiteResult
 from .regrade import MISSING, StoredResults, StoredRun
 
@@ -123,7 +124,7 @@ class Baselines:
             unusable = True
             for run in matching:
                 if run.index in wanted and run.index not in runs and finished(run):
-                    kept = stored.runs.get((case_dir, ARM, run.index))
+                    kept = stored.runs.get(RunId(case_dir, ARM, run.index))
                     if kept is not None and kept.folder.trace.is_file():
                         runs[run.index] = Reuse(kept, origin(run, document))
                         unusable = False

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.problems import SpecError
+from ..core.run_id import RunId
 from ..grade import controls
 from ..grade.clients import command_judge_client, not_signed_in
 from ..grade.judge import Judge, resolve_judge_model
@@ -46,7 +47,7 @@ def _passed_trace(session: Session, case: CaseResult, grader: str) -> str | None
     stored = StoredResults(session.folder, session.document)
     for run in case.runs("with"):
         found = next((g for g in run.graders if g.name == grader), None)
-        kept = stored.runs.get((case.dir, run.arm, run.index))
+        kept = stored.runs.get(RunId(case.dir, run.arm, run.index))
         if found is not None and judged_verdict(found) and kept is not None and kept.folder.trace.is_file():
             return Transcript.from_file(kept.folder.trace).text
     return None

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import UsageError
+from ..core.run_id import RunId
 from ..grade import pairwise_judge
 from ..grade.clients import command_judge_client, not_signed_in
 from ..grade.judge import Judge, resolve_judge_model
@@ -67,7 +68,7 @@ def _output(stored: StoredResults, case: CaseResult, run: RunResult, side: str) 
     """(final output, None) or (None, why there is none)."""
     if run.error_kind or run.error:
         return None, f"{side} run {run.index} has no output ({run.error_kind or 'run error'})"
-    kept = stored.runs.get((case.dir, "with", run.index))
+    kept = stored.runs.get(RunId(case.dir, "with", run.index))
     if kept is None:
         return None, f"{side} run {run.index} is not in its results folder"
     problem = artefacts_problem(kept)

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.kinds import Arm, ErrorKind
-from ..core.run_id import run_folder_name
+from ..core.kinds import ErrorKind
+from ..core.run_id import RunId, run_folder_name
 from ..grade.engine import GradingStopped, grade, graders_for
 from ..load.case import Case
 from ..results.jsonmap import json_kind
@@ -63,7 +63,8 @@ class StoredRun:
 
 
 class StoredResults:
-    """A results folder: its document, and its runs by (case dir, arm, index)."""
+    """A results folder: its document, and its runs by `RunId` (its case named by its dir in the document,
+    relative to the suite)."""
 
     def __init__(self, folder: Path, document: SuiteResult | None = None):
         """`document`: the folder's, already read and checked (else it is read here; ValueError if it is not a
@@ -75,13 +76,13 @@ class StoredResults:
                 raise ValueError(f"--regrade {folder}: {problem}")
             document = self.folder.read()
         self.document: SuiteResult = document
-        self.runs: dict[tuple[str, Arm, int], StoredRun] = {}
+        self.runs: dict[RunId, StoredRun] = {}
         for case in self.document.cases:
             # The document does not say whether --mocks was off: a case's runs carry `mocks` when stand-ins ran.
             served = any(run.mocks is not None for run in case.runs())
             for run in case.runs():
                 kept = self._artefacts(run, case.dir)
-                self.runs[(case.dir, run.arm, run.index)] = StoredRun(run, kept, served, self.folder.path)
+                self.runs[RunId(case.dir, run.arm, run.index)] = StoredRun(run, kept, served, self.folder.path)
 
     def _artefacts(self, run: RunResult, case_dir: str) -> RunFolder:
         """The run's folder in *this* results folder: runs/<case in eval dir>/<arm>-<n>/. The case folder below
@@ -112,10 +113,10 @@ class StoredResults:
                     return list(query.against_runs if arm == "against" else query.runs)
         return []
 
-    def runs_of(self, case_dir: str) -> list[tuple[Arm, int]]:
-        """(arm, index) of the stored runs of one case, in order."""
+    def runs_of(self, case_dir: str) -> list[RunId]:
+        """The stored runs of one case, in order: the with arm's first, then by index."""
         return sorted(
-            ((arm, index) for d, arm, index in self.runs if d == case_dir), key=lambda key: (key[0] != "with", key[1])
+            (run for run in self.runs if run.case == case_dir), key=lambda run: (run.arm != "with", run.index)
         )
 
 
@@ -161,7 +162,7 @@ def regrade_problem(data: dict[str, Any]) -> str | None:
     """What regrading needs of a results document beyond being one (results.store.document_problem, the one
     check of its shape, has passed): cases named, each in a folder inside the suite, runs numbered from 1 and each
     stored once — as `path: what is wrong`."""
-    seen: set[tuple[str, str, int]] = set()
+    seen: set[RunId] = set()
     for i, case in enumerate(data.get("cases") or []):
         where = f"cases[{i}]"
         for key in ("name", "dir"):
@@ -177,9 +178,9 @@ def regrade_problem(data: dict[str, Any]) -> str | None:
                 problem = run_problem(run)
                 if problem is not None:
                     return f"{where}.arms.{arm}[{n - 1}]{problem}"
-                stored = (case_dir, arm, int(run.get("index", n)))
+                stored = RunId(case_dir, arm, int(run.get("index", n)))
                 if stored in seen:
-                    return f"{where}.arms.{arm}[{n - 1}].index: run {stored[2]} of the {arm} arm appears twice"
+                    return f"{where}.arms.{arm}[{n - 1}].index: run {stored.index} of the {arm} arm appears twice"
                 seen.add(stored)
     return None
 

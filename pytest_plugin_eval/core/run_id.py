@@ -38,7 +38,8 @@ def arm_of_label(label: str) -> Arm:
 
 @dataclass(frozen=True, order=True)
 class RunId:
-    """One run of a session. `case`: the case's folder, resolved (two runs of one case on one model share it)."""
+    """One run of a session. `case`: the case's folder, resolved (two runs of one case on one model share it); for
+    a run stored in a results folder (analysis/regrade.py), its dir as the document names it."""
 
     case: str
     arm: Arm

@@ -11,13 +11,11 @@ from pathlib import Path
 
 from ..core.errors import UsageError
 from .plugin_facts import skills_of
-from .skills import command_files
-from .suite import MANIFEST, component_paths, declared_servers, read_manifest
+from .suite import MANIFEST, declared_servers, markdown_components, read_manifest
 
 HOOKS = "hooks"
 HOOKS_FILE = Path("hooks") / "hooks.json"
 MCP_FILE = Path(".mcp.json")
-AGENTS_DIR = "agents"
 
 
 @dataclass(frozen=True)
@@ -47,9 +45,9 @@ def removals(root: Path) -> dict[str, list[Removal]]:
         folder = skill.path.parent
         path = skill.path if folder == root else folder  # a plugin that is one skill keeps its other files
         add(Removal(skill.name, "skill", (path.relative_to(root),)))
-    for command in command_files(root):
+    for command in markdown_components(root, "commands"):
         add(Removal(command.stem, "command", (command.relative_to(root),)))
-    for agent in _agent_files(root):
+    for agent in markdown_components(root, "agents"):
         add(Removal(agent.stem, "agent", (agent.relative_to(root),)))
     manifest = read_manifest(root)
     if (root / HOOKS_FILE).is_file() or "hooks" in manifest:
@@ -69,17 +67,6 @@ def removal_of(root: Path, component: str) -> list[Removal]:
             f"that name (it has: {there})"
         )
     return found[component]
-
-
-def _agent_files(root: Path) -> list[Path]:
-    folders = [root / AGENTS_DIR, *(Path(os.path.normpath(root / p)) for p in component_paths(root)["agents"])]
-    found: list[Path] = []
-    for folder in folders:
-        if folder.is_file() and folder.suffix == ".md":
-            found.append(folder)
-        elif folder.is_dir():
-            found += [p for p in sorted(folder.glob("*.md")) if p not in found]
-    return found
 
 
 def server_files(root: Path) -> list[Path]:

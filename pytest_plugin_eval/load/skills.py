@@ -7,17 +7,14 @@ change in how often a skill fires can be put beside the change in its descriptio
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.kinds import ComponentKind
 from ..core.yamlio import FrontmatterError, YamlError, split_frontmatter
 from .plugin_facts import seen_description, skills_of
-from .suite import component_paths, plugin_at
+from .suite import markdown_components, plugin_at
 from .workflows import workflows_of
-
-COMMANDS_DIR = "commands"
 
 
 @dataclass(frozen=True)
@@ -58,20 +55,11 @@ def components_of(plugin_root: Path) -> list[Component]:
         for w in workflows_of(plugin_root)
         if w.name not in taken
     ]
-    commands = sorted((_command(plugin, path) for path in command_files(plugin_root)), key=lambda c: c.name)
+    commands = sorted(
+        (_command(plugin, path) for path in markdown_components(plugin_root, "commands")), key=lambda c: c.name
+    )
     # A command named like a skill is shadowed by it: Claude Code 2.1 offers the skill alone under that name.
     return skills + [c for c in commands if c.name not in {s.name for s in skills}]
-
-
-def command_files(root: Path) -> list[Path]:
-    folders = [root / COMMANDS_DIR, *(Path(os.path.normpath(root / p)) for p in component_paths(root)["commands"])]
-    found: list[Path] = []
-    for folder in folders:
-        if folder.is_file() and folder.suffix == ".md":
-            found.append(folder)
-        elif folder.is_dir():
-            found += [p for p in sorted(folder.glob("*.md")) if p not in found]
-    return found
 
 
 def _command(plugin: str, path: Path) -> Component:

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 DEFAULT_EVAL_DIR = "evals"
 MANIFEST = Path(".claude-plugin") / "plugin.json"
@@ -154,6 +155,18 @@ def component_paths(root: Path) -> dict[str, list[str]]:
         paths = [value] if isinstance(value, str) else value if isinstance(value, list) else []
         out[key] = [p for p in paths if isinstance(p, str) and p.strip()]
     return out
+
+
+def markdown_components(root: Path, kind: Literal["commands", "agents"]) -> list[Path]:
+    """The files of the plugin's commands or agents: the `.md` files in the folder named after the kind, then
+    in each folder the manifest declares for it (or the `.md` file it names), a folder's files once."""
+    found: list[Path] = []
+    for folder in [root / kind, *(_under(root, p) for p in component_paths(root)[kind])]:
+        if folder.is_file() and folder.suffix == ".md":
+            found.append(folder)
+        elif folder.is_dir():
+            found += [p for p in sorted(folder.glob("*.md")) if p not in found]
+    return found
 
 
 def _under(root: Path, written: str) -> Path:

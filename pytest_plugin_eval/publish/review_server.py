@@ -28,6 +28,7 @@ from typing import Any
 
 from ..analysis.regrade import StoredResults
 from ..core.problems import SpecError
+from ..core.run_id import RunId
 from ..results.labels import Labels, labels_from_json, labels_path, read_labels, write_labels
 from ..results.model import CaseResult, RunResult
 
@@ -45,7 +46,7 @@ class Review:
         self.lock = threading.Lock()
 
     def folder_of(self, case: CaseResult, run: RunResult):
-        kept = self.stored.runs.get((case.dir, run.arm, run.index))
+        kept = self.stored.runs.get(RunId(case.dir, run.arm, run.index))
         return kept.folder if kept else None
 
     def page(self, mode: str = "server") -> str:

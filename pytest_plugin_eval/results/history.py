@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +45,11 @@ class PastSession:
 
 
 @dataclass(frozen=True)
-class Skipped:
-    folder: Path
-    reason: str
+class Skipped(Document):
+    """A results folder passed over, and why (a row of `history --json`'s skipped)."""
+
+    folder: Path = field(metadata=key("folder", write=str, read=Path))
+    reason: str = field(metadata=key("reason"))
 
 
 @dataclass(frozen=True)
@@ -269,18 +271,29 @@ def changes_since_previous(sessions: list[PastSession]) -> list[list[str]]:
     return [plugin_changes(plugins[i + 1], newer) if i + 1 < len(plugins) else [] for i, newer in enumerate(plugins)]
 
 
-def history_json(scan_result: Scan) -> dict:
-    """`plugin-eval history --json`: the sessions (newest first) and the folders passed over."""
+@dataclass(frozen=True)
+class HistoryDocument(Document):
+    """`plugin-eval history --json`: the sessions (newest first, each with what changed in the plugin since the
+    one below it, as `pluginChanges`), the folders passed over and how many older ones were not read."""
+
+    schema_version: int = field(default=SCHEMA_VERSION, metadata=key("schemaVersion"))
+    _: KW_ONLY
+    sessions: list[HistoryRow] = field(metadata=key("sessions"))
+    skipped: list[Skipped] = field(metadata=key("skipped"))
+    not_read: int = field(metadata=key("notRead"))
+    extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
+
+
+def history_document(scan_result: Scan) -> HistoryDocument:
     changes = changes_since_previous(scan_result.sessions)
-    return {
-        "schemaVersion": SCHEMA_VERSION,
-        "sessions": [
-            replace(summarize(s), extra={"pluginChanges": c}).to_json()
-            for s, c in zip(scan_result.sessions, changes, strict=True)
-        ],
-        "skipped": [{"folder": str(s.folder), "reason": s.reason} for s in scan_result.skipped],
-        "notRead": scan_result.not_read,
-    }
+    rows = [
+        replace(summarize(s), extra={"pluginChanges": c}) for s, c in zip(scan_result.sessions, changes, strict=True)
+    ]
+    return HistoryDocument(sessions=rows, skipped=list(scan_result.skipped), not_read=scan_result.not_read)
+
+
+def history_json(scan_result: Scan) -> dict:
+    return history_document(scan_result).to_json()
 
 
 def _number(value: Any) -> float | None:

@@ -275,7 +275,7 @@ class EvalSession:
         """The runs of a case (on the session's model): every arm × run, or with --regrade the runs stored for
         it."""
         if self.stored is not None:
-            return [RunId.of(case.dir, arm, index) for arm, index in self.stored.runs_of(case.rel_dir)]
+            return [RunId.of(case.dir, run.arm, run.index) for run in self.stored.runs_of(case.rel_dir)]
         runs, arms = range(1, rules.runs_for(case, self.options) + 1), rules.arms_for(case, self.options)
         if rules.other_arms(case, self.options):  # run n of every arm together: an interruption leaves pairs
             return [RunId.of(case.dir, arm, index) for index in runs for arm in arms]
@@ -390,7 +390,7 @@ class EvalSession:
         script = case.script if self.options.scripted else None
         judge = self.models.judge_for(case, script, arm, index)
         if self.stored is not None:
-            stored = self.stored.runs[(case.rel_dir, arm, index)]
+            stored = self.stored.runs[RunId(case.rel_dir, arm, index)]
             return regrade_run(
                 case, stored, rules.two_arm(case, self.options), judge, artefacts, stop=self.pool.stopping
             )

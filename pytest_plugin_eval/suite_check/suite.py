@@ -51,6 +51,7 @@ from ..load.skill_suites import skill_folder_suite
 from ..load.skills import components_of
 from ..load.suite import eval_dir_name, is_plugin_dir
 from ..load.triggers import TriggerSet
+from ..results.check import CheckDocument, CheckedTriggerSet, CostBounds, CostPrediction, FileProblem
 from ..results.findings import Finding
 from ..results.matrix import case_models
 from ..results.triggers import undecidable_notice
@@ -372,24 +373,26 @@ def plan_cost_line(access: Access) -> str | None:
     )
 
 
-def to_json(result: CheckResult) -> dict:
-    out: dict = {
-        "ok": result.ok,
-        "evalDir": str(result.eval_root),
-        "cases": [c.name for c in result.cases],
-        "triggerSets": [
-            {"skill": t.skill.qualified_name, "file": t.rel_file, "queries": len(t.queries)}
-            for t in result.trigger_sets
+def check_document(result: CheckResult) -> CheckDocument:
+    """What `check --json` prints of a check."""
+    estimate, prediction = result.estimate, result.prediction
+    return CheckDocument(
+        ok=result.ok,
+        eval_dir=str(result.eval_root),
+        cases=[c.name for c in result.cases],
+        trigger_sets=[
+            CheckedTriggerSet(t.skill.qualified_name, t.rel_file, len(t.queries)) for t in result.trigger_sets
         ],
-        "problems": [p.to_json(result.root) for p in result.problems],
-        "warnings": list(result.warnings),
-        "findings": [f.to_json() for f in result.findings],
-    }
-    if result.estimate:
-        out["estimate"] = {"pilotBoundUsd": result.estimate.pilot_bound, "fullBoundUsd": result.estimate.full_bound}
-    if result.prediction:
-        out["prediction"] = {"fullSuiteUsd": result.prediction.total, "pilotCostUsd": result.prediction.pilot_cost}
-    return out
+        problems=[FileProblem(**p.to_json(result.root)) for p in result.problems],
+        warnings=list(result.warnings),
+        findings=list(result.findings),
+        estimate=CostBounds(estimate.pilot_bound, estimate.full_bound) if estimate else None,
+        prediction=CostPrediction(prediction.total, prediction.pilot_cost) if prediction else None,
+    )
+
+
+def to_json(result: CheckResult) -> dict:
+    return check_document(result).to_json()
 
 
 def finding_lines(findings: list[Finding]) -> list[str]:

@@ -10,11 +10,18 @@ from pathlib import Path
 
 from helpers.documents import case_result, suite_result
 from pytest_plugin_eval.analysis.compare import compare
+from pytest_plugin_eval.core.problems import Problem
+from pytest_plugin_eval.load.case import Case
+from pytest_plugin_eval.load.skills import Component
+from pytest_plugin_eval.load.triggers import TriggerQuery, TriggerSet
 from pytest_plugin_eval.results.comparison import Comparison
-from pytest_plugin_eval.results.history import HistoryRow
-from pytest_plugin_eval.results.model import GraderInfo
+from pytest_plugin_eval.results.findings import Finding
+from pytest_plugin_eval.results.history import HistoryRow, PastSession, Scan, Skipped
+from pytest_plugin_eval.results.model import GraderInfo, PluginInfo
 from pytest_plugin_eval.results.pairwise import CasePairwise, OrderAnswer, Pair, PairwiseComparison
 from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
+from pytest_plugin_eval.suite_check.cost import Estimate, Prediction
+from pytest_plugin_eval.suite_check.suite import CheckResult
 from pytest_plugin_eval.tune.result import Candidate, Cost, Original, SiblingCheck, TuneResult, scored
 from pytest_plugin_eval.tune.rules import paired
 
@@ -89,6 +96,65 @@ def history_row() -> HistoryRow:
         note="2 case(s) changed since the session before",
         shard="1/2",
         trigger_queries=(7, 9),
+    )
+
+
+def history_scan() -> Scan:
+    """Two sessions of a plugin whose version changed between them, a folder passed over and one left unread."""
+    older = suite_result(
+        case_result("greets", [0.5, 0.5, 1.0], [0.0, 0.0, 0.5]),
+        started_at="2026-11-30T09:00:00Z",
+        plugin=PluginInfo(
+            "greeter", "/p", version="1.0.0", skill_descriptions={"greeter:greet": "Greets."}, content_hash="aa11"
+        ),
+    )
+    newer = suite_result(
+        case_result("greets", [1.0, 1.0, 1.0], [0.0, 0.5, 0.0]),
+        started_at="2026-12-01T10:00:00Z",
+        plugin=PluginInfo(
+            "greeter",
+            "/p",
+            version="1.1.0",
+            skill_descriptions={"greeter:greet": "Greets warmly."},
+            content_hash="bb22",
+        ),
+    )
+    return Scan(
+        sessions=[
+            PastSession(Path("evals/results/2026-12-01T10-00-00"), newer),
+            PastSession(Path("evals/results/2026-11-30T09-00-00"), older),
+        ],
+        skipped=[Skipped(Path("evals/results/2026-11-29T08-00-00"), "results.json: not valid JSON")],
+        not_read=4,
+    )
+
+
+CHECKED = Path("/plugins/greeter")
+
+
+def check_result() -> CheckResult:
+    """A suite below the floor, with a trigger set, a warning, a finding, its cost bounds and a pilot's
+    prediction."""
+    evals = CHECKED / "evals"
+    skill = Component("greet", "greeter:greet", "skill", "Greets.", CHECKED / "skills" / "greet" / "SKILL.md")
+    queries = (TriggerQuery("f1", "say hi", True), TriggerQuery("n1", "what is 2+2", False))
+    triggers = TriggerSet(evals / "triggers.yaml", evals, CHECKED, skill, queries, (skill,))
+    return CheckResult(
+        root=CHECKED,
+        eval_root=evals,
+        cases=[Case("greets", evals / "greets", evals, CHECKED, "prose", "Say hi.", ())],
+        trigger_sets=[triggers],
+        load_problems=[Problem(evals / "broken" / "case.yaml", "graders[0].type", "unknown grader type 'regexp'")],
+        case_floor_problems=[Problem(evals / "greets" / "case.yaml", "runs", "must be at least 3 (got 1)")],
+        suite_problems=[Problem(evals, "", "no should-not-fire case")],
+        warnings=["evals/triggers.yaml: greet has 2 queries"],
+        findings=[
+            Finding(
+                "greets", grader="says-hi", kind="free-pass", message="passes on any reply", fix="anchor it — ^Hello"
+            )
+        ],
+        estimate=Estimate(pilot_bound=0.42, full_bound=1.26, runs_in_pilot=2, judge_calls_in_pilot=0),
+        prediction=Prediction(total=0.9, per_case={"greets": 0.9}, pilot_cost=0.3),
     )
 
 

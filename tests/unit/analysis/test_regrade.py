@@ -19,6 +19,7 @@ from pytest_plugin_eval.analysis.regrade import (
     regrade_run,
     results_folder_problem,
 )
+from pytest_plugin_eval.core.run_id import RunId
 from pytest_plugin_eval.grade.engine import grade, graders_for
 from pytest_plugin_eval.grade.judge import Ballot
 from pytest_plugin_eval.grade.types import grader_types
@@ -164,19 +165,16 @@ def test_stored_results_index_runs_by_case_arm_and_index(stored, tmp_path):
     stored.add(graded_run("with", 3), trace_path=None)
     results = StoredResults(stored.write())
     assert results.document.claude_version == "2.1.300"
-    assert sorted(results.runs) == [
-        ("evals/c", "with", 1),
-        ("evals/c", "with", 2),
-        ("evals/c", "with", 3),
-        ("evals/c", "without", 1),
-    ]
-    assert results.runs_of("evals/c") == [("with", 1), ("with", 2), ("with", 3), ("without", 1)]
+    expected = [RunId("evals/c", "with", 1), RunId("evals/c", "with", 2), RunId("evals/c", "with", 3)]
+    expected.append(RunId("evals/c", "without", 1))
+    assert sorted(results.runs) == expected
+    assert results.runs_of("evals/c") == expected
     assert results.runs_of("evals/other") == []
     # Always the run's folder in this results folder, whatever the document's tracePath says.
-    assert results.runs[("evals/c", "with", 2)].folder == kept
-    assert results.runs[("evals/c", "with", 1)].folder.path == moved.path
-    assert results.runs[("evals/c", "with", 3)].folder.path == stored.results.path / "runs" / "c" / "with-3"
-    assert results.runs[("evals/c", "with", 2)].run.score == 0.0
+    assert results.runs[RunId("evals/c", "with", 2)].folder == kept
+    assert results.runs[RunId("evals/c", "with", 1)].folder.path == moved.path
+    assert results.runs[RunId("evals/c", "with", 3)].folder.path == stored.results.path / "runs" / "c" / "with-3"
+    assert results.runs[RunId("evals/c", "with", 2)].run.score == 0.0
 
 
 def test_a_folder_without_a_document_is_refused(tmp_path):
@@ -258,7 +256,7 @@ def test_scripted_runs_are_regraded_with_scripted_judges_only(stored):
 def test_a_changed_grader_gives_a_new_verdict(stored, tmp_path):
     stored.add(graded_run("with", 1, score=0.0), calls=[LOOKUP])
     results = StoredResults(stored.write())
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     assert [(g.name, g.passed, g.scored) for g in result.graders] == [
         ("called-lookup", True, True),
         ("file-content", True, True),
@@ -279,14 +277,14 @@ def test_a_regraded_run_reads_its_refused_tools_from_its_trace(stored, tmp_path)
     ]
     folder.trace.write_text("".join(json.dumps(line) + "\n" for line in lines) + folder.trace.read_text())
     results = StoredResults(stored.write())
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     assert result.refused_tools == [{"tool": "Write", "why": "not granted"}]
 
 
 def test_a_regraded_run_can_fail(stored, tmp_path):
     stored.add(graded_run("with", 1, score=1.0), text="goodbye", files={"out.txt": "content v1"})
     results = StoredResults(stored.write())
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     verdicts = {g.name: (g.passed, g.explanation) for g in result.graders}
     assert verdicts == {
         "called-lookup": (
@@ -317,10 +315,10 @@ def test_the_without_arm_leaves_out_the_indicators_when_two_arm(stored, tmp_path
     stored.add(graded_run("without", 1))
     results = StoredResults(stored.write())
     result = regrade_run(
-        stored.case(), results.runs[("evals/c", "without", 1)], True, None, new_folder(tmp_path, "without")
+        stored.case(), results.runs[RunId("evals/c", "without", 1)], True, None, new_folder(tmp_path, "without")
     )
     assert [g.name for g in result.graders] == ["file-content", "made-file", "says-hello"]
-    with_arm = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], True, None, new_folder(tmp_path))
+    with_arm = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], True, None, new_folder(tmp_path))
     assert [(g.name, g.with_only) for g in with_arm.graders if g.name == "called-lookup"] == [("called-lookup", True)]
 
 
@@ -329,7 +327,7 @@ def test_mock_calls_graders_count_in_both_arms_as_they_did_in_the_run(stored, tm
     stored.add(graded_run("without", 1), calls=[LOOKUP])
     results = StoredResults(stored.write())
     result = regrade_run(
-        stored.case(), results.runs[("evals/c", "without", 1)], True, None, new_folder(tmp_path, "without")
+        stored.case(), results.runs[RunId("evals/c", "without", 1)], True, None, new_folder(tmp_path, "without")
     )
     assert [(g.name, g.passed, g.with_only) for g in result.graders][0] == ("called-lookup", True, False)
 
@@ -340,9 +338,9 @@ def test_a_session_without_stand_ins_regrades_mock_calls_graders_in_both_arms(st
     stored.add(graded_run("with", 1))
     stored.add(graded_run("without", 1))
     results = StoredResults(stored.write())
-    assert results.runs[("evals/c", "without", 1)].mocks_served is False
+    assert results.runs[RunId("evals/c", "without", 1)].mocks_served is False
     result = regrade_run(
-        stored.case(), results.runs[("evals/c", "without", 1)], True, None, new_folder(tmp_path, "without")
+        stored.case(), results.runs[RunId("evals/c", "without", 1)], True, None, new_folder(tmp_path, "without")
     )
     assert "called-lookup" in [g.name for g in result.graders]
 
@@ -351,7 +349,7 @@ def test_artefacts_are_copied_into_the_new_folder(stored, tmp_path):
     stored.add(graded_run(), files={"out.txt": "content v2", "sub/deep.txt": "d"}, calls=[LOOKUP])
     results = StoredResults(stored.write())
     target = new_folder(tmp_path)
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, target)
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, target)
     assert result.trace_path == str(target.trace)
     assert target.trace.read_text() == trace("hello")
     assert json.loads((target.path / CREATED_FILES).read_text()) == ["out.txt", "sub/deep.txt"]
@@ -365,7 +363,7 @@ def test_the_runs_stderr_is_copied_too(stored, tmp_path):
     stored.add(graded_run())
     results = StoredResults(stored.write())
     target = new_folder(tmp_path)
-    regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, target)
+    regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, target)
     assert target.stderr.read_text() == "stderr of the run\n"
 
 
@@ -380,7 +378,7 @@ def test_costs_keep_the_agents_and_recompute_the_judges(tmp_path):
         def ballot(self, grader, content):
             return Ballot(votes=[True, False, True], cost_usd=0.012)
 
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, Judge(), new_folder(tmp_path))
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, Judge(), new_folder(tmp_path))
     polite = next(g for g in result.graders if g.name == "polite")
     assert (polite.passed, polite.judge_votes, polite.cost_usd) == (True, [True, False, True], 0.012)
     assert result.judge_cost_usd == pytest.approx(0.012)
@@ -390,7 +388,7 @@ def test_costs_keep_the_agents_and_recompute_the_judges(tmp_path):
 def test_without_paid_graders_the_judge_cost_drops_out(stored, tmp_path):
     stored.add(graded_run(cost=0.30, judge=0.05))
     results = StoredResults(stored.write())
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     assert (result.judge_cost_usd, result.cost_usd) == (0.0, pytest.approx(0.25))
 
 
@@ -401,8 +399,8 @@ def test_session_fields_are_reset(stored, tmp_path):
         )
     )
     results = StoredResults(stored.write())
-    assert results.runs[("evals/c", "with", 1)].run.extra == {"futureField": 1}
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    assert results.runs[RunId("evals/c", "with", 1)].run.extra == {"futureField": 1}
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     assert (result.attempts, result.reused, result.workspace, result.skipped_paid_graders, result.extra) == (
         1,
         False,
@@ -418,7 +416,7 @@ def test_runs_that_never_reached_the_model_stay_ungraded(stored, tmp_path, kind)
     stored.add(graded_run(score=score, cost=0.02, judge=0.0, error=f"{kind} error", error_kind=kind))
     results = StoredResults(stored.write())
     target = new_folder(tmp_path)
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, target)
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, target)
     assert (result.score, result.passed, result.graders) == (score, False, [])
     assert (result.error, result.error_kind, result.cost_usd, result.judge_cost_usd) == (
         f"{kind} error",
@@ -433,7 +431,7 @@ def test_an_aborted_run_stays_at_zero(stored, tmp_path):
     aborted = {"server": "s", "tool": "delete", "reason": "expect: violated"}
     stored.add(graded_run(score=0.0, aborted=aborted))
     results = StoredResults(stored.write())
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     assert (result.score, result.graders, result.aborted) == (0.0, [], aborted)
 
 
@@ -441,7 +439,7 @@ def test_an_aborted_run_stays_at_zero(stored, tmp_path):
 def test_a_run_without_a_trace_is_a_missing_artefacts_error_not_a_score(stored, tmp_path, score):
     stored.add(graded_run(score=score), text=None)
     results = StoredResults(stored.write())
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     assert (result.score, result.passed, result.graders, result.trace_path) == (None, False, [], None)
     assert result.error_kind == MISSING == "missing_artefacts"
     assert result.error == "runs/c/with-1/trace.jsonl is missing — the run cannot be regraded"
@@ -455,7 +453,9 @@ def test_a_folder_whose_runs_are_gone_regrades_nothing_as_passed(stored, tmp_pat
     shutil.rmtree(folder / "runs")
     results = StoredResults(folder)
     regraded = [
-        regrade_run(stored.case(), results.runs[("evals/c", "with", i)], False, None, new_folder(tmp_path, index=i))
+        regrade_run(
+            stored.case(), results.runs[RunId("evals/c", "with", i)], False, None, new_folder(tmp_path, index=i)
+        )
         for i in (1, 2)
     ]
     assert [(r.score, r.error_kind) for r in regraded] == [(None, MISSING)] * 2
@@ -480,7 +480,7 @@ def test_a_corrupt_trace_is_a_missing_artefacts_error_not_the_plugins_failure(st
     folder = stored.add(graded_run(score=1.0))
     folder.trace.write_text(text)
     results = StoredResults(stored.write())
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     assert (result.score, result.error_kind, result.graders) == (None, MISSING, [])
     assert problem in result.error
 
@@ -489,7 +489,7 @@ def test_half_a_last_line_of_a_run_stopped_mid_write_is_still_graded(stored, tmp
     folder = stored.add(graded_run(score=0.0, error="timed out after 300s", error_kind="timeout"))
     folder.trace.write_text(trace("hello") + '{"type": "assist')
     results = StoredResults(stored.write())
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     assert result.error_kind == "timeout" and result.score == 0.75  # called-lookup: no stand-ins in this run
 
 
@@ -497,7 +497,7 @@ def test_unreadable_kept_files_are_a_missing_artefacts_error(stored, tmp_path):
     folder = stored.add(graded_run(), calls=[LOOKUP])
     (folder.path / MOCK_CALLS).write_text('{"tool": "x"\n')
     results = StoredResults(stored.write())
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     assert result.error_kind == MISSING
     assert result.error.startswith("its kept files cannot be read (JSONDecodeError: ")
 
@@ -509,14 +509,14 @@ def test_a_copied_results_folder_regrades_its_own_runs(stored, tmp_path):
     shutil.copytree(original, copy)
     (copy / "runs" / "c" / "with-1" / "trace.jsonl").write_text(trace("goodbye"))  # the copy is what counts
     results = StoredResults(copy)
-    run = results.runs[("evals/c", "with", 1)]
+    run = results.runs[RunId("evals/c", "with", 1)]
     assert run.run.trace_path == str(original / "runs" / "c" / "with-1" / "trace.jsonl")  # as the document has it
     assert run.folder.path == copy / "runs" / "c" / "with-1"
     result = regrade_run(stored.case(), run, False, None, new_folder(tmp_path))
     assert {g.name: g.passed for g in result.graders}["says-hello"] is False
     shutil.rmtree(original)  # and the original may be gone altogether
     again = regrade_run(
-        stored.case(), StoredResults(copy).runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path)
+        stored.case(), StoredResults(copy).runs[RunId("evals/c", "with", 1)], False, None, new_folder(tmp_path)
     )
     assert again.error_kind is None and again.score == result.score
 
@@ -532,13 +532,13 @@ def test_a_nested_eval_dir_finds_its_runs_under_the_case_folder_below_it(tmp_pat
         folder.results_file,
         SuiteResult("2", "", 0, SuiteInfo("/x", "none"), [case], scoring.suite_aggregates([case], 1.0)).to_json(),
     )
-    assert StoredResults(folder.path).runs[("tests/evals/group/c", "with", 1)].folder == kept
+    assert StoredResults(folder.path).runs[RunId("tests/evals/group/c", "with", 1)].folder == kept
     run.trace_path = None  # without a trace path: the folder that exists
     write_json(
         folder.results_file,
         SuiteResult("2", "", 0, SuiteInfo("/x", "none"), [case], scoring.suite_aggregates([case], 1.0)).to_json(),
     )
-    assert StoredResults(folder.path).runs[("tests/evals/group/c", "with", 1)].folder == kept
+    assert StoredResults(folder.path).runs[RunId("tests/evals/group/c", "with", 1)].folder == kept
 
 
 def test_a_harness_fault_while_regrading_is_a_harness_error(stored, tmp_path, monkeypatch):
@@ -549,7 +549,7 @@ def test_a_harness_fault_while_regrading_is_a_harness_error(stored, tmp_path, mo
         raise RuntimeError("boom")
 
     monkeypatch.setattr(regrade, "grade", broken)
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path))
+    result = regrade_run(stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, new_folder(tmp_path))
     assert (result.score, result.error_kind) == (None, "harness")
     assert result.error.startswith("harness error: RuntimeError: boom (test_regrade.py:")
 
@@ -559,7 +559,9 @@ def test_the_session_stopping_while_regrading_leaves_the_run_interrupted(stored,
     results = StoredResults(stored.write())
     stop = threading.Event()
     stop.set()
-    result = regrade_run(stored.case(), results.runs[("evals/c", "with", 1)], False, None, new_folder(tmp_path), stop)
+    result = regrade_run(
+        stored.case(), results.runs[RunId("evals/c", "with", 1)], False, None, new_folder(tmp_path), stop
+    )
     assert (result.score, result.error_kind) == (None, "interrupted")
 
 
@@ -599,7 +601,7 @@ def test_every_grader_gives_the_runs_verdict_on_a_file_the_run_edited(stored, tm
     stored.runs.append(run)
     results = StoredResults(stored.write())
     target = new_folder(tmp_path)
-    result = regrade_run(case, results.runs[("evals/c", "with", 1)], False, None, target)
+    result = regrade_run(case, results.runs[RunId("evals/c", "with", 1)], False, None, target)
     assert [(g.name, g.passed, g.explanation) for g in result.graders] == [
         (g.name, g.passed, g.explanation) for g in live
     ]

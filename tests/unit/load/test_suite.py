@@ -13,6 +13,7 @@ from pytest_plugin_eval.load.suite import (
     eval_dir_name,
     eval_root_of,
     layout_warnings,
+    markdown_components,
     plugin_at,
     resolve_plugin,
 )
@@ -190,3 +191,13 @@ def test_skill_md_files_below_a_loaded_skill_are_its_documents_said_once_and_cla
         "⚠ plugin p: skills/group/x/SKILL.md is not loaded by Claude Code — a skill lives in skills/<name>/SKILL.md; "
         "move it to skills/x/SKILL.md (another SKILL.md not loaded is in a folder named x too: give one another name)",
     ]
+
+
+def test_commands_and_agents_are_the_md_files_of_their_folder_then_of_the_manifests_paths(tmp_path):
+    root = plugin(tmp_path / "p", commands=["./commands", "./extra"], agents="./team/critic.md")
+    for rel in ("commands/b.md", "commands/a.md", "commands/notes.txt", "extra/c.md", "team/critic.md", "team/x.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("---\ndescription: d\n---\n")
+    commands = markdown_components(root, "commands")
+    assert [p.relative_to(root).as_posix() for p in commands] == ["commands/a.md", "commands/b.md", "extra/c.md"]
+    assert markdown_components(root, "agents") == [root / "team" / "critic.md"]

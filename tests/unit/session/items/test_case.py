@@ -261,7 +261,9 @@ def test_with_regrade_the_items_are_the_stored_runs(tmp_path):
     suite.case("c")
     session = eval_session()
     asked = []
-    session.stored = SimpleNamespace(runs_of=lambda case_dir: asked.append(case_dir) or [("without", 4)])
+    session.stored = SimpleNamespace(
+        runs_of=lambda case_dir: asked.append(case_dir) or [RunId("evals/c", "without", 4)]
+    )
     assert pairs(session.runs_to_collect(suite.load())) == [("without", 4)]
     assert asked == ["evals/c"]
 
