@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.kinds import ErrorKind
+from ..core.kinds import Arm, ErrorKind
 from ..core.run_id import RunId, run_folder_name
 from ..grade.engine import GradingStopped, grade, graders_for
 from ..load.case import Case
