@@ -57,12 +57,12 @@ REFUSED_FIX_OTHERWISE = "check the variables that sign it in (a key, a token, a 
 
 
 def refused_mid_session(kind: str | None, answered: int) -> str:
-    """The session's stop notice when a credential that signed `answered` runs in is refused by a later one."""
+    """What the session says when a credential that signed `answered` runs in is refused by a later one."""
     fix = REFUSED_FIX.get(kind or "", REFUSED_FIX_OTHERWISE)
     return (
-        f"the credentials were rejected after {answered} run(s) had been answered — the sign-in expired or was "
-        f"revoked during the session; every remaining run would fail the same way, so the session stops here (the "
-        f"runs made so far are kept). Fix: {fix}"
+        f"the credentials were rejected after {answered} run(s) had been answered — the sign-in may have expired or "
+        f"been revoked during the session, and the runs after it are refused the same way until it is fixed (each "
+        f"is a run error; the session is partial). Fix: {fix}"
     )
 
 

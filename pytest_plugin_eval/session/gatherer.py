@@ -55,7 +55,7 @@ class Gatherer:
         self.verdicts_counted = False
         self.triggers = TriggerGather(self.collected)
         self.in_flight: set[str] = set()  # run items started (here or on a worker) whose run is not recorded yet
-        self.auth_stopped = False  # a run's credentials were refused: the session stopped starting runs
+        self.auth_said = False  # a run's credentials were refused and the session said so (and stopped at the first)
         # What each kind of item carries on its call report, and what records it: a kind of item adds a line.
         self.call_reports: dict[str, Callable[[Any, str], None]] = {
             wire.RUN_ATTR: lambda data, nodeid: self.record_run(wire.RunReport.from_json(data), nodeid),
@@ -121,7 +121,7 @@ class Gatherer:
     def record_run(self, report: wire.RunReport, nodeid: str) -> None:
         self.in_flight.discard(nodeid)
         run = report.run
-        if run.error_kind == "auth" and not self.auth_stopped:
+        if run.error_kind == "auth" and not self.auth_said:
             self.refused(report.model)
         suite = self.collected.of(report.eval_root, report.model)
         case = suite.cases.setdefault(report.case.dir, report.case)
@@ -136,11 +136,12 @@ class Gatherer:
             self.progress.finished(run)
 
     def refused(self, model: str | None) -> None:
-        """A run's credentials were refused. At the first run, or after runs of the same model were answered (the
-        sign-in expired or was revoked mid-session), every later run would be refused the same way: stop. Runs of
-        another model answered (a matrix): it may be that model alone the account cannot use — go on."""
+        """A run's credentials were refused. At the first run nothing would work: stop. After runs of the same model
+        were answered, the sign-in may have expired or been revoked mid-session: said once, with the fix for what
+        signs the runs in, and the session goes on as the reference tool's does (each refused run is a run error of
+        its own). Runs of another model answered (a matrix): it may be that model alone the account cannot use."""
         if not self.collected.runs:
-            self.auth_stopped = True
+            self.auth_said = True
             self.stop(AUTH_STOP)
             return
         answered = sum(
@@ -152,8 +153,8 @@ class Gatherer:
             if run.error_kind != "auth"
         )
         if answered:
-            self.auth_stopped = True
-            self.stop(refused_mid_session((self.session.access or {}).get("runs"), answered))
+            self.auth_said = True
+            self.collected.notice(f"⚠ {refused_mid_session((self.session.access or {}).get('runs'), answered)}")
 
     def record_trigger(self, report: wire.TriggerReport, nodeid: str) -> None:
         self.in_flight.discard(nodeid)
