@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.e2e import ANY, Suite, bash, needs_sandbox, tool_results
@@ -138,8 +139,9 @@ def test_the_agent_can_neither_read_nor_print_the_login_that_signs_it_in(suite, 
     assert "sk-ant-o" not in seen and ACCESS not in seen and REFRESH not in seen
 
 
-def test_an_agent_mock_asks_its_model_through_claude_code_signed_in_as_the_run(suite, operator_home, monkeypatch):
-    write_login(operator_home, expires_at=4_000_000_000_000)
+def run_with_an_agent_mock(suite: Suite, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[dict]]:
+    """A case whose agent calls a wiki's tool, stood in for by an agent mock (its model asked under the judge's
+    `mock:` answers), run against the scripted endpoint: the session and every request the endpoint saw."""
     (suite.root / ".mcp.json").write_text(json.dumps({"mcpServers": {"wiki": {"command": "false"}}}))
     wiki = suite.root / "evals" / "mocks" / "wiki"
     wiki.mkdir(parents=True)
@@ -153,6 +155,12 @@ def test_an_agent_mock_asks_its_model_through_claude_code_signed_in_as_the_run(s
         monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url(parse_script(script)))
         run = suite.run("--ablation", "none", scripted=False)
         calls = endpoint.calls()
+    return run, calls
+
+
+def test_an_agent_mock_asks_its_model_through_claude_code_signed_in_as_the_run(suite, operator_home, monkeypatch):
+    write_login(operator_home, expires_at=4_000_000_000_000)
+    run, calls = run_with_an_agent_mock(suite, monkeypatch)
     [only] = run.case("wiki")["arms"]["with"]
     assert tool_results(only)[0] == "Welcome (from the mock's model)", run.out
     mocks = [c for c in calls if c["kind"] == "mock"]
@@ -232,19 +240,7 @@ def test_an_agent_mock_on_an_api_key_helper_asks_its_model_with_the_helpers_key(
     helper_key = "sk-ant-api03-made-up-helper-key"
     settings = {"apiKeyHelper": f"echo {helper_key}"}
     (operator_home / ".claude" / "settings.json").write_text(json.dumps(settings))
-    (suite.root / ".mcp.json").write_text(json.dumps({"mcpServers": {"wiki": {"command": "false"}}}))
-    wiki = suite.root / "evals" / "mocks" / "wiki"
-    wiki.mkdir(parents=True)
-    (wiki / "_server.md").write_text("---\ntype: agent\ntools: [get_page]\n---\nA wiki holding one page, Home.\n")
-    script = {
-        "all": [{"tool": "mcp__plugin_greeter_wiki__get_page", "input": {"page": "Home"}}, "done"],
-        "judge": {"mock": ["Welcome (from the mock's model)"]},
-    }
-    suite.case("wiki", frontmatter={"runs": 1}, graders=ANY)
-    with ScriptedEndpoint() as endpoint:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url(parse_script(script)))
-        run = suite.run("--ablation", "none", scripted=False)
-        calls = endpoint.calls()
+    run, calls = run_with_an_agent_mock(suite, monkeypatch)
     assert run.doc["access"]["runs"] == "api-key-helper" and run.doc["access"]["judges"] == "direct"
     [only] = run.case("wiki")["arms"]["with"]
     assert tool_results(only)[0] == "Welcome (from the mock's model)", run.out
