@@ -23,6 +23,7 @@ import uuid
 from pathlib import Path
 
 from ..core.paths import display_path
+from ..engine.option_values import OptionError, parse_models
 from ..engine.trust import remember, trusted_folders
 from ..load.suite import eval_dir_name, is_plugin_dir
 from ..run.agent import ChildExit, ClaudeNotFound, classify, find_claude
@@ -106,8 +107,12 @@ def author(args: argparse.Namespace, target: str | None) -> int:
         print(f"Error: {target}: not a folder — init writes the evals of a plugin folder", file=sys.stderr)
         return 1
     try:
+        parse_models(args.model, None)  # refused as a session refuses it, before the interview starts
         traffic = read_traffic(Path(s) for s in args.sources)
         claude = find_claude(args.claude)
+    except OptionError as e:
+        print(e, file=sys.stderr)
+        return 1
     except (TrafficError, ClaudeNotFound) as e:
         print(f"Error: {e}" if isinstance(e, TrafficError) else e, file=sys.stderr)
         return 1

@@ -36,6 +36,7 @@ from ..core.prices import resolve_model
 from ..core.problems import Problem
 from ..core.tools import covers, is_gated
 from ..engine.notices import allowed_tools_notices
+from ..engine.option_values import parse_models
 from ..engine.options import EvalOptions
 from ..engine.rules import arms_for
 from ..grade.engine import UNCOUNTED_WHY
@@ -120,14 +121,6 @@ def check_triggers(result: CheckResult, suite: SuiteOnDisk) -> None:
 
 def eval_root_of_plugin(root: Path, eval_dir: str | None = None) -> Path:
     return root / eval_dir_name(root if is_plugin_dir(root) else None, eval_dir)
-
-
-def agent_models(model: str | None) -> tuple[str | None, ...]:
-    """--model as a session reads it: one model (None: the case's own, else the environment's), or A,B,… (a
-    model matrix: each case on each model its `models:` allows)."""
-    if model is None or "," not in model:
-        return (model,)
-    return tuple(dict.fromkeys(name.strip() for name in model.split(",") if name.strip())) or (None,)
 
 
 def shape(case: Case, model: str | None, options: EvalOptions | None = None) -> CaseShape:
@@ -227,7 +220,8 @@ def check_suite(
         )
     result.suite_problems.extend(suite_problems(root, eval_root, result.cases, unloaded=unloaded))
     result.suite_problems.extend(arm_problems(root, arms or EvalOptions()))
-    models = agent_models(model)
+    one, matrix = parse_models(model, None)  # as a session reads --model (A,B: a matrix); refused alike
+    models: tuple[str | None, ...] = matrix or (one,)
     shapes = [
         shape(c, m, arms) for c in result.cases for m in (case_models(c.models, models) if len(models) > 1 else models)
     ]

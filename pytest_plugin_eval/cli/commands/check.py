@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 
-from ...engine.option_values import parse_ablate
+from ...engine.option_values import OptionError, parse_ablate, parse_against
 from ...engine.options import EvalOptions
 from ...run.access import detect as detect_access
 from ...suite_check.suite import (
@@ -54,8 +55,12 @@ def check(argv: list[str]) -> int:
     root = plugin_folder(args.target, "check")
     if root is None or not not_a_marketplace(root, "check"):
         return 1
-    arms = EvalOptions(against=args.against, ablate=parse_ablate(args.ablate, None))
-    result = check_suite(root, args.eval_dir, model=args.model, judge_model=args.judge_model, arms=arms)
+    try:  # the session's own parsers: a value a session refuses is refused here with its words
+        arms = EvalOptions(against=parse_against(args.against, None), ablate=parse_ablate(args.ablate, None))
+        result = check_suite(root, args.eval_dir, model=args.model, judge_model=args.judge_model, arms=arms)
+    except OptionError as e:
+        print(e, file=sys.stderr)
+        return 1
     status = 0 if result.ok and not (args.strict and result.findings) else 1
     if args.json:
         print(json.dumps(to_json(result), indent=1))

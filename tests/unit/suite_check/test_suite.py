@@ -11,6 +11,7 @@ import yaml
 
 from pytest_plugin_eval.cli.commands.check import check
 from pytest_plugin_eval.core.prices import price_table, resolve_model
+from pytest_plugin_eval.engine.option_values import OptionError
 from pytest_plugin_eval.engine.options import EvalOptions
 from pytest_plugin_eval.suite_check import cost as estimate
 from pytest_plugin_eval.suite_check.suite import check_suite
@@ -85,6 +86,30 @@ def test_a_model_matrix_is_bounded_for_each_of_its_models(clean, capsys):
     out = capsys.readouterr().out
     assert "Cost: a pilot (6 runs, 1 per case and arm on each of 2 models" in out
     assert "--model claude-haiku-4-5,claude-sonnet-4-6" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--model", "claude-haiku-4-5,,claude-sonnet-4-6"], "an empty model name; give models as A,B"),
+        (["--model", ","], "an empty model name"),
+        (["--ablate", "a,"], "an empty component name; give components as A,B"),
+        (["--against", " "], "--against needs a git revision"),
+    ],
+)
+def test_check_refuses_a_value_as_the_session_does(clean, capsys, argv, message):
+    """check reads --model, --ablate and --against with the session's own parsers (engine/option_values): an empty
+    model name is refused, in the session's words, rather than dropped from the estimate."""
+    assert check([str(clean), *argv]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith("Error: --") and message in captured.err
+    assert "Cost:" not in captured.out  # nothing priced on a value a session would refuse
+
+
+def test_check_suite_reads_model_as_the_session_does(clean):
+    with pytest.raises(OptionError, match="an empty model name"):
+        check_suite(clean, model="claude-haiku-4-5,")
+    assert check_suite(clean, model="claude-haiku-4-5, claude-haiku-4-5").estimate.models == 1  # named twice: once
 
 
 def test_against_and_ablate_are_priced_as_arms_before_anything_is_spent(clean, capsys, tmp_path):

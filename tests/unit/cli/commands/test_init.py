@@ -167,3 +167,11 @@ def test_check_names_the_placeholder_skill_init_bare_wrote_for_a_plugin_without_
     assert check(["."]) == 1
     out = capsys.readouterr().out
     assert "evals/hello/graders/skill-fired.md: input_match: names your-skill (init --bare's placeholder" in out
+
+
+def test_init_refuses_an_empty_model_name_as_a_session_does(in_plugin, capsys):
+    """--model reaches the pilot and the cost estimate: refused before anything is written, in the session's words."""
+    plugin(in_plugin, skills={"greet": "greet"})
+    assert init(["--draft", str(in_plugin), "--model", "claude-haiku-4-5,"]) == 1
+    assert "Error: --model claude-haiku-4-5,: an empty model name" in capsys.readouterr().err
+    assert not (in_plugin / "evals").exists()
