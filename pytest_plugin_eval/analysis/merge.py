@@ -10,11 +10,26 @@ from ..core.errors import UsageError
 from ..results import scoring
 from ..results.findings import unique
 from ..results.model import SuiteResult
+from ..results.store import RESULTS_FILE, read_results
 from ..results.triggers import TriggerSetResult
 
 
 class MergeError(UsageError, ValueError):
     """Documents that are not shares of one suite."""
+
+
+def merge_shards(sources: list[str]) -> SuiteResult:
+    """`plugin-eval merge DIR…`: the shards' results folders (or their documents) read and merged."""
+    documents, folders = [], []
+    for source in sources:
+        path = Path(source)
+        file = path / RESULTS_FILE if path.is_dir() else path
+        try:
+            documents.append(read_results(file))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise MergeError(f"{source}: not a readable results document ({e})") from None
+        folders.append(str(file.parent))
+    return merge(documents, folders)
 
 
 def merge(documents: list[SuiteResult], sources: list[str] | None = None) -> SuiteResult:

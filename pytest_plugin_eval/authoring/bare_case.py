@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.errors import UsageError
 from ..load.case_template import PLACEHOLDER_SKILL, PROMPT, REPLIED, SCRIPT, SKILL_FIRED
 from ..load.plugin_facts import skills_of
-from ..load.suite import RESERVED_DIR
+from ..load.suite import RESERVED_DIR, plugin_at, plugin_eval_dir
+from .gitignore import GITIGNORE, ignore
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
 RESERVED = {RESERVED_DIR, "results"}
@@ -65,3 +68,33 @@ def write_case(folder: Path, plugin: str, skill: str | None) -> list[Path]:
     for path, text in files.items():
         path.write_text(text, encoding="utf-8")
     return list(files)
+
+
+@dataclass(frozen=True)
+class BareCase:
+    """What `init --bare NAME` did: the files written, the skill its graders name (None: the placeholder), the
+    results folder it ignores, and whether .gitignore gained that line (or why it could not)."""
+
+    written: list[Path]
+    skill: str | None
+    results: str
+    ignored: bool
+    ignore_error: str | None = None
+
+
+def init_bare(root: Path, name: str, eval_dir: str | None = None) -> BareCase:
+    """`init --bare NAME` in the plugin folder `root`: one case from the template in its eval dir, and that eval
+    dir's results/ in .gitignore. Raises UsageError for a name that is refused or taken."""
+    problem = name_problem(name)
+    if problem:
+        raise UsageError(f"Error: {problem}")
+    folder = plugin_eval_dir(root, eval_dir) / name
+    if folder.exists():
+        raise UsageError(f"Error: {folder.relative_to(root)} already exists — pick another name, or edit that case")
+    skill = first_skill(root)
+    written = write_case(folder, plugin_at(root).name, skill)
+    results = f"{folder.parent.relative_to(root).as_posix()}/results/"
+    try:
+        return BareCase(written, skill, results, ignore(root / GITIGNORE, results))
+    except (OSError, UnicodeDecodeError) as e:  # the case is written; the ignore line is a convenience
+        return BareCase(written, skill, results, False, str(e))

@@ -33,13 +33,13 @@ from ..load.skill_evals import (
     grader_names,
     read_evals,
 )
-from ..load.suite import eval_dir_name, is_plugin_dir
+from ..load.suite import plugin_eval_dir
 
 
 def import_evals(root: Path, eval_dir: str | None = None) -> tuple[list[str], int]:
     """Write the case folders of every evals.json of the plugin at `root`; (lines to print, exit status)."""
     root = root.absolute()
-    eval_root = root / eval_dir_name(root if is_plugin_dir(root) else None, eval_dir)
+    eval_root = plugin_eval_dir(root, eval_dir)
     paths = evals_files(root)
     if not paths:
         return [f"✗ {display_path(root)}: no skill of the plugin has an evals/evals.json"], 1

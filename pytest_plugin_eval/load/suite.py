@@ -74,6 +74,12 @@ def eval_dir_name(plugin_root: Path | None, override: str | None = None) -> str:
     return DEFAULT_EVAL_DIR
 
 
+def plugin_eval_dir(folder: Path, override: str | None = None) -> Path:
+    """The eval dir of `folder`: `--eval-dir`, else (a plugin folder) its manifest's `experimental.evals`, else
+    `evals` below it."""
+    return folder / eval_dir_name(folder if is_plugin_dir(folder) else None, override)
+
+
 def eval_root_of(path: Path, override: str | None = None) -> Path | None:
     """The eval dir that contains `path` (itself included), or None when `path` is not inside one.
 

@@ -3,6 +3,7 @@ with the labels and its corrected rates; its trend is drawn again from the sessi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..results.calibration import Calibration, Session
@@ -24,3 +25,9 @@ def redraw_report(session: Session, result: Calibration) -> Path:
     target = session.folder / REPORT_FILE
     write_report(document, target, trend, None, result)
     return target
+
+
+def redraw_reports(sessions: list[Session], result: Calibration) -> Iterator[Path]:
+    """Each session's report.html written again, yielded as it is written (`calibrate --report`)."""
+    for session in sessions:
+        yield redraw_report(session, result)

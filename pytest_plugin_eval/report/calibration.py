@@ -35,6 +35,17 @@ def agreement_line(grader: GraderCalibration) -> str:
     return f"{grader.n} labels, agrees {percent(grader.agreement)} · TPR {tpr} · TNR {tnr} · κ {kappa}"
 
 
+def labelled_lines(labelled: dict[str, Calibration]) -> list[str]:
+    """What `compare` prints of a session whose verdicts a person labelled: per side (OLD, NEW), each labelled
+    grader's agreement."""
+    return [
+        f"judge vs your labels ({side}) {grader.case} · {grader.grader}: {agreement_line(grader)}"
+        for side, result in labelled.items()
+        for grader in result.graders
+        if grader.n
+    ]
+
+
 def agreement_by_grader(result: Calibration) -> dict[tuple[str, str], list[str]]:
     """What the report shows with each judged grader: its agreement, and its rates raw → corrected."""
     out = {}

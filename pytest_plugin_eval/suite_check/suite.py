@@ -50,7 +50,7 @@ from ..load.manifest_rules import manifest_problems
 from ..load.on_disk import SuiteOnDisk, read_suite
 from ..load.skill_suites import skill_folder_suite
 from ..load.skills import components_of
-from ..load.suite import eval_dir_name, is_plugin_dir
+from ..load.suite import is_plugin_dir, plugin_eval_dir
 from ..load.triggers import TriggerSet
 from ..results.check import CheckDocument, CheckedTriggerSet, CostBounds, CostPrediction, FileProblem
 from ..results.findings import Finding
@@ -119,10 +119,6 @@ def check_triggers(result: CheckResult, suite: SuiteOnDisk) -> None:
                 )
 
 
-def eval_root_of_plugin(root: Path, eval_dir: str | None = None) -> Path:
-    return root / eval_dir_name(root if is_plugin_dir(root) else None, eval_dir)
-
-
 def shape(case: Case, model: str | None, options: EvalOptions | None = None) -> CaseShape:
     """`options`: what decides the case's arms (--against, --ablate); None: a session with no options."""
     user = case.conversation.user
@@ -164,7 +160,7 @@ def check_suite(
     """Load every case under the plugin's eval dir and check the floor. `in_scope(case_dir)` limits the
     problems of individual cases to some of them (those a session wrote); the suite-wide ones always count."""
     root = root.absolute()
-    eval_root = eval_root_of_plugin(root, eval_dir)
+    eval_root = plugin_eval_dir(root, eval_dir)
     result = CheckResult(root, eval_root)
     if is_plugin_dir(root):  # what Claude Code would refuse: the with-plugin arm would have no plugin
         result.load_problems.extend(manifest_problems(root))
@@ -303,6 +299,22 @@ def pilot_argv(
     if scripted:
         argv.append("--scripted")
     return argv
+
+
+def pilot_line(result: CheckResult, eval_dir: str | None, scripted: bool, passed_on: list[str]) -> str:
+    """The pilot `check` prints for a suite with an estimate: run from the plugin folder, with the options check
+    was given that a session takes too (`passed_on`: --model, --judge-model, --against, --ablate)."""
+    assert result.estimate is not None
+    pilot = pilot_argv(
+        plugin_eval_argv(),
+        os.path.relpath(result.eval_root, result.root),
+        result.estimate.pilot_bound,
+        requested_grants(result.cases),
+        scripted,
+        ["--eval-dir", eval_dir] if eval_dir else [],
+        passed_on,
+    )
+    return f"Pilot (from the plugin folder): {shell(pilot)}"
 
 
 def shell(argv: list[str]) -> str:

@@ -23,7 +23,7 @@ from ..core.errors import UsageError
 from ..lint.prompt import named_queries
 from ..load.on_disk import read_suite
 from ..load.skills import Component
-from ..load.suite import eval_dir_name, is_plugin_dir
+from ..load.suite import plugin_eval_dir
 from ..load.triggers import TriggerSet
 from ..results.store import RESULTS_DIR
 from .apply import rewrite_description
@@ -56,7 +56,7 @@ def find_sets(args: argparse.Namespace) -> Setup:
     root = Path(args.target).absolute()
     if not root.is_dir():
         raise TuneError(f"✗ {args.target}: no such plugin folder")
-    eval_root = root / eval_dir_name(root if is_plugin_dir(root) else None, args.eval_dir)
+    eval_root = plugin_eval_dir(root, args.eval_dir)
     suite = read_suite(root, eval_root, None, args.trigger_skill) if eval_root.is_dir() else None
     if suite is not None and suite.trigger_errors:
         raise TuneError(str(suite.trigger_errors[0][1]))

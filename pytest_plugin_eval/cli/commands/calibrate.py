@@ -18,12 +18,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from ...analysis.compare import CompareError, read_document
+from ...analysis.calibration_input import read_sessions
 from ...core.errors import UsageError
 from ...core.problems import SpecError
 from ...report.calibration import calibration_lines
-from ...results.calibration import Calibration, Session, calibrate
-from ...results.labels import LABELS_FILE, labels_path, read_labels
+from ...results.calibration import Calibration, calibrate
+from ...results.labels import LABELS_FILE
 from ...results.store import RESULTS_FILE, document_text, write_atomic
 from ..parser import CommandParser, Refused
 
@@ -75,32 +75,16 @@ def command_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def read_sessions(folders: list[str], labels_file: str | None) -> list[Session]:
-    if labels_file and len(folders) > 1:
-        raise Refused(
-            "plugin-eval calibrate: error: --labels goes with one results folder (each folder has its own labels.json)"
-        )
-    sessions = []
-    for name in folders:
-        folder = Path(name)
-        if not folder.is_dir():
-            raise Refused(
-                f"Error: {name}: not a results folder — calibrate reads a folder's {RESULTS_FILE} and its {LABELS_FILE}"
-            )
-        try:
-            document = read_document(folder)
-        except CompareError as e:
-            raise Refused(f"Error: {e}") from None
-        labels = read_labels(Path(labels_file) if labels_file else labels_path(folder))
-        sessions.append(Session(folder, document, labels))
-    return sessions
-
-
 def calibrate_command(argv: list[str]) -> int:
     try:
         args = command_parser().parse_args(argv)
         if (args.scripted or args.judge_model or args.claude) and not args.controls:
             raise Refused("plugin-eval calibrate: error: --scripted, --judge-model and --claude go with --controls")
+        if args.labels and len(args.folders) > 1:
+            raise Refused(
+                "plugin-eval calibrate: error: --labels goes with one results folder (each folder has its own "
+                "labels.json)"
+            )
         sessions = read_sessions(args.folders, args.labels)
     except (UsageError, SpecError) as e:
         print(e if isinstance(e, UsageError) else f"Error: {e}", file=sys.stderr)
@@ -112,7 +96,11 @@ def calibrate_command(argv: list[str]) -> int:
 
         try:
             result.controls = run_controls(
-                sessions, args.scripted, args.judge_model, say=_say_to(args.json), claude=args.claude
+                sessions,
+                args.scripted,
+                args.judge_model,
+                say=lambda line: print(line, file=_out(args.json)),
+                claude=args.claude,
             )
             result.findings = control_findings(result.controls)
         except UsageError as e:
@@ -120,17 +108,16 @@ def calibrate_command(argv: list[str]) -> int:
             return 1
     status = _write(result, args.json)
     if args.report:
-        from ...report.calibrated import redraw_report
+        from ...report.calibrated import redraw_reports
 
-        for session in sessions:
-            target = redraw_report(session, result)
-            _say_to(args.json)(f"Updated {target} (each judged grader's agreement with the labels)")
+        for target in redraw_reports(sessions, result):
+            print(f"Updated {target} (each judged grader's agreement with the labels)", file=_out(args.json))
     return status
 
 
-def _say_to(json_target: str | None):
-    out = sys.stderr if json_target == "-" else sys.stdout
-    return lambda line: print(line, file=out)
+def _out(json_target: str | None):
+    """Where lines go: stderr when stdout holds the document alone (--json -)."""
+    return sys.stderr if json_target == "-" else sys.stdout
 
 
 def _write(result: Calibration, json_target: str | None) -> int:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from ...engine.option_values import OptionError, parse_ablate, parse_against
@@ -13,11 +12,8 @@ from ...run.access import detect as detect_access
 from ...suite_check.suite import (
     check_suite,
     finding_lines,
-    pilot_argv,
+    pilot_line,
     plan_cost_line,
-    plugin_eval_argv,
-    requested_grants,
-    shell,
     summary,
     to_json,
 )
@@ -76,22 +72,14 @@ def check(argv: list[str]) -> int:
     if result.estimate and result.cases and not args.scripted:
         print(plan_cost_line(detect_access()) or "", end="")
     if result.ok and result.estimate:
-        models = (
-            (["--model", args.model] if args.model else [])
-            + (["--judge-model", args.judge_model] if args.judge_model else [])
-            + (["--against", args.against] if args.against else [])
-            + (["--ablate", args.ablate] if args.ablate else [])
-        )
-        pilot = pilot_argv(
-            plugin_eval_argv(),
-            os.path.relpath(result.eval_root, result.root),
-            result.estimate.pilot_bound,
-            requested_grants(result.cases),
-            args.scripted,
-            ["--eval-dir", args.eval_dir] if args.eval_dir else [],
-            models,
-        )
-        print(f"Pilot (from the plugin folder): {shell(pilot)}")
+        given = {
+            "--model": args.model,
+            "--judge-model": args.judge_model,
+            "--against": args.against,
+            "--ablate": args.ablate,
+        }
+        passed_on = [word for name, value in given.items() if value for word in (name, value)]
+        print(pilot_line(result, args.eval_dir, args.scripted, passed_on))
     if args.strict and result.findings:
         print(f"✗ --strict: {len(result.findings)} finding(s)")
     return status

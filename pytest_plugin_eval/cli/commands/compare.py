@@ -25,6 +25,7 @@ from pathlib import Path
 from ...analysis.compare import CompareError, read_document
 from ...analysis.compare_sessions import ComparedSessions, PairwiseAsk, compare_sessions, matrix_sources
 from ...core.errors import UsageError
+from ...report.calibration import labelled_lines
 from ...report.comparison import write_comparison
 from ...report.terminal import StreamTerminal
 from ...results.matrix import MatrixError
@@ -94,9 +95,8 @@ def compare_command(argv: list[str]) -> int:
     if args.json == "-":
         sys.stdout.write(document_text(document))  # stdout holds the document alone
     _print(found, out)
-    for path in (args.json if args.json != "-" else None, args.md, args.html):
-        if path:
-            print(f"Wrote {path}", file=out)
+    for path in filter(None, (args.json if args.json != "-" else None, args.md, args.html)):
+        print(f"Wrote {path}", file=out)
     if worse:
         print(f"--fail-on-worse: worse in {', '.join(worse)}", file=out)
     return 1 if worse else 0
@@ -130,11 +130,5 @@ def _print(found: ComparedSessions, out) -> None:
         from ...report.pairwise import write_pairwise
 
         write_pairwise(terminal, found.paired)
-    for side, result in found.labelled.items():
-        from ...report.calibration import agreement_line
-
-        for grader in result.graders:
-            if grader.n:
-                print(
-                    f"judge vs your labels ({side}) {grader.case} · {grader.grader}: {agreement_line(grader)}", file=out
-                )
+    for line in labelled_lines(found.labelled):
+        print(line, file=out)

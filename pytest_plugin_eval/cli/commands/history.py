@@ -22,21 +22,8 @@ from ...load.suite import eval_dir_name, is_plugin_dir
 from ...report.history import history_lines
 from ...results.history import HISTORY_LIMIT, history_json, scan
 from ...results.store import RESULTS_DIR
+from ...results.suite_results import results_dirs
 from ..plugin_args import add_eval_dir
-
-
-def results_dirs(target: Path, eval_dir: str | None = None) -> list[Path]:
-    """The results folder(s) of a plugin folder (its eval dir's), an eval dir, or a results folder itself."""
-    target = target.absolute()
-    plugin = target if is_plugin_dir(target) else None
-    evals = target / eval_dir_name(plugin, eval_dir) / RESULTS_DIR
-    if evals.is_dir() or eval_dir:
-        return [evals] if evals.is_dir() else []
-    if (target / RESULTS_DIR).is_dir():
-        return [target / RESULTS_DIR]
-    if target.name == RESULTS_DIR and target.is_dir():
-        return [target]
-    return []
 
 
 def command_parser() -> argparse.ArgumentParser:

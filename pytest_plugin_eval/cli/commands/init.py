@@ -8,13 +8,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from ...authoring.bare_case import first_skill, name_problem, write_case
-from ...authoring.gitignore import GITIGNORE, ignore
+from ...authoring.bare_case import init_bare
+from ...authoring.gitignore import GITIGNORE
 from ...authoring.init_triggers import write_triggers
 from ...authoring.interview import add_arguments, author
+from ...core.errors import UsageError
 from ...core.paths import display_path
 from ...load.case_template import PLACEHOLDER_SKILL
-from ...load.suite import eval_dir_name, is_plugin_dir, plugin_at
+from ...load.suite import plugin_eval_dir
 from ..plugin_args import add_eval_dir, not_a_marketplace
 
 
@@ -47,30 +48,21 @@ def init(argv: list[str]) -> int:
     if not args.name:
         print("A case name is required: plugin-eval init --bare NAME", file=sys.stderr)
         return 1
-    problem = name_problem(args.name)
-    if problem:
-        print(f"Error: {problem}", file=sys.stderr)
-        return 1
     root = Path.cwd()
     if not not_a_marketplace(root, f"init --bare {args.name}"):
         return 1
-    folder = root / eval_dir_name(root if is_plugin_dir(root) else None, args.eval_dir) / args.name
-    if folder.exists():
-        print(
-            f"Error: {folder.relative_to(root)} already exists — pick another name, or edit that case", file=sys.stderr
-        )
-        return 1
-    plugin, skill = plugin_at(root).name, first_skill(root)
-    written = write_case(folder, plugin, skill)
-    print("Created " + ", ".join(str(p.relative_to(root)) for p in written))
-    if skill is None:
-        print(f"No skills/<name>/SKILL.md found: edit the skill name ({PLACEHOLDER_SKILL}) in the case's files")
-    results = f"{folder.parent.relative_to(root).as_posix()}/results/"
     try:
-        if ignore(root / GITIGNORE, results):
-            print(f"Added {results} to {GITIGNORE}")
-    except (OSError, UnicodeDecodeError) as e:  # the case is written; the ignore line is a convenience
-        print(f"Could not add {results} to {GITIGNORE} ({e}): add it yourself", file=sys.stderr)
+        made = init_bare(root, args.name, args.eval_dir)
+    except UsageError as e:
+        print(e, file=sys.stderr)
+        return 1
+    print("Created " + ", ".join(str(p.relative_to(root)) for p in made.written))
+    if made.skill is None:
+        print(f"No skills/<name>/SKILL.md found: edit the skill name ({PLACEHOLDER_SKILL}) in the case's files")
+    if made.ignored:
+        print(f"Added {made.results} to {GITIGNORE}")
+    if made.ignore_error:
+        print(f"Could not add {made.results} to {GITIGNORE} ({made.ignore_error}): add it yourself", file=sys.stderr)
     return 0
 
 
@@ -78,7 +70,7 @@ def init_triggers(root: Path, eval_dir: str | None) -> int:
     """`init --triggers [TARGET]`: the plugin's trigger sets, to fill in."""
     if not not_a_marketplace(root, "init --triggers"):
         return 1
-    eval_root = root / eval_dir_name(root if is_plugin_dir(root) else None, eval_dir)
+    eval_root = plugin_eval_dir(root, eval_dir)
     try:
         path = write_triggers(root, eval_root)
     except FileExistsError:

@@ -13,12 +13,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from ...analysis.merge import MergeError, merge
+from ...analysis.merge import MergeError, merge_shards
 from ...engine.shards import ShardError, merge_matrices, write_merged
 from ...report.terminal import StreamTerminal, write_summary
 from ...results.matrix import MatrixError, is_matrix
 from ...results.scoring import document_exit_status
-from ...results.store import RESULTS_FILE, ResultsFolder, read_results, write_json
+from ...results.store import ResultsFolder, write_json
 
 
 def command_parser() -> argparse.ArgumentParser:
@@ -45,18 +45,8 @@ def merge_command(argv: list[str]) -> int:
             print(f"Error: {e}", file=sys.stderr)
             return 1
         return matrix.exit_status
-    documents, folders = [], []
-    for source in args.sources:
-        path = Path(source)
-        file = path / RESULTS_FILE if path.is_dir() else path
-        try:
-            documents.append(read_results(file))
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            print(f"Error: {source}: not a readable results document ({e})", file=sys.stderr)
-            return 1
-        folders.append(file.parent)
     try:
-        merged = merge(documents, [str(f) for f in folders])
+        merged = merge_shards(args.sources)
     except MergeError as e:
         print(f"Error: {e}", file=sys.stderr)
         return 1

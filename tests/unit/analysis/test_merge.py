@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers.documents import case_of
 
-from pytest_plugin_eval.analysis.merge import MergeError, merge
+from pytest_plugin_eval.analysis.merge import MergeError, merge, merge_shards
 from pytest_plugin_eval.results.findings import Finding
 from pytest_plugin_eval.results.model import (
     CaseResult,
@@ -18,6 +18,7 @@ from pytest_plugin_eval.results.model import (
     SuiteResult,
 )
 from pytest_plugin_eval.results.scoring import aggregate, document_exit_status, suite_aggregates
+from pytest_plugin_eval.results.store import RESULTS_FILE, write_json
 from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
 
 
@@ -126,3 +127,14 @@ def test_a_trigger_set_whose_queries_the_shards_split_is_one_set_again():
     [only] = merged.triggers
     assert [q.id for q in only.queries] == ["a", "c", "b"]
     assert merge([document(case("x", 1.0))], ["1"]).triggers == []
+
+
+def test_shards_are_read_from_their_folders_or_files_then_merged(tmp_path):
+    one, two = tmp_path / "shard-1", tmp_path / "shard-2"
+    one.mkdir()
+    write_json(one / RESULTS_FILE, document(case("a", 1.0)).to_json())
+    write_json(tmp_path / "two.json", document(case("b", 0.0), shard="2/2").to_json())
+    merged = merge_shards([str(one), str(tmp_path / "two.json")])
+    assert [c.name for c in merged.cases] == ["a", "b"]
+    with pytest.raises(MergeError, match=r"shard-2: not a readable results document \(.*No such file"):
+        merge_shards([str(one), str(two)])

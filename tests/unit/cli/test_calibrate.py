@@ -109,3 +109,12 @@ def test_the_text_names_each_control_and_a_finding_for_the_one_passed():
         "PASS): it grades something other than the rubric — make the rubric say what a passing answer must contain"
     )
     assert lines[5].endswith("[judge-misses-control]")
+
+
+def test_labels_go_with_one_folder_and_report_redraws_each_folders_page(tmp_path, capsys):
+    folder = folder_with_labels(tmp_path)
+    assert main(["calibrate", str(folder), str(folder), "--labels", str(tmp_path / "mine.json")]) == 1
+    assert "--labels goes with one results folder" in capsys.readouterr().err
+    assert main(["calibrate", str(folder), "--report"]) == 0
+    assert f"Updated {folder / 'report.html'} (each judged grader's agreement" in capsys.readouterr().out
+    assert "reads-well" in (folder / "report.html").read_text()

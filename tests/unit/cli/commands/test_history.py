@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import pytest_plugin_eval.cli.main as cli
-from pytest_plugin_eval.cli.commands.history import history_command, results_dirs
+from pytest_plugin_eval.cli.commands.history import history_command
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 
@@ -102,17 +102,6 @@ def test_json_and_limit(plugin, capsys):
     assert out["sessions"][0]["gitCommit"] == SHA and out["sessions"][0]["gitDirty"] is True
     assert out["sessions"][0]["note"] == "merged" and out["sessions"][0]["version"] == "1.2.3"
     assert out["notRead"] == 1 and [Path(s["folder"]).name for s in out["skipped"]] == ["broken"]
-
-
-@pytest.mark.parametrize("where", ["plugin", "evals", "evals/results"])
-def test_a_target_is_a_plugin_an_eval_dir_or_a_results_folder(plugin, where):
-    assert results_dirs(plugin / where if where != "plugin" else plugin) == [plugin / "evals" / "results"]
-
-
-def test_eval_dir_option(plugin):
-    (plugin / "qa" / "results").mkdir(parents=True)
-    assert results_dirs(plugin, "qa") == [plugin / "qa" / "results"]
-    assert results_dirs(plugin, "nowhere") == []
 
 
 def test_no_results_folder_is_an_error(tmp_path, capsys):
