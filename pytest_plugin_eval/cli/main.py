@@ -28,19 +28,19 @@ from .usage import help_text, version_text
 
 # The subcommands: each is a module of cli/commands/ (imported when it is used) and the function given its
 # arguments; a command line that starts with none of them is the reference tool's (`run`).
-COMMANDS = {
+COMMANDS = {  # in USAGE's order (the options reference lists them so)
+    "triggers": ".commands.triggers:triggers_command",
+    "tune": ".commands.tune:tune_command",
     "init": ".commands.init:init",
     "check": ".commands.check:check",
     "import": ".commands.import_evals:import_command",
     "entry": ".commands.entry:entry_command",
     "merge": ".commands.merge:merge_command",
     "compare": ".commands.compare:compare_command",
-    "calibrate": ".commands.calibrate:calibrate_command",
-    "review": ".commands.review:review_command",
     "history": ".commands.history:history_command",
     "pr-comment": ".commands.pr_comment:pr_comment_command",
-    "triggers": ".commands.triggers:triggers_command",
-    "tune": ".commands.tune:tune_command",
+    "review": ".commands.review:review_command",
+    "calibrate": ".commands.calibrate:calibrate_command",
 }
 
 

@@ -10,13 +10,14 @@ renamed or reworded without the docs following.
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..engine.options import OPTIONS, Option
-from .commands import check, compare, history, import_evals, init, merge, pr_comment, tune
+from .main import COMMANDS
 from .usage import USAGE
 
 PAGE = Path("docs/reference/options.md")
@@ -55,17 +56,12 @@ The [reference command line](../cli.md) takes the options above and these comman
 ```
 """
 
-# The subcommands, in USAGE's order, each with the argparse parser it reads its command line with.
-COMMANDS = {
-    "tune": tune.command_parser,
-    "init": init.command_parser,
-    "check": check.command_parser,
-    "import": import_evals.command_parser,
-    "merge": merge.command_parser,
-    "compare": compare.command_parser,
-    "history": history.command_parser,
-    "pr-comment": pr_comment.command_parser,
-}
+
+def command_parsers() -> dict[str, Callable[[], argparse.ArgumentParser]]:
+    """The subcommands of main.COMMANDS that read their command line with a parser of their own, in that table's
+    order (`triggers` takes the options of the table above)."""
+    modules = {name: importlib.import_module(target.split(":")[0], __package__) for name, target in COMMANDS.items()}
+    return {name: module.command_parser for name, module in modules.items() if hasattr(module, "command_parser")}
 
 
 def code(word: str) -> str:
@@ -122,7 +118,7 @@ def command_section(command: str, parser: argparse.ArgumentParser) -> str:
 
 def render(options: Iterable[Option] = OPTIONS, commands: dict | None = None) -> str:
     usage = USAGE.rstrip().rsplit("\n\noptions", 1)[0]  # the option list itself is the table above
-    sections = "".join(command_section(name, make()) for name, make in (commands or COMMANDS).items())
+    sections = "".join(command_section(name, make()) for name, make in (commands or command_parsers()).items())
     return HEADER + "\n".join(row(o) for o in options) + "\n" + FOOTER.format(usage=usage) + sections
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import UsageError
+from ..engine.option_values import parse_runs
 from ..lint.prompt import named_queries
 from ..load.on_disk import read_suite
 from ..load.skills import Component
@@ -358,8 +359,9 @@ class Tuning:
 
     def shape(self) -> TuneShape:
         t = self.setup.target
-        runs = int(self.args.runs) if self.args.runs and self.args.runs.isdigit() else t.runs
-        if self.args.runs and not self.args.runs.isdigit():
+        fixed, auto = parse_runs(self.args.runs, None)  # as the session of the trigger runs reads it
+        runs = fixed or t.runs
+        if auto is not None:
             runs *= 2  # `auto` adds runs to undecided queries: count them at most doubled
         sibling_queries = sum(1 for s in self.setup.siblings for q in s.queries if q.should_fire)
         return TuneShape(

@@ -25,20 +25,21 @@ from pathlib import Path
 from ...analysis.compare import CompareError, read_document
 from ...analysis.compare_sessions import ComparedSessions, PairwiseAsk, compare_sessions, matrix_sources
 from ...core.errors import UsageError
+from ...engine.option_values import OptionError, parse_max_cost
 from ...report.calibration import labelled_lines
 from ...report.comparison import write_comparison
 from ...report.terminal import StreamTerminal
 from ...results.matrix import MatrixError
 from ...results.store import document_text, write_atomic
 from ..parser import Refused
-from .compare_parser import command_parser, json_alone, level_of, money_of
+from .compare_parser import command_parser, json_alone, level_of
 
 
 def compare_command(argv: list[str]) -> int:
     try:
         args = command_parser().parse_args(json_alone(argv))
         level = level_of(args.level)
-        max_cost = money_of(args.max_cost_usd)
+        max_cost = parse_max_cost(args.max_cost_usd, None)
         if not args.pairwise:
             given = [
                 f
@@ -68,7 +69,7 @@ def compare_command(argv: list[str]) -> int:
             )
         old = read_document(args.old)
         new = read_document(args.new)
-    except Refused as e:
+    except (Refused, OptionError) as e:
         print(e, file=sys.stderr)
         return 1
     except (CompareError, MatrixError) as e:

@@ -96,18 +96,6 @@ def level_of(text: str) -> float:
     return level
 
 
-def money_of(text: str | None) -> float | None:
-    if text is None:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0 or value == float("inf"):
-        raise Refused(f"Error: --max-cost-usd must be a number, 0 or more, such as 0.50 (got '{text}')")
-    return value
-
-
 VALUED = ("--md", "--html", "--level", "--judge-model", "--max-cost-usd", "--claude")  # options that take the next word
 
 

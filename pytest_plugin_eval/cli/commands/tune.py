@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from ...core.errors import UsageError
+from ...engine.option_values import OptionError, parse_max_cost, parse_runs
 from ...tune.apply import ApplyError
 from ...tune.loop import DEFAULT_CANDIDATES, DEFAULT_ROUNDS, Tuning
 from ...tune.measure import MeasureError
@@ -23,7 +24,7 @@ def command_parser() -> argparse.ArgumentParser:
     p.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES, help="candidates per round (default 2)")
     p.add_argument("--seed", type=int, default=0, help="the split's seed (default 0)")
     p.add_argument("--runs", help="runs per query (N or auto; default: the trigger set's)")
-    p.add_argument("--max-cost-usd", type=float, help="stop the whole loop once this much is spent")
+    p.add_argument("--max-cost-usd", help="stop the whole loop once this much is spent")
     p.add_argument("--scripted", action="store_true", help="offline: trigger runs and proposer from scripts")
     p.add_argument("--trust-plugin", action="store_true", help="run the plugin's code as you (required)")
     p.add_argument("--model", help="the model of the trigger runs and the proposer")
@@ -42,6 +43,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.rounds < 1 or args.candidates < 1:
         p.error("--rounds and --candidates must be at least 1")
+    parse_runs(args.runs, None)  # refused now, as the trigger runs' session would refuse it
+    args.max_cost_usd = parse_max_cost(args.max_cost_usd, None)
     return args
 
 
@@ -50,6 +53,9 @@ def tune_command(argv: list[str]) -> int:
         args = parse(argv)
     except SystemExit as e:
         return 0 if e.code == 0 else 1
+    except OptionError as e:  # the session's parsers, and its words
+        print(e, file=sys.stderr)
+        return 1
     try:
         return Tuning(args).run()
     except (UsageError, SetTooSmall, ApplyError) as e:

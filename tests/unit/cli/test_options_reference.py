@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from pytest_plugin_eval.cli import options_reference
+from pytest_plugin_eval.cli.main import COMMANDS
+from pytest_plugin_eval.cli.usage import USAGE
 from pytest_plugin_eval.engine.options import OPTIONS, Option
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -43,7 +45,7 @@ def test_an_option_without_help_text_is_refused_with_its_name():
 
 def test_every_subcommand_argument_has_a_row_under_its_command():
     page = PAGE.read_text(encoding="utf-8")
-    for command, make in options_reference.COMMANDS.items():
+    for command, make in options_reference.command_parsers().items():
         section = page.split(f"### plugin-eval {command}\n", 1)[1].split("\n### ", 1)[0]
         for action in make()._actions:
             if action.option_strings and not isinstance(action, argparse._HelpAction):
@@ -86,3 +88,19 @@ def test_check_says_when_the_page_is_out_of_date(tmp_path, monkeypatch, capsys):
     assert options_reference.main(["--check"]) == 0
     (tmp_path / options_reference.PAGE).write_text("stale\n", encoding="utf-8")
     assert options_reference.main(["--check"]) == 1
+
+
+def test_every_command_with_a_parser_has_a_section_in_the_commands_order():
+    """The sections come from main.COMMANDS, the one command table: a command added there is documented."""
+    page = PAGE.read_text(encoding="utf-8")
+    sections = [
+        line.removeprefix("### plugin-eval ") for line in page.splitlines() if line.startswith("### plugin-eval")
+    ]
+    assert sections == list(options_reference.command_parsers())
+    assert set(COMMANDS) - set(sections) == {"triggers"}  # it takes the session's options, the table above
+
+
+def test_the_command_table_is_in_the_usage_order():
+    shown = [line.split()[1] for line in USAGE.splitlines() if line.strip().startswith("plugin-eval ")]
+    named = [word for word in dict.fromkeys(shown) if word in COMMANDS]
+    assert named == list(COMMANDS)

@@ -171,6 +171,27 @@ def test_refusals_before_anything_runs(tmp_path, capsys):
         tuning(root, "--apply")
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--runs", "0"], "Error: --runs must be a whole number above 0"),
+        (["--runs", "auto:x"], "Error: --runs: "),
+        (["--max-cost-usd", "-1"], "Error: --max-cost-usd must be a number, 0 or more"),
+        (["--max-cost-usd", "nan"], "Error: --max-cost-usd must be a number, 0 or more"),
+    ],
+)
+def test_runs_and_the_ceiling_are_read_as_a_session_reads_them(tmp_path, capsys, argv, message):
+    assert tune_command(["greet", str(plugin(tmp_path)), "--trust-plugin", *argv]) == 1
+    assert capsys.readouterr().err.startswith(message)
+
+
+@pytest.mark.parametrize(("runs", "priced"), [(None, 1), ("3", 3), ("2.7", 2), ("auto", 2)])
+def test_the_runs_priced_are_the_sessions(tmp_path, runs, priced):
+    """--runs 2.7 runs 2 (truncated, as a session does), where it was priced as auto; auto counts at most double."""
+    t = tuning(plugin(tmp_path), *(["--runs", runs] if runs else []))
+    assert t.shape().runs == priced
+
+
 def test_a_trigger_set_whose_queries_name_the_skill_is_refused(tmp_path, capsys):
     root = plugin(tmp_path)
     path = root / "evals" / "triggers.yaml"

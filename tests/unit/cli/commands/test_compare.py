@@ -223,3 +223,10 @@ def test_trigger_query_counts_use_the_verdicts_words(pair, capsys):
     assert cli.main(["compare", "old", "new"]) == 0
     out = capsys.readouterr().out
     assert "trigger queries: 0 better · 0 worse · 1 no detectable change · 1 without a verdict" in out
+
+
+@pytest.mark.parametrize("value", ["-1", "inf", "x"])
+def test_the_pairwise_ceiling_is_read_as_a_sessions(value, capsys):
+    """compare --max-cost-usd goes through the session's parser (engine/option_values.parse_max_cost)."""
+    assert cli.main(["compare", "old", "new", "--pairwise", "--max-cost-usd", value]) == 1
+    assert capsys.readouterr().err == "Error: --max-cost-usd must be a number, 0 or more\n"
