@@ -11,8 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
-from ..core.model_client import model_client
-from ..grade.clients import SCRIPTED_KEY, judge_client
+from ..grade.clients import judge_client, scripted_client
 from ..run.access import SCRIPTED, Access
 from ..run.access import detect as detect_access
 from ..run.access import verify as verify_access
@@ -125,7 +124,7 @@ class Resources:
     def _scripted_judge_client(self) -> Any:
         """The scripted endpoint's judge client: one connection pool for every grader of every run, each asking
         through a copy aimed at its own URL (`with_options(base_url=…)` shares the pool), closed with the session."""
-        return model_client(None, SCRIPTED_KEY, base_url=self.endpoint.get().url, timeout=None)
+        return scripted_client(self.endpoint.get().url)
 
     def worker_input(self, started_at: str, workers: int) -> dict:
         """What a pytest-xdist worker is handed: this session's scratch folder, ledger, start and host."""

@@ -31,6 +31,11 @@ def judge_client(access: Access, claude: Path | None, timeout: float = JUDGE_TIM
     return model_client(claude, operator_env(access.environ(environ)), timeout=timeout)
 
 
+def scripted_client(base_url: str) -> Any:
+    """A client of the scripted endpoint at `base_url` (--scripted): it checks no key and answers at once."""
+    return model_client(None, SCRIPTED_KEY, base_url=base_url, timeout=None)
+
+
 def command_judge_client(
     url_for: Callable[[Any, str], str] | None, claude: str | None = None
 ) -> tuple[Callable[[str], Any], Callable[[], None]]:
@@ -50,7 +55,7 @@ def command_judge_client(
     endpoint = ScriptedEndpoint().start()
 
     def client_for(key: str) -> Any:
-        return model_client(None, SCRIPTED_KEY, base_url=url_for(endpoint, key), timeout=None)
+        return scripted_client(url_for(endpoint, key))
 
     return client_for, endpoint.stop
 

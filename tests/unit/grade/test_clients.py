@@ -9,7 +9,7 @@ import pytest
 from pytest_plugin_eval.core import prices
 from pytest_plugin_eval.core.claude_child import ClaudeCodeClient
 from pytest_plugin_eval.core.prices import Usage
-from pytest_plugin_eval.grade.clients import command_judge_client, judge_client
+from pytest_plugin_eval.grade.clients import command_judge_client, judge_client, scripted_client
 from pytest_plugin_eval.grade.judge import Judge, JudgeUnavailable
 from pytest_plugin_eval.run.access import Access
 
@@ -106,3 +106,19 @@ def test_a_command_asks_through_the_claude_code_binary_it_is_given(fake_claude, 
         assert client_for("any").claude == claude
     finally:
         stop()
+
+
+def test_the_scripted_endpoints_clients_are_one_kind():
+    """A session's scripted judges and a command's (--scripted) ask the endpoint through the same client: the SDK's,
+    aimed at its URL, with the key it does not check."""
+    client = scripted_client("http://127.0.0.1:9/judge")
+    assert isinstance(client, anthropic.Anthropic) and str(client.base_url).startswith("http://127.0.0.1:9/judge")
+    assert client.api_key == "scripted"
+    client_for, stop = command_judge_client(lambda endpoint, key: f"{endpoint.url}/{key}")
+    try:
+        judge = client_for("case-a")
+        assert type(judge) is type(client) and (judge.api_key, judge.timeout) == (client.api_key, client.timeout)
+        assert str(judge.base_url).rstrip("/").endswith("/case-a")
+    finally:
+        stop()
+        client.close()
