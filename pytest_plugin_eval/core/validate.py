@@ -178,3 +178,19 @@ def need_int(raw: dict, key: str, *, minimum: int, default: int | None) -> int |
     if key not in raw:
         return default
     return whole_number(minimum)(raw[key], key)
+
+
+class UniqueIds:
+    """The ids of a list's entries so far (evals of an evals.json, queries of a trigger set): an id given twice is
+    refused, naming the entry that had it first."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, str] = {}
+
+    def problem(self, entry_id: str | None, where: str) -> str | None:
+        """What is wrong with the entry at `where` having `entry_id` (None: nothing; the id is recorded)."""
+        if entry_id and entry_id in self.first:
+            return f"{entry_id!r} is already the id of {self.first[entry_id]}; ids are unique"
+        if entry_id:
+            self.first[entry_id] = where
+        return None

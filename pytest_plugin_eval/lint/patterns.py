@@ -53,40 +53,31 @@ def _shipped_hit(spec: GraderSpec, shipped: Shipped) -> str | None:
 
 
 def _leak_findings(case: Case, spec: GraderSpec, shipped: Shipped) -> list[Finding]:
+    """A pattern that text the plugin ships matches: forbidden, the answer that follows the skill fails; required
+    over the trace or a file, reading the skill passes."""
     config = spec.config
     target = config.target if isinstance(config.target, str) else "file"
-    if _negated(config.match):
-        if target == "mock_calls":
-            return []
-        where = _shipped_hit(spec, shipped)
-        if where is None:
-            return []
-        return [
-            Finding(
-                case.name,
-                grader=spec.name,
-                kind="fails-on-taught-text",
-                message=f"/{config.pattern}/ must be absent, but the plugin teaches it ({where} matches): the "
-                "answer that follows the skill fails",
-                fix="forbid the wrong outcome itself (a phrase only a bad answer holds), not a word the skill uses",
-            )
-        ]
-    if target not in ("trace", "file"):
+    negated = _negated(config.match)
+    reads_shipped_text = target != "mock_calls" if negated else target in ("trace", "file")
+    if not reads_shipped_text:
         return []
     where = _shipped_hit(spec, shipped)
     if where is None:
         return []
-    return [
-        Finding(
-            case.name,
-            grader=spec.name,
-            kind="passes-on-shipped-text",
-            message=f"/{config.pattern}/ over the {target} matches text the plugin ships ({where}): reading the "
-            "skill passes it",
-            fix="match what only the agent's own work contains (grade last_message or the file's content, with a "
-            "pattern the skill does not quote)",
+    if negated:
+        kind = "fails-on-taught-text"
+        message = f"/{config.pattern}/ must be absent, but the plugin teaches it ({where} matches): the answer that "
+        message += "follows the skill fails"
+        fix = "forbid the wrong outcome itself (a phrase only a bad answer holds), not a word the skill uses"
+    else:
+        kind = "passes-on-shipped-text"
+        message = f"/{config.pattern}/ over the {target} matches text the plugin ships ({where}): reading the skill "
+        message += "passes it"
+        fix = (
+            "match what only the agent's own work contains (grade last_message or the file's content, with a "
+            "pattern the skill does not quote)"
         )
-    ]
+    return [Finding(case.name, grader=spec.name, kind=kind, message=message, fix=fix)]
 
 
 def _edge_finding(case: Case, spec: GraderSpec) -> Finding | None:

@@ -381,27 +381,30 @@ def _context(case_dir: Path, raw: dict, file: Path, errors: Problems) -> Context
         scaffold = _case_path(case_dir, raw["scaffold_script"], "context.scaffold_script", file, errors, folder=False)
     if raw.get("history_file") is not None:
         history = _case_path(case_dir, raw["history_file"], "context.history_file", file, errors, folder=False)
-    dirs: list[Path] = []
-    add_dirs = raw.get("add_dirs")
-    if add_dirs is not None:
-        if not isinstance(add_dirs, list):
-            errors.add(file, "context.add_dirs", f"must be a list of folders (got {type_name(add_dirs)})")
-        else:
-            for i, value in enumerate(add_dirs):
-                path = _case_path(case_dir, value, f"context.add_dirs[{i}]", file, errors, folder=True)
-                if path:
-                    dirs.append(path)
-    files: list[tuple[Path, str]] = []
-    listed = raw.get("files")
-    if listed is not None:
-        if not isinstance(listed, list):
-            errors.add(file, "context.files", f"must be a list of files (got {type_name(listed)})")
-        else:
-            for i, value in enumerate(listed):
-                path = _case_path(case_dir, value, f"context.files[{i}]", file, errors, folder=False)
-                if path:
-                    files.append((path, os.path.normpath(value)))
-    return Context(scaffold, history, tuple(dirs), tuple(files))
+    dirs = _case_paths(case_dir, raw, "add_dirs", file, errors, folder=True)
+    files = _case_paths(case_dir, raw, "files", file, errors, folder=False)
+    return Context(scaffold, history, tuple(path for path, _ in dirs), tuple(files))
+
+
+def _case_paths(
+    case_dir: Path, raw: dict, key: str, file: Path, errors: Problems, *, folder: bool
+) -> list[tuple[Path, str]]:
+    """`context.<key>`: a list of paths inside the case folder, each (resolved path, as written, normalised);
+    every entry that is not one is a problem named by its index."""
+    listed = raw.get(key)
+    if listed is None:
+        return []
+    if not isinstance(listed, list):
+        errors.add(
+            file, f"context.{key}", f"must be a list of {'folders' if folder else 'files'} (got {type_name(listed)})"
+        )
+        return []
+    found = []
+    for i, value in enumerate(listed):
+        path = _case_path(case_dir, value, f"context.{key}[{i}]", file, errors, folder=folder)
+        if path:
+            found.append((path, os.path.normpath(value)))
+    return found
 
 
 def _plugins(

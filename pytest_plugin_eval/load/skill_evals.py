@@ -27,7 +27,7 @@ from typing import Any
 
 from ..core.paths import display_path, inside
 from ..core.problems import Problems, SpecError
-from ..core.validate import did_you_mean, nonempty_string, type_name
+from ..core.validate import UniqueIds, did_you_mean, nonempty_string, type_name
 from ..core.yamlio import YamlError, load_yaml
 from .case import Case, CaseLoadError, Context
 from .graders import GraderKind, GraderSpec, parse_grader
@@ -127,17 +127,17 @@ def read_evals(path: Path, plugin_root: Path) -> EvalsFile:
         problems.add(path, "evals", f"must be a non-empty list of evals (got {got})")
         entries = []
     evals: list[SkillEval] = []
-    ids: dict[str, str] = {}
+    ids = UniqueIds()
     for index, entry in enumerate(entries):
         key = f"evals[{index}]"
         before = len(problems)
         found = _eval(entry, key, path, skill.path.parent, problems, warnings)
         if found is None or len(problems) > before:
             continue
-        if found.id and found.id in ids:
-            problems.add(path, f"{key}.id", f"{found.id!r} is already the id of {ids[found.id]}; ids are unique")
+        taken = ids.problem(found.id, key)
+        if taken:
+            problems.add(path, f"{key}.id", taken)
             continue
-        ids[found.id] = key
         evals.append(found)
     if problems:
         raise EvalsLoadError(path, _one_for_all(problems.items, len(entries)), name=path.name)

@@ -29,6 +29,7 @@ from typing import Any
 from ..core.kinds import TriggerFormat
 from ..core.problems import Problem, Problems, SpecError
 from ..core.validate import (
+    UniqueIds,
     did_you_mean,
     known_keys,
     nonempty_string,
@@ -254,7 +255,7 @@ def _yaml_queries(body: Any, key: str, path: Path, problems: Problems) -> list[T
         problems.add_error(e, path)
         return None
     queries, before = [], len(problems)
-    ids: dict[str, str] = {}
+    ids = UniqueIds()
     for label, should in (("should_fire", True), ("should_not_fire", False)):
         items = body.get(label) or []
         if not isinstance(items, list):
@@ -267,10 +268,10 @@ def _yaml_queries(body: Any, key: str, path: Path, problems: Problems) -> list[T
             except SpecError as e:
                 problems.add_error(e, path)
                 continue
-            if query.id and query.id in ids:
-                problems.add(path, f"{where}.id", f"{query.id!r} is already the id of {ids[query.id]}; ids are unique")
+            taken = ids.problem(query.id, where)
+            if taken:
+                problems.add(path, f"{where}.id", taken)
                 continue
-            ids[query.id] = where
             queries.append(query)
     if not queries and len(problems) == before:
         problems.add(path, key, "has no queries: add should_fire and should_not_fire lists")

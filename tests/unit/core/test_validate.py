@@ -8,6 +8,7 @@ import pytest
 
 from pytest_plugin_eval.core.problems import SpecError
 from pytest_plugin_eval.core.validate import (
+    UniqueIds,
     boolean,
     known_keys,
     mapping,
@@ -212,3 +213,11 @@ def test_need_int():
     with pytest.raises(SpecError) as info:
         need_int({"n": 0}, "n", minimum=1, default=None)
     assert str(info.value) == "n: must be a whole number ≥ 1 (got 0)"
+
+
+def test_an_id_is_unique_in_its_list_and_no_id_is_never_taken():
+    ids = UniqueIds()
+    assert ids.problem("a", "items[0]") is None and ids.problem(None, "items[1]") is None
+    assert ids.problem("", "items[2]") is None and ids.problem("", "items[3]") is None
+    assert ids.problem("a", "items[4]") == "'a' is already the id of items[0]; ids are unique"
+    assert ids.problem("b", "items[5]") is None

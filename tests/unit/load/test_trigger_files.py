@@ -137,6 +137,14 @@ def test_a_skill_with_no_queries_is_refused(root):
     assert message.endswith("skills.greet: has no queries: add should_fire and should_not_fire lists")
 
 
+def test_an_id_given_twice_in_a_set_is_refused_naming_the_first(root):
+    text = "skills:\n  greet:\n    should_fire: [{query: a, id: q}]\n    should_not_fire: [{query: b, id: q}]\n"
+    [message] = problems(root, text)
+    assert message.endswith(
+        "skills.greet.should_not_fire[0].id: 'q' is already the id of skills.greet.should_fire[0]; ids are unique"
+    )
+
+
 def test_a_skill_with_an_unknown_key_is_refused(root):
     [message] = problems(root, "skills:\n  greet:\n    should_trigger: [hi]\n")
     assert "skills.greet.should_trigger: is not a key of a skill's trigger set" in message
