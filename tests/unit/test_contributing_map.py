@@ -52,3 +52,31 @@ def test_every_path_it_names_exists():
 def test_every_module_is_on_the_map():
     unmapped = sorted(package_modules() - named_paths(ROWS))
     assert not unmapped, f"modules missing from CONTRIBUTING.md's map (give each a row or a place in one): {unmapped}"
+
+
+LAYOUT = "## How the code is laid out"
+
+
+def layout_rows(text: str) -> list[str]:
+    """The first cells of the layout table: one package (`load/`) or top-level module (`stats.py`) a row."""
+    section = text.split(LAYOUT, 1)[1].split("\n## ", 1)[0]
+    return [
+        line.split("|")[1].strip().strip("`")
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith("| package")
+    ]
+
+
+def top_level() -> list[str]:
+    """The package's own parts: its subpackages (`load/`) and its top-level modules (`stats.py`, `__init__.py`)."""
+    packages = [p.name + "/" for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()]
+    return sorted(packages + [p.name for p in PACKAGE.glob("*.py")])
+
+
+def test_every_package_has_one_row_of_its_own_in_the_layout():
+    rows = layout_rows((ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"))
+    assert len(rows) == len(set(rows)), f"a package with two rows in CONTRIBUTING.md's layout: {rows}"
+    assert sorted(rows) == top_level(), (
+        "CONTRIBUTING.md's 'How the code is laid out' has a row per package and top-level module, each alone: "
+        f"missing {sorted(set(top_level()) - set(rows))}, not in the package {sorted(set(rows) - set(top_level()))}"
+    )
