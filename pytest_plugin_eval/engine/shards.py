@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..analysis.merge import merge
+from ..analysis.merge import MergeError, merge_shards
 from ..core.errors import UsageError
 from ..report.terminal import write_summary
 from ..results.matrix import (
@@ -22,7 +22,7 @@ from ..results.matrix import (
     read_matrix,
 )
 from ..results.model import SuiteResult
-from ..results.store import ResultsFolder, read_results, write_json
+from ..results.store import ResultsFolder, write_json
 from ..run.artefacts import RunFolder
 
 
@@ -38,6 +38,18 @@ def write_merged(merged: SuiteResult, out: ResultsFolder) -> None:
     write_report(merged, out.report_file)
 
 
+def merge_session(sources: list[str], top: Path, json_path: str | None, terminal: Any) -> SuiteResult:
+    """The shards of one session merged into the results folder `top` (the document, each run's artefacts, the
+    report; also `json_path`), its summary written to `terminal`. Raises MergeError for shards that do not merge."""
+    merged = merge_shards(sources)
+    out = ResultsFolder(top)
+    write_merged(merged, out)
+    if json_path:
+        write_json(Path(json_path).absolute(), merged.to_json())
+    write_summary(terminal, merged, out.results_file, out.report_file)
+    return merged
+
+
 def merge_matrices(sources: list[str], top: Path, json_path: str | None, terminal: Any) -> Matrix:
     """The shards of a model matrix: each model's documents merged into top/<model>/ (its summary written to
     `terminal`), and the matrix. Raises MatrixError for a folder that is not a matrix's, ShardError for a model
@@ -49,8 +61,8 @@ def merge_matrices(sources: list[str], top: Path, json_path: str | None, termina
     for model in models:
         files = [folder / m.document for matrix, folder in matrices for m in matrix.models if m.model == model]
         try:
-            merged = merge([read_results(f) for f in files], [str(f.parent) for f in files])
-        except (OSError, ValueError, KeyError, TypeError) as e:  # MergeError is a ValueError
+            merged = merge_shards([str(f) for f in files])
+        except MergeError as e:
             raise ShardError(f"{model}: {e}") from None
         out = ResultsFolder(top / model_dirname(model))
         write_merged(merged, out)

@@ -13,12 +13,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from ...analysis.merge import MergeError, merge_shards
-from ...engine.shards import ShardError, merge_matrices, write_merged
-from ...report.terminal import StreamTerminal, write_summary
+from ...analysis.merge import MergeError
+from ...engine.shards import ShardError, merge_matrices, merge_session
+from ...report.terminal import StreamTerminal
 from ...results.matrix import MatrixError, is_matrix
 from ...results.scoring import document_exit_status
-from ...results.store import ResultsFolder, write_json
 
 
 def command_parser() -> argparse.ArgumentParser:
@@ -36,23 +35,11 @@ def command_parser() -> argparse.ArgumentParser:
 
 def merge_command(argv: list[str]) -> int:
     args = command_parser().parse_args(argv)
-    if all(is_matrix(Path(source)) for source in args.sources):
-        try:
-            matrix = merge_matrices(
-                args.sources, Path(args.output_dir).absolute(), args.json, StreamTerminal(sys.stdout)
-            )
-        except (MatrixError, ShardError) as e:
-            print(f"Error: {e}", file=sys.stderr)
-            return 1
-        return matrix.exit_status
+    top, terminal = Path(args.output_dir).absolute(), StreamTerminal(sys.stdout)
     try:
-        merged = merge_shards(args.sources)
-    except MergeError as e:
+        if all(is_matrix(Path(source)) for source in args.sources):
+            return merge_matrices(args.sources, top, args.json, terminal).exit_status
+        return document_exit_status(merge_session(args.sources, top, args.json, terminal))
+    except (MergeError, MatrixError, ShardError) as e:
         print(f"Error: {e}", file=sys.stderr)
         return 1
-    out = ResultsFolder(Path(args.output_dir).absolute())
-    write_merged(merged, out)
-    if args.json:
-        write_json(Path(args.json).absolute(), merged.to_json())
-    write_summary(StreamTerminal(sys.stdout), merged, out.results_file, out.report_file)
-    return document_exit_status(merged)
