@@ -81,20 +81,9 @@ def with_ini(options: EvalOptions, config) -> EvalOptions:
 
 
 def eval_options_given(option) -> bool:
-    """Whether the command line used any eval option (then it is an eval session even with no cases)."""
-    return any(
-        (
-            option.trust_plugin,
-            option.eval_json,
-            option.eval_threshold,
-            option.eval_runs,
-            option.eval_case,
-            option.eval_tag,
-            option.eval_ablation,
-            option.eval_scripted,
-            option.eval_regrade,
-        )
-    )
+    """Whether the command line used an option of the table that marks an eval session (then it is one even with
+    no cases)."""
+    return any(getattr(option, spec.dest, None) for spec in OPTIONS if spec.marks_session)
 
 
 def collection_paths(config) -> list[Path]:

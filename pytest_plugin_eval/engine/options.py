@@ -125,6 +125,9 @@ class Option:
     # namespace) → the value (a tuple of values for several fields). No field: an option EvalOptions does not keep.
     field: str | tuple[str, ...] | None = None
     parse: Callable[[Any, Any], Any] = as_given
+    # Given on the command line, the option makes a pytest run an eval session (its hooks start) even where the
+    # run collects from no eval dir (option_parse.eval_options_given).
+    marks_session: bool = False
 
     @property
     def name(self) -> str:
@@ -139,6 +142,7 @@ OPTIONS = (
         kind="flag",
         default=False,
         field="trust_plugin",
+        marks_session=True,
     ),
     Option(
         ("--json",),
@@ -148,6 +152,7 @@ OPTIONS = (
         metavar="PATH",
         field="json_path",
         parse=parse_json_path,
+        marks_session=True,
     ),
     Option(
         ("--threshold",),
@@ -156,6 +161,7 @@ OPTIONS = (
         metavar="SCORE",
         field="threshold",
         parse=parse_threshold,
+        marks_session=True,
     ),
     Option(
         ("--runs",),
@@ -165,6 +171,7 @@ OPTIONS = (
         metavar="N|auto",
         field=("runs", "auto_runs"),
         parse=parse_runs,
+        marks_session=True,
     ),
     Option(
         ("--model",),
@@ -191,6 +198,7 @@ OPTIONS = (
         metavar="MODE",
         field="ablation",
         parse=partial(parse_ablation, choices=ABLATIONS),
+        marks_session=True,
     ),
     Option(
         ("--against",),
@@ -251,6 +259,7 @@ OPTIONS = (
         metavar="GLOB",
         field="case_globs",
         parse=as_tuple,
+        marks_session=True,
     ),
     Option(
         ("--tag",),
@@ -261,6 +270,7 @@ OPTIONS = (
         metavar="TAG",
         field="tags",
         parse=parse_tags,
+        marks_session=True,
     ),
     Option(
         ("--keep-temp",),
@@ -411,6 +421,7 @@ OPTIONS = (
         metavar="RESULTS_DIR",
         field="regrade",
         parse=parse_regrade,
+        marks_session=True,
     ),
     Option(
         ("--scripted",),
@@ -419,6 +430,7 @@ OPTIONS = (
         kind="flag",
         default=False,
         field="scripted",
+        marks_session=True,
     ),
     Option(
         ("--shard",),

@@ -9,7 +9,7 @@ from _pytest.config.argparsing import Parser
 
 from pytest_plugin_eval.engine.option_parse import check_combinations, eval_options_given, parse_options, with_ini
 from pytest_plugin_eval.engine.option_values import OptionError
-from pytest_plugin_eval.engine.options import EvalOptions
+from pytest_plugin_eval.engine.options import OPTIONS, EvalOptions
 from pytest_plugin_eval.session.addoption import add_options
 
 
@@ -323,6 +323,23 @@ def test_eval_options_given():
     ):
         assert eval_options_given(namespace(*args)) is True, args
     assert eval_options_given(namespace("--keep-temp", "--model", "m")) is False
+
+
+def test_the_options_that_mark_an_eval_session_are_marked_in_the_table():
+    """One declaration: the table says which options make a run an eval session, eval_options_given reads it."""
+    marked = {o.name for o in OPTIONS if o.marks_session}
+    assert marked == {
+        "--trust-plugin",
+        "--json",
+        "--threshold",
+        "--runs",
+        "--case",
+        "--tag",
+        "--ablation",
+        "--scripted",
+        "--regrade",
+    }
+    assert eval_options_given(namespace("--regrade", "evals/results/x")) is True
 
 
 # ---- concurrency: runs at once in this process --------------------------------------------------------------
