@@ -7,6 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from .parser import checked_as_the_session
+
 PLUGIN_TARGET_HELP = "the plugin folder (default .)"
 
 
@@ -15,6 +17,7 @@ def add_eval_dir(parser: argparse.ArgumentParser, holding: str = "holding the ca
         "--eval-dir",
         default=None,
         metavar="DIR",
+        type=checked_as_the_session("--eval-dir"),
         help=f"the folder below the plugin {holding} (default: the manifest's experimental.evals, else evals)",
     )
 

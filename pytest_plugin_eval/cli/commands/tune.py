@@ -14,6 +14,7 @@ from ...tune.apply import ApplyError
 from ...tune.loop import DEFAULT_CANDIDATES, DEFAULT_ROUNDS, Tuning
 from ...tune.measure import MeasureError
 from ...tune.rules import SetTooSmall
+from ..parser import checked_as_the_session
 
 
 def command_parser() -> argparse.ArgumentParser:
@@ -29,7 +30,11 @@ def command_parser() -> argparse.ArgumentParser:
     p.add_argument("--trust-plugin", action="store_true", help="run the plugin's code as you (required)")
     p.add_argument("--model", help="the model of the trigger runs and the proposer")
     p.add_argument("--claude", help="the Claude Code binary")
-    p.add_argument("--eval-dir", help="the eval dir (default: the manifest's, else evals)")
+    p.add_argument(
+        "--eval-dir",
+        type=checked_as_the_session("--eval-dir"),
+        help="the eval dir (default: the manifest's, else evals)",
+    )
     p.add_argument("--trigger-skill", help="the skill of skill-creator trigger entries that name none")
     p.add_argument("--output-dir", help="where tune.json, tune.html and the proposed SKILL.md go")
     p.add_argument("--json", help="also write the result document to this path")
