@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..core.errors import InvalidSpec
 from ..core.kinds import Arm
+from ..core.run_id import RunId
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, is_case_dir, load_case
 from ..load.mocks import MockSet, load_mocks
 from ..load.script import parse_script
@@ -102,15 +103,15 @@ class AgentRunner:
         return parse_script(data, "eval_agent script")
 
     def _run(self, case: Case, arm: Arm, index: int, script) -> AgentRun:
-        session = self.session
+        session, run_id = self.session, RunId.of(case.dir, arm, index)
         plan = RunPlan(
             case=case,
             arm=arm,
             index=index,
             settings=session.run_settings(),
             claude=session.claude,
-            base_url=session.models.scripted_url(script, case.prompt, arm, index),
-            mock_agent=session.models.mock_agent(case, script, arm, index),
+            base_url=session.models.scripted_url(script, case.prompt, run_id),
+            mock_agent=session.models.mock_agent(case, script, run_id),
             environ=session.models.run_environ(),
             record_dir=self._scratch / "mock-recordings",
         )
@@ -121,7 +122,7 @@ class AgentRunner:
         if session.ledger is not None:
             session.ledger.add(run.cost_usd)
         # assert_llm / assert_baseline on this run use the session's judge (and, scripted, this script's votes).
-        return dataclasses.replace(run, judge=session.models.make_judge(script, arm, index))
+        return dataclasses.replace(run, judge=session.models.make_judge(script, run_id))
 
     def close(self) -> None:
         if not self.session.options.keep_temp:

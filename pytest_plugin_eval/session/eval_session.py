@@ -388,7 +388,7 @@ class EvalSession:
         assert folder is not None
         artefacts = folder.run_folder(os.path.relpath(case.dir, case.eval_root), arm, index)
         script = case.script if self.options.scripted else None
-        judge = self.models.judge_for(case, script, arm, index)
+        judge = self.models.judge_for(case, script, run)
         if self.stored is not None:
             stored = self.stored.runs[RunId(case.rel_dir, arm, index)]
             return regrade_run(
@@ -445,10 +445,10 @@ class EvalSession:
             settings=self.run_settings(model),
             claude=self.claude,
             base_url=self.models.scripted_url(
-                script, case.prompt, arm, index, self.options.for_model(model).model or case.model
+                script, case.prompt, run, self.options.for_model(model).model or case.model
             ),
-            mock_agent=self.models.mock_agent(case, script, arm, index),
-            user=self.models.simulated_user(case, script, arm, index),
+            mock_agent=self.models.mock_agent(case, script, run),
+            user=self.models.simulated_user(case, script, run),
             may_spend=self.within_ceiling,
             environ=self.models.run_environ(),
             record_dir=folder.recordings,
