@@ -336,9 +336,8 @@ class EvalSession:
         if self.options.auto_runs is not None:
             against = "against" in rules.other_arms(case, self.options)  # --runs auto decides on ΔAGAINST
             reason = self.rounds.need(
-                run.case_key,
-                item.index,
-                self.earlier_runs(item),
+                run,
+                self.earlier_runs(run),
                 rules.two_arm(case, self.options) or against,
                 self.pool.stopping,
                 trigger=(case.trigger.threshold, case.runs_per_arm) if case.trigger is not None else None,
@@ -363,13 +362,12 @@ class EvalSession:
             outcome = Outcome(result=harness_result(run.arm, run.index, e))
         finally:
             if self.options.auto_runs is not None:  # whatever came of it: the case's later runs may decide
-                self.rounds.record(run.case_key, run.arm, run.index, auto_score(case, outcome.result))
+                self.rounds.record(run, auto_score(case, outcome.result))
         return outcome
 
-    def earlier_runs(self, item) -> set[tuple[str, int]]:
-        """The selected runs of `item`'s case in earlier rounds: what its need is decided on."""
-        earlier = self._earlier.get().get(item.run_id.case_key, set())
-        return {(other.arm, other.index) for other in earlier if other.index < item.index}
+    def earlier_runs(self, run: RunId) -> set[RunId]:
+        """The selected runs of `run`'s case in earlier rounds: what its need is decided on."""
+        return {other for other in self._earlier.get().get(run.case_key, set()) if other.index < run.index}
 
     def _runs_by_case(self) -> dict[str, set[RunId]]:
         """Case (on its model) → its selected runs, read once collection is done."""
