@@ -381,21 +381,20 @@ class EvalSession:
     def run_case(self, case: Case, run: RunId, upcoming=None) -> RunResult:
         """One run of `case` (or, with --regrade, its stored run graded again). `upcoming`: the item whose run
         comes next, whose agent this run starts ahead."""
-        arm, index, model = run.arm, run.index, run.model
-        folder = self.results_folder(case.eval_root, model)
+        folder = self.results_folder(case.eval_root, run.model)
         assert folder is not None
-        artefacts = folder.run_folder(os.path.relpath(case.dir, case.eval_root), arm, index)
+        artefacts = folder.run_folder(os.path.relpath(case.dir, case.eval_root), run.arm, run.index)
         script = case.script if self.options.scripted else None
         judge = self.models.judge_for(case, script, run)
-        if self.stored is not None:
-            stored = self.stored.runs[RunId(case.rel_dir, arm, index)]
+        if self.stored is not None:  # stored runs are named by the case's dir as their document says
+            stored = self.stored.runs[replace(run, case=case.rel_dir, model=None)]
             return regrade_run(
                 case, stored, rules.two_arm(case, self.options), judge, artefacts, stop=self.pool.stopping
             )
         reuse = self.baseline.reused(case, run)
         if reuse is not None:  # --reuse-baseline: a stored run stands for this one, graded again
             self.start_ahead(upcoming)
-            return self.baseline.regraded(case, reuse, judge, artefacts, model)
+            return self.baseline.regraded(case, run, reuse, judge, artefacts)
         plan = self.run_plan(case, run)
         how = Evaluation(
             two_arm=rules.two_arm(case, self.options),
@@ -407,7 +406,7 @@ class EvalSession:
         )
         ready = self.prestarts.take(run)  # from here on, evaluate owns it
         self.start_ahead(upcoming)
-        return self.baseline.recorded(case, evaluate(plan, how, ready), model)
+        return self.baseline.recorded(case, run, evaluate(plan, how, ready))
 
     @property
     def workspace_base(self) -> Path | None:
@@ -432,19 +431,17 @@ class EvalSession:
         self.prestarts.start(run, lambda: (self.run_plan(case, run), self.workspace_base))
 
     def run_plan(self, case: Case, run: RunId) -> RunPlan:
-        arm, index, model = run.arm, run.index, run.model
-        folder = self.results_folder(case.eval_root, model)
+        folder = self.results_folder(case.eval_root, run.model)
         assert folder is not None
         script = case.script if self.options.scripted else None
+        settings = self.run_settings(run.model)
         return RunPlan(
             case=case,
-            arm=arm,
-            index=index,
-            settings=self.run_settings(model),
+            arm=run.arm,
+            index=run.index,
+            settings=settings,
             claude=self.claude,
-            base_url=self.models.scripted_url(
-                script, case.prompt, run, self.options.for_model(model).model or case.model
-            ),
+            base_url=self.models.scripted_url(script, case.prompt, run, settings.model or case.model),
             mock_agent=self.models.mock_agent(case, script, run),
             user=self.models.simulated_user(case, script, run),
             may_spend=self.within_ceiling,
@@ -454,7 +451,7 @@ class EvalSession:
             tag=self.scratch.tag,
             # the results written elsewhere than the eval dir (whose results/ is hidden with the suite)
             hidden=(Path(self.options.output_dir).absolute(),) if self.options.output_dir else (),
-            plugins=self.versions.plugin_dirs(case.plugin_dirs, arm, case.eval_root),
+            plugins=self.versions.plugin_dirs(case.plugin_dirs, run.arm, case.eval_root),
         )
 
     def within_ceiling(self, spent_in_run: float) -> bool:
