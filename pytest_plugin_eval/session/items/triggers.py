@@ -139,7 +139,7 @@ class TriggerItem(RunItem):
             runs = rules.trigger_runs(self.trigger_set, session.options)
             said.append(undecidable_notice(self.trigger_set.name, runs, self.trigger_set.threshold) or "")
         self.trigger_run.notes += [n for n in said if n and n not in self.trigger_run.notes]
-        return report_of(session, self.trigger_set, self.query, self.trigger_run, self.model, self.arm).to_json()
+        return report_of(session, self.trigger_set, self.query, self.trigger_run, self.run_id).to_json()
 
     def reportinfo(self):
         on = f" on {self.model}" if self.model is not None else ""
