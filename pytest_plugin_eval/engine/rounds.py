@@ -90,7 +90,7 @@ class RoundBoard:
                 break
             sleep(POLL_SECONDS)
         scores: dict[str, list[float]] = {}
-        for other, score in sorted(runs.items()):
+        for other, score in sorted(runs.items(), key=lambda finished: finished[0].index):  # each arm's in order
             if other.index < index and score is not None:
                 scores.setdefault(other.arm, []).append(score)
         if trigger is not None:
