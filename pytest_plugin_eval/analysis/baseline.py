@@ -156,19 +156,24 @@ def as_reused(result: RunResult, reuse: Reuse, conditions: dict[str, Any]) -> Ru
     )
 
 
-def baseline_origins(document: SuiteResult) -> dict[tuple[str, int], str]:
-    """(case dir, index) → the session where the agent made the without-plugin run (for `compare`)."""
-    out = {}
-    for case in document.cases:
-        for run in case.runs(ARM):
-            out[(case.dir, run.index)] = str(origin(run, document).get("session"))
-    return out
+def baseline_origins(document: SuiteResult) -> dict[RunId, str]:
+    """Each without-plugin run (its case's dir as the document names it) → the session where the agent made it
+    (for `compare`)."""
+    return {
+        RunId(case.dir, ARM, run.index): str(origin(run, document).get("session"))
+        for case in document.cases
+        for run in case.runs(ARM)
+    }
 
 
 def shared_baseline(old: SuiteResult, new: SuiteResult) -> int:
     """How many without-plugin runs the two sessions share: the same run, made once, reused by one or both."""
     a, b = baseline_origins(old), baseline_origins(new)
     reused = {
-        (case.dir, run.index) for doc in (old, new) for case in doc.cases for run in case.runs(ARM) if run.reused_from
+        RunId(case.dir, ARM, run.index)
+        for doc in (old, new)
+        for case in doc.cases
+        for run in case.runs(ARM)
+        if run.reused_from
     }
-    return sum(1 for key, session in b.items() if key in reused and a.get(key) == session)
+    return sum(1 for run, session in b.items() if run in reused and a.get(run) == session)

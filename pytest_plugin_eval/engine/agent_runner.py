@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..core.errors import InvalidSpec
 from ..core.kinds import Arm
+from ..core.run_id import RunId
 from ..load.case import CASE_FILE, PROMPT_FILE, Case, is_case_dir, load_case
 from ..load.mocks import MockSet, load_mocks
 from ..load.script import parse_script
@@ -84,7 +85,7 @@ class AgentRunner:
             env=tuple((env or {}).items()),
             mocks=load_mocks(evals, evals) if mocks and root is not None else MockSet(),
         )
-        return self._run(case, arm, 1, script=self._script(script))
+        return self._run(case, RunId.of(case.dir, arm, 1), script=self._script(script))
 
     def run_case(self, case_dir: str | Path, *, arm: Arm = "with", index: int = 1) -> AgentRun:
         """Run one run of the case in `case_dir` (its scripted.yaml answers under --scripted)."""
@@ -94,23 +95,23 @@ class AgentRunner:
             raise NotACaseFolder(f"eval_agent.run_case({str(case_dir)!r}): {problem}")
         eval_root = eval_root_of(folder, self.session.options.eval_dir) or folder.parent
         case = load_case(folder, eval_root, self.session.grader_types())
-        return self._run(case, arm, index, script=case.script)
+        return self._run(case, RunId.of(case.dir, arm, index), script=case.script)
 
     def _script(self, data: dict | None):
         if data is None:
             return None
         return parse_script(data, "eval_agent script")
 
-    def _run(self, case: Case, arm: Arm, index: int, script) -> AgentRun:
+    def _run(self, case: Case, run_id: RunId, script) -> AgentRun:
         session = self.session
         plan = RunPlan(
             case=case,
-            arm=arm,
-            index=index,
+            arm=run_id.arm,
+            index=run_id.index,
             settings=session.run_settings(),
             claude=session.claude,
-            base_url=session.models.scripted_url(script, case.prompt, arm, index),
-            mock_agent=session.models.mock_agent(case, script, arm, index),
+            base_url=session.models.scripted_url(script, case.prompt, run_id),
+            mock_agent=session.models.mock_agent(case, script, run_id),
             environ=session.models.run_environ(),
             record_dir=self._scratch / "mock-recordings",
         )
@@ -121,7 +122,7 @@ class AgentRunner:
         if session.ledger is not None:
             session.ledger.add(run.cost_usd)
         # assert_llm / assert_baseline on this run use the session's judge (and, scripted, this script's votes).
-        return dataclasses.replace(run, judge=session.models.make_judge(script, arm, index))
+        return dataclasses.replace(run, judge=session.models.make_judge(script, run_id))
 
     def close(self) -> None:
         if not self.session.options.keep_temp:

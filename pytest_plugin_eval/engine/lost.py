@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 
-from ..core.kinds import ErrorKind
-from ..core.run_id import NodeRun
+from ..core.kinds import Arm, ErrorKind
+from ..core.run_id import NodeRun, RunId
 from ..load.case import CaseLoadError
-from ..load.triggers import TriggerLoadError
+from ..load.triggers import TriggerLoadError, query_case
 from ..results.matrix import model_dirname
 from ..results.model import RunResult
 from ..results.triggers import TriggerRun
@@ -93,6 +93,7 @@ def lost_trigger_run(session: SessionView, nodeid: str, kind: ErrorKind, message
         query = next((q for q in trigger_set.queries if q.id == match["query"]), None)
         if trigger_set.name == match["skill"] and query is not None:
             run = TriggerRun(int(match["index"]), None, error=message, error_kind=kind)
-            arm = "against" if match["against"] else "with"
-            return trigger_outcomes.report_of(session, trigger_set, query, run, model_of(session, match["model"]), arm)
+            arm: Arm = "against" if match["against"] else "with"
+            run_id = RunId.of(query_case(trigger_set, query).dir, arm, run.index, model_of(session, match["model"]))
+            return trigger_outcomes.report_of(session, trigger_set, query, run, run_id)
     return None

@@ -9,6 +9,7 @@ and comes to the same decision, the session's own results folder left out.
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,20 +37,20 @@ class BaselineReuse:
         self.claude_version = Lazy(lambda: claude_version(session.claude))
         self._lock = threading.Lock()
         self._baselines: dict[Path, Baselines] = {}
-        self._conditions: dict[tuple[Path, str | None], dict[str, Any]] = {}
-        self._decisions: dict[tuple[Path, str | None], Decision] = {}
+        self._conditions: dict[str, dict[str, Any]] = {}  # by the case on its model (RunId.case_key)
+        self._decisions: dict[str, Decision] = {}
 
     @property
     def enabled(self) -> bool:
         return bool(self.session.options.reuse_baseline) and self.session.stored is None
 
-    def conditions(self, case: Case, model: str | None = None) -> dict[str, Any]:
-        """What the case's without-plugin runs depend on today on `model` (a matrix's; None: the session's),
-        recorded with each, the option on or off."""
+    def conditions(self, case: Case, run: RunId) -> dict[str, Any]:
+        """What the case's without-plugin runs depend on today on `run`'s model (a matrix's; None: the
+        session's), recorded with each, the option on or off."""
         with self._lock:
-            key = (case.dir, model)
+            key = run.case_key
             if key not in self._conditions:
-                plan = self.session.run_plan(case, RunId.of(case.dir, ARM, 1, model))
+                plan = self.session.run_plan(case, replace(run, arm=ARM, index=1))
                 self._conditions[key] = without_conditions(plan, self.claude_version.get(), plan.environ)
             return self._conditions[key]
 
@@ -59,40 +60,38 @@ class BaselineReuse:
         if run.arm != ARM or not self.enabled or case.trigger is not None:
             return None
         try:
-            return self.decision(case, run.model).runs.get(run.index)
+            return self.decision(case, run).runs.get(run.index)
         except Exception:
             return None
 
-    def regraded(
-        self, case: Case, reuse: Reuse, judge: Any, artefacts: RunFolder, model: str | None = None
-    ) -> RunResult:
-        """The stored run graded again as this session's run, its files kept in `artefacts`."""
+    def regraded(self, case: Case, run: RunId, reuse: Reuse, judge: Any, artefacts: RunFolder) -> RunResult:
+        """The stored run graded again as this session's `run`, its files kept in `artefacts`."""
         session = self.session
         two_arm = rules.two_arm(case, session.options)
         again = regrade_run(case, reuse.stored, two_arm, judge, artefacts, stop=session.pool.stopping)
-        result = as_reused(again, reuse, self.conditions(case, model))
+        result = as_reused(again, reuse, self.conditions(case, run))
         if session.ledger is not None:
             session.ledger.add(result.cost_usd)  # its judges: the agent was paid for in its own session
         result.notes = [REUSED_NOTE.format(session=reuse.origin.get("session"))]
         return result
 
-    def recorded(self, case: Case, result: RunResult, model: str | None = None) -> RunResult:
-        """A fresh run, with the conditions a later session needs to reuse it (a without-plugin run)."""
+    def recorded(self, case: Case, run: RunId, result: RunResult) -> RunResult:
+        """`run`'s fresh `result`, with the conditions a later session needs to reuse it (a without-plugin run)."""
         if result.arm != ARM:
             return result
         try:
-            result.conditions = self.conditions(case, model)
-            result.notes += self.notes_for_fresh(case, model)
+            result.conditions = self.conditions(case, run)
+            result.notes += self.notes_for_fresh(case, run)
         except Exception as e:  # the run stands; it just cannot be reused later
             result.notes.append(f"{case.name}: its conditions could not be recorded ({type(e).__name__}: {e})")
         return result
 
-    def decision(self, case: Case, model: str | None = None) -> Decision:
-        """Which stored runs stand for the case's without-plugin runs on `model`. The model is one of the
+    def decision(self, case: Case, run: RunId) -> Decision:
+        """Which stored runs stand for the case's without-plugin runs on `run`'s model. The model is one of the
         conditions, so a matrix's model finds its own runs: in a matrix's folder or in a session of it alone."""
-        conditions = self.conditions(case, model)
+        conditions = self.conditions(case, run)
         with self._lock:
-            key = (case.dir, model)
+            key = run.case_key
             if key not in self._decisions:
                 indexes = range(1, rules.runs_for(case, self.session.options) + 1)
                 self._decisions[key] = self._baselines_of(case.eval_root).decide(case.rel_dir, conditions, indexes)
@@ -105,9 +104,9 @@ class BaselineReuse:
             self._baselines[eval_root] = Baselines((s.folder, s.document) for s in past.sessions)
         return self._baselines[eval_root]
 
-    def notes_for_fresh(self, case: Case, model: str | None = None) -> list[str]:
+    def notes_for_fresh(self, case: Case, run: RunId) -> list[str]:
         """The notice of a fresh without-plugin run: why the stored ones were not taken."""
         if not self.enabled or case.trigger is not None:
             return []
-        refused = self.decision(case, model).refused
+        refused = self.decision(case, run).refused
         return [REFUSED_NOTE.format(case=case.name, why=refused)] if refused else []

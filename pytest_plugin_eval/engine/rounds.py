@@ -13,9 +13,11 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from ..adaptive import INCOMPLETE, AutoRuns, stop_reason, trigger_stop_reason
+from ..core.run_id import RunId
 from ..load.case import Case
 from ..results.model import RunResult
 from ..results.trigger_runs import trigger_run_of
@@ -44,18 +46,16 @@ class RoundBoard:
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=60, isolation_level=None)
 
-    def record(self, case_key: str, arm: str, index: int, score: float | None) -> None:
+    def record(self, run: RunId, score: float | None) -> None:
         """A run is over (scored, errored, or never started): runs waiting on it may go on."""
         with self._connect() as db:
-            db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (case_key, arm, index, score))
+            db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (run.case_key, run.arm, run.index, score))
 
-    def finished(self, case_key: str) -> dict[str, dict[int, float | None]]:
+    def finished(self, run: RunId) -> dict[RunId, float | None]:
+        """The finished runs of `run`'s case (on its model), with their scores."""
         with self._connect() as db:
-            rows = db.execute("SELECT arm, idx, score FROM runs WHERE case_key = ?", (case_key,)).fetchall()
-        out: dict[str, dict[int, float | None]] = {}
-        for arm, index, score in rows:
-            out.setdefault(arm, {})[index] = score
-        return out
+            rows = db.execute("SELECT arm, idx, score FROM runs WHERE case_key = ?", (run.case_key,)).fetchall()
+        return {replace(run, arm=arm, index=index): score for arm, index, score in rows}
 
     def stopped(self, case_key: str) -> str | None:
         with self._connect() as db:
@@ -64,19 +64,19 @@ class RoundBoard:
 
     def need(
         self,
-        case_key: str,
-        index: int,
-        earlier: set[tuple[str, int]],
+        run: RunId,
+        earlier: set[RunId],
         two_arm: bool,
         stopping: threading.Event,
         sleep: Callable[[float], None] = time.sleep,
         trigger: tuple[float, int] | None = None,
         versus: str = "without",
     ) -> str | None:
-        """None when run `index` of the case is needed; else why not. Waits until the `earlier` runs (the
-        selected runs of the case's earlier rounds, as (arm, index)) are over. A trigger query (`trigger`: its
-        threshold and first runs) is decided on its fire rate (its runs' scores are 1 fired, 0 not). `versus`: the
-        arm whose Δ decides (with --against, ΔAGAINST: the question the session asks)."""
+        """None when `run` is needed; else why not. Waits until the `earlier` runs (the selected runs of its
+        case's earlier rounds) are over. A trigger query (`trigger`: its threshold and first runs) is decided on
+        its fire rate (its runs' scores are 1 fired, 0 not). `versus`: the arm whose Δ decides (with --against,
+        ΔAGAINST: the question the session asks)."""
+        case_key, index = run.case_key, run.index
         if index <= self.plan.first:
             return None
         while True:
@@ -85,11 +85,14 @@ class RoundBoard:
                 return reason
             if stopping.is_set():
                 return INCOMPLETE
-            runs = self.finished(case_key)
-            if all(i in runs.get(arm, {}) for arm, i in earlier):
+            runs = self.finished(run)
+            if earlier <= runs.keys():
                 break
             sleep(POLL_SECONDS)
-        scores = {arm: [s for i, s in runs.get(arm, {}).items() if i < index and s is not None] for arm in runs}
+        scores: dict[str, list[float]] = {}
+        for other, score in sorted(runs.items(), key=lambda finished: finished[0].index):  # each arm's in order
+            if other.index < index and score is not None:
+                scores.setdefault(other.arm, []).append(score)
         if trigger is not None:
             reason = trigger_stop_reason(self.plan, scores.get("with", []), trigger[0], index - 1, trigger[1])
         else:

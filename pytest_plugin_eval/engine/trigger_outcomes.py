@@ -4,6 +4,7 @@ made up for a run a lost worker never reported), why the runs leave a session pa
 
 from __future__ import annotations
 
+from ..core.run_id import RunId
 from ..load.triggers import TriggerQuery, TriggerSet, query_case, scripted_by_description
 from ..report import triggers as text
 from ..results.model import PartialReason
@@ -17,12 +18,11 @@ def report_of(
     trigger_set: TriggerSet,
     query: TriggerQuery,
     run: TriggerRun,
-    model: str | None = None,
-    arm: str = "with",
+    run_id: RunId,
 ) -> wire.TriggerReport:
-    """What a trigger run's call report carries to the controller (`model`: a matrix's model of the run; `arm`:
-    against for a run of --against's version)."""
-    case = query_case(trigger_set, query)
+    """What a trigger run's call report carries to the controller: its arm (against for a run of --against's
+    version) and a matrix's model of it are `run_id`'s."""
+    case, model = query_case(trigger_set, query), run_id.model
     return wire.TriggerReport(
         eval_root=str(trigger_set.eval_root),
         label=session.suite_label(trigger_set.eval_root, model),
@@ -32,7 +32,7 @@ def report_of(
         suite=session.suite_info(case, model),
         position=trigger_set.queries.index(query),
         model=model,
-        arm=arm,
+        arm=run_id.arm,
     )
 
 

@@ -336,9 +336,8 @@ class EvalSession:
         if self.options.auto_runs is not None:
             against = "against" in rules.other_arms(case, self.options)  # --runs auto decides on ΔAGAINST
             reason = self.rounds.need(
-                run.case_key,
-                item.index,
-                self.earlier_runs(item),
+                run,
+                self.earlier_runs(run),
                 rules.two_arm(case, self.options) or against,
                 self.pool.stopping,
                 trigger=(case.trigger.threshold, case.runs_per_arm) if case.trigger is not None else None,
@@ -363,13 +362,12 @@ class EvalSession:
             outcome = Outcome(result=harness_result(run.arm, run.index, e))
         finally:
             if self.options.auto_runs is not None:  # whatever came of it: the case's later runs may decide
-                self.rounds.record(run.case_key, run.arm, run.index, auto_score(case, outcome.result))
+                self.rounds.record(run, auto_score(case, outcome.result))
         return outcome
 
-    def earlier_runs(self, item) -> set[tuple[str, int]]:
-        """The selected runs of `item`'s case in earlier rounds: what its need is decided on."""
-        earlier = self._earlier.get().get(item.run_id.case_key, set())
-        return {(other.arm, other.index) for other in earlier if other.index < item.index}
+    def earlier_runs(self, run: RunId) -> set[RunId]:
+        """The selected runs of `run`'s case in earlier rounds: what its need is decided on."""
+        return {other for other in self._earlier.get().get(run.case_key, set()) if other.index < run.index}
 
     def _runs_by_case(self) -> dict[str, set[RunId]]:
         """Case (on its model) → its selected runs, read once collection is done."""
@@ -383,21 +381,20 @@ class EvalSession:
     def run_case(self, case: Case, run: RunId, upcoming=None) -> RunResult:
         """One run of `case` (or, with --regrade, its stored run graded again). `upcoming`: the item whose run
         comes next, whose agent this run starts ahead."""
-        arm, index, model = run.arm, run.index, run.model
-        folder = self.results_folder(case.eval_root, model)
+        folder = self.results_folder(case.eval_root, run.model)
         assert folder is not None
-        artefacts = folder.run_folder(os.path.relpath(case.dir, case.eval_root), arm, index)
+        artefacts = folder.run_folder(os.path.relpath(case.dir, case.eval_root), run.arm, run.index)
         script = case.script if self.options.scripted else None
-        judge = self.models.judge_for(case, script, arm, index)
-        if self.stored is not None:
-            stored = self.stored.runs[RunId(case.rel_dir, arm, index)]
+        judge = self.models.judge_for(case, script, run)
+        if self.stored is not None:  # stored runs are named by the case's dir as their document says
+            stored = self.stored.runs[replace(run, case=case.rel_dir, model=None)]
             return regrade_run(
                 case, stored, rules.two_arm(case, self.options), judge, artefacts, stop=self.pool.stopping
             )
         reuse = self.baseline.reused(case, run)
         if reuse is not None:  # --reuse-baseline: a stored run stands for this one, graded again
             self.start_ahead(upcoming)
-            return self.baseline.regraded(case, reuse, judge, artefacts, model)
+            return self.baseline.regraded(case, run, reuse, judge, artefacts)
         plan = self.run_plan(case, run)
         how = Evaluation(
             two_arm=rules.two_arm(case, self.options),
@@ -409,7 +406,7 @@ class EvalSession:
         )
         ready = self.prestarts.take(run)  # from here on, evaluate owns it
         self.start_ahead(upcoming)
-        return self.baseline.recorded(case, evaluate(plan, how, ready), model)
+        return self.baseline.recorded(case, run, evaluate(plan, how, ready))
 
     @property
     def workspace_base(self) -> Path | None:
@@ -434,21 +431,19 @@ class EvalSession:
         self.prestarts.start(run, lambda: (self.run_plan(case, run), self.workspace_base))
 
     def run_plan(self, case: Case, run: RunId) -> RunPlan:
-        arm, index, model = run.arm, run.index, run.model
-        folder = self.results_folder(case.eval_root, model)
+        folder = self.results_folder(case.eval_root, run.model)
         assert folder is not None
         script = case.script if self.options.scripted else None
+        settings = self.run_settings(run.model)
         return RunPlan(
             case=case,
-            arm=arm,
-            index=index,
-            settings=self.run_settings(model),
+            arm=run.arm,
+            index=run.index,
+            settings=settings,
             claude=self.claude,
-            base_url=self.models.scripted_url(
-                script, case.prompt, arm, index, self.options.for_model(model).model or case.model
-            ),
-            mock_agent=self.models.mock_agent(case, script, arm, index),
-            user=self.models.simulated_user(case, script, arm, index),
+            base_url=self.models.scripted_url(script, case.prompt, run, settings.model or case.model),
+            mock_agent=self.models.mock_agent(case, script, run),
+            user=self.models.simulated_user(case, script, run),
             may_spend=self.within_ceiling,
             environ=self.models.run_environ(),
             record_dir=folder.recordings,
@@ -456,7 +451,7 @@ class EvalSession:
             tag=self.scratch.tag,
             # the results written elsewhere than the eval dir (whose results/ is hidden with the suite)
             hidden=(Path(self.options.output_dir).absolute(),) if self.options.output_dir else (),
-            plugins=self.versions.plugin_dirs(case.plugin_dirs, arm, case.eval_root),
+            plugins=self.versions.plugin_dirs(case.plugin_dirs, run.arm, case.eval_root),
         )
 
     def within_ceiling(self, spent_in_run: float) -> bool:

@@ -133,7 +133,7 @@ def run_items(
     `item` (RunItem) with `fields` besides. `structured_id`: the node id pytest ≥ 9 keeps structured
     (pytest_internals.child_node_id)."""
     for run in runs:
-        given = run_params(run.model, params(run))
+        given = run_params(run, params(run))
         yield (item or RunItem).from_parent(
             parent,
             name=f"{case.name}[{given}]",
@@ -144,9 +144,10 @@ def run_items(
         )
 
 
-def run_params(model: str | None, params: str) -> str:
-    """A run item's parameters: `with-plugin-2`, in a matrix with its model first (`haiku-with-plugin-2`)."""
-    return params if model is None else f"{model_dirname(model)}-{params}"
+def run_params(run: RunId, params: str) -> str:
+    """A run item's parameters (`params`: `with-plugin-2` as its kind of item spells `run`), in a matrix with the
+    run's model first (`haiku-with-plugin-2`)."""
+    return params if run.model is None else f"{model_dirname(run.model)}-{params}"
 
 
 class RunItem(PooledItem):

@@ -9,6 +9,7 @@ TriggerReport to the controller, which reports each query's verdict as a test of
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +59,8 @@ class TriggerFile(CaseFile):
                     self,
                     case,
                     [
-                        RunId.of(case.dir, arm, index, model)
-                        for arm, index in trigger_runs(session, trigger_set, query, case)
+                        replace(run, model=model)
+                        for run in trigger_runs(session, trigger_set, query, case)
                         for model in models
                     ],
                     item=TriggerItem,
@@ -73,17 +74,21 @@ class TriggerFile(CaseFile):
 ARMS: tuple[Arm, ...] = ("with", "against")  # a query's arms: this version, and --against's
 
 
-def trigger_runs(session, trigger_set: TriggerSet, query: TriggerQuery, case) -> list[tuple[Arm, int]]:
-    """A query's runs, (arm, index) by index: as many as its set asks for with the plugin, and as many with
-    --against's version of it (then → now); with --regrade those stored on either arm (reported as they were)."""
+def trigger_runs(session, trigger_set: TriggerSet, query: TriggerQuery, case) -> list[RunId]:
+    """A query's runs (on the session's model) by index: as many as its set asks for with the plugin, and as many
+    with --against's version of it (then → now); with --regrade those stored on either arm (reported as they
+    were)."""
     if session.stored is not None:
         rel_file, skill = trigger_set.rel_file, trigger_set.skill.qualified_name
         stored = [
-            (arm, run.index) for arm in ARMS for run in session.stored.trigger_runs(rel_file, skill, query.id, arm)
+            RunId.of(case.dir, arm, run.index)
+            for arm in ARMS
+            for run in session.stored.trigger_runs(rel_file, skill, query.id, arm)
         ]
-        return sorted(stored, key=lambda run: (run[1], ARMS.index(run[0])))
+        return sorted(stored, key=lambda run: (run.index, ARMS.index(run.arm)))
     arms = ARMS if session.options.against and case.plugin_dirs else ARMS[:1]
-    return [(arm, index) for index in range(1, rules.trigger_runs(trigger_set, session.options) + 1) for arm in arms]
+    runs = range(1, rules.trigger_runs(trigger_set, session.options) + 1)
+    return [RunId.of(case.dir, arm, index) for index in runs for arm in arms]
 
 
 class TriggerItem(RunItem):
@@ -134,7 +139,7 @@ class TriggerItem(RunItem):
             runs = rules.trigger_runs(self.trigger_set, session.options)
             said.append(undecidable_notice(self.trigger_set.name, runs, self.trigger_set.threshold) or "")
         self.trigger_run.notes += [n for n in said if n and n not in self.trigger_run.notes]
-        return report_of(session, self.trigger_set, self.query, self.trigger_run, self.model, self.arm).to_json()
+        return report_of(session, self.trigger_set, self.query, self.trigger_run, self.run_id).to_json()
 
     def reportinfo(self):
         on = f" on {self.model}" if self.model is not None else ""

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from helpers.documents import case_result, suite_result
 
-from pytest_plugin_eval.analysis.baseline import Baselines, differences, shared_baseline
+from pytest_plugin_eval.analysis.baseline import Baselines, baseline_origins, differences, shared_baseline
+from pytest_plugin_eval.core.run_id import RunId
 from pytest_plugin_eval.results.model import RunResult
 
 TODAY = {"prompt": "p1", "context": "c1", "model": "claude-sonnet-5", "claudeCode": "2.1.328", "isolation": 1}
@@ -98,3 +99,14 @@ def test_compare_counts_the_runs_two_sessions_share():
     fresh = suite_result(case_result("greets", [1.0], runs(TODAY, 1)), started_at="2026-12-01T12:00:00.000Z")
     assert shared_baseline(first, second) == 1
     assert shared_baseline(second, fresh) == 0 and shared_baseline(first, fresh) == 0
+
+
+def test_each_without_plugin_run_is_named_by_its_run_id_with_the_session_its_agent_ran_in():
+    origin = {"session": "2026-12-01T10:00:00.000Z", "index": 1}
+    reused, fresh = runs(TODAY, 1, reused_from=origin)[0], runs(TODAY, 2)[1]
+    document = suite_result(case_result("greets", [1.0], [reused, fresh]), started_at="2026-12-01T11:00:00.000Z")
+    case_dir = document.cases[0].dir
+    assert baseline_origins(document) == {
+        RunId(case_dir, "without", 1): "2026-12-01T10:00:00.000Z",
+        RunId(case_dir, "without", 2): "2026-12-01T11:00:00.000Z",
+    }

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from pytest_plugin_eval.core.run_id import RunId
 from pytest_plugin_eval.engine.options import EvalOptions
 from pytest_plugin_eval.engine.resources import Lazy, Resources
 
@@ -93,7 +94,7 @@ def test_the_scripted_judges_share_one_connection_pool_that_closing_the_session_
 
     resources = Resources(EvalOptions(scripted=True), {}, is_worker=False)
     script = parse_script({"judge": {"a": ["PASS"], "b": ["FAIL"]}}, "evals/c/scripted.yaml")
-    judge = ModelCalls(EvalOptions(scripted=True), resources).make_judge(script, "with", 1)
+    judge = ModelCalls(EvalOptions(scripted=True), resources).make_judge(script, RunId("case", "with", 1))
     a, b = judge.client_for("a"), judge.client_for("b")
     ask = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "verdict?"}]}
     assert [a.messages.create(**ask).content[0].text, b.messages.create(**ask).content[0].text] == ["PASS", "FAIL"]
@@ -101,3 +102,15 @@ def test_the_scripted_judges_share_one_connection_pool_that_closing_the_session_
     assert a._client is b._client is pool._client  # no client of its own per grader and run, left to the collector
     resources.close()
     assert pool.is_closed()
+
+
+def test_a_runs_scripted_routes_carry_its_arm_and_index_an_ablation_answered_as_the_with_arm():
+    from pytest_plugin_eval.engine.endpoints import ModelCalls
+
+    resources = Resources(EvalOptions(scripted=True), {}, is_worker=False)
+    calls, endpoint = ModelCalls(EvalOptions(scripted=True), resources), resources.endpoint.get()
+    url = calls.scripted_url(None, "hello", RunId("case", "ablate:hooks", 3), agent_model="haiku")
+    assert url is not None
+    route = endpoint._routes[url("/ws").rsplit("/s/", 1)[-1]]
+    assert (route.arm, route.run, route.cwd, route.model) == ("with", 3, "/ws", "haiku")
+    resources.close()

@@ -3,6 +3,7 @@ dir's suites per model, and the combined exit status the matrix document states.
 
 from __future__ import annotations
 
+from pytest_plugin_eval.core.run_id import RunId
 from pytest_plugin_eval.engine.collected import Collected, case_file_of, case_slot_of, slot_file, slot_model
 from pytest_plugin_eval.engine.lost import TRIGGER_RUN, run_of
 from pytest_plugin_eval.session.items.case import run_params
@@ -12,9 +13,10 @@ HAIKU_RUN = "evals/a/prompt.md::a[claude-haiku-4-5-no-plugin-2]"
 
 
 def test_a_matrix_run_names_its_model_first():
-    assert run_params(None, "with-plugin-1") == "with-plugin-1"
-    assert run_params("claude-haiku-4-5", "with-plugin-1") == "claude-haiku-4-5-with-plugin-1"
-    assert run_params("eu.anthropic:claude/x", "run-2") == "eu.anthropic-claude-x-run-2"
+    assert run_params(RunId("c", "with", 1), "with-plugin-1") == "with-plugin-1"
+    haiku = RunId("c", "with", 1, "claude-haiku-4-5")
+    assert run_params(haiku, "with-plugin-1") == "claude-haiku-4-5-with-plugin-1"
+    assert run_params(RunId("c", "with", 2, "eu.anthropic:claude/x"), "run-2") == "eu.anthropic-claude-x-run-2"
 
 
 def test_a_runs_verdict_slot_is_its_case_file_and_model():
