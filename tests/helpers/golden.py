@@ -19,6 +19,7 @@ from pytest_plugin_eval.results.findings import Finding
 from pytest_plugin_eval.results.history import HistoryRow, PastSession, Scan, Skipped
 from pytest_plugin_eval.results.model import GraderInfo, PluginInfo
 from pytest_plugin_eval.results.pairwise import CasePairwise, OrderAnswer, Pair, PairwiseComparison
+from pytest_plugin_eval.results.suites import SuitesDocument
 from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
 from pytest_plugin_eval.suite_check.cost import Estimate, Prediction
 from pytest_plugin_eval.suite_check.suite import CheckResult
@@ -231,3 +232,16 @@ def tune() -> TuneResult:
     r.notes = ["round 2: the proposer's reply was cut at its token limit"]
     r.cost.spent_usd, r.cost.agent_runs, r.cost.proposer_calls, r.cost.proposer_usd = 0.2512345, 48, 2, 0.0312345
     return r
+
+
+def suites() -> SuitesDocument:
+    """A session over two eval dirs (`--json` with several): each suite's document, the second partial with a
+    trigger set."""
+    first = suite_result(case_result("greets", [1, 1, 0], [0, 0, 0]))
+    second = suite_result(
+        case_result("counts", [1, 0], [0, 1], graders=[GraderInfo("tone", "llm", 1, {"criteria": "warm"})]),
+        plugin=PluginInfo("counter", "/q", version="0.2.0"),
+        partial="interrupted",
+    )
+    second.triggers = [trigger_set("Greets.", {"f1": 3, "n1": 1})]
+    return SuitesDocument(suites=[first, second])
