@@ -3,6 +3,9 @@ after correcting for the judge's errors; then the judge's answers to the control
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 from ..results.calibration import ArmRates, Calibration, GraderCalibration, Rate
 from ..results.findings import Finding
 from .view import percent, signed
@@ -33,6 +36,39 @@ def agreement_line(grader: GraderCalibration) -> str:
     tnr = f"{grader.tnr:.2f}{interval(grader.tnr_ci)}" if grader.tnr is not None else "– (no FAIL labels)"
     kappa = f"{grader.kappa:.2f}" if grader.kappa is not None else "–"
     return f"{grader.n} labels, agrees {percent(grader.agreement)} · TPR {tpr} · TNR {tnr} · κ {kappa}"
+
+
+@dataclass(frozen=True)
+class JudgeChecks:
+    """What `calibrate` found of the judges, as the report shows it with each grader and case: its agreement with
+    the labels, its answers to the controls, and the findings of the controls it passed."""
+
+    agreement: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    controls: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+
+def judge_checks(result: Calibration) -> JudgeChecks:
+    return JudgeChecks(agreement_by_grader(result), controls_by_grader(result.controls or []), list(result.findings))
+
+
+def control_mark(control: dict[str, Any]) -> str:
+    """✗ PASSED (the judge passed what it must fail), ✓ failed, or ? (not asked)."""
+    return "✗ PASSED" if control.get("passed") else "✓ failed" if control.get("passed") is False else "? "
+
+
+def control_detail(control: dict[str, Any]) -> str:
+    return f"{control['control']}" + (f" — {control['error']}" if control.get("error") else "")
+
+
+def controls_by_grader(controls: list[dict[str, Any]]) -> dict[tuple[str, str], list[str]]:
+    """Each judged grader's controls, a line each (what the report shows with the grader)."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for control in controls:
+        out.setdefault((str(control.get("case")), str(control.get("grader"))), []).append(
+            f"{control_mark(control)}  {control_detail(control)}"
+        )
+    return out
 
 
 def agreement_by_grader(result: Calibration) -> dict[tuple[str, str], list[str]]:
@@ -95,9 +131,7 @@ def control_lines(controls: list[dict], findings: list[Finding]) -> list[str]:
         return ["controls: no llm or baseline grader to probe", ""]
     lines = ["controls (answers the judge must fail):"]
     for control in controls:
-        mark = "✗ PASSED" if control.get("passed") else "✓ failed" if control.get("passed") is False else "? "
-        detail = f" — {control['error']}" if control.get("error") else ""
-        lines.append(f"  {mark}  {control['case']} · {control['grader']}: {control['control']}{detail}")
+        lines.append(f"  {control_mark(control)}  {control['case']} · {control['grader']}: {control_detail(control)}")
     if findings:
         lines.append(f"Findings ({len(findings)}): verdicts of these judges measure less than they seem")
         lines += [f"  ⚑ {finding.case}: {finding.line()}" for finding in findings]

@@ -25,7 +25,7 @@ from ..results.model import RunResult, SuiteResult
 from ..results.store import write_atomic
 from . import comparison as compared
 from . import page, view
-from .calibration import agreement_by_grader
+from .calibration import judge_checks
 from .conversation import conversation
 
 CSS_FILE = "report.css"
@@ -77,10 +77,11 @@ def render_report(
     """The whole page for one results document, reading each run's kept trace from its tracePath; `history`:
     the trend over earlier comparable sessions (results.history.trend); `comparison`: this session against an
     earlier one (--compare-to), shown after the summary; `calibration`: its judged graders against a person's
-    labels (plugin-eval calibrate), shown with each grader."""
+    labels and its answers to the controls (plugin-eval calibrate), shown with each grader, and the controls it passed
+    as findings of their case."""
     shown = compared.view(comparison) if comparison is not None else None
-    agreement = agreement_by_grader(calibration) if calibration is not None else None
-    return _render("page.html.j2", page=page.page(document, history, agreement), comparison=shown) + "\n"
+    judge = judge_checks(calibration) if calibration is not None else None
+    return _render("page.html.j2", page=page.page(document, history, judge), comparison=shown) + "\n"
 
 
 def write_report(

@@ -52,8 +52,9 @@ def command_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--report",
         action="store_true",
-        help="also redraw each folder's report.html with every judged grader's agreement and corrected rates (its "
-        "trend is redrawn from the sessions before it; a --compare-to section is not)",
+        help="also redraw each folder's report.html with every judged grader's agreement and corrected rates, and "
+        "with --controls its judge's answers to them and the findings of those it passed (its trend is redrawn from "
+        "the sessions before it; a --compare-to section is not)",
     )
     parser.add_argument(
         "--controls",
@@ -124,7 +125,8 @@ def calibrate_command(argv: list[str]) -> int:
 
         for session in sessions:
             target = redraw_report(session, result)
-            _say_to(args.json)(f"Updated {target} (each judged grader's agreement with the labels)")
+            shown = "agreement with the labels" + (" and answers to the controls" if args.controls else "")
+            _say_to(args.json)(f"Updated {target} (each judged grader's {shown})")
     return status
 
 
