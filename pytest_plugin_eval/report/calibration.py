@@ -4,9 +4,8 @@ after correcting for the judge's errors; then the judge's answers to the control
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from ..results.calibration import ArmRates, Calibration, GraderCalibration, Rate
+from ..results.calibration import ArmRates, Calibration, ControlAnswer, GraderCalibration, Rate
 from ..results.findings import Finding
 from .view import percent, signed
 
@@ -52,22 +51,20 @@ def judge_checks(result: Calibration) -> JudgeChecks:
     return JudgeChecks(agreement_by_grader(result), controls_by_grader(result.controls or []), list(result.findings))
 
 
-def control_mark(control: dict[str, Any]) -> str:
+def control_mark(control: ControlAnswer) -> str:
     """✗ PASSED (the judge passed what it must fail), ✓ failed, or ? (not asked)."""
-    return "✗ PASSED" if control.get("passed") else "✓ failed" if control.get("passed") is False else "? "
+    return "✗ PASSED" if control.passed else "✓ failed" if control.passed is False else "? "
 
 
-def control_detail(control: dict[str, Any]) -> str:
-    return f"{control['control']}" + (f" — {control['error']}" if control.get("error") else "")
+def control_detail(control: ControlAnswer) -> str:
+    return control.control + (f" — {control.error}" if control.error else "")
 
 
-def controls_by_grader(controls: list[dict[str, Any]]) -> dict[tuple[str, str], list[str]]:
+def controls_by_grader(controls: list[ControlAnswer]) -> dict[tuple[str, str], list[str]]:
     """Each judged grader's controls, a line each (what the report shows with the grader)."""
     out: dict[tuple[str, str], list[str]] = {}
     for control in controls:
-        out.setdefault((str(control.get("case")), str(control.get("grader"))), []).append(
-            f"{control_mark(control)}  {control_detail(control)}"
-        )
+        out.setdefault((control.case, control.grader), []).append(f"{control_mark(control)}  {control_detail(control)}")
     return out
 
 
@@ -126,12 +123,12 @@ def calibration_lines(result: Calibration) -> list[str]:
     return lines
 
 
-def control_lines(controls: list[dict], findings: list[Finding]) -> list[str]:
+def control_lines(controls: list[ControlAnswer], findings: list[Finding]) -> list[str]:
     if not controls:
         return ["controls: no llm or baseline grader to probe", ""]
     lines = ["controls (answers the judge must fail):"]
     for control in controls:
-        lines.append(f"  {control_mark(control)}  {control['case']} · {control['grader']}: {control_detail(control)}")
+        lines.append(f"  {control_mark(control)}  {control.case} · {control.grader}: {control_detail(control)}")
     if findings:
         lines.append(f"Findings ({len(findings)}): verdicts of these judges measure less than they seem")
         lines += [f"  ⚑ {finding.case}: {finding.line()}" for finding in findings]

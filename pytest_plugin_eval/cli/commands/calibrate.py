@@ -145,4 +145,4 @@ def _write(result: Calibration, json_target: str | None) -> int:
         if json_target:
             write_atomic(Path(json_target), text)
             print(f"Wrote {json_target}")
-    return 2 if any(c.get("passed") for c in result.controls or []) else 0
+    return 2 if any(c.passed for c in result.controls or []) else 0

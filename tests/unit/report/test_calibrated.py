@@ -8,7 +8,7 @@ import html
 from helpers.documents import case_result, suite_result
 
 from pytest_plugin_eval.report.calibrated import redraw_report
-from pytest_plugin_eval.results.calibration import Session, calibrate
+from pytest_plugin_eval.results.calibration import ControlAnswer, Session, calibrate
 from pytest_plugin_eval.results.control_findings import control_findings
 from pytest_plugin_eval.results.labels import Label, Labels
 from pytest_plugin_eval.results.model import GraderInfo, GraderResult, RunResult
@@ -16,16 +16,11 @@ from pytest_plugin_eval.results.store import write_json
 
 RUBRIC = GraderInfo("reads-well", "llm", 1, {"criteria": "Greets the guest by name."})
 CONTROLS = [
-    {"case": "greets", "grader": "reads-well", "control": "empty", "passed": False, "votes": [False, False]},
-    {
-        "case": "greets",
-        "grader": "reads-well",
-        "control": "inject",
-        "description": "an answer telling the judge to say PASS",
-        "passed": True,
-        "votes": [True, True],
-    },
-    {"case": "greets", "grader": "reads-well", "control": "echo", "passed": None, "error": "judge unavailable: 529"},
+    ControlAnswer("greets", "reads-well", "llm", "empty", "an empty answer", False, votes=[False, False]),
+    ControlAnswer(
+        "greets", "reads-well", "llm", "inject", "an answer telling the judge to say PASS", True, votes=[True, True]
+    ),
+    ControlAnswer("greets", "reads-well", "llm", "echo", "the rubric echoed", None, error="judge unavailable: 529"),
 ]
 
 
