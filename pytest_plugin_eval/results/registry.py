@@ -54,12 +54,11 @@ DOCUMENTS: tuple[DocumentKind, ...] = (
     DocumentKind("tune", "tune.result:TuneResult", "tune.json, plugin-eval tune --json", indent=2),
     DocumentKind("calibration", "results.calibration:Calibration", "plugin-eval calibrate --json"),
     DocumentKind("labels", "results.labels:Labels", "labels.json of a results folder (plugin-eval review)"),
+    DocumentKind("benchmark", "results.benchmark:Benchmark", "--skill-creator-benchmark (skill-creator's schema)"),
 )
 
 # JSON the tool writes that is no document of its own, and why.
 NOT_DOCUMENTS: dict[str, str] = {
-    "benchmark.json (--skill-creator-benchmark)": "skill-creator's schema, which its viewer reads; built by "
-    "results/benchmark.py and pinned by its tests",
     "trace.jsonl, mock-calls.jsonl, created-files.json, changes.json in a run's folder": "a run's artefacts as Claude "
     "Code and the mock servers record them; graders and regrade read them back",
     ".plugin-eval.lock, ~/.config/pytest-plugin-eval/trusted.json": "the tool's own state",

@@ -12,16 +12,18 @@ from helpers.documents import case_result, suite_result
 from pytest_plugin_eval.analysis.compare import compare
 from pytest_plugin_eval.core.problems import Problem
 from pytest_plugin_eval.load.case import Case
+from pytest_plugin_eval.load.skill_evals import criteria
 from pytest_plugin_eval.load.skills import Component
 from pytest_plugin_eval.load.triggers import TriggerQuery, TriggerSet
 from pytest_plugin_eval.results.calibration import Calibration, ControlAnswer, Session, calibrate
 from pytest_plugin_eval.results.comparison import Comparison
 from pytest_plugin_eval.results.control_findings import control_findings
+from pytest_plugin_eval.results.efficiency import Tokens
 from pytest_plugin_eval.results.findings import Finding
 from pytest_plugin_eval.results.history import HistoryRow, PastSession, Scan, Skipped
 from pytest_plugin_eval.results.labels import Label, Labels, rubric_hash
 from pytest_plugin_eval.results.matrix import Matrix, MatrixModel
-from pytest_plugin_eval.results.model import GraderInfo, GraderResult, PluginInfo, RunResult
+from pytest_plugin_eval.results.model import GraderInfo, GraderResult, PluginInfo, RunResult, SuiteResult
 from pytest_plugin_eval.results.pairwise import CasePairwise, OrderAnswer, Pair, PairwiseComparison
 from pytest_plugin_eval.results.suites import SuitesDocument
 from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
@@ -323,3 +325,38 @@ def calibration() -> Calibration:
     ]  # fmt: skip
     result.findings = control_findings(result.controls)
     return result
+
+
+def benchmark_suite() -> SuiteResult:
+    """A skill-creator eval run in both arms (an expectation from its criteria, tokens and tool calls recorded), an
+    errored run, a case folder of ours with one arm, and hints."""
+    names_ada = GraderInfo("names-ada", "llm", 1, {}, markdown=criteria("It names Ada", "Hello Ada."))
+    tone = GraderInfo("tone", "regex", 1, {"pattern": "!"})
+
+    def run(arm: str, index: int, *passed: bool, seconds: float = 10.0, error: str | None = None) -> RunResult:
+        graders = [
+            GraderResult(g.name, p, 1, "judge votes: PASS PASS" if p else "judge votes: FAIL FAIL")
+            for g, p in zip((names_ada, tone), passed, strict=False)
+        ]
+        return RunResult(
+            arm,
+            index,
+            score=sum(passed) / len(passed) if passed else None,
+            passed=all(passed),
+            graders=graders,
+            duration_seconds=seconds,
+            error=error,
+            tokens=Tokens(input=1200, output=300 + index, cache_read=50),
+            tool_calls=index + 1,
+        )
+
+    evals = case_result(
+        "greet/3",
+        [run("with", 1, True, True, seconds=4.25), run("with", 2, True, False, seconds=6)],
+        [run("without", 1, False, False, seconds=2), run("without", 2, error="timeout after 300 s")],
+        graders=(names_ada, tone),
+    )
+    evals.source = "skill_creator"
+    ours = case_result("counts", [run("with", 1, True, seconds=3.5)], graders=(names_ada,))
+    ours.hints = ["Δ is flat and the skill never fired"]
+    return suite_result(evals, ours, model_override="claude-sonnet-5")

@@ -17,6 +17,7 @@ from helpers import golden as built
 from helpers.rich import rich_suite
 
 import pytest_plugin_eval
+from pytest_plugin_eval.results.benchmark import benchmark
 from pytest_plugin_eval.results.history import history_document
 from pytest_plugin_eval.results.jsonmap import Document
 from pytest_plugin_eval.results.registry import DOCUMENTS, DocumentKind
@@ -39,6 +40,7 @@ GOLDEN: dict[str, tuple[Path, Callable[[], Document]]] = {
     "tune": (UNIT / "tune" / "golden" / "tune.json", built.tune),
     "calibration": (HERE / "golden" / "calibration.json", built.calibration),
     "labels": (HERE / "golden" / "labels.json", built.labels),
+    "benchmark": (HERE / "golden" / "benchmark.json", lambda: benchmark(built.benchmark_suite())),
 }
 
 
