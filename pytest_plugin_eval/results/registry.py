@@ -59,12 +59,18 @@ DOCUMENTS: tuple[DocumentKind, ...] = (
 
 # JSON the tool writes that is no document of its own, and why.
 NOT_DOCUMENTS: dict[str, str] = {
-    "trace.jsonl, mock-calls.jsonl, created-files.json, changes.json in a run's folder": "a run's artefacts as Claude "
-    "Code and the mock servers record them; graders and regrade read them back",
-    ".plugin-eval.lock, ~/.config/pytest-plugin-eval/trusted.json": "the tool's own state",
-    "worker and wire messages, the review server's replies, a page's embedded data": "passed between the tool's own "
-    "processes or to its own page, never stored",
-    "settings.json, .claude.json, plugin.json, .mcp.json written for Claude Code": "Claude Code's formats",
+    "trace.jsonl, mock-calls.jsonl, created-files.json, changes.json in a run's folder": "a run's artefacts as "
+    "Claude Code, the mock servers and the workspace record them (run/, below results/); graders and regrade read "
+    "them back",
+    "mock-recordings/<server>/<tool>-<key>.json": "written by the mock server process (doubles/, below results/) in "
+    "the format its replay reads back from mocks/.replay/",
+    "init's draft-<time>.jsonl": "Claude Code's stream-json transcript of the drafting session",
+    ".plugin-eval.lock, ~/.config/pytest-plugin-eval/trusted.json, init's authoring config, entry's mark file": "the "
+    "tool's own state, read only by the tool",
+    "worker and wire messages, the mock model's environment file, the review server's replies, a page's embedded "
+    "data": "passed between the tool's own processes or to its own page, never stored for a reader",
+    "settings.json, .claude.json, plugin.json, .mcp.json written for Claude Code; GitHub's REST bodies": "other "
+    "programs' formats",
 }
 
 
