@@ -5,7 +5,8 @@ part a `<details>` block) that reads the same offline, in any browser and on pap
 atomically. `summary_html`, `run_html` and `conversation_html` make parts to embed in another page (pytest-html's
 report): the same CSS, scoped under `.plugin-eval`, and the content in an element of that class.
 
-Only this module imports jinja2, and only code that writes a report imports this module.
+Only this module imports jinja2 at its top, and only code that writes a report imports this module (report/md.py,
+the Markdown pages, imports it when it renders one).
 """
 
 from __future__ import annotations

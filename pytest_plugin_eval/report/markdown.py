@@ -16,6 +16,7 @@ from ..results.triggers import VERDICT_WORDS, TriggerSetResult
 from ..results.verdict import case_verdict
 from . import arms, efficiency, triggers
 from . import comparison as compared
+from .md import cell, render_markdown
 from .notice_groups import grouped
 from .view import (
     MISSING,
@@ -38,11 +39,6 @@ from .view import (
 NOTE_CHARS = 160
 OUTCOMES = {"passed": "✅ passed", "failed": "❌ failed", "skipped": "⚪ not scored"}
 VERDICT_MARKS = {"better": "🟢 better", "worse": "🔴 worse", "no_detectable_change": "no detectable change"}
-
-
-def cell(text: str) -> str:
-    """Text safe in a table cell: one line, pipes escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|") or " "
 
 
 def code(text: str) -> str:
@@ -262,7 +258,15 @@ def session_markdown(parts: Sequence[SessionPart]) -> str:
     return "\n".join(suite_markdown(part) for part in parts)
 
 
-def trigger_changes_markdown(v: compared.View) -> list[str]:
+@dataclass(frozen=True)
+class Table:
+    """A Markdown table's cells (templates/table.md.j2)."""
+
+    head: list[str]
+    body: list[list[str]]
+
+
+def trigger_changes_table(v: compared.View) -> Table:
     head = ["Skill", "Query", "Label", "Fires then → now", "Change 95% CI", "Verdict"]
     body = []
     for change in v.triggers:
@@ -274,56 +278,37 @@ def trigger_changes_markdown(v: compared.View) -> list[str]:
             verdict = VERDICT_MARKS.get(q.verdict or "", q.status if q.status != "compared" else MISSING)
             label = "should fire" if q.should_fire else "should not fire"
             body.append([name, q.id, label, f"{old} → {new}", triggers.interval(q.interval), verdict])
-    out = ["**Triggers**", "", *_table(head, body), ""]
-    if v.trigger_note:
-        out += [f"> {cell(v.trigger_note)}", ""]
-    return out
+    return Table(head, body)
+
+
+def changes_table(v: compared.View) -> Table:
+    """WITH's change per case, and Δ's when both sessions had both arms."""
+    head = ["Case", "WITH", "Change", f"{v.level} CI", "Verdict"]
+    if v.two_arm:
+        head += ["Δ", "Change in Δ", f"{v.level} CI", "Verdict"]
+    body = []
+    for row in v.rows:
+        w = row.with_score
+        line = [row.name, f"{w.old} → {w.new}", w.change, w.interval, VERDICT_MARKS.get(w.verdict or "", MISSING)]
+        if v.two_arm:
+            d = row.delta
+            line += (
+                [f"{d.old} → {d.new}", d.change, d.interval, VERDICT_MARKS.get(d.verdict or "", MISSING)]
+                if d
+                else [MISSING] * 4
+            )
+        body.append(line)
+    return Table(head, body)
 
 
 def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
+    """The comparison in Markdown (templates/comparison.md.j2), its heading at `level`."""
     v = compared.view(comparison)
-    h = "#" * level
-    out = [f"{h} Compared with an earlier session", "", f"- old: {v.old}", f"- new: {v.new}"]
-    out += [f"- changed in the plugin: {cell('; '.join(v.plugin_changes))}"] if v.plugin_changes else []
-    out.append("")
-    if v.warnings:
-        out += ["> ⚠ **Not comparable** — read the changes with care:"]
-        out += [f"> - {cell(w)}" for w in v.warnings] + [""]
-    for note in (v.baseline_note, v.arms_note):
-        out += [f"> {cell(note)}", ""] if note else []
-    if v.rows:
-        head = ["Case", "WITH", "Change", f"{v.level} CI", "Verdict"]
-        if v.two_arm:
-            head += ["Δ", "Change in Δ", f"{v.level} CI", "Verdict"]
-        body = []
-        for row in v.rows:
-            w = row.with_score
-            line = [row.name, f"{w.old} → {w.new}", w.change, w.interval, VERDICT_MARKS.get(w.verdict or "", MISSING)]
-            if v.two_arm:
-                d = row.delta
-                line += (
-                    [f"{d.old} → {d.new}", d.change, d.interval, VERDICT_MARKS.get(d.verdict or "", MISSING)]
-                    if d
-                    else [MISSING] * 4
-                )
-            body.append(line)
-        out += [*_table(head, body), ""]
-    if v.efficiency:
-        out += [
-            f"**{compared.EFFICIENCY_HEADING.capitalize()}**",
-            "",
-            *(f"- {cell(line)}" for line in v.efficiency),
-            "",
-        ]
-    if v.added:
-        out += [f"**Added:** {cell(', '.join(v.added))}", ""]
-    if v.removed:
-        out += [f"**Removed:** {cell(', '.join(v.removed))}", ""]
-    if v.graders:
-        out += ["**Graders whose pass rate moved** (with-arm runs passed, before → after):", ""]
-        out += [f"- {cell(g)}" for g in v.graders] + [""]
-    if v.triggers:
-        out += trigger_changes_markdown(v)
-    out += [f"- {text}" for _, text in v.verdict_counts]
-    out += [f"- {v.summary}", ""]
-    return "\n".join(out).rstrip() + "\n"
+    return render_markdown(
+        "comparison.md.j2",
+        v=v,
+        heading="#" * level,
+        cases=changes_table(v),
+        queries=trigger_changes_table(v),
+        efficiency_heading=compared.EFFICIENCY_HEADING.capitalize(),
+    )

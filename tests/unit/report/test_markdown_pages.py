@@ -1,0 +1,61 @@
+"""The Markdown pages made from a view and a template (report/md.py, templates/*.md.j2) pinned against the text the
+f-string builders they replaced wrote (`golden/*.md`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from helpers.documents import case_result, suite_result
+from helpers.golden import comparison, golden, matrix, pairwise
+
+from pytest_plugin_eval.analysis.compare import compare
+from pytest_plugin_eval.report import matrix as matrix_report
+from pytest_plugin_eval.report import pairwise as pairwise_report
+from pytest_plugin_eval.report.markdown import comparison_markdown
+from pytest_plugin_eval.results.comparison import Comparison
+from pytest_plugin_eval.results.matrix import matrix_rows
+from pytest_plugin_eval.results.model import GraderInfo
+
+HERE = Path(__file__).parent
+
+
+def matrix_markdown() -> str:
+    haiku = suite_result(case_result("greets", [1, 1, 0], [0, 0, 0]), case_result("a | b", [1, 1]))
+    sonnet = suite_result(case_result("greets", [1, 1, 1], [0, 1, 0]))
+    return matrix_report.markdown(matrix(), matrix_rows([("haiku", haiku), ("sonnet", sonnet)]))
+
+
+def test_the_pairwise_section_writes_its_golden_text():
+    assert pairwise_report.markdown(pairwise()) == golden(HERE, "pairwise.md")
+    assert pairwise_report.markdown(pairwise(), level=3) == golden(HERE, "pairwise.md").replace("## ", "### ", 1)
+
+
+def test_the_matrix_section_writes_its_golden_text():
+    assert matrix_markdown() == golden(HERE, "matrix.md")
+
+
+def test_a_comparison_writes_its_golden_text():
+    assert comparison_markdown(comparison()) == golden(HERE, "comparison.md")
+
+
+def graded_comparison() -> Comparison:
+    """A grader made stricter between the sessions, a case gone and one added, a note on the arms."""
+    stricter = GraderInfo("greeting", "regex", 1, {"pattern": "^Hello from"})
+    old = suite_result(
+        case_result("greet", [1, 1, 1], [0, 0, 0]),
+        case_result("steady", [1, 1, 1], [0, 0, 0]),
+        case_result("gone", [1, 1]),
+    )
+    new = suite_result(
+        case_result("greet", [0, 0, 0], [0, 0, 0], graders=(stricter,)),
+        case_result("steady", [1, 1, 1], [0, 0, 0]),
+        case_result("fresh", [1, 1, 0], [0, 0, 0]),
+    )
+    compared = compare(old, new, "evals/results/old", "evals/results/new")
+    return replace(compared, arms_note="the against arm ran on 2.0.0 both times")
+
+
+def test_a_comparison_with_graders_and_notes_writes_its_golden_text():
+    compared = graded_comparison()
+    assert comparison_markdown(compared, level=3) == golden(HERE, "comparison-graders.md")
