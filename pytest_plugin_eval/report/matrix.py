@@ -68,10 +68,11 @@ def write_matrix(terminal, matrix: Matrix, rows: Sequence[Row], path: Path | Non
 
 def markdown(matrix: Matrix, rows: Sequence[Row]) -> str:
     """The matrix as a Markdown section (templates/matrix.md.j2): the table, then each model's verdict."""
+    from .markdown import Table
     from .md import render_markdown
 
     head, *body = table([m.model for m in matrix.models], rows)
-    return render_markdown("matrix.md.j2", head=head, rows=body, verdict=verdict_line(matrix))
+    return render_markdown("matrix.md.j2", rows=Table(head, body), verdict=verdict_line(matrix))
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,10 @@ def cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|") or " "
 
 
+def code(text: str) -> str:
+    return f"`{str(text).replace('`', '')}`"
+
+
 def inline(text: str) -> str:
     """Text on one line of Markdown: pipes escaped, line breaks made spaces."""
     return str(text).replace("|", "\\|").replace("\n", " ")
@@ -31,7 +35,7 @@ def _environment() -> Any:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(cell=cell, inline=inline)
+    env.filters.update(cell=cell, inline=inline, code=code, rstrip=str.rstrip)
     return env
 
 

@@ -7,12 +7,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from helpers.documents import case_result, suite_result
-from helpers.golden import comparison, golden, matrix, pairwise
+from helpers.golden import comparison, golden, matrix, pairwise, suites
+from helpers.rich import minimal_suite, rich_suite
 
 from pytest_plugin_eval.analysis.compare import compare
 from pytest_plugin_eval.report import matrix as matrix_report
 from pytest_plugin_eval.report import pairwise as pairwise_report
-from pytest_plugin_eval.report.markdown import comparison_markdown
+from pytest_plugin_eval.report.markdown import SessionPart, comparison_markdown, session_markdown
 from pytest_plugin_eval.results.comparison import Comparison
 from pytest_plugin_eval.results.matrix import matrix_rows
 from pytest_plugin_eval.results.model import GraderInfo
@@ -59,3 +60,23 @@ def graded_comparison() -> Comparison:
 def test_a_comparison_with_graders_and_notes_writes_its_golden_text():
     compared = graded_comparison()
     assert comparison_markdown(compared, level=3) == golden(HERE, "comparison-graders.md")
+
+
+def session_parts() -> list[SessionPart]:
+    """A session's suites as its --md summary shows them: every part of a document (the rich one: notices, load
+    errors, findings, triggers, the other arms, efficiency) with a comparison and where it was kept; a bare one;
+    one arm; a partial suite with trigger sets only."""
+    rich = rich_suite()
+    one_arm = suite_result(case_result("solo", [1, 0, 1]), case_result("fails", [0, 0, 0]))
+    only_triggers = replace(suites().suites[1], cases=[])
+    return [
+        SessionPart(rich, comparison(), "alpha", Path("evals/results/a/aggregate-result.json"), Path("r.html")),
+        SessionPart(minimal_suite()),
+        SessionPart(one_arm, label="solo"),
+        SessionPart(only_triggers, results_path=Path("evals/results/t/aggregate-result.json")),
+        SessionPart(suites().suites[1]),
+    ]
+
+
+def test_a_sessions_summary_writes_its_golden_text():
+    assert session_markdown(session_parts()) == golden(HERE, "session.md")
