@@ -1,6 +1,7 @@
 """The Markdown summary of a session (`--md PATH`, and a CI job's step summary) and of a comparison: the same rows
 as the terminal table (view.case_rows) and the same comparison view (report.comparison), in GitHub-flavoured
-Markdown — tables, no HTML but what GitHub renders."""
+Markdown — tables, no HTML but what GitHub renders. This module makes the views (SuiteSummary, Table…);
+templates/suite.md.j2 and comparison.md.j2 lay them out (report/md.py renders them)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ..results.triggers import VERDICT_WORDS, TriggerSetResult
 from ..results.verdict import case_verdict
 from . import arms, efficiency, triggers
 from . import comparison as compared
-from .md import cell, code, render_markdown
+from .md import code, render_markdown
 from .notice_groups import grouped
 from .view import (
     MISSING,
@@ -48,18 +49,6 @@ class Table:
     head: list[str]
     body: list[list[str]]
     right: tuple[int, ...] = ()
-
-
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> list[str]:
-    """The table's lines, for the PR comment (report/pr_comment.py), which is still built line by line."""
-    align = ["---:" if i in right else "---" for i in range(len(head))]
-    lines = ["| " + " | ".join(map(cell, head)) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
-    return lines
-
-
-def table_lines(t: Table) -> list[str]:
-    return _table(t.head, t.body, t.right)
 
 
 @dataclass(frozen=True)
@@ -119,12 +108,6 @@ def cases_view(document: SuiteResult) -> tuple[Table, str | None]:
         for r, outcome in zip(rows, outcomes, strict=True)
     ]
     return Table(head, body, (1, 2, 3, 4, 5)), None
-
-
-def cases_table(document: SuiteResult) -> list[str]:
-    """The cases table's lines, and the legend under it (for the PR comment)."""
-    found, legend = cases_view(document)
-    return [*table_lines(found), *(["", legend] if legend else [])]
 
 
 @dataclass(frozen=True)
@@ -195,12 +178,6 @@ def triggers_view(sets: Sequence[TriggerSetResult]) -> tuple[Table, list[tuple[s
     ]
     rates = [(s.name, triggers.skill_line(s).split(" · ", 1)[1]) for s in sets]
     return Table(head, body, (4,)), rates
-
-
-def triggers_table(sets: Sequence[TriggerSetResult]) -> list[str]:
-    """The trigger table's lines, and each set's rates (for the PR comment)."""
-    found, rates = triggers_view(sets)
-    return [*table_lines(found), "", *(f"- **{cell(name)}** — {cell(text)}" for name, text in rates)]
 
 
 def summary_line(document: SuiteResult) -> str:

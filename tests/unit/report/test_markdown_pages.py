@@ -7,13 +7,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from helpers.documents import case_result, suite_result
-from helpers.golden import comparison, golden, matrix, pairwise, suites
+from helpers.golden import comparison, golden, matrix, pairwise, suites, trigger_set
 from helpers.rich import minimal_suite, rich_suite
 
 from pytest_plugin_eval.analysis.compare import compare
 from pytest_plugin_eval.report import matrix as matrix_report
 from pytest_plugin_eval.report import pairwise as pairwise_report
 from pytest_plugin_eval.report.markdown import SessionPart, comparison_markdown, session_markdown
+from pytest_plugin_eval.report.pr_comment import CommentPart, comment_text
 from pytest_plugin_eval.results.comparison import Comparison
 from pytest_plugin_eval.results.matrix import matrix_rows
 from pytest_plugin_eval.results.model import GraderInfo
@@ -80,3 +81,41 @@ def session_parts() -> list[SessionPart]:
 
 def test_a_sessions_summary_writes_its_golden_text():
     assert session_markdown(session_parts()) == golden(HERE, "session.md")
+
+
+def comment_parts() -> list[list[CommentPart]]:
+    """PR comments: a regression against the baseline (a case newly failing, one failing before too, a case and
+    trigger queries moved, added and removed cases, warnings); the rich document alone (partial, load errors,
+    findings, other arms); a matrix of two models."""
+    old = suite_result(
+        case_result("greets", [1, 1, 1, 1], [0, 0, 0, 0]),
+        case_result("counts", [0, 0, 0, 0], [0, 0, 0, 0]),
+        case_result("steady", [1, 1, 1], [0, 0, 0]),
+        case_result("gone", [1, 1, 1]),
+    )
+    new = suite_result(
+        case_result("greets", [0, 0, 0, 0], [0, 0, 0, 0]),
+        case_result("counts", [0, 0, 0, 0], [0, 0, 0, 0]),
+        case_result("steady", [1, 1, 1], [0, 0, 0]),
+        case_result("fresh", [1, 0, 1]),
+        started_at="2026-12-01T10:00:00.000Z",
+    )
+    old.claude_version = "2.1.300"
+    old.triggers = [trigger_set("Greets.", {"f1": 4, "f2": 4, "n1": 0, "n2": 1})]
+    new.triggers = [trigger_set("Greets warmly.", {"f1": 0, "f2": 4, "n1": 4, "n2": 1})]
+    regression = CommentPart(new, compare(old, new, old_source="main/", new_source="pr/"), old)
+    one_arm = suite_result(case_result("solo", [1, 1, 1]))
+    return [
+        [regression],
+        [CommentPart(rich_suite())],
+        [CommentPart(one_arm, label="opus"), CommentPart(suites().suites[1], label="haiku")],
+    ]
+
+
+def test_pr_comments_write_their_golden_text():
+    texts = [
+        comment_text(comment_parts()[0], "greeter", "https://ci.example/run/1", baseline="main"),
+        comment_text(comment_parts()[1], "greeter"),
+        comment_text(comment_parts()[2], "greeter", "https://ci.example/run/2"),
+    ]
+    assert "\n=====\n".join(texts) == golden(HERE, "pr_comment.md")
