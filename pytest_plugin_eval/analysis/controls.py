@@ -112,4 +112,20 @@ def run_controls(
         results = [controls.ask(judge, f"{c.case}\0{c.grader}\0{c.control}", c) for c, _, _ in asked]
     finally:
         stop()
-    return [ControlAnswer.of(r) for r in results]
+    return [answer(r) for r in results]
+
+
+def answer(result: controls.ControlResult) -> ControlAnswer:
+    """A control's result as calibrate's document holds it."""
+    asked = result.control
+    return ControlAnswer(
+        asked.case,
+        asked.grader,
+        asked.type,
+        asked.control,
+        controls.CONTROL_TEXT[asked.control],
+        result.passed,
+        votes=list(result.votes),
+        cost_usd=result.cost_usd,
+        error=result.error,
+    )

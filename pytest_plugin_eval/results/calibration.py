@@ -20,7 +20,6 @@ from typing import Any
 
 from .. import agreement as stats
 from ..core import prices
-from ..grade.controls import CONTROL_TEXT, ControlResult
 from .findings import Finding
 from .jsonmap import EXTRA, Document, key
 from .labels import JUDGED_TYPES, Labels, rubric_hash
@@ -115,21 +114,6 @@ class ControlAnswer(Document):
     cost_usd: float = field(default=0.0, metadata=key("costUsd", write=lambda v: round(v, 6)))
     error: str | None = field(default=None, metadata=key("error", omit="falsy"))
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
-
-    @classmethod
-    def of(cls, result: ControlResult) -> ControlAnswer:
-        asked = result.control
-        return cls(
-            asked.case,
-            asked.grader,
-            asked.type,
-            asked.control,
-            CONTROL_TEXT[asked.control],
-            result.passed,
-            votes=list(result.votes),
-            cost_usd=result.cost_usd,
-            error=result.error,
-        )
 
 
 @dataclass
