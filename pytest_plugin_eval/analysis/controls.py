@@ -19,7 +19,7 @@ from ..grade import controls
 from ..grade.clients import command_judge_client, not_signed_in
 from ..grade.judge import Judge, resolve_judge_model
 from ..grade.types.judged import read_baseline
-from ..results.calibration import Session, judged_verdict
+from ..results.calibration import ControlAnswer, Session, judged_verdict
 from ..results.model import CaseResult
 from ..run.transcript import Transcript
 from .pairwise import script_of
@@ -96,7 +96,7 @@ def run_controls(
     judge_model_option: str | None,
     say: Callable[[str], None],
     claude: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ControlAnswer]:
     check_judge(sessions, scripted)
     asked = plan(sessions)
     model = resolve_judge_model(judge_model_option)
@@ -112,4 +112,20 @@ def run_controls(
         results = [controls.ask(judge, f"{c.case}\0{c.grader}\0{c.control}", c) for c, _, _ in asked]
     finally:
         stop()
-    return [r.to_json() for r in results]
+    return [answer(r) for r in results]
+
+
+def answer(result: controls.ControlResult) -> ControlAnswer:
+    """A control's result as calibrate's document holds it."""
+    asked = result.control
+    return ControlAnswer(
+        asked.case,
+        asked.grader,
+        asked.type,
+        asked.control,
+        controls.CONTROL_TEXT[asked.control],
+        result.passed,
+        votes=list(result.votes),
+        cost_usd=result.cost_usd,
+        error=result.error,
+    )

@@ -16,8 +16,9 @@ from typing import Any
 
 from ..core.paths import display_path
 from ..results import history
-from ..results.model import SCHEMA_VERSION, SuiteResult
+from ..results.model import SuiteResult
 from ..results.store import RESULTS_DIR, ResultsFolder, document_text, write_atomic, write_json
+from ..results.suites import session_document
 from .collected import Collected, SuiteRuns
 from .documents import has_results
 from .options import EvalOptions
@@ -142,11 +143,7 @@ class Outputs:
         path = self.session.options.json_path
         if not path:
             return
-        output = (
-            documents[0].to_json()
-            if len(documents) == 1
-            else {"schemaVersion": SCHEMA_VERSION, "suites": [d.to_json() for d in documents]}
-        )
+        output = session_document(documents)
         if path == "-":
             sys.stdout.write(document_text(output))
         else:

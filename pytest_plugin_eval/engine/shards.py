@@ -23,6 +23,7 @@ from ..results.matrix import (
 )
 from ..results.model import SuiteResult
 from ..results.store import ResultsFolder, write_json
+from ..results.suites import SuitesDocument
 from ..run.artefacts import RunFolder
 
 
@@ -74,7 +75,7 @@ def merge_matrices(sources: list[str], top: Path, json_path: str | None, termina
     matrix = Matrix(first.started_at, first.judge_model, combined_status([e.exit_status for e in entries]), entries)
     write_json(top / MATRIX_FILE, matrix.to_json())
     if json_path:
-        write_json(Path(json_path).absolute(), {"schemaVersion": 1, "suites": [d.to_json() for _, d in parts]})
+        write_json(Path(json_path).absolute(), SuitesDocument(suites=[d for _, d in parts]))
     from ..report.matrix import write_matrix
 
     write_matrix(terminal, matrix, matrix_rows(parts), top / MATRIX_FILE, None)

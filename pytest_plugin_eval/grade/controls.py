@@ -52,21 +52,6 @@ class ControlResult:
     cost_usd: float
     error: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "case": self.control.case,
-            "grader": self.control.grader,
-            "type": self.control.type,
-            "control": self.control.control,
-            "description": CONTROL_TEXT[self.control.control],
-            "passed": self.passed,
-            "votes": self.votes,
-            "costUsd": round(self.cost_usd, 6),
-        }
-        if self.error:
-            out["error"] = self.error
-        return out
-
 
 def _text(prompt: str) -> list[dict[str, Any]]:
     return [{"type": "text", "text": prompt}]

@@ -3,7 +3,9 @@ after correcting for the judge's errors; then the judge's answers to the control
 
 from __future__ import annotations
 
-from ..results.calibration import ArmRates, Calibration, GraderCalibration, Rate
+from dataclasses import dataclass, field
+
+from ..results.calibration import ArmRates, Calibration, ControlAnswer, GraderCalibration, Rate
 from ..results.findings import Finding
 from .view import percent, signed
 
@@ -44,6 +46,35 @@ def labelled_lines(labelled: dict[str, Calibration]) -> list[str]:
         for grader in result.graders
         if grader.n
     ]
+@dataclass(frozen=True)
+class JudgeChecks:
+    """What `calibrate` found of the judges, as the report shows it with each grader and case: its agreement with
+    the labels, its answers to the controls, and the findings of the controls it passed."""
+
+    agreement: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    controls: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+
+def judge_checks(result: Calibration) -> JudgeChecks:
+    return JudgeChecks(agreement_by_grader(result), controls_by_grader(result.controls or []), list(result.findings))
+
+
+def control_mark(control: ControlAnswer) -> str:
+    """✗ PASSED (the judge passed what it must fail), ✓ failed, or ? (not asked)."""
+    return "✗ PASSED" if control.passed else "✓ failed" if control.passed is False else "? "
+
+
+def control_detail(control: ControlAnswer) -> str:
+    return control.control + (f" — {control.error}" if control.error else "")
+
+
+def controls_by_grader(controls: list[ControlAnswer]) -> dict[tuple[str, str], list[str]]:
+    """Each judged grader's controls, a line each (what the report shows with the grader)."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for control in controls:
+        out.setdefault((control.case, control.grader), []).append(f"{control_mark(control)}  {control_detail(control)}")
+    return out
 
 
 def agreement_by_grader(result: Calibration) -> dict[tuple[str, str], list[str]]:
@@ -101,14 +132,12 @@ def calibration_lines(result: Calibration) -> list[str]:
     return lines
 
 
-def control_lines(controls: list[dict], findings: list[Finding]) -> list[str]:
+def control_lines(controls: list[ControlAnswer], findings: list[Finding]) -> list[str]:
     if not controls:
         return ["controls: no llm or baseline grader to probe", ""]
     lines = ["controls (answers the judge must fail):"]
     for control in controls:
-        mark = "✗ PASSED" if control.get("passed") else "✓ failed" if control.get("passed") is False else "? "
-        detail = f" — {control['error']}" if control.get("error") else ""
-        lines.append(f"  {mark}  {control['case']} · {control['grader']}: {control['control']}{detail}")
+        lines.append(f"  {control_mark(control)}  {control.case} · {control.grader}: {control_detail(control)}")
     if findings:
         lines.append(f"Findings ({len(findings)}): verdicts of these judges measure less than they seem")
         lines += [f"  ⚑ {finding.case}: {finding.line()}" for finding in findings]

@@ -5,7 +5,8 @@ part a `<details>` block) that reads the same offline, in any browser and on pap
 atomically. `summary_html`, `run_html` and `conversation_html` make parts to embed in another page (pytest-html's
 report): the same CSS, scoped under `.plugin-eval`, and the content in an element of that class.
 
-Only this module imports jinja2, and only code that writes a report imports this module.
+Only this module imports jinja2 at its top, and only code that writes a report imports this module (report/md.py,
+the Markdown pages, imports it when it renders one).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ..results.model import RunResult, SuiteResult
 from ..results.store import write_atomic
 from . import comparison as compared
 from . import page, view
-from .calibration import agreement_by_grader
+from .calibration import judge_checks
 from .conversation import conversation
 
 CSS_FILE = "report.css"
@@ -77,10 +78,11 @@ def render_report(
     """The whole page for one results document, reading each run's kept trace from its tracePath; `history`:
     the trend over earlier comparable sessions (results.history.trend); `comparison`: this session against an
     earlier one (--compare-to), shown after the summary; `calibration`: its judged graders against a person's
-    labels (plugin-eval calibrate), shown with each grader."""
+    labels and its answers to the controls (plugin-eval calibrate), shown with each grader, and the controls it passed
+    as findings of their case."""
     shown = compared.view(comparison) if comparison is not None else None
-    agreement = agreement_by_grader(calibration) if calibration is not None else None
-    return _render("page.html.j2", page=page.page(document, history, agreement), comparison=shown) + "\n"
+    judge = judge_checks(calibration) if calibration is not None else None
+    return _render("page.html.j2", page=page.page(document, history, judge), comparison=shown) + "\n"
 
 
 def write_report(

@@ -1,6 +1,7 @@
 """The Markdown summary of a session (`--md PATH`, and a CI job's step summary) and of a comparison: the same rows
 as the terminal table (view.case_rows) and the same comparison view (report.comparison), in GitHub-flavoured
-Markdown — tables, no HTML but what GitHub renders."""
+Markdown — tables, no HTML but what GitHub renders. This module makes the views (SuiteSummary, Table…);
+templates/suite.md.j2 and comparison.md.j2 lay them out (report/md.py renders them)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ..results.triggers import VERDICT_WORDS, TriggerSetResult
 from ..results.verdict import case_verdict
 from . import arms, efficiency, triggers
 from . import comparison as compared
+from .md import code, render_markdown
 from .notice_groups import grouped
 from .view import (
     MISSING,
@@ -40,20 +42,13 @@ OUTCOMES = {"passed": "✅ passed", "failed": "❌ failed", "skipped": "⚪ not 
 VERDICT_MARKS = {"better": "🟢 better", "worse": "🔴 worse", "no_detectable_change": "no detectable change"}
 
 
-def cell(text: str) -> str:
-    """Text safe in a table cell: one line, pipes escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|") or " "
+@dataclass(frozen=True)
+class Table:
+    """A Markdown table's cells (templates/table.md.j2): the columns in `right` are aligned right."""
 
-
-def code(text: str) -> str:
-    return f"`{str(text).replace('`', '')}`"
-
-
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> list[str]:
-    align = ["---:" if i in right else "---" for i in range(len(head))]
-    lines = ["| " + " | ".join(map(cell, head)) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
-    return lines
+    head: list[str]
+    body: list[list[str]]
+    right: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,7 +71,7 @@ def _cut(text: str) -> str:
     return text if len(text) <= NOTE_CHARS else text[: NOTE_CHARS - 1] + "…"
 
 
-def cases_table(document: SuiteResult) -> list[str]:
+def cases_view(document: SuiteResult) -> tuple[Table, str | None]:
     """WITH, W/OUT, Δ and its interval per case (SCORE, spread and pass rate with one arm), and each verdict."""
     threshold = document.suite.threshold
     outcomes = [OUTCOMES[case_verdict(case, threshold).outcome] for case in document.cases]
@@ -97,8 +92,7 @@ def cases_table(document: SuiteResult) -> list[str]:
             ]
             for r, outcome in zip(rows, outcomes, strict=True)
         ]
-        legend = reused_legend(document)
-        return [*_table(head, body, right=(1, 2, 3, 5, 6)), *(["", legend] if legend else [])]
+        return Table(head, body, (1, 2, 3, 5, 6)), reused_legend(document)
     head = ["Case", "Score", "±SD", "Pass %", "Runs", "Cost", "Verdict", "Notes"]
     body = [
         [
@@ -113,30 +107,39 @@ def cases_table(document: SuiteResult) -> list[str]:
         ]
         for r, outcome in zip(rows, outcomes, strict=True)
     ]
-    return _table(head, body, right=(1, 2, 3, 4, 5))
+    return Table(head, body, (1, 2, 3, 4, 5)), None
 
 
-def efficiency_section(document: SuiteResult) -> list[str]:
+@dataclass(frozen=True)
+class Folded:
+    """A table under a title, folded (`<details>`)."""
+
+    title: str
+    table: Table
+
+
+def efficiency_view(document: SuiteResult) -> Folded | None:
     """What the runs spent, folded: a row per case (and the suite) of with / without medians and Δ."""
     found = efficiency.table(document, interval=True)
     if found is None:
-        return []
+        return None
     rows = [[name, *cells] for name, cells in found.rows]
-    head = ["Case", *(title.capitalize() for title in found.columns)]
-    return [
-        f"<details><summary>{cell(found.title)}</summary>",
-        "",
-        *_table(head, rows),
-        "",
-        "</details>",
-        "",
-    ]
+    return Folded(found.title, Table(["Case", *(title.capitalize() for title in found.columns)], rows))
 
 
-def arms_markdown(document: SuiteResult, level: int) -> list[str]:
+@dataclass(frozen=True)
+class Against:
+    """The other version's arm (--against): its table and the lines under it."""
+
+    title: str
+    table: Table
+    lines: list[str]
+
+
+def against_view(document: SuiteResult) -> tuple[Against | None, Table | None]:
     """The other version's arm (--against) and the ablated components (--ablate), as the terminal shows them."""
-    v, h = arms.arms_view(document), "#" * level
-    out: list[str] = []
+    v = arms.arms_view(document)
+    against = ablation = None
     if v.against_rows:
         head = ["Case", "With", "Against", "ΔAGAINST", "ΔAGAINST 95% CI", "Verdict"]
         body = [
@@ -144,17 +147,17 @@ def arms_markdown(document: SuiteResult, level: int) -> list[str]:
             for r in v.against_rows
         ]
         title = f"{arms.AGAINST_TITLE}: {code(v.against)}" if v.against else arms.AGAINST_TITLE
-        out += [f"{h} {title}", "", *_table(head, body, right=(1, 2, 3)), ""]
-        out += [f"- {cell(line)}" for line in (v.against_summary, *v.movers) if line] + [""]
+        lines = [line for line in (v.against_summary, *v.movers) if line]
+        against = Against(title, Table(head, body, (1, 2, 3)), lines)
     if v.ablation_rows:
         head = ["Component", "Δ (with − without it)", "95% CI", "Per case"]
-        body = [[r.component, r.delta, r.interval, r.cases] for r in v.ablation_rows]
-        out += [f"{h} {arms.ABLATION_TITLE}", "", *_table(head, body, right=(1,)), ""]
-    return out
+        ablation = Table(head, [[r.component, r.delta, r.interval, r.cases] for r in v.ablation_rows], (1,))
+    return against, ablation
 
 
-def triggers_table(sets: Sequence[TriggerSetResult]) -> list[str]:
-    """A row per query: its skill, label, fires k/n with the interval, its verdict, what else its runs took."""
+def triggers_view(sets: Sequence[TriggerSetResult]) -> tuple[Table, list[tuple[str, str]]]:
+    """A row per query: its skill, label, fires k/n with the interval, its verdict, what else its runs took; and
+    each set's rates."""
     then = any(q.against_runs for s in sets for q in s.queries)  # --against: then → now
     head = ["", "Skill", "Query", "Label", "Fires", "95% CI", "Verdict", *(["Then → now"] if then else []), "Notes"]
     marks = {True: "✅", False: "❌", None: "⚪"}
@@ -173,8 +176,8 @@ def triggers_table(sets: Sequence[TriggerSetResult]) -> list[str]:
         for s in sets
         for q in s.queries
     ]
-    rates = [f"- **{cell(s.name)}** — {cell(triggers.skill_line(s).split(' · ', 1)[1])}" for s in sets]
-    return [*_table(head, body, right=(4,)), "", *rates]
+    rates = [(s.name, triggers.skill_line(s).split(" · ", 1)[1]) for s in sets]
+    return Table(head, body, (4,)), rates
 
 
 def summary_line(document: SuiteResult) -> str:
@@ -193,68 +196,104 @@ def summary_line(document: SuiteResult) -> str:
     return " · ".join(parts)
 
 
-def failing_cases(document: SuiteResult) -> list[str]:
+@dataclass(frozen=True)
+class Failing:
+    name: str
+    headline: str
+    details: list[str]
+
+
+def failing_cases(document: SuiteResult) -> list[Failing]:
     threshold = document.suite.threshold
-    out = []
-    for case in document.cases:
-        verdict = case_verdict(case, threshold)
-        if verdict.outcome == "passed":
-            continue
-        out.append(f"- **{cell(case.name)}** — {cell(verdict.headline)}")
-        out += [f"  - {cell(detail)}" for detail in verdict.details]
-    return out
+    verdicts = [(case, case_verdict(case, threshold)) for case in document.cases]
+    return [Failing(c.name, v.headline, list(v.details)) for c, v in verdicts if v.outcome != "passed"]
+
+
+@dataclass(frozen=True)
+class LoadError:
+    dir: str
+    message: str
+    problems: list[tuple[str, str]]  # (file: key, or ''; message)
+
+
+@dataclass(frozen=True)
+class SuiteSummary:
+    """What templates/suite.md.j2 shows of one suite."""
+
+    heading: str
+    title: str
+    partial: str | None
+    banners: list[str]
+    load_errors: list[LoadError]
+    cases: Table | None
+    legend: str | None
+    summary: str
+    efficiency: Folded | None
+    against: Against | None
+    ablation: Table | None
+    triggers: Table | None
+    trigger_rates: list[tuple[str, str]]
+    trigger_summary: str
+    failing: list[Failing]
+    findings_heading: str | None
+    findings: list[tuple[str, list[str]]]
+    comparison: str | None
+    notes: list[str]
+    kept: list[tuple[str, str]]
+
+
+def suite_view(part: SessionPart, level: int = 2) -> SuiteSummary:
+    document = part.document
+    cases, legend = cases_view(document) if document.cases else (None, None)
+    against, ablation = against_view(document)
+    sets = document.triggers
+    trigger_table, rates = triggers_view(sets) if sets else (None, [])
+    return SuiteSummary(
+        heading="#" * level,
+        title=_title(document, part.label),
+        partial=partial_label(document.partial_reason) if document.partial else None,
+        banners=grouped([n for n in document.notices if not n.startswith(INFO_MARK)]),
+        load_errors=[
+            LoadError(
+                error.dir,
+                error.message,
+                [
+                    (
+                        ": ".join(str(p) for p in (problem.get("file"), problem.get("key")) if p),
+                        str(problem.get("message", "")),
+                    )
+                    for problem in error.problems
+                ],
+            )
+            for error in document.load_errors
+        ],
+        cases=cases,
+        legend=legend,
+        summary=summary_line(document) if document.cases else "",
+        efficiency=efficiency_view(document) if document.cases else None,
+        against=against,
+        ablation=ablation,
+        triggers=trigger_table,
+        trigger_rates=rates,
+        trigger_summary=triggers.summary_line(sets) if sets else "",
+        failing=failing_cases(document),
+        findings_heading=findings_heading(document) if document.findings else None,
+        findings=findings_by_case(document) if document.findings else [],
+        comparison=comparison_markdown(part.comparison, level + 1).rstrip("\n")
+        if part.comparison is not None
+        else None,
+        notes=[n for n in document.notices if n.startswith(INFO_MARK)],  # set-up notes: after the results
+        kept=[
+            (label, display_path(path))
+            for label, path in (("Results", part.results_path), ("Report", part.report_path))
+            if path is not None
+        ],
+    )
 
 
 def suite_markdown(part: SessionPart, level: int = 2) -> str:
-    document, h = part.document, "#" * level
-    out = [f"{h} {_title(document, part.label)}", ""]
-    if document.partial:
-        out += [
-            f"> ⚠ **Partial results** ({partial_label(document.partial_reason)}): some runs did not finish or were "
-            f"not graded, so the scores below are incomplete.",
-            "",
-        ]
-    banners = grouped([n for n in document.notices if not n.startswith(INFO_MARK)])
-    if banners:
-        out += [f"- {cell(notice)}" for notice in banners] + [""]
-    if document.load_errors:
-        n = len(document.load_errors)
-        out += [f"**✗ {n} case{'s' if n != 1 else ''} did not load** (not run — fix their files):", ""]
-        for error in document.load_errors:
-            out.append(f"- {code(error.dir)}: {cell(error.message)}")
-            for problem in error.problems:
-                where = ": ".join(str(p) for p in (problem.get("file"), problem.get("key")) if p)
-                out.append(f"  - {code(where) if where else ''} {cell(str(problem.get('message', '')))}".rstrip())
-        out.append("")
-    sets = document.triggers
-    if document.cases:
-        out += [*cases_table(document), "", summary_line(document), "", *efficiency_section(document)]
-    elif not sets:
-        out += ["No eval cases ran.", ""]
-    out += arms_markdown(document, level + 1)
-    if sets:
-        out += [f"{h}# Triggers", "", *triggers_table(sets), "", triggers.summary_line(sets), ""]
-    failing = failing_cases(document)
-    if failing:
-        out += [f"{h}# Failing cases", "", *failing, ""]
-    if document.findings:
-        out += [f"{h}# {cell(findings_heading(document))}", ""]
-        for case, lines in findings_by_case(document):
-            out += [f"- **{cell(case)}**", *(f"  - ⚑ {cell(line)}" for line in lines)]
-        out.append("")
-    if part.comparison is not None:
-        out += [comparison_markdown(part.comparison, level + 1).rstrip("\n"), ""]
-    notes = [n for n in document.notices if n.startswith(INFO_MARK)]  # set-up notes: after the results
-    if notes:
-        out += [f"- {cell(note)}" for note in notes] + [""]
-    kept = [
-        f"{label}: {code(display_path(path))}"
-        for label, path in (("Results", part.results_path), ("Report", part.report_path))
-        if path is not None
-    ]
-    if kept:
-        out += [" · ".join(kept), ""]
-    return "\n".join(out).rstrip() + "\n"
+    """One suite's summary (templates/suite.md.j2), its heading at `level`."""
+    return render_markdown("suite.md.j2", s=suite_view(part, level), ablation_title=arms.ABLATION_TITLE)
 
 
 def session_markdown(parts: Sequence[SessionPart]) -> str:
@@ -262,7 +301,7 @@ def session_markdown(parts: Sequence[SessionPart]) -> str:
     return "\n".join(suite_markdown(part) for part in parts)
 
 
-def trigger_changes_markdown(v: compared.View) -> list[str]:
+def trigger_changes_table(v: compared.View) -> Table:
     head = ["Skill", "Query", "Label", "Fires then → now", "Change 95% CI", "Verdict"]
     body = []
     for change in v.triggers:
@@ -274,56 +313,37 @@ def trigger_changes_markdown(v: compared.View) -> list[str]:
             verdict = VERDICT_MARKS.get(q.verdict or "", q.status if q.status != "compared" else MISSING)
             label = "should fire" if q.should_fire else "should not fire"
             body.append([name, q.id, label, f"{old} → {new}", triggers.interval(q.interval), verdict])
-    out = ["**Triggers**", "", *_table(head, body), ""]
-    if v.trigger_note:
-        out += [f"> {cell(v.trigger_note)}", ""]
-    return out
+    return Table(head, body)
+
+
+def changes_table(v: compared.View) -> Table:
+    """WITH's change per case, and Δ's when both sessions had both arms."""
+    head = ["Case", "WITH", "Change", f"{v.level} CI", "Verdict"]
+    if v.two_arm:
+        head += ["Δ", "Change in Δ", f"{v.level} CI", "Verdict"]
+    body = []
+    for row in v.rows:
+        w = row.with_score
+        line = [row.name, f"{w.old} → {w.new}", w.change, w.interval, VERDICT_MARKS.get(w.verdict or "", MISSING)]
+        if v.two_arm:
+            d = row.delta
+            line += (
+                [f"{d.old} → {d.new}", d.change, d.interval, VERDICT_MARKS.get(d.verdict or "", MISSING)]
+                if d
+                else [MISSING] * 4
+            )
+        body.append(line)
+    return Table(head, body)
 
 
 def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
+    """The comparison in Markdown (templates/comparison.md.j2), its heading at `level`."""
     v = compared.view(comparison)
-    h = "#" * level
-    out = [f"{h} Compared with an earlier session", "", f"- old: {v.old}", f"- new: {v.new}"]
-    out += [f"- changed in the plugin: {cell('; '.join(v.plugin_changes))}"] if v.plugin_changes else []
-    out.append("")
-    if v.warnings:
-        out += ["> ⚠ **Not comparable** — read the changes with care:"]
-        out += [f"> - {cell(w)}" for w in v.warnings] + [""]
-    for note in (v.baseline_note, v.arms_note):
-        out += [f"> {cell(note)}", ""] if note else []
-    if v.rows:
-        head = ["Case", "WITH", "Change", f"{v.level} CI", "Verdict"]
-        if v.two_arm:
-            head += ["Δ", "Change in Δ", f"{v.level} CI", "Verdict"]
-        body = []
-        for row in v.rows:
-            w = row.with_score
-            line = [row.name, f"{w.old} → {w.new}", w.change, w.interval, VERDICT_MARKS.get(w.verdict or "", MISSING)]
-            if v.two_arm:
-                d = row.delta
-                line += (
-                    [f"{d.old} → {d.new}", d.change, d.interval, VERDICT_MARKS.get(d.verdict or "", MISSING)]
-                    if d
-                    else [MISSING] * 4
-                )
-            body.append(line)
-        out += [*_table(head, body), ""]
-    if v.efficiency:
-        out += [
-            f"**{compared.EFFICIENCY_HEADING.capitalize()}**",
-            "",
-            *(f"- {cell(line)}" for line in v.efficiency),
-            "",
-        ]
-    if v.added:
-        out += [f"**Added:** {cell(', '.join(v.added))}", ""]
-    if v.removed:
-        out += [f"**Removed:** {cell(', '.join(v.removed))}", ""]
-    if v.graders:
-        out += ["**Graders whose pass rate moved** (with-arm runs passed, before → after):", ""]
-        out += [f"- {cell(g)}" for g in v.graders] + [""]
-    if v.triggers:
-        out += trigger_changes_markdown(v)
-    out += [f"- {text}" for _, text in v.verdict_counts]
-    out += [f"- {v.summary}", ""]
-    return "\n".join(out).rstrip() + "\n"
+    return render_markdown(
+        "comparison.md.j2",
+        v=v,
+        heading="#" * level,
+        cases=changes_table(v),
+        queries=trigger_changes_table(v),
+        efficiency_heading=compared.EFFICIENCY_HEADING.capitalize(),
+    )

@@ -67,12 +67,12 @@ def write_matrix(terminal, matrix: Matrix, rows: Sequence[Row], path: Path | Non
 
 
 def markdown(matrix: Matrix, rows: Sequence[Row]) -> str:
-    """The matrix as a Markdown section: the table, then each model's verdict."""
-    from .markdown import _table
+    """The matrix as a Markdown section (templates/matrix.md.j2): the table, then each model's verdict."""
+    from .markdown import Table
+    from .md import render_markdown
 
     head, *body = table([m.model for m in matrix.models], rows)
-    lines = ["## Model matrix", "", *_table(head, body), "", verdict_line(matrix), ""]
-    return "\n".join(lines)
+    return render_markdown("matrix.md.j2", rows=Table(head, body), verdict=verdict_line(matrix))
 
 
 @dataclass(frozen=True)

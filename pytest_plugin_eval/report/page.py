@@ -19,6 +19,7 @@ from ..run.refusals import describe
 from ..stats import mean
 from . import efficiency
 from .arms import ArmsView, arms_view
+from .calibration import JudgeChecks
 from .conversation import Trace, trace
 from .notice_groups import grouped
 from .trend import TrendSection, trend_section
@@ -322,6 +323,7 @@ class GraderDef:
     config: str  # YAML-like lines ('' for none)
     rubric: str | None
     agreement: list[str] = field(default_factory=list)  # against a person's labels (plugin-eval calibrate)
+    controls: list[str] = field(default_factory=list)  # its judge's answers to the controls (calibrate --controls)
 
 
 @dataclass(frozen=True)
@@ -502,9 +504,12 @@ def pass_k(case: CaseResult) -> PassK | None:
 
 
 def case_section(
-    case: CaseResult, index: int, agreement: dict | None = None, findings: list[Finding] | None = None
+    case: CaseResult, index: int, judge: JudgeChecks | None = None, findings: list[Finding] | None = None
 ) -> CaseSection:
-    """`agreement`: (case, grader) → lines saying how far the grader's judge agrees with a person's labels."""
+    """`judge`: what `calibrate` found of each judged grader's judge (report.calibration.judge_checks): its
+    agreement with a person's labels and its answers to the controls, by (case, grader), and the findings of the
+    controls it passed, shown with the case's own `findings`."""
+    judge = judge or JudgeChecks()
     agg = case.aggregates
     facts = [
         f"source: {case.source or MISSING}",
@@ -530,12 +535,17 @@ def case_section(
         expected_outcome=case.expected_outcome or None,
         single_arm_reason=case.single_arm_reason or None,
         hints=list(case.hints),
-        findings=[f.line() for f in of_case(findings or [], case.name)],
+        findings=[f.line() for f in of_case([*(findings or []), *judge.findings], case.name)],
         scores=" · ".join(scores),
         pass_k=pass_k(case),
         prompt=case.prompt,
         graders=[
-            replace(grader_def(g), agreement=(agreement or {}).get((case.name, g.name), [])) for g in case.graders
+            replace(
+                grader_def(g),
+                agreement=judge.agreement.get((case.name, g.name), []),
+                controls=judge.controls.get((case.name, g.name), []),
+            )
+            for g in case.graders
         ],
         arms=_arms(case),
     )
@@ -577,13 +587,13 @@ def top(document: SuiteResult, linked: bool = True) -> Top:
     )
 
 
-def page(document: SuiteResult, history: Trend | None = None, agreement: dict | None = None) -> Page:
+def page(document: SuiteResult, history: Trend | None = None, judge: JudgeChecks | None = None) -> Page:
     """`history`: the trend over earlier comparable sessions (results.history.trend), drawn when it has one;
-    `agreement`: each judged grader's agreement with a person's labels (report.calibration.agreement_by_grader)."""
+    `judge`: what `calibrate` found of the judges (report.calibration.judge_checks)."""
     anchors = {case.dir: anchor(i, case.name) for i, case in enumerate(document.cases, 1)}
     return Page(
         top(document),
-        [case_section(case, i, agreement, document.findings) for i, case in enumerate(document.cases, 1)],
+        [case_section(case, i, judge, document.findings) for i, case in enumerate(document.cases, 1)],
         trend_section(history, anchors),
         trigger_sections(document.triggers),
         None if (arms := arms_view(document)).empty else arms,

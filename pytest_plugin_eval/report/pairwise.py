@@ -149,32 +149,10 @@ def write_pairwise(terminal, p: PairwiseComparison) -> None:
 # ---- Markdown ------------------------------------------------------------------------------------------------
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def markdown(p: PairwiseComparison, level: int = 2) -> str:
+    """The section in Markdown (templates/pairwise.md.j2), its heading at `level`."""
+    from .md import render_markdown
+
     v = view(p)
-    h = "#" * level
-    out = [f"{h} Pairwise: NEW against OLD, judged blind in both orders", "", f"- judge: `{v.judge}`", f"- {v.rule}"]
-    if v.stopped:
-        out.append(f"- ⚠ {_cell(v.stopped)}; the pairs after it were not judged")
-    out += [f"- note: {_cell(n)}" for n in v.notes]
-    out += ["", f"| Case | Wins | Ties | Losses | No decision | Win rate | {v.level} CI | Verdict |"]
-    out.append("|---|---:|---:|---:|---:|---:|---:|---|")
-    for name, t in [(c.name, c.tally) for c in v.cases] + [("**overall**", v.overall)]:
-        out.append(
-            f"| {_cell(name)} | {t.wins} | {t.ties} | {t.losses} | {t.no_decision} | {t.win_rate} | {t.interval} "
-            f"| {t.label} |"
-        )
-    out.append("")
-    for case in v.cases:
-        out += [f"<details><summary>{_cell(case.name)}: {_counts(case.tally)}</summary>", ""]
-        if case.note:
-            out += [f"_{_cell(case.note)}_", ""]
-        for pair in case.pairs:
-            out.append(f"- **{pair.label}: {pair.outcome}** — {_cell(pair.why)}")
-            out += [f"  - {_cell(r)}" for r in pair.reasons]
-        out += ["", "</details>", ""]
-    out += [f"- {v.cost}", ""]
-    return "\n".join(out).rstrip() + "\n"
+    rows = [(c.name, c.tally) for c in v.cases] + [("**overall**", v.overall)]
+    return render_markdown("pairwise.md.j2", v=v, rows=rows, heading="#" * level, counts=_counts)

@@ -1,7 +1,8 @@
 """The pull request comment (`plugin-eval pr-comment`): what a reviewer needs from a session, in the order they
 need it — the verdict, the cases that newly fail, what moved against the baseline (cases and trigger queries,
 then → now with the interval of the change), the cost, and a link to the run. Pure text over results documents
-and their comparison (analysis.compare); every case's row is folded away at the end.
+and their comparison (analysis.compare); every case's row is folded away at the end. This module makes the view of
+each document (CommentSection); templates/pr_comment.md.j2 lays the comment out.
 
 The first line is a hidden marker naming the suite (`marker`): the poster finds its own comment by it and
 updates it in place, so that a pull request holds one comment per suite however often it is pushed to."""
@@ -20,6 +21,7 @@ from ..results.trigger_compare import QueryChange
 from ..results.verdict import case_verdict
 from . import comparison as compared
 from . import markdown
+from .markdown import Table
 from .view import MISSING, partial_label, seconds, signed, usd
 
 # GitHub refuses a comment body over 65,536 characters: stay below it, and fold what does not fit.
@@ -130,35 +132,36 @@ def _figures(document: SuiteResult, comparison: Comparison | None) -> str:
     return " · ".join(parts)
 
 
-def failures(part: CommentPart) -> list[str]:
+@dataclass(frozen=True)
+class FailingCase:
+    name: str
+    why: str  # the verdict's headline
+    new: bool  # it passed in the baseline
+    still: bool  # it failed in the baseline too
+
+
+def failures(part: CommentPart) -> list[FailingCase]:
     """The cases below the threshold — those that newly fail first — each with the reason the verdict gives."""
     document = part.document
     threshold = document.suite.threshold
     failing = [c for c in document.cases if _failing(c, threshold)]
-    if not failing and not document.load_errors:
-        return []
     passed_before = _passed_before(part)
     new = [c for c in failing if part.before is not None and passed_before.get(c.name, True)]
     old = [c for c in failing if c not in new]
-    out = []
-    for error in document.load_errors:
-        out.append(f"- ✗ {markdown.code(error.dir)} did not load: {markdown.cell(error.message)}")
-    for case in new:
-        out.append(f"- 🆕 **{markdown.cell(case.name)}** — {markdown.cell(case_verdict(case, threshold).headline)}")
-    for case in old:
-        still = " (failing in the baseline too)" if part.before is not None else ""
-        out.append(f"- **{markdown.cell(case.name)}**{still} — {markdown.cell(case_verdict(case, threshold).headline)}")
-    return out
+    why = {c.name: case_verdict(c, threshold).headline for c in failing}
+    return [FailingCase(c.name, why[c.name], True, False) for c in new] + [
+        FailingCase(c.name, why[c.name], False, part.before is not None) for c in old
+    ]
 
 
-def moved_cases(comparison: Comparison) -> list[str]:
+def moved_cases(comparison: Comparison) -> Table | None:
     """A row per case whose WITH or Δ moved beyond its interval, worse first."""
     v = compared.view(comparison)  # its rows are the compared cases, in order
     moved = [
         (row, case) for row, case in zip(v.rows, comparison.compared, strict=True) if _verdicts(case) & {BETTER, WORSE}
     ]
     if not moved:
-        return []
+        return None
     moved.sort(key=lambda pair: not pair[1].worse)
     head = ["Case", "WITH then → now", f"{v.level} CI", "Δ then → now", f"{v.level} CI", "Verdict"]
     body = []
@@ -174,7 +177,7 @@ def moved_cases(comparison: Comparison) -> list[str]:
                 VERDICT_MARKS[WORSE if case.worse else BETTER],
             ]
         )
-    return markdown._table(head, body)
+    return Table(head, body)
 
 
 def _query_verdict(query: QueryChange) -> str:
@@ -186,11 +189,11 @@ def _query_verdict(query: QueryChange) -> str:
     return "🟢 fires more" if query.should_fire else "🟢 fires less (should not fire)"
 
 
-def moved_queries(comparison: Comparison) -> list[str]:
+def moved_queries(comparison: Comparison) -> Table | None:
     """A row per trigger query whose fire rate moved beyond its interval, those that moved the wrong way first."""
     moved = [(t, q) for t in comparison.triggers for q in t.queries if q.verdict in (BETTER, WORSE)]
     if not moved:
-        return []
+        return None
     moved.sort(key=lambda tq: tq[1].verdict != WORSE)
     head = ["Skill", "Query", "Label", "Fires then → now", f"Change {comparison.level * 100:g}% CI", "Verdict"]
     body = []
@@ -202,75 +205,86 @@ def moved_queries(comparison: Comparison) -> list[str]:
         body.append(
             [skill, query.id, label, f"{old} → {new}", compared.interval(query.interval), _query_verdict(query)]
         )
-    return markdown._table(head, body)
+    return Table(head, body)
 
 
-def section(part: CommentPart, baseline: str, level: int, details: bool = True) -> list[str]:
+@dataclass(frozen=True)
+class CommentSection:
+    """What templates/pr_comment.md.j2 shows of one document."""
+
+    label: str | None
+    headline: str
+    figures: str
+    partial: str | None
+    warnings: list[str]
+    load_errors: list[tuple[str, str]]  # (dir, message)
+    failing: list[FailingCase]
+    moved_cases: Table | None
+    moved_queries: Table | None
+    still: int  # cases compared with no detectable change
+    steady: int  # trigger queries likewise
+    added: list[str]
+    removed: list[str]
+    cases: Table | None  # every case, folded (None: left out to fit)
+    legend: str | None
+    triggers: Table | None
+    trigger_rates: list[tuple[str, str]]
+
+
+def section(part: CommentPart, baseline: str, details: bool = True) -> CommentSection:
     document, comparison = part.document, part.comparison
-    h = "#" * level
-    out = [f"**{headline(part, baseline)}**", "", _figures(document, comparison), ""]
-    if document.partial:
-        out += [
-            f"> ⚠ **Partial results** ({partial_label(document.partial_reason)}): some runs did not finish or were "
-            "not graded — the scores are incomplete; rerun rather than blame the plugin.",
-            "",
-        ]
-    if comparison is not None and comparison.warnings:
-        out += ["> ⚠ **Not measured alike** — read the changes with care:"]
-        out += [f"> - {markdown.cell(w.message)}" for w in comparison.warnings] + [""]
-    failing = failures(part)
-    if failing:
-        out += [f"{h} Failing", "", *failing, ""]
+    still = steady = 0
     if comparison is not None:
-        cases, queries = moved_cases(comparison), moved_queries(comparison)
-        if cases or queries:
-            out += [f"{h} What moved against {baseline}", ""]
-            out += [*cases, ""] if cases else []
-            out += [*queries, ""] if queries else []
         still = len(comparison.compared) - sum(1 for c in comparison.compared if _verdicts(c) & {BETTER, WORSE})
-        if comparison.compared and still:
-            out += [f"{still} case(s) compared with {baseline}: no detectable change.", ""]
         steady = sum(
             1
             for t in comparison.triggers
             for q in t.queries
             if q.status == "compared" and q.verdict not in (BETTER, WORSE)
         )
-        if steady:
-            out += [
-                f"{steady} trigger quer{'y' if steady == 1 else 'ies'} compared with {baseline}: no detectable change.",
-                "",
-            ]
-        if comparison.added:
-            out += [f"New cases: {markdown.cell(', '.join(c.name for c in comparison.added))}", ""]
-        if comparison.removed:
-            out += [f"Removed cases: {markdown.cell(', '.join(c.name for c in comparison.removed))}", ""]
-    if details and document.cases:
-        out += ["<details><summary>Every case</summary>", "", *markdown.cases_table(document), "", "</details>", ""]
-    if details and document.triggers:
-        table = markdown.triggers_table(document.triggers)
-        out += ["<details><summary>Every trigger query</summary>", "", *table, "", "</details>", ""]
-    return out
+    cases, legend = markdown.cases_view(document) if details and document.cases else (None, None)
+    triggers, rates = markdown.triggers_view(document.triggers) if details and document.triggers else (None, [])
+    return CommentSection(
+        label=part.label,
+        headline=headline(part, baseline),
+        figures=_figures(document, comparison),
+        partial=partial_label(document.partial_reason) if document.partial else None,
+        warnings=[w.message for w in comparison.warnings] if comparison is not None else [],
+        load_errors=[(error.dir, error.message) for error in document.load_errors],
+        failing=failures(part),
+        moved_cases=moved_cases(comparison) if comparison is not None else None,
+        moved_queries=moved_queries(comparison) if comparison is not None else None,
+        still=still if comparison is not None and comparison.compared else 0,
+        steady=steady,
+        added=[c.name for c in comparison.added] if comparison is not None else [],
+        removed=[c.name for c in comparison.removed] if comparison is not None else [],
+        cases=cases,
+        legend=legend,
+        triggers=triggers,
+        trigger_rates=rates,
+    )
 
 
 def comment_text(
     parts: Sequence[CommentPart], key: str, run_url: str | None = None, baseline: str = "the baseline"
 ) -> str:
-    """The whole comment: the marker, a title, a section per document (per model of a matrix), the run's link.
-    `baseline`: what the comparison is with, in words ("main")."""
+    """The whole comment (templates/pr_comment.md.j2): the marker, a title, a section per document (per model of a
+    matrix), the run's link. `baseline`: what the comparison is with, in words ("main")."""
+    from .md import render_markdown
+
     first = parts[0].document
-    plugins = ", ".join(p.name for p in first.suite.plugins) or key
-    footer = [f"[The run, its summary and the results folder]({run_url})" if run_url else ""]
-    footer.append("<sub>Updated in place on every push by `plugin-eval pr-comment`.</sub>")
 
     def render(details: bool) -> str:
-        out = [marker(key), f"## Plugin eval: {markdown.cell(plugins)}", ""]
-        for part in parts:
-            if len(parts) > 1:
-                out += [f"### {markdown.cell(part.label or '')}", ""]
-            out += section(part, baseline, 3 if len(parts) == 1 else 4, details)
-        out += [line for line in footer if line]
-        return "\n".join(out).rstrip() + "\n"
+        return render_markdown(
+            "pr_comment.md.j2",
+            marker=marker(key),
+            plugins=", ".join(p.name for p in first.suite.plugins) or key,
+            sections=[section(part, baseline, details) for part in parts],
+            heading="###" if len(parts) == 1 else "####",
+            many=len(parts) > 1,
+            baseline=baseline,
+            run_url=run_url,
+        )
 
     text = render(details=True)
     if len(text) > MAX_CHARS:

@@ -99,6 +99,24 @@ class GraderCalibration(Document):
 
 
 @dataclass
+class ControlAnswer(Document):
+    """The judge's answer to one control (`calibrate --controls`, grade/controls.py): `passed` None when it could not
+    be asked (`error` says why)."""
+
+    case: str = field(metadata=key("case"))
+    grader: str = field(metadata=key("grader"))
+    type: str = field(metadata=key("type"))
+    control: str = field(metadata=key("control"))
+    description: str = field(metadata=key("description"))
+    passed: bool | None = field(metadata=key("passed"))
+    _: KW_ONLY
+    votes: list[bool] = field(default_factory=list, metadata=key("votes"))
+    cost_usd: float = field(default=0.0, metadata=key("costUsd", write=lambda v: round(v, 6)))
+    error: str | None = field(default=None, metadata=key("error", omit="falsy"))
+    extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
+
+
+@dataclass
 class Calibration(Document):
     """`plugin-eval calibrate`'s findings over one or more results folders."""
 
@@ -110,7 +128,7 @@ class Calibration(Document):
     unmatched: int = field(default=0, metadata=key("unmatched"))
     graders: list[GraderCalibration] = field(default_factory=list, metadata=key("graders"))
     warnings: list[str] = field(default_factory=list, metadata=key("warnings"))
-    controls: list[dict[str, Any]] | None = field(default=None, metadata=key("controls", omit="none"))
+    controls: list[ControlAnswer] | None = field(default=None, metadata=key("controls", omit="none"))
     findings: list[Finding] = field(default_factory=list, metadata=key("findings", omit="falsy"))  # controls passed
     extra: dict[str, Any] = field(default_factory=dict, metadata=EXTRA)
 

@@ -6,8 +6,8 @@ control the judge could not be asked (`passed: null`) says nothing."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
+from .calibration import ControlAnswer
 from .findings import Finding
 
 KIND = "judge-misses-control"
@@ -22,21 +22,20 @@ SWAPPED_FIX = (
 )
 
 
-def control_findings(controls: Iterable[dict[str, Any]]) -> list[Finding]:
-    """A finding per control the judge passed, from calibrate's control results (`{case, grader, control,
-    description, passed, votes}`)."""
+def control_findings(controls: Iterable[ControlAnswer]) -> list[Finding]:
+    """A finding per control the judge passed, from calibrate's answers to the controls."""
     out = []
     for c in controls:
-        if c.get("passed") is not True:
+        if c.passed is not True:
             continue
-        votes, swapped = c.get("votes") or [], c.get("control") == "swapped"
+        swapped = c.control == "swapped"
         out.append(
             Finding(
-                str(c.get("case", "")),
-                grader=str(c.get("grader", "")) or None,
+                c.case,
+                grader=c.grader or None,
                 kind=KIND,
-                message=f"the judge passed {c.get('description') or c.get('control')} (control "
-                f"{c.get('control')}, {sum(map(bool, votes))} of {len(votes)} vote(s) PASS): "
+                message=f"the judge passed {c.description or c.control} (control "
+                f"{c.control}, {sum(map(bool, c.votes))} of {len(c.votes)} vote(s) PASS): "
                 + ("it may not be comparing the two" if swapped else "it grades something other than the rubric"),
                 fix=SWAPPED_FIX if swapped else FIX,
             )

@@ -396,7 +396,7 @@ def _loader(hint: Any) -> tuple[Convert, bool]:
     if inner is not None:
         # An optional value is read as it is, unless it must be converted to be of its type at all.
         load, _ = _loader(inner)
-        convert = _is_document(inner) or (get_origin(inner) is dict and get_args(inner)[:1] == (int,))
+        convert = _holds_document(inner) or (get_origin(inner) is dict and get_args(inner)[:1] == (int,))
         return (lambda data: None if data is None else load(data)) if convert else _same, False
     if origin is list:
         item = _loader(args[0])[0] if args and _is_document(args[0]) else None

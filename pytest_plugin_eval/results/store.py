@@ -23,8 +23,9 @@ from typing import Any
 from ..core.errors import HarnessError, InvalidSpec
 from ..core.run_id import run_folder_name
 from ..run.artefacts import RunFolder
-from .jsonmap import problems
+from .jsonmap import Document, problems
 from .model import SCHEMA_VERSION, SuiteResult
+from .suites import SuitesDocument, is_several
 
 RESULTS_DIR = "results"  # in the eval dir: a folder per session
 RESULTS_FILE = "aggregate-result.json"
@@ -114,7 +115,7 @@ def document_problem(data: Any, whole: bool = True) -> str | None:
         return "not a results document (the JSON is not an object)"
     if "old" in data and "new" in data and "cases" in data:
         return "a comparison document (plugin-eval compare --json), not a results document"
-    if "suites" in data and "cases" not in data:
+    if is_several(data):
         return "holds several suites (the --json document of a session over several eval dirs), not one suite's"
     version = data.get("schemaVersion", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
@@ -142,14 +143,54 @@ def parse_document(data: Any, source: Path | str, whole: bool = True) -> SuiteRe
 def read_results(path: Path) -> SuiteResult:
     """A stored results document (aggregate-result.json, or a session's --json file of one suite). Raises OSError
     when the file cannot be read, InvalidDocument (a ValueError) when it is not JSON or not a results document."""
+    return parse_document(_json_of(path), path, whole=False)
+
+
+def suites_problem(data: Any) -> str | None:
+    """What makes `data` neither one suite's results document nor the document of several (results.suites), as
+    `path: what is wrong` (`suites[1].cases[0].arms.with[0].score: must be a number`), or None."""
+    if not is_several(data):
+        return document_problem(data, whole=False)
+    version = data.get("schemaVersion", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        return f"schemaVersion {version!r}: this plugin-eval reads version {SCHEMA_VERSION}"
+    found = problems(SuitesDocument, data)
+    if found:
+        return f"{found[0]}" + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
+    for i, suite in enumerate(data["suites"] or []):
+        problem = document_problem(suite)
+        if problem is not None:
+            return f"suites[{i}]: {problem}"
+    return None
+
+
+def parse_suites(data: Any, source: Path | str) -> list[SuiteResult]:
+    """The suites of `data` read from `source`: one suite's document, or each of several; raises InvalidDocument
+    naming `source` and the bad field."""
+    problem = suites_problem(data)
+    if problem is not None:
+        raise InvalidDocument(f"{source}: {problem}")
+    try:
+        return SuitesDocument.from_json(data).suites if is_several(data) else [SuiteResult.from_json(data)]
+    except Exception as e:  # a value the types allow that the document's own rules do not
+        raise InvalidDocument(f"{source}: not a results document this version reads ({type(e).__name__}: {e})") from e
+
+
+def read_suites(path: Path) -> list[SuiteResult]:
+    """The suites of a session's --json file (or an aggregate-result.json): one, or each of several eval dirs' or
+    models'. Raises OSError when the file cannot be read, InvalidDocument when it is not JSON or holds no suite this
+    version reads."""
+    return parse_suites(_json_of(path), path)
+
+
+def _json_of(path: Path) -> Any:
     text = Path(path).read_text(encoding="utf-8")
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except RecursionError:
         raise InvalidDocument(f"{path}: nested too deeply to be a results document") from None
     except ValueError as e:
         raise InvalidDocument(f"{path}: not valid JSON ({e})") from None
-    return parse_document(data, path, whole=False)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -172,9 +213,11 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def document_text(document: dict) -> str:
-    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+def document_text(document: dict | Document) -> str:
+    """A document as the tool writes it to a file or stdout."""
+    data = document.to_json() if isinstance(document, Document) else document
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
-def write_json(path: Path, document: dict) -> None:
+def write_json(path: Path, document: dict | Document) -> None:
     write_atomic(path, document_text(document))

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..core.prices import Usage, lookup, price
+from ..results.model import SuiteResult
 
 # One agent request: Claude Code's system prompt and tools (≈ 20k tokens, written to the cache by the first
 # request of a run and read from it afterwards), what the run added since (fresh input) and the reply.
@@ -116,31 +117,29 @@ class Prediction:
     missing: tuple[str, ...] = ()  # cases of the suite the pilot did not run
 
 
-def predict_from_pilot(document: dict, runs_by_case: dict[str, int] | None = None) -> Prediction:
+def predict_from_pilot(suites: Iterable[SuiteResult], runs_by_case: dict[str, int] | None = None) -> Prediction:
     """Each case's mean cost per run in each arm, times its runs (`runs_by_case`, else the document's
     `runsPerCase`, what the case file says — the pilot itself ran with --runs 1); each trigger query's likewise,
-    under `triggers: <set>/<query id>` (`runs_by_case` under that name, else its set's `runsPerQuery`). A model
-    matrix's pilot (`{"suites": [...]}`, one document per model) adds up its models: a case's figure is over all
-    of them."""
+    under `triggers: <set>/<query id>` (`runs_by_case` under that name, else its set's `runsPerQuery`). `suites`:
+    the pilot's document read by results.store.read_suites — a model matrix's pilot holds one suite per model, and
+    they add up: a case's figure is over all of them."""
     per_case: dict[str, float] = {}
     pilot_cost = 0.0
-    suites = document.get("suites") if "cases" not in document else [document]
-    for suite in suites or []:
-        for case in suite.get("cases") or []:
-            name = case.get("name", "?")
-            runs = (runs_by_case or {}).get(name) or case.get("runsPerCase") or 3
+    for suite in suites:
+        for case in suite.cases:
+            runs = (runs_by_case or {}).get(case.name) or case.runs_per_case or 3
             total = 0.0
-            for arm_runs in (case.get("arms") or {}).values():
-                costs = [float(run.get("costUsd") or 0.0) for run in arm_runs or []]
+            for arm_runs in case.arms.values():
+                costs = [run.cost_usd for run in arm_runs]
                 pilot_cost += sum(costs)
                 if costs:
                     total += sum(costs) / len(costs) * runs
-            per_case[name] = per_case.get(name, 0.0) + total
-        for trigger_set in suite.get("triggers") or []:
-            for query in trigger_set.get("queries") or []:
-                name = trigger_key(str(trigger_set.get("name", "?")), str(query.get("id", "?")))
-                runs = (runs_by_case or {}).get(name) or trigger_set.get("runsPerQuery") or 5
-                costs = [float(run.get("costUsd") or 0.0) for run in query.get("runs") or []]
+            per_case[case.name] = per_case.get(case.name, 0.0) + total
+        for trigger_set in suite.triggers:
+            for query in trigger_set.queries:
+                name = trigger_key(trigger_set.name, query.id)
+                runs = (runs_by_case or {}).get(name) or trigger_set.runs_per_query or 5
+                costs = [run.cost_usd for run in query.runs]
                 pilot_cost += sum(costs)
                 if costs:
                     per_case[name] = per_case.get(name, 0.0) + sum(costs) / len(costs) * runs

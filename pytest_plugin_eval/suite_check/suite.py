@@ -22,7 +22,6 @@ file the model writes and before its session may end.
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import shutil
@@ -55,6 +54,7 @@ from ..load.triggers import TriggerSet
 from ..results.check import CheckDocument, CheckedTriggerSet, CostBounds, CostPrediction, FileProblem
 from ..results.findings import Finding
 from ..results.matrix import case_models
+from ..results.store import read_suites
 from ..results.triggers import undecidable_notice
 from ..run.access import Access
 from ..run.stand_ins import mocked_tools
@@ -233,13 +233,14 @@ def check_suite(
     result.warnings.extend(unpriced_warnings([*(s.model for s in shapes), judge]))
     pilot = eval_root / "results" / PILOT_JSON
     try:
-        document = json.loads(pilot.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        document = None
-    if isinstance(document, dict):
+        suites = read_suites(pilot) if pilot.is_file() else None
+    except (OSError, ValueError) as e:  # InvalidDocument names the file and the bad field
+        suites = None
+        result.warnings.append(f"{e} — no prediction from the pilot; run it again to have one")
+    if suites is not None:
         runs = {c.name: c.runs_per_arm for c in result.cases}
         runs |= {trigger_key(t.name, q.id): t.runs for t in result.trigger_sets for q in t.queries}
-        result.prediction = predict_from_pilot(document, runs)
+        result.prediction = predict_from_pilot(suites, runs)
     return result
 
 

@@ -12,7 +12,6 @@ Nothing of the plugin is written unless `--apply` is given, and then only the de
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import tempfile
 import time
@@ -26,6 +25,7 @@ from ..load.on_disk import read_suite
 from ..load.skills import Component
 from ..load.suite import plugin_eval_dir
 from ..load.triggers import TriggerSet
+from ..results.registry import kind
 from ..results.store import RESULTS_DIR
 from .apply import rewrite_description
 from .cost import TuneShape, estimate
@@ -409,7 +409,7 @@ class Tuning:
         from .report import html_page, terminal
 
         self.out.mkdir(parents=True, exist_ok=True)
-        doc = json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"
+        doc = kind("tune").text(result)  # as results.registry says tune.json is written
         (self.out / "tune.json").write_text(doc, encoding="utf-8")
         if self.args.json:
             Path(self.args.json).write_text(doc, encoding="utf-8")

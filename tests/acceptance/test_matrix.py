@@ -15,6 +15,8 @@ from pathlib import Path
 import yaml
 from helpers.e2e import GREETING_GRADERS, GREETING_SCRIPT, normalized
 
+from pytest_plugin_eval.results.store import read_results, read_suites
+
 HAIKU, SONNET = "claude-haiku-4-5", "claude-sonnet-4-5"
 MATRIX = f"{HAIKU},{SONNET}"
 TRIGGERS = {
@@ -194,7 +196,14 @@ def test_shards_of_a_matrix_merge_into_a_matrix(suite):
         assert shard.rc in (0, 1), shard.out
     merged = suite.root / "merged"
     done = plugin_eval(
-        "merge", str(suite.root / "s1"), str(suite.root / "s2"), "--output-dir", str(merged), cwd=suite.root
+        "merge",
+        str(suite.root / "s1"),
+        str(suite.root / "s2"),
+        "--output-dir",
+        str(merged),
+        "--json",
+        "merged.json",
+        cwd=suite.root,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     matrix = read(merged / "matrix.json")
@@ -203,6 +212,9 @@ def test_shards_of_a_matrix_merge_into_a_matrix(suite):
         doc = read(merged / model / "aggregate-result.json")
         assert sorted(c["name"] for c in doc["cases"]) == ["again", "greets"]
         assert doc["suite"]["modelOverride"] == model
+    # --json: every model's merged document, one suite each, read back whole by the one reader
+    models = [read_results(merged / model / "aggregate-result.json") for model in (HAIKU, SONNET)]
+    assert read_suites(suite.root / "merged.json") == models
 
 
 def test_lf_reruns_the_failed_model_only(suite, pytester):

@@ -7,6 +7,7 @@ the labelled agreement."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -204,7 +205,7 @@ def test_calibrate_measures_the_lenient_judge_and_its_controls(folder, tmp_path)
     assert "TPR 1.00" in done.stdout and "TNR 0.75" in done.stdout
     assert "W/OUT  raw 0.25 (1/4) → 0.00" in done.stdout
 
-    probed = plugin_eval(folder, "calibrate", str(folder), "--controls", "--scripted", "--json", "-")
+    probed = plugin_eval(folder, "calibrate", str(folder), "--controls", "--scripted", "--json", "-", "--report")
     assert probed.returncode == 2, probed.stderr
     probes = json.loads(probed.stdout)
     controls = {c["control"]: c["passed"] for c in probes["controls"]}
@@ -224,6 +225,11 @@ def test_calibrate_measures_the_lenient_judge_and_its_controls(folder, tmp_path)
     assert "the judge against your labels:" in report
     assert "TPR 1.00 [0.51, 1.00] · TNR 0.75 [0.30, 0.95]" in report
     assert "W/OUT raw 0.25 (1/4) → 0.00" in report
+    # --controls --report: the judge's answers beside its grader, the control it passed a finding of the case
+    shown = html.unescape(report)
+    assert "answers to the controls" in probed.stderr and "the judge's answers to the controls" in shown
+    assert "✗ PASSED  inject" in shown and "✓ failed  empty" in shown
+    assert '⚑ grader "names-guest": the judge passed an answer telling the judge to say PASS' in shown
 
 
 def test_a_regrade_keeps_the_labels_and_its_report_shows_the_agreement(session, folder, tmp_path):

@@ -8,6 +8,9 @@ import xml.etree.ElementTree as ET
 
 from helpers.e2e import GREETING_GRADERS, Suite
 
+from pytest_plugin_eval.cli.main import main
+from pytest_plugin_eval.results.store import read_results, read_suites
+
 HALF = {"with": {1: ["Hello from the plugin."], "default": ["Nope."]}, "without": ["Nope."]}
 GOOD = {"all": ["Hello from the plugin."]}
 GREETING = {"greeting": GREETING_GRADERS["greeting"]}
@@ -96,7 +99,7 @@ def test_a_case_left_out_by_case_does_not_fail_the_session(suite):
     assert asked.rc == 1 and asked.doc["loadErrors"][0]["case"] == "broken"
 
 
-def test_two_plugins_under_one_path_keep_their_own_results(pytester):
+def test_two_plugins_under_one_path_keep_their_own_results(pytester, capsys):
     roots = []
     for name in ("alpha", "beta"):
         suite = Suite(pytester, pytester.path / name, name)
@@ -109,9 +112,14 @@ def test_two_plugins_under_one_path_keep_their_own_results(pytester):
     combined = json.loads((pytester.path / "out.json").read_text())
     assert [len(doc["cases"]) for doc in combined["suites"]] == [1, 1]
     assert {doc["suite"]["plugins"][0]["name"] for doc in combined["suites"]} == {"alpha", "beta"}
+    read_back = {suite.suite.plugins[0].name: suite for suite in read_suites(pytester.path / "out.json")}
     for root in roots:  # each plugin's results folder holds its own case only
         [document] = (root / "evals" / "results").glob("*/aggregate-result.json")
         doc = json.loads(document.read_text())
         assert [c["name"] for c in doc["cases"]] == ["greets"] and len(doc["cases"][0]["arms"]["with"]) == 1
+        assert read_back[root.name] == read_results(document)  # the --json document holds each suite's whole
+    # a reader of one suite names the file and says what it holds instead
+    assert main(["compare", str(pytester.path / "out.json"), str(document.parent)]) == 1
+    assert f"{pytester.path / 'out.json'}: holds several suites" in capsys.readouterr().err
     out = result.stdout.str()
     assert "plugin eval · alpha" in out and "plugin eval · beta" in out

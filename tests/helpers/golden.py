@@ -12,13 +12,20 @@ from helpers.documents import case_result, suite_result
 from pytest_plugin_eval.analysis.compare import compare
 from pytest_plugin_eval.core.problems import Problem
 from pytest_plugin_eval.load.case import Case
+from pytest_plugin_eval.load.skill_evals import criteria
 from pytest_plugin_eval.load.skills import Component
 from pytest_plugin_eval.load.triggers import TriggerQuery, TriggerSet
+from pytest_plugin_eval.results.calibration import Calibration, ControlAnswer, Session, calibrate
 from pytest_plugin_eval.results.comparison import Comparison
+from pytest_plugin_eval.results.control_findings import control_findings
+from pytest_plugin_eval.results.efficiency import Tokens
 from pytest_plugin_eval.results.findings import Finding
 from pytest_plugin_eval.results.history import HistoryRow, PastSession, Scan, Skipped
-from pytest_plugin_eval.results.model import GraderInfo, PluginInfo
+from pytest_plugin_eval.results.labels import Label, Labels, rubric_hash
+from pytest_plugin_eval.results.matrix import Matrix, MatrixModel
+from pytest_plugin_eval.results.model import GraderInfo, GraderResult, PluginInfo, RunResult, SuiteResult
 from pytest_plugin_eval.results.pairwise import CasePairwise, OrderAnswer, Pair, PairwiseComparison
+from pytest_plugin_eval.results.suites import SuitesDocument
 from pytest_plugin_eval.results.triggers import QueryResult, TriggerRun, TriggerSetResult
 from pytest_plugin_eval.suite_check.cost import Estimate, Prediction
 from pytest_plugin_eval.suite_check.suite import CheckResult
@@ -231,3 +238,125 @@ def tune() -> TuneResult:
     r.notes = ["round 2: the proposer's reply was cut at its token limit"]
     r.cost.spent_usd, r.cost.agent_runs, r.cost.proposer_calls, r.cost.proposer_usd = 0.2512345, 48, 2, 0.0312345
     return r
+
+
+def suites() -> SuitesDocument:
+    """A session over two eval dirs (`--json` with several): each suite's document, the second partial with a
+    trigger set."""
+    first = suite_result(case_result("greets", [1, 1, 0], [0, 0, 0]))
+    second = suite_result(
+        case_result("counts", [1, 0], [0, 1], graders=[GraderInfo("tone", "llm", 1, {"criteria": "warm"})]),
+        plugin=PluginInfo("counter", "/q", version="0.2.0"),
+        partial="interrupted",
+    )
+    second.triggers = [trigger_set("Greets.", {"f1": 3, "n1": 1})]
+    return SuitesDocument(suites=[first, second])
+
+
+def matrix() -> Matrix:
+    """Three models: one passed, one failed, one interrupted."""
+    return Matrix(
+        "2026-01-02T03:04:05Z",
+        "claude-haiku-4-5",
+        1,
+        [
+            MatrixModel("haiku", "haiku/aggregate-result.json", 0, 0.1234567),
+            MatrixModel("sonnet", "sonnet/aggregate-result.json", 1, 0.5),
+            MatrixModel("opus", "opus/aggregate-result.json", 130, 0.0),
+        ],
+    )
+
+
+JUDGED = GraderInfo("reads-well", "llm", 1, {"criteria": "Greets the guest by name."})
+
+
+def labels() -> Labels:
+    """A person's labels of a judged grader's verdicts: one with every optional key, one stale (another rubric)."""
+    return Labels(
+        labels=[
+            Label(
+                "greets",
+                "with",
+                1,
+                "reads-well",
+                "pass",
+                note="names the guest",
+                codes=("names-guest",),
+                by="ana",
+                at="2026-12-01T10:00:00Z",
+                rubric_hash=rubric_hash(JUDGED),
+                judge_model="claude-haiku-4-5",
+                judge_passed=True,
+            ),
+            Label("greets", "with", 2, "reads-well", "fail", rubric_hash="0000000000000000"),
+            Label("greets", "without", 1, "reads-well", "fail", by="ana"),
+            Label("greets", "without", 2, "reads-well", "fail"),
+        ]
+    )
+
+
+def calibration() -> Calibration:
+    """calibrate over one labelled folder: a grader's agreement, a stale label, an unmatched one, and the controls
+    (one passed: a finding; one not asked)."""
+    judged = lambda arm, i, passed: RunResult(  # noqa: E731
+        arm,
+        i,
+        score=float(passed),
+        passed=passed,
+        graders=[GraderResult("reads-well", passed, 1, "votes", judge_model="claude-haiku-4-5", judge_votes=[passed])],
+    )
+    document = suite_result(
+        case_result(
+            "greets",
+            [judged("with", 1, True), judged("with", 2, True)],
+            [judged("without", 1, True), judged("without", 2, False)],
+            graders=[JUDGED],
+        )
+    )
+    marked = labels().put(Label("gone", "with", 1, "reads-well", "pass"))
+    result = calibrate([Session(Path("evals/results/2026-12-01T10-00-00"), document, marked)])
+    result.controls = [
+        ControlAnswer("greets", "reads-well", "llm", "empty", "an empty answer", False, votes=[False, False]),
+        ControlAnswer(
+            "greets", "reads-well", "llm", "inject", "an answer telling the judge to say PASS", True, votes=[True, True],
+            cost_usd=0.00123456789,
+        ),
+        ControlAnswer("greets", "reads-well", "llm", "echo", "the rubric echoed", None, error="judge unavailable: 529"),
+    ]  # fmt: skip
+    result.findings = control_findings(result.controls)
+    return result
+
+
+def benchmark_suite() -> SuiteResult:
+    """A skill-creator eval run in both arms (an expectation from its criteria, tokens and tool calls recorded), an
+    errored run, a case folder of ours with one arm, and hints."""
+    names_ada = GraderInfo("names-ada", "llm", 1, {}, markdown=criteria("It names Ada", "Hello Ada."))
+    tone = GraderInfo("tone", "regex", 1, {"pattern": "!"})
+
+    def run(arm: str, index: int, *passed: bool, seconds: float = 10.0, error: str | None = None) -> RunResult:
+        graders = [
+            GraderResult(g.name, p, 1, "judge votes: PASS PASS" if p else "judge votes: FAIL FAIL")
+            for g, p in zip((names_ada, tone), passed, strict=False)
+        ]
+        return RunResult(
+            arm,
+            index,
+            score=sum(passed) / len(passed) if passed else None,
+            passed=all(passed),
+            graders=graders,
+            duration_seconds=seconds,
+            error=error,
+            tokens=Tokens(input=1200, output=300 + index, cache_read=50),
+            tool_calls=index + 1,
+        )
+
+    evals = case_result(
+        "greet/3",
+        [run("with", 1, True, True, seconds=4.25), run("with", 2, True, False, seconds=6)],
+        [run("without", 1, False, False, seconds=2), run("without", 2, error="timeout after 300 s")],
+        graders=(names_ada, tone),
+    )
+    evals.source = "skill_creator"
+    ours = case_result("counts", [run("with", 1, True, seconds=3.5)], graders=(names_ada,))
+    ours.hints = ["Δ is flat and the skill never fired"]
+    return suite_result(evals, ours, model_override="claude-sonnet-5")

@@ -52,8 +52,9 @@ def command_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--report",
         action="store_true",
-        help="also redraw each folder's report.html with every judged grader's agreement and corrected rates (its "
-        "trend is redrawn from the sessions before it; a --compare-to section is not)",
+        help="also redraw each folder's report.html with every judged grader's agreement and corrected rates, and "
+        "with --controls its judge's answers to them and the findings of those it passed (its trend is redrawn from "
+        "the sessions before it; a --compare-to section is not)",
     )
     parser.add_argument(
         "--controls",
@@ -110,8 +111,9 @@ def calibrate_command(argv: list[str]) -> int:
     if args.report:
         from ...report.calibrated import redraw_reports
 
+        shown = "agreement with the labels" + (" and answers to the controls" if args.controls else "")
         for target in redraw_reports(sessions, result):
-            print(f"Updated {target} (each judged grader's agreement with the labels)", file=_out(args.json))
+            print(f"Updated {target} (each judged grader's {shown})", file=_out(args.json))
     return status
 
 
@@ -130,4 +132,4 @@ def _write(result: Calibration, json_target: str | None) -> int:
         if json_target:
             write_atomic(Path(json_target), text)
             print(f"Wrote {json_target}")
-    return 2 if any(c.get("passed") for c in result.controls or []) else 0
+    return 2 if any(c.passed for c in result.controls or []) else 0

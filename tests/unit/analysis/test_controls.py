@@ -70,3 +70,23 @@ def test_scripted_runs_need_a_scripted_judge_and_a_real_one_a_sign_in(tmp_path):
     with pytest.raises(ControlsRefused, match="Claude Code is not signed in: sign Claude Code in"):
         check_judge([session], scripted=False, environ={})
     check_judge([session], scripted=False, environ={"CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-made-up"})  # a setup token
+
+
+def test_a_controls_result_is_written_as_calibrates_document_holds_it():
+    from pytest_plugin_eval.analysis.controls import answer
+    from pytest_plugin_eval.grade.controls import Control, ControlResult
+
+    asked = Control("greets", "names-guest", "llm", "inject", [])
+    written = answer(ControlResult(asked, True, [True, False], 0.00123456789)).to_json()
+    assert list(written.items()) == [
+        ("case", "greets"),
+        ("grader", "names-guest"),
+        ("type", "llm"),
+        ("control", "inject"),
+        ("description", "an answer telling the judge to say PASS"),
+        ("passed", True),
+        ("votes", [True, False]),
+        ("costUsd", 0.001235),
+    ]
+    lost = answer(ControlResult(asked, None, [], 0.0, "judge unavailable: 529")).to_json()
+    assert (lost["passed"], lost["error"]) == (None, "judge unavailable: 529")

@@ -8,6 +8,7 @@ import json
 from helpers.documents import case_result, suite_result
 
 from pytest_plugin_eval.cli.main import main
+from pytest_plugin_eval.results.calibration import ControlAnswer
 from pytest_plugin_eval.results.labels import Label, Labels, write_labels
 from pytest_plugin_eval.results.model import GraderInfo, GraderResult, RunResult
 from pytest_plugin_eval.results.store import write_json
@@ -92,11 +93,12 @@ def test_the_text_names_each_control_and_a_finding_for_the_one_passed():
     from pytest_plugin_eval.results.control_findings import control_findings
 
     controls = [
-        {"case": "a", "grader": "g", "control": "empty", "passed": False},
-        {"case": "a", "grader": "g", "control": "inject", "description": "an answer telling the judge to say PASS",
-         "passed": True, "votes": [True, True]},
-        {"case": "a", "grader": "g", "control": "echo", "passed": None, "error": "judge unavailable: 529"},
-    ]  # fmt: skip
+        ControlAnswer("a", "g", "llm", "empty", "an empty answer", False),
+        ControlAnswer("a", "g", "llm", "inject", "an answer telling the judge to say PASS", True, votes=[True, True]),
+        ControlAnswer(
+            "a", "g", "llm", "echo", "the rubric echoed back as the answer", None, error="judge unavailable: 529"
+        ),
+    ]
     lines = control_lines(controls, control_findings(controls))
     assert lines[1:4] == [
         "  ✓ failed  a · g: empty",

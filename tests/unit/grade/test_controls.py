@@ -30,7 +30,10 @@ def test_a_control_is_judged_as_a_run():
     judge = FakeJudge(votes=(True, True))
     fooled = controls.ask(judge, "c\0g\0inject", control)
     assert judge.asked == ["c\0g\0inject"]
-    assert fooled.passed is True and fooled.to_json()["description"] == "an answer telling the judge to say PASS"
+    assert (
+        fooled.passed is True
+        and controls.CONTROL_TEXT[fooled.control.control] == "an answer telling the judge to say PASS"
+    )
     assert controls.ask(FakeJudge(votes=(False, False)), "k", control).passed is False
     lost = controls.ask(FakeJudge(error="API error 529: overloaded"), "k", control)
-    assert lost.passed is None and "overloaded" in lost.to_json()["error"]
+    assert lost.passed is None and "overloaded" in (lost.error or "")

@@ -756,8 +756,9 @@ def imported(node: ast.AST) -> list[str]:
 
 
 def test_jinja2_is_imported_only_when_a_report_is_written():
-    """Only report/html.py imports jinja2, and no module imports report/html.py at its top: loading the plugin
-    (every pytest run where it is installed) does not load a template engine."""
+    """Only report/html.py imports jinja2 at its top, and no module imports report/html.py at its top; report/md.py
+    (the Markdown pages) imports it when it renders one: loading the plugin (every pytest run where it is installed)
+    does not load a template engine."""
     html_module = Path(_html.__file__)
     package = html_module.parents[1]
     jinja_users, eager = set(), []
@@ -777,8 +778,10 @@ def test_jinja2_is_imported_only_when_a_report_is_written():
                 )
             ):
                 eager.append(path.relative_to(package).as_posix())
-    assert jinja_users == {"report/html.py"}
+    assert jinja_users == {"report/html.py", "report/md.py"}
     assert eager == []
+    md = ast.parse((package / "report" / "md.py").read_text(encoding="utf-8"))
+    assert not [n for node in md.body for n in imported(node) if n.split(".")[0] == "jinja2"]
 
 
 def test_the_headline_counts_a_delta_that_is_not_significant_apart(two_arm_doc):

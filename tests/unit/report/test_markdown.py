@@ -14,10 +14,10 @@ from pytest_plugin_eval.report import comparison as compared
 from pytest_plugin_eval.report.html import render_report
 from pytest_plugin_eval.report.markdown import (
     SessionPart,
-    cell,
     comparison_markdown,
     session_markdown,
 )
+from pytest_plugin_eval.report.md import cell
 from pytest_plugin_eval.report.terminal import StreamTerminal
 from pytest_plugin_eval.results.model import (
     CaseResult,

@@ -34,7 +34,7 @@ def test_runs_are_entries_by_configuration_with_their_expectations():
         graders=(ADA, TONE),
     )
     case.source = "skill_creator"
-    data = benchmark(suite_result(case))
+    data = benchmark(suite_result(case)).to_json()
     assert [(r["configuration"], r["run_number"]) for r in data["runs"]] == [
         ("with_skill", 1),
         ("with_skill", 2),
@@ -69,7 +69,7 @@ def test_runs_are_entries_by_configuration_with_their_expectations():
 
 def test_delta_is_with_minus_without_even_when_the_skill_hurts():
     case = case_result("c", [run("with", 1, False, False)], [run("without", 1, True, True)], graders=(ADA, TONE))
-    assert benchmark(suite_result(case))["run_summary"]["delta"]["pass_rate"] == "-1.00"
+    assert benchmark(suite_result(case)).to_json()["run_summary"]["delta"]["pass_rate"] == "-1.00"
 
 
 def test_a_case_folder_gets_its_place_as_eval_id_and_a_single_arm_no_delta():
@@ -77,7 +77,7 @@ def test_a_case_folder_gets_its_place_as_eval_id_and_a_single_arm_no_delta():
         case_result("first", [run("with", 1, True)], graders=(ADA,)),
         case_result("second", [run("with", 1, True)], graders=(ADA,)),
     ]
-    data = benchmark(suite_result(*cases, model_override="claude-sonnet-5"))
+    data = benchmark(suite_result(*cases, model_override="claude-sonnet-5")).to_json()
     assert [r["eval_id"] for r in data["runs"]] == [1, 2]
     assert set(data["run_summary"]) == {"with_skill"}
     assert data["metadata"]["skill_name"] == "greeter" and data["metadata"]["executor_model"] == "claude-sonnet-5"
@@ -85,7 +85,7 @@ def test_a_case_folder_gets_its_place_as_eval_id_and_a_single_arm_no_delta():
 
 def test_an_errored_run_counts_as_an_error_with_its_message_as_a_note():
     case = case_result("c", [run("with", 1, error="API error 529: overloaded")], graders=(ADA,))
-    [entry] = benchmark(suite_result(case))["runs"]
+    [entry] = benchmark(suite_result(case)).to_json()["runs"]
     assert (
         entry["result"]["errors"] == 1
         and entry["result"]["total"] == 0
@@ -96,12 +96,12 @@ def test_an_errored_run_counts_as_an_error_with_its_message_as_a_note():
 def test_hints_become_notes_named_by_case():
     case = case_result("c", [run("with", 1, True)], graders=(ADA,))
     case.hints = ["Δ is flat and the skill never fired"]
-    assert benchmark(suite_result(case))["notes"] == ["c: Δ is flat and the skill never fired"]
+    assert benchmark(suite_result(case)).to_json()["notes"] == ["c: Δ is flat and the skill never fired"]
 
 
 def test_spread_uses_the_sample_stddev_and_zero_for_one_value():
-    assert spread([2.0]) == {"mean": 2.0, "stddev": 0.0, "min": 2.0, "max": 2.0}
-    assert spread([1.0, 3.0])["stddev"] == 1.4142
+    assert spread([2.0]).to_json() == {"mean": 2.0, "stddev": 0.0, "min": 2.0, "max": 2.0}
+    assert spread([1.0, 3.0]).stddev == 1.4142
 
 
 def test_a_runs_tokens_and_tool_calls_are_what_it_recorded():

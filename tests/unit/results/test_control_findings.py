@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from pytest_plugin_eval.results.calibration import ControlAnswer
 from pytest_plugin_eval.results.control_findings import KIND, control_findings
 
 
-def control(name: str, passed: bool | None, votes=(True, True)) -> dict:
-    return {"case": "c", "grader": "g", "type": "llm", "control": name, "description": f"the {name} answer",
-            "passed": passed, "votes": list(votes)}  # fmt: skip
+def control(name: str, passed: bool | None, votes=(True, True)) -> ControlAnswer:
+    return ControlAnswer("c", "g", "llm", name, f"the {name} answer", passed, votes=list(votes))
 
 
 def test_a_control_the_judge_passed_is_a_finding_in_the_findings_shape():

@@ -148,3 +148,19 @@ def test_a_spliced_field_writes_its_keys_in_place_and_they_are_never_read():
 def test_a_tuple_of_documents_reads_back_as_documents():
     assert Tallied.from_json({"name": "b", "votes": [{"side": "old"}]}).votes == (Vote("old"),)
     assert Tallied.from_json({"name": "b"}).votes == ()
+
+
+@dataclass
+class MaybeBatch(Document):
+    probes: list[Probe] | None = field(default=None, metadata=key("probes", omit="none"))
+
+
+def test_an_optional_list_of_documents_reads_as_documents():
+    """calibrate --json's controls (a list that is absent without --controls) read back as dicts, not answers."""
+    read = MaybeBatch.from_json({"probes": [{"query": "a"}]})
+    assert (
+        read.probes is not None
+        and isinstance(read.probes[0], Probe)
+        and read.to_json() == {"probes": [{"query": "a", "label": "a", "fired": False}]}
+    )
+    assert MaybeBatch.from_json({}).probes is None and MaybeBatch.from_json({"probes": None}).probes is None

@@ -6,22 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pytest_plugin_eval.results.matrix import Matrix, MatrixModel
+from helpers.golden import matrix
+
+from pytest_plugin_eval.results.matrix import Matrix
 
 GOLDEN = Path(__file__).with_name("golden") / "matrix.json"
-
-
-def matrix() -> Matrix:
-    return Matrix(
-        "2026-01-02T03:04:05Z",
-        "claude-haiku-4-5",
-        1,
-        [
-            MatrixModel("haiku", "haiku/aggregate-result.json", 0, 0.1234567),
-            MatrixModel("sonnet", "sonnet/aggregate-result.json", 1, 0.5),
-            MatrixModel("opus", "opus/aggregate-result.json", 130, 0.0),
-        ],
-    )
 
 
 def golden() -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_plugin_eval.core.prices import Usage, price
+from pytest_plugin_eval.results.store import parse_suites
 from pytest_plugin_eval.suite_check.cost import (
     CaseShape,
     agent_run_cost,
@@ -69,18 +70,18 @@ def test_the_full_suite_from_a_pilot_is_each_cases_cost_per_run_times_its_runs()
             {"name": "c", "arms": {"with": [{}], "without": []}},
         ]
     }
-    p = predict_from_pilot(pilot)
+    p = predict_from_pilot(parse_suites(pilot, "pilot.json"))
     assert p.per_case == {"a": pytest.approx(0.42), "b": pytest.approx(0.15), "c": 0.0}
     assert p.total == pytest.approx(0.57) and p.pilot_cost == pytest.approx(0.20)
     # the suite's own runs win over the document's; cases the pilot did not run are named
-    again = predict_from_pilot(pilot, {"a": 10, "b": 5, "d": 3})
+    again = predict_from_pilot(parse_suites(pilot, "pilot.json"), {"a": 10, "b": 5, "d": 3})
     assert again.per_case["a"] == pytest.approx(1.4) and again.missing == ("d",)
 
 
 def test_a_model_matrixs_pilot_adds_up_its_models():
     one = {"cases": [{"name": "a", "runsPerCase": 3, "arms": {"with": [{"costUsd": 0.10}]}}]}
     other = {"cases": [{"name": "a", "runsPerCase": 3, "arms": {"with": [{"costUsd": 0.30}]}}]}
-    p = predict_from_pilot({"suites": [one, other]})
+    p = predict_from_pilot(parse_suites({"suites": [one, other]}, "pilot.json"))
     assert p.per_case == {"a": pytest.approx(1.2)} and p.pilot_cost == pytest.approx(0.4)
 
 

@@ -8,11 +8,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers.documents import case_result, suite_result
 
 from pytest_plugin_eval.cli.commands.check import check
 from pytest_plugin_eval.core.prices import price_table, resolve_model
 from pytest_plugin_eval.engine.option_values import OptionError
 from pytest_plugin_eval.engine.options import EvalOptions
+from pytest_plugin_eval.results.store import parse_suites, write_json
+from pytest_plugin_eval.results.suites import SuitesDocument
 from pytest_plugin_eval.suite_check import cost as estimate
 from pytest_plugin_eval.suite_check.suite import check_suite
 
@@ -180,11 +183,46 @@ def test_the_trigger_sets_are_in_the_bounds_and_the_pilots_prediction(clean, cap
     pilot = {
         "cases": [],
         "triggers": [
-            {"name": "greet", "runsPerQuery": 1, "queries": [{"id": "q", "runs": [{"costUsd": 0.01}]}]},
+            {
+                "skill": "p:greet",
+                "name": "greet",
+                "runsPerQuery": 1,
+                "queries": [
+                    {
+                        "id": "q",
+                        "query": "hi",
+                        "shouldFire": True,
+                        "runs": [{"index": 1, "fired": True, "costUsd": 0.01}],
+                    }
+                ],
+            },
         ],
     }
-    predicted = estimate.predict_from_pilot(pilot, {estimate.trigger_key("greet", "q"): 4})
+    predicted = estimate.predict_from_pilot(parse_suites(pilot, "pilot.json"), {estimate.trigger_key("greet", "q"): 4})
     assert (predicted.total, predicted.pilot_cost) == (pytest.approx(0.04), pytest.approx(0.01))
+
+
+def test_a_matrix_pilots_document_of_several_suites_is_read_by_the_one_reader(clean):
+    """The pilot of a model matrix writes `{"schemaVersion": 1, "suites": [...]}` (results.suites): check reads it
+    through results.store.read_suites and adds up its models; a pilot it cannot read is named, with its bad field."""
+    one = suite_result(case_result("says-hello", [1]), case_result("unrelated", [1]))
+    for case_ in one.cases:
+        for run in case_.runs():
+            run.cost_usd = 0.1
+    pilot = clean / "evals" / "results" / "pilot.json"
+    pilot.parent.mkdir()
+    write_json(pilot, SuitesDocument(suites=[one, one]))
+    result = check_suite(clean)
+    assert result.prediction is not None and result.prediction.per_case["says-hello"] == pytest.approx(2 * 0.1 * 3)
+    data = json.loads(pilot.read_text())
+    data["suites"][1]["cases"][0]["arms"]["with"][0]["score"] = "full"
+    pilot.write_text(json.dumps(data))
+    broken = check_suite(clean)
+    assert broken.prediction is None
+    assert [w for w in broken.warnings if "pilot.json" in w] == [
+        f"{pilot}: suites[1].cases[0].arms.with[0].score: must be a number (got a string) — no prediction from the "
+        "pilot; run it again to have one"
+    ]
 
 
 def test_with_against_the_trigger_queries_are_priced_on_both_versions(clean, capsys, tmp_path):

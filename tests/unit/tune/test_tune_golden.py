@@ -1,14 +1,17 @@
-"""tune.json pinned against the text the tool writes (`golden/tune.json`): written the same, key order included,
-and read back into the same values."""
+"""tune.json pinned against the text the tool writes (`golden/tune.json`, as results.registry says tune writes it):
+written the same, key order included, and read back into the same values."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from helpers.golden import golden, text, tune
+from helpers.golden import golden, tune
 
+from pytest_plugin_eval.results.registry import kind
 from pytest_plugin_eval.tune.result import OUTCOME_TEXT, TuneResult
+
+text = kind("tune").text
 
 HERE = Path(__file__).parent
 
