@@ -46,6 +46,8 @@ def labelled_lines(labelled: dict[str, Calibration]) -> list[str]:
         for grader in result.graders
         if grader.n
     ]
+
+
 @dataclass(frozen=True)
 class JudgeChecks:
     """What `calibrate` found of the judges, as the report shows it with each grader and case: its agreement with
