@@ -17,6 +17,13 @@ cases at -j 1: 1.06x. Under a load average of 10-20 the transport is CPU-bound
 (each vote is a Claude Code process, ~0.55 s of CPU: ~0.3 s starting, ~0.25 s answering) and the ratio grows with
 the load (1.33x at -j 1 and -j 2 at a load average near 10).
 
+A run's judges asked at once instead of one after the other (3 cases, three llm graders each, 2 s per answer, one
+session per row at a load average of 8-20 from other work): wall time after / before, through the API 0.62x at
+-j 1 (70.3 s -> 43.8 s) and 0.62x at -j 2 (46.5 s -> 29.0 s); through Claude Code 0.80x at -j 1 (133.9 s -> 106.9 s)
+and 0.90x at -j 2 (77.3 s -> 69.4 s); the same 36 judge requests and judge cost. The API gains more, so at that load
+the ratio Claude Code / API grew (1.90x -> 2.44x at -j 1, 1.66x -> 2.39x at -j 2): votes through Claude Code are
+processes that compete for the two cores, and asking more of them at once does not make the cores faster.
+
 `--profile` runs the Claude Code session in this process (pytest.main) with the judge client's functions wrapped:
 per vote, how long it waited for a child (one started ahead, or a cold start), how many votes were in flight, and
 its time over the model's own latency; per ballot, its time over the latency of its rounds.

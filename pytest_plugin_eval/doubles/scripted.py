@@ -160,8 +160,9 @@ class ScriptedEndpoint:
     def session_url(self, script: Script | None = None) -> str:
         """One base URL for a whole session pointed at the endpoint as at the real API (ANTHROPIC_BASE_URL, no
         --scripted): a request with tools is the agent's (the script's `with` turns, both arms alike), one whose
-        system prompt is the LLM judge's is a vote (the script's `default` judge replies, else PASS), an agent
-        mock's is answered from the script's `mock` judge replies, any other is Claude Code's housekeeping."""
+        system prompt is the LLM judge's is a vote (the script's `default` judge replies, else PASS — counted per judge
+        prompt, so graders judged at once get theirs whatever order they ask in), an agent mock's is answered from
+        the script's `mock` judge replies, any other is Claude Code's housekeeping."""
         return self._register(_Route("session", script, "with", 1, grader="default"))
 
     def _register(self, route: _Route) -> str:
@@ -227,8 +228,8 @@ class ScriptedEndpoint:
             return "judge", answer.substitute(route.values())
         if route.kind == "session" and not body.get("tools"):
             system = _system_text(body)
-            if JUDGE_MARK in system:
-                return "judge", self._judge_reply(token, route)
+            if JUDGE_MARK in system:  # counted per judge prompt: a run's judges asked at once, in any order
+                return "judge", self._judge_reply(token, route, counted=f"{token}\0{_prompt_key(body)}")
             if MOCK_MARK in system:  # an agent mock asking its model: the script's `mock` judge replies
                 return "mock", self._judge_reply(token, replace(route, grader="mock"), counted=f"{token}\0mock")
             return "side", text_turn("ok")
@@ -469,6 +470,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
+
+
+def _prompt_key(body: dict[str, Any]) -> str:
+    """What tells one judge prompt from another: the votes of a grader share it, other graders' differ."""
+    return hashlib.sha256(json.dumps(body.get("messages"), sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _system_text(body: dict[str, Any]) -> str:

@@ -13,6 +13,9 @@ session with `--mocks off`) has no stand-in in either arm — in those cases it 
 Every grader has a time limit (a minute for free graders, ten for judges): one that runs past it is *errored*
 ("grader timed out after N s") — reported, left out of the score — and the run goes on. The session stopping stops
 grading at once.
+
+A run's judges (paid graders) are judged at the same time, beside its free graders (grade/parallel.py); the cost
+ceiling is looked at as each judge would begin, so a judge skipped for it was never paid for.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..core.errors import HarnessError
@@ -30,6 +34,7 @@ from ..load.graders import GraderSpec
 from .base import GradeContext, Verdict
 from .conversation import turn_count, turn_view
 from .ecmaregex import RegexAborted
+from .parallel import JUDGES, Beside
 
 # How long one grader may take, in seconds of wall time, before the run gives up on it (its verdict: errored).
 FREE_GRADER_SECONDS = 60.0  # regex, tools, files, Python graders: they compute, and a minute is ample
@@ -118,20 +123,38 @@ def grade(
     *,
     stop: threading.Event | None = None,
     limit: Callable[[GraderSpec], float] = time_limit,
+    gate: threading.Semaphore = JUDGES,
 ) -> list[Graded]:
-    """Evaluate each grader; a grader that raises is a failed grader with the error as its explanation. Paid
-    graders are skipped once `judge_allowed()` says the cost ceiling is reached. A grader that runs past its time
-    limit is errored (see `run_grader`); `stop` set (the session is stopping) raises GradingStopped at once."""
-    out = []
-    for spec, indicator in graders:
-        if stop is not None and stop.is_set():
+    """Evaluate each grader; a grader that raises is a failed grader with the error as its explanation. The paid
+    graders (judges) are judged at the same time, beside the free ones, as `gate` allows (grade/parallel.py); the
+    verdicts come in grader order whatever order they end in. A paid grader is skipped, never begun, when
+    `judge_allowed()` says the cost ceiling is reached as it would begin; those already begun finish. A grader that
+    runs past its time limit is errored (see `run_grader`); `stop` set (the session is stopping) raises
+    GradingStopped at once."""
+    if stop is not None and stop.is_set():
+        raise GradingStopped()
+
+    def judged(spec: GraderSpec) -> Verdict:
+        if not judge_allowed():
+            return Verdict(False, "skipped: cost ceiling", skipped=True)
+        return run_grader(spec, output, judge, limit(spec), stop)
+
+    paid = {
+        n: Beside(partial(judged, spec), f"plugin-eval-judge:{spec.name}", stop, gate)
+        for n, (spec, _) in enumerate(graders)
+        if spec.kind.paid
+    }
+    verdicts: dict[int, Verdict] = {}
+    for n, (spec, _) in enumerate(graders):
+        if n not in paid:
+            if stop is not None and stop.is_set():
+                raise GradingStopped()
+            verdicts[n] = run_grader(spec, output, judge, limit(spec), stop)
+    for n, pending in paid.items():
+        if not pending.wait():
             raise GradingStopped()
-        if spec.kind.paid and not judge_allowed():
-            verdict = Verdict(False, "skipped: cost ceiling", skipped=True)
-        else:
-            verdict = run_grader(spec, output, judge, limit(spec), stop)
-        out.append(Graded(spec, verdict, indicator))
-    return out
+        verdicts[n] = pending.value()
+    return [Graded(spec, verdicts[n], indicator) for n, (spec, indicator) in enumerate(graders)]
 
 
 def run_grader(spec: GraderSpec, output: Any, judge: Any, seconds: float, stop: threading.Event | None) -> Verdict:

@@ -744,3 +744,24 @@ def test_a_credential_told_to_expire_is_refused_after_so_many_agent_requests() -
             with pytest.raises(anthropic.AuthenticationError, match="OAuth token has expired"):
                 ask(url, **kwargs)
         assert [c["kind"] for c in ep.calls()] == ["agent", "agent", "judge", "agent", "side"]
+
+
+def test_judge_votes_on_a_session_url_are_counted_per_judge_prompt_whatever_order_they_come_in() -> None:
+    # A run's judges are asked at once: each grader's prompt gets the `default` replies from the first, however
+    # its requests interleave with the other graders'.
+    system = "You grade the output of an AI coding agent against one criterion."
+
+    def vote(url: str, criterion: str) -> str:
+        messages = [{"role": "user", "content": criterion}]
+        return text_of(
+            client(url).messages.create(model="claude-test", max_tokens=10, system=system, messages=messages)
+        )
+
+    with ScriptedEndpoint() as ep:
+        url = ep.session_url(script({"judge": {"default": ["FAIL", "PASS"]}}))
+        assert [vote(url, "says hi"), vote(url, "says bye"), vote(url, "says bye"), vote(url, "says hi")] == [
+            "FAIL",
+            "FAIL",
+            "PASS",
+            "PASS",
+        ]
