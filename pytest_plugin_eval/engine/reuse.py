@@ -1,7 +1,8 @@
-"""The session's side of --reuse-baseline: which of a case's without-plugin runs are taken from stored sessions.
+"""The session's side of --reuse-baseline: which of a case's without-plugin runs are taken from stored sessions,
+and, with --against, which of the other version's runs: stored with-plugin runs made on that very version.
 
-What a without-plugin run depends on is recorded with every fresh one (run/conditions.py), whether or not the
-option is on, so that a later session can reuse it. With the option, a case's decision is made once per process,
+What a run depends on is recorded with every fresh one (run/conditions.py), whether or not the option is on, so
+that a later session can reuse it. With the option, a case's decision is made once per process,
 on first need, from the suite's results folders (analysis/baseline.py): each process of `-n` reads the same folders
 and comes to the same decision, the session's own results folder left out.
 """
@@ -12,8 +13,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..analysis.baseline import ARM, Baselines, Decision, Reuse, as_reused
+from ..analysis.baseline import ARM, PLUGIN_ARM, Baselines, Decision, Reuse, as_reused
 from ..analysis.regrade import regrade_run
+from ..core.kinds import Arm
 from ..core.run_id import RunId
 from ..load.case import Case
 from ..results.history import HISTORY_LIMIT, scan
@@ -21,13 +23,22 @@ from ..results.model import RunResult
 from ..results.store import RESULTS_DIR
 from ..run.agent import claude_version
 from ..run.artefacts import RunFolder
-from ..run.conditions import without_conditions
+from ..run.conditions import plugin_conditions, without_conditions
 from . import rules
 from .resources import Lazy
 
 # one line per session runs came from (the table says how many); a refusal is said per case, with its reason
 REUSED_NOTE = "without-plugin runs reused from the session of {session} (--reuse-baseline), graded again"
 REFUSED_NOTE = "{case}: without-plugin runs not reused ({why}): run afresh"
+AGAINST: Arm = "against"
+REUSED_AGAINST_NOTE = (
+    "--against runs reused from the with-plugin runs the session of {session} made on the same version "
+    "(--reuse-baseline), graded again"
+)
+REFUSED_AGAINST_NOTE = "{case}: --against runs not taken from stored with-plugin runs ({why}): run afresh"
+# the arm whose stored runs stand for a run of this arm
+STORED_ARM: dict[Arm, Arm] = {ARM: ARM, AGAINST: PLUGIN_ARM}
+RECORDED = (ARM, PLUGIN_ARM, AGAINST)  # the arms whose fresh runs record their conditions
 
 
 class BaselineReuse:
@@ -36,66 +47,70 @@ class BaselineReuse:
         self.claude_version = Lazy(lambda: claude_version(session.claude))
         self._lock = threading.Lock()
         self._baselines: dict[Path, Baselines] = {}
-        self._conditions: dict[tuple[Path, str | None], dict[str, Any]] = {}
-        self._decisions: dict[tuple[Path, str | None], Decision] = {}
+        self._conditions: dict[tuple[Path, str | None, str], dict[str, Any]] = {}
+        self._decisions: dict[tuple[Path, str | None, str], Decision] = {}
 
     @property
     def enabled(self) -> bool:
         return bool(self.session.options.reuse_baseline) and self.session.stored is None
 
-    def conditions(self, case: Case, model: str | None = None) -> dict[str, Any]:
-        """What the case's without-plugin runs depend on today on `model` (a matrix's; None: the session's),
-        recorded with each, the option on or off."""
+    def conditions(self, case: Case, model: str | None = None, arm: Arm = ARM) -> dict[str, Any]:
+        """What the case's runs of `arm` depend on today on `model` (a matrix's; None: the session's), recorded
+        with each, the option on or off."""
         with self._lock:
-            key = (case.dir, model)
+            key = (case.dir, model, arm)
             if key not in self._conditions:
-                plan = self.session.run_plan(case, RunId.of(case.dir, ARM, 1, model))
-                self._conditions[key] = without_conditions(plan, self.claude_version.get(), plan.environ)
+                plan = self.session.run_plan(case, RunId.of(case.dir, arm, 1, model))
+                of = without_conditions if arm == ARM else plugin_conditions
+                self._conditions[key] = of(plan, self.claude_version.get(), plan.environ)
             return self._conditions[key]
 
     def reused(self, case: Case, run: RunId) -> Reuse | None:
         """The stored run that stands for `run` of `case` (None: it runs — also when the stored sessions cannot
         be read: a fault of the reuse must not lose the run)."""
-        if run.arm != ARM or not self.enabled or case.trigger is not None:
+        if run.arm not in STORED_ARM or not self.enabled or case.trigger is not None:
             return None
         try:
-            return self.decision(case, run.model).runs.get(run.index)
+            return self.decision(case, run.model, run.arm).runs.get(run.index)
         except Exception:
             return None
 
     def regraded(
-        self, case: Case, reuse: Reuse, judge: Any, artefacts: RunFolder, model: str | None = None
+        self, case: Case, reuse: Reuse, judge: Any, artefacts: RunFolder, model: str | None = None, arm: Arm = ARM
     ) -> RunResult:
-        """The stored run graded again as this session's run, its files kept in `artefacts`."""
+        """The stored run graded again as this session's run of `arm`, its files kept in `artefacts`."""
         session = self.session
         two_arm = rules.two_arm(case, session.options)
         again = regrade_run(case, reuse.stored, two_arm, judge, artefacts, stop=session.pool.stopping)
-        result = as_reused(again, reuse, self.conditions(case, model))
+        result = as_reused(again, reuse, self.conditions(case, model, arm), arm)
         if session.ledger is not None:
             session.ledger.add(result.cost_usd)  # its judges: the agent was paid for in its own session
-        result.notes = [REUSED_NOTE.format(session=reuse.origin.get("session"))]
+        note = REUSED_NOTE if arm == ARM else REUSED_AGAINST_NOTE
+        result.notes = [note.format(session=reuse.origin.get("session"))]
         return result
 
     def recorded(self, case: Case, result: RunResult, model: str | None = None) -> RunResult:
-        """A fresh run, with the conditions a later session needs to reuse it (a without-plugin run)."""
-        if result.arm != ARM:
+        """A fresh run, with the conditions a later session needs to reuse it (without the plugin, or with a
+        version of it)."""
+        if result.arm not in RECORDED:
             return result
         try:
-            result.conditions = self.conditions(case, model)
-            result.notes += self.notes_for_fresh(case, model)
+            result.conditions = self.conditions(case, model, result.arm)
+            result.notes += self.notes_for_fresh(case, model, result.arm)
         except Exception as e:  # the run stands; it just cannot be reused later
             result.notes.append(f"{case.name}: its conditions could not be recorded ({type(e).__name__}: {e})")
         return result
 
-    def decision(self, case: Case, model: str | None = None) -> Decision:
-        """Which stored runs stand for the case's without-plugin runs on `model`. The model is one of the
-        conditions, so a matrix's model finds its own runs: in a matrix's folder or in a session of it alone."""
-        conditions = self.conditions(case, model)
+    def decision(self, case: Case, model: str | None = None, arm: Arm = ARM) -> Decision:
+        """Which stored runs stand for the case's runs of `arm` on `model`. The model is one of the conditions,
+        so a matrix's model finds its own runs: in a matrix's folder or in a session of it alone."""
+        conditions = self.conditions(case, model, arm)
         with self._lock:
-            key = (case.dir, model)
+            key = (case.dir, model, arm)
             if key not in self._decisions:
                 indexes = range(1, rules.runs_for(case, self.session.options) + 1)
-                self._decisions[key] = self._baselines_of(case.eval_root).decide(case.rel_dir, conditions, indexes)
+                baselines = self._baselines_of(case.eval_root)
+                self._decisions[key] = baselines.decide(case.rel_dir, conditions, indexes, STORED_ARM[arm])
             return self._decisions[key]
 
     def _baselines_of(self, eval_root: Path) -> Baselines:
@@ -105,9 +120,10 @@ class BaselineReuse:
             self._baselines[eval_root] = Baselines((s.folder, s.document) for s in past.sessions)
         return self._baselines[eval_root]
 
-    def notes_for_fresh(self, case: Case, model: str | None = None) -> list[str]:
-        """The notice of a fresh without-plugin run: why the stored ones were not taken."""
-        if not self.enabled or case.trigger is not None:
+    def notes_for_fresh(self, case: Case, model: str | None = None, arm: Arm = ARM) -> list[str]:
+        """The notice of a fresh run of a reusable arm: why the stored ones were not taken."""
+        if arm not in STORED_ARM or not self.enabled or case.trigger is not None:
             return []
-        refused = self.decision(case, model).refused
-        return [REFUSED_NOTE.format(case=case.name, why=refused)] if refused else []
+        refused = self.decision(case, model, arm).refused
+        note = REFUSED_NOTE if arm == ARM else REFUSED_AGAINST_NOTE
+        return [note.format(case=case.name, why=refused)] if refused else []

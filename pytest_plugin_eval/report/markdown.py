@@ -145,7 +145,7 @@ def arms_markdown(document: SuiteResult, level: int) -> list[str]:
         ]
         title = f"{arms.AGAINST_TITLE}: {code(v.against)}" if v.against else arms.AGAINST_TITLE
         out += [f"{h} {title}", "", *_table(head, body, right=(1, 2, 3)), ""]
-        out += [f"- {cell(line)}" for line in (v.against_summary, *v.movers) if line] + [""]
+        out += [f"- {cell(line)}" for line in (v.against_summary, *v.movers, v.against_reused) if line] + [""]
     if v.ablation_rows:
         head = ["Component", "Δ (with − without it)", "95% CI", "Per case"]
         body = [[r.component, r.delta, r.interval, r.cases] for r in v.ablation_rows]
