@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,25 @@ def test_without_reuse_baseline_the_against_arm_runs(suite: Suite, claude: Claud
     assert again.rc == 0, again.out
     assert claude.started() == {"with": 1, "without": 1, "against": 1}
     assert not any(r.get("reusedFrom") for r in again.case("greets")["arms"]["against"])
+
+
+def git(where: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(where), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True, capture_output=True
+    )
+
+
+def test_the_loop_of_the_docs_a_session_then_an_edit_then_against_head(suite: Suite, claude: Claude, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("out")
+    suite.case("greets", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    git(suite.root, "init", "-q")
+    git(suite.root, "add", ".")
+    git(suite.root, "commit", "-qm", "the old version")
+    session(suite, claude, outside / "first.json")  # its results folder, untracked in evals/, is left out
+    claude.started()
+    skill = suite.root / "skills" / "greet" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nGreet warmly.\n")
+    edited = session(suite, claude, outside / "edited.json", "--against", "HEAD", "--reuse-baseline")
+    assert edited.rc == 0, edited.out
+    assert claude.started() == {"with": 1, "without": 0, "against": 0}
+    assert all(r.get("reusedFrom") for r in edited.case("greets")["arms"]["against"])
