@@ -23,7 +23,7 @@ from ..results.model import RunResult
 from ..results.store import RESULTS_DIR
 from ..run.agent import claude_version
 from ..run.artefacts import RunFolder
-from ..run.conditions import plugin_conditions, without_conditions
+from ..run.conditions import plugin_conditions, plugin_digest, without_conditions
 from . import rules
 from .resources import Lazy
 
@@ -49,6 +49,7 @@ class BaselineReuse:
         self._baselines: dict[Path, Baselines] = {}
         self._conditions: dict[tuple[Path, str | None, str], dict[str, Any]] = {}
         self._decisions: dict[tuple[Path, str | None, str], Decision] = {}
+        self._plugin_digests: dict[tuple[Path, Path], str] = {}  # a plugin's files are read once per session
 
     @property
     def enabled(self) -> bool:
@@ -61,9 +62,19 @@ class BaselineReuse:
             key = (case.dir, model, arm)
             if key not in self._conditions:
                 plan = self.session.run_plan(case, RunId.of(case.dir, arm, 1, model))
-                of = without_conditions if arm == ARM else plugin_conditions
-                self._conditions[key] = of(plan, self.claude_version.get(), plan.environ)
+                version = self.claude_version.get()
+                self._conditions[key] = (
+                    without_conditions(plan, version, plan.environ)
+                    if arm == ARM
+                    else plugin_conditions(plan, version, plan.environ, self._plugin_digest)
+                )
             return self._conditions[key]
+
+    def _plugin_digest(self, folder: Path, eval_root: Path) -> str:
+        key = (folder, eval_root)  # called under the lock
+        if key not in self._plugin_digests:
+            self._plugin_digests[key] = plugin_digest(folder, eval_root)
+        return self._plugin_digests[key]
 
     def reused(self, case: Case, run: RunId) -> Reuse | None:
         """The stored run that stands for `run` of `case` (None: it runs — also when the stored sessions cannot

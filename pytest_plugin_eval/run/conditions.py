@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +59,15 @@ def without_conditions(plan: Any, claude_version: str, environ: Mapping[str, str
     return _conditions(plan, "without", plan.case.plugin_dirs, claude_version, environ)
 
 
-def plugin_conditions(plan: Any, claude_version: str, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+def plugin_conditions(
+    plan: Any,
+    claude_version: str,
+    environ: Mapping[str, str] | None = None,
+    digest_of: Callable[[Path, Path], str] | None = None,
+) -> dict[str, Any]:
     """The conditions of a run of `plan` that loads a version of the plugin (the with arm, --against's): the
-    without-plugin run's, with what it serves and answers with the plugin, and the plugins' content."""
+    without-plugin run's, with what it serves and answers with the plugin, and the plugins' content
+    (`digest_of`: plugin_digest, or a session's memo of it — every case loads the same plugin)."""
     arms = plan.case.script.arms if plan.case.script is not None else {}
     # the arm of scripted.yaml that answers: the run's own (`against:`), else the with arm's (engine/endpoints.py)
     arm = plan.arm if plan.arm in arms else "with"
@@ -69,7 +75,7 @@ def plugin_conditions(plan: Any, claude_version: str, environ: Mapping[str, str]
     eval_root = plan.case.eval_root
     return {
         **_conditions(plan, arm, folders, claude_version, environ),
-        "plugin": digest([plugin_digest(folder, eval_root) for folder in folders]),
+        "plugin": digest([(digest_of or plugin_digest)(folder, eval_root) for folder in folders]),
     }
 
 
