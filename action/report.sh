@@ -8,20 +8,20 @@
 set -uo pipefail
 plugin_eval="${PLUGIN_EVAL:-plugin-eval}"
 results="${RESULTS:?the results folder}" baseline="${BASELINE:-}" status="${STATUS:-1}"
-against=()
+compare_to=()
 if [ -n "$baseline" ] && { [ -f "$baseline/aggregate-result.json" ] || [ -f "$baseline/matrix.json" ]; }; then
-  against=(--against "$baseline")
+  compare_to=(--compare-to "$baseline")
 fi
 has_results=false
 if [ -f "$results/aggregate-result.json" ] || [ -f "$results/matrix.json" ]; then has_results=true; fi
 
 if $has_results && [ "${MERGE:-false}" = true ]; then
   # A merge writes no step summary of its own: the comment's text is one.
-  "$plugin_eval" pr-comment "$results" "${against[@]}" --baseline-name "${BASELINE_NAME:-the baseline}" --dry-run \
+  "$plugin_eval" pr-comment "$results" "${compare_to[@]}" --baseline-name "${BASELINE_NAME:-the baseline}" --dry-run \
     >>"${GITHUB_STEP_SUMMARY:-/dev/null}" || true
 fi
 
-if $has_results && [ "${FAIL_ON_WORSE:-false}" = true ] && [ ${#against[@]} -gt 0 ] && [ "$status" -eq 0 ]; then
+if $has_results && [ "${FAIL_ON_WORSE:-false}" = true ] && [ ${#compare_to[@]} -gt 0 ] && [ "$status" -eq 0 ]; then
   if ! "$plugin_eval" compare "$baseline" "$results" --fail-on-worse >/dev/null; then
     echo "::error title=plugin-eval: worse than ${BASELINE_NAME:-the baseline}::some case or trigger query got a worse verdict (fail-on-worse)"
     status=1
@@ -33,7 +33,7 @@ case "${EVENT_NAME:-}" in
     if $has_results && [ "${COMMENT:-true}" = true ]; then
       key=()
       [ -z "${KEY:-}" ] || key=(--key "$KEY")
-      if ! "$plugin_eval" pr-comment "$results" "${against[@]}" "${key[@]}" \
+      if ! "$plugin_eval" pr-comment "$results" "${compare_to[@]}" "${key[@]}" \
         --baseline-name "${BASELINE_NAME:-the baseline}"; then
         echo "::warning title=plugin-eval: no comment::the pull request comment was not written (the reason is above); the eval's result stands"
       fi

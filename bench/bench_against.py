@@ -5,13 +5,14 @@ whether both ways reached the same decision per case; asserts nothing (issue 38,
 
 One generated suite (bench_speed.make_suite: plugin `bp`, CASES cases × RUNS runs) against the local policy model
 (policy_model.py, LATENCY seconds per answer). First an earlier session of the old version stands for what a CI
-history holds (the session --reuse-baseline takes its without-plugin runs from); it is counted in neither way.
+history holds: --reuse-baseline takes from it both the without-plugin runs and, since they were made on exactly
+the version --against names, the with-plugin runs that stand for the against arm; it is counted in neither way.
 Then one line of the skill's SKILL.md is edited (the edit under question), and:
 
 - two full sessions: the old version (a copy of the plugin before the edit) and the new one, both arms each,
   compared with analysis/compare.py (the WITH change per case: better, worse or no detectable change);
 - one session of the new version with --against <the old copy> --reuse-baseline (ΔAGAINST's verdict per case);
-- for reference, the same --against session without a baseline to reuse (the without arm run afresh).
+- for reference, the same --against session with nothing reused (--no-reuse-baseline).
 
     .venv/bin/python bench/bench_against.py                          # 6 cases × 3 runs, 0.5 s per answer, -j 2
     .venv/bin/python bench/bench_against.py --cases 10 --latency 2 --jobs 4
@@ -26,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_reuse import EDIT, SKILL_FILE, agent_calls, agent_runs, arm_cost, cost, ratio
+from bench_reuse import EDIT, SKILL_FILE, agent_calls, agent_runs, cost, ratio
 from bench_speed import Session, make_suite, ours_command, run_session, session_env
 from policy_model import PolicyModel
 
@@ -115,7 +116,7 @@ def main() -> None:
             fresh = session(new, "fresh.json", "--against", str(old), "--no-reuse-baseline")
             say(line("two full sessions (old + new)", [old_full, new_full]))
             say(line("--against OLD --reuse-baseline", [against]))
-            say(line("--against OLD, without arm afresh", [fresh]))
+            say(line("--against OLD, nothing reused", [fresh]))
 
             two = [old_full, new_full]
             say("")
@@ -127,16 +128,15 @@ def main() -> None:
                 f"{ratio(against.wall, sum(s.wall for s in two))}   goal: agent runs and cost ≤ 0.5×"
             )
             say(
-                f"   --against without a baseline to reuse ÷ two full sessions: agent runs "
+                f"   --against with nothing reused ÷ two full sessions: agent runs "
                 f"{ratio(agent_runs(fresh), sum(agent_runs(s) for s in two))}, list cost "
                 f"{ratio(cost(fresh), sum(cost(s) for s in two))}"
             )
-            # What --against saves is one without arm; both plugin arms must run. So the lowest cost ratio it can
-            # reach is the with arms' share of the two sessions' cost (0.5× only when a without run costs as much).
-            plugin_arms = sum(arm_cost(s, "with") for s in two)
+            # Had the old version's session been kept (it is the earlier one), the other way would be the new
+            # version's full session compared with it: --against then saves that session's without arm.
             say(
-                f"   the floor of the cost ratio: the two sessions' with arms ${plugin_arms:.4f} of "
-                f"${sum(cost(s) for s in two):.4f} = {ratio(plugin_arms, sum(cost(s) for s in two))}"
+                f"   --against + --reuse-baseline ÷ the new version's full session alone: agent runs "
+                f"{ratio(agent_runs(against), agent_runs(new_full))}, list cost {ratio(cost(against), cost(new_full))}"
             )
             by_compare, by_against = two_session_verdicts(old_full, new_full), against_verdicts(against)
             same = by_compare == by_against

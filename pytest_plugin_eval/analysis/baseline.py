@@ -10,6 +10,9 @@ from the last session keep their places), a session with more runs than the stor
 ones, and a run that did not finish (an API error, a stop) is run afresh. Regraded sessions are not looked in
 (their runs are the session's they regraded), nor are runs --lf took from an earlier session (they are found in
 that one, with their files). What reused runs came from is `reusedFrom`: the session where the agent made them.
+
+The same stands for --against's arm: a stored with-plugin run whose conditions (the plugin's content among them)
+are those of a run of the other version is that version's run, already made (`decide(..., arm=PLUGIN_ARM)`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from ..results.model import RERUN_KINDS, CaseResult, RunResult, SuiteResult
 from .regrade import MISSING, StoredResults, StoredRun
 
 ARM: Arm = "without"
+PLUGIN_ARM: Arm = "with"  # the stored arm whose runs stand for --against's, when made on the same version
 
 # How each condition is said when it changed; the values of those not here are digests.
 SAID_WITH_VALUES = {"model": "model", "claudeCode": "Claude Code", "isolation": "harness isolation version"}
@@ -39,10 +43,17 @@ CHANGED = {
     "mocks": "mocks served without the plugin changed",
     "script": "scripted.yaml's without arm changed",
     "conversation": "turns, answers or simulated user changed",
+    "plugin": "made on another version of the plugin",
+}
+# How a change is said of stored with-plugin runs weighed for --against's arm, where it differs from the above.
+CHANGED_WITH = {
+    **CHANGED,
+    "mocks": "mocks served with the plugin changed",
+    "script": "scripted.yaml's arm for --against changed",
 }
 
 
-def differences(stored: dict[str, Any] | None, current: dict[str, Any]) -> list[str]:
+def differences(stored: dict[str, Any] | None, current: dict[str, Any], said: dict[str, str] = CHANGED) -> list[str]:
     """What differs between the conditions a run was made under and today's, said for the notice ([]: none)."""
     if stored is None:
         return ["its runs were made before conditions were recorded"]
@@ -54,7 +65,7 @@ def differences(stored: dict[str, Any] | None, current: dict[str, Any]) -> list[
         if name in SAID_WITH_VALUES:
             out.append(f"{SAID_WITH_VALUES[name]} {old if old is not None else 'unknown'} → {new}")
         else:
-            out.append(CHANGED.get(name, f"{name} changed"))
+            out.append(said.get(name, f"{name} changed"))
     return out
 
 
@@ -102,8 +113,9 @@ class Baselines:
                 self._stored[folder] = None
         return self._stored[folder]
 
-    def decide(self, case_dir: str, conditions: dict[str, Any], indexes: Iterable[int]) -> Decision:
-        """Which stored run stands for each of `indexes` (of the without arm of the case at `case_dir`)."""
+    def decide(self, case_dir: str, conditions: dict[str, Any], indexes: Iterable[int], arm: Arm = ARM) -> Decision:
+        """Which stored run of `arm` stands for each of `indexes` of the case at `case_dir`: of its without arm, or
+        (arm=PLUGIN_ARM, `conditions` those of --against's version) of its against arm."""
         wanted = sorted(set(indexes))
         runs: dict[int, Reuse] = {}
         refused: str | None = None
@@ -111,12 +123,12 @@ class Baselines:
             return Decision({}, "the version of Claude Code is unknown")
         for folder, document in self._sessions:
             case = _case(document, case_dir)
-            if case is None or not case.runs(ARM):
+            if case is None or not case.runs(arm):
                 continue
-            matching = [run for run in case.runs(ARM) if run.conditions == conditions]
+            matching = [run for run in case.runs(arm) if run.conditions == conditions]
             if not matching:
                 if refused is None and not runs:
-                    refused = "; ".join(_first_differences(case, conditions))
+                    refused = "; ".join(_first_differences(case, conditions, arm))
                 continue
             stored = self._results(folder, document)
             if stored is None:
@@ -124,7 +136,7 @@ class Baselines:
             unusable = True
             for run in matching:
                 if run.index in wanted and run.index not in runs and finished(run):
-                    kept = stored.runs.get(RunId(case_dir, ARM, run.index))
+                    kept = stored.runs.get(RunId(case_dir, arm, run.index))
                     if kept is not None and kept.folder.trace.is_file():
                         runs[run.index] = Reuse(kept, origin(run, document))
                         unusable = False
@@ -139,17 +151,20 @@ def _case(document: SuiteResult, case_dir: str) -> CaseResult | None:
     return next((case for case in document.cases if case.dir == case_dir), None)
 
 
-def _first_differences(case: CaseResult, conditions: dict[str, Any]) -> list[str]:
-    """What differs for the newest run of the case's without arm (its conditions say it best)."""
-    run = case.runs(ARM)[-1]
-    return differences(run.conditions, conditions) or ["its runs did not finish"]
+def _first_differences(case: CaseResult, conditions: dict[str, Any], arm: Arm) -> list[str]:
+    """What differs for the newest run of the case's `arm` (its conditions say it best)."""
+    run = case.runs(arm)[-1]
+    return differences(run.conditions, conditions, CHANGED if arm == ARM else CHANGED_WITH) or [
+        "its runs did not finish"
+    ]
 
 
-def as_reused(result: RunResult, reuse: Reuse, conditions: dict[str, Any]) -> RunResult:
-    """A stored run graded again (`result`) as this session's: what this session paid is its judges only, and
-    where the agent made it is said."""
+def as_reused(result: RunResult, reuse: Reuse, conditions: dict[str, Any], arm: Arm = ARM) -> RunResult:
+    """A stored run graded again (`result`) as this session's run of `arm`: what this session paid is its judges
+    only, and where the agent made it is said."""
     return dataclasses.replace(
         result,
+        arm=arm,
         cost_usd=result.judge_cost_usd,
         conditions=conditions,
         reused_from=reuse.origin,

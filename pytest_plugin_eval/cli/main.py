@@ -10,7 +10,7 @@
     plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--html PATH] [--fail-on-worse] [--pairwise]
     plugin-eval merge DIR... | history [EVAL_DIR]
     plugin-eval review RESULTS | calibrate RESULTS... [--controls]
-    plugin-eval pr-comment RESULTS [--against OLD]
+    plugin-eval pr-comment RESULTS [--compare-to OLD]
     plugin-eval --version
 
 The target is a plugin folder (default `.`), or an installed plugin's `name` / `name@marketplace`. The options

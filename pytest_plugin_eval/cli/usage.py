@@ -23,7 +23,7 @@ USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
        plugin-eval compare OLD NEW [--json [PATH]] [--md PATH] [--html PATH] [--level L] [--fail-on-worse]
                                [--pairwise [--scripted] [--judge-model M] [--max-cost-usd USD] [--claude PATH]]
        plugin-eval history [EVAL_DIR | PLUGIN_DIR] [--json] [--limit N]
-       plugin-eval pr-comment RESULTS [--against OLD] [--key NAME] [--baseline-name NAME] [--pr N] [--dry-run]
+       plugin-eval pr-comment RESULTS [--compare-to OLD] [--key NAME] [--baseline-name NAME] [--pr N] [--dry-run]
        plugin-eval review RESULTS [--port N] [--no-browser] [--export DIR]
        plugin-eval calibrate RESULTS... [--json OUT] [--labels FILE] [--report] [--controls [--scripted] [--judge-model M] [--claude PATH]]
        plugin-eval --version

@@ -205,7 +205,9 @@ OPTIONS = (
         "eval_against",
         "Run every case also with another version of the plugin — a git revision of its repository (a commit, "
         "tag or branch) or a folder holding it — as a third arm, `against`: same prompts, runs and graders; per "
-        "case ΔAGAINST = WITH − AGAINST with a paired interval (docs/arms.md)",
+        "case ΔAGAINST = WITH − AGAINST with a paired interval (docs/arms.md); with --reuse-baseline, stored "
+        "with-plugin runs made on that very version stand for its runs. To compare with a stored session's "
+        "results instead: --compare-to",
         metavar="REF",
         field="against",
         parse=parse_against,
@@ -389,7 +391,8 @@ OPTIONS = (
         "eval_reuse_baseline",
         "Take each case's without-plugin runs from the suite's stored sessions when nothing they depend on "
         "changed (prompt, case settings, context files, mocks without the plugin, model, Claude Code), graded "
-        "again; only the missing ones run (also: eval_reuse_baseline = true in the pytest ini)",
+        "again; only the missing ones run. With --against, also its runs: stored with-plugin runs made on that "
+        "very version (also: eval_reuse_baseline = true in the pytest ini)",
         kind="flag",
         default=None,
         field="reuse_baseline",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..results.arms import worse_cases
 from ..results.model import Marginal, SuiteResult
-from .view import MISSING, score, signed
+from .view import MISSING, REUSED_MARK, score, signed
 
 AGAINST_TITLE = "Against the other version (--against)"
 ABLATION_TITLE = "What each component carried (--ablate)"
@@ -53,6 +53,7 @@ class ArmsView:
     against_summary: str | None
     movers: list[str]  # compare-style: "worse than the other version: a, b"
     ablation_rows: list[AblationRow]
+    against_reused: str | None = None  # the line saying what the ↺ after AGAINST means (--reuse-baseline)
 
     @property
     def empty(self) -> bool:
@@ -74,7 +75,7 @@ def arms_view(document: SuiteResult) -> ArmsView:
         AgainstRow(
             case.name,
             score(case.aggregates.score),
-            score(m.score),
+            score(m.score) + (REUSED_MARK if any(run.reused_from for run in case.runs("against")) else ""),
             signed(m.delta),
             interval(m),
             verdict(m),
@@ -112,7 +113,19 @@ def arms_view(document: SuiteResult) -> ArmsView:
         )
         for m in document.aggregates.ablations
     ]
-    return ArmsView(document.suite.against, rows, summary, movers, ablations)
+    return ArmsView(document.suite.against, rows, summary, movers, ablations, against_reused(document))
+
+
+def against_reused(document: SuiteResult) -> str | None:
+    """The line under the against table when some of its runs were stored with-plugin runs of that version."""
+    runs = [run for case in document.cases for run in case.runs("against")]
+    reused = sum(1 for run in runs if run.reused_from)
+    if not reused:
+        return None
+    return (
+        f"{REUSED_MARK} AGAINST from stored runs (--reuse-baseline): {reused} of {len(runs)} run(s) of the other "
+        f"version are with-plugin runs an earlier session made on it, graded again"
+    )
 
 
 def terminal_lines(document: SuiteResult) -> list[str]:
@@ -127,7 +140,7 @@ def terminal_lines(document: SuiteResult) -> list[str]:
             f"{r.name:<{width}}{r.score:<6}{r.against:<9}{r.delta:<10}{r.interval:<21}{r.verdict or ''}".rstrip()
             for r in v.against_rows
         ]
-        out += [line for line in (v.against_summary, *v.movers) if line]
+        out += [line for line in (v.against_summary, *v.movers, v.against_reused) if line]
         worse = worse_cases(document)
         if document.suite.fail_on_worse and worse:
             out.append(f"✗ {len(worse)} case(s) worse than {v.against_name}: {', '.join(worse)} (--fail-on-worse)")

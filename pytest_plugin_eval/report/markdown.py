@@ -147,7 +147,7 @@ def against_view(document: SuiteResult) -> tuple[Against | None, Table | None]:
             for r in v.against_rows
         ]
         title = f"{arms.AGAINST_TITLE}: {code(v.against)}" if v.against else arms.AGAINST_TITLE
-        lines = [line for line in (v.against_summary, *v.movers) if line]
+        lines = [line for line in (v.against_summary, *v.movers, v.against_reused) if line]
         against = Against(title, Table(head, body, (1, 2, 3)), lines)
     if v.ablation_rows:
         head = ["Component", "Δ (with − without it)", "95% CI", "Per case"]

@@ -167,11 +167,13 @@ REUSED_MARK = "↺"  # after W/OUT: some of its runs were taken from a stored se
 
 
 def reused_text(run: RunResult) -> str | None:
-    """Where a run reused by --reuse-baseline was made (None: it ran in this session)."""
+    """Where a run reused by --reuse-baseline was made (None: it ran in this session): a without-plugin run, or
+    an against run taken from a with-plugin run made on that version."""
     origin = run.reused_from
     if not origin:
         return None
-    return f"{REUSED_MARK} reused from the session of {origin.get('session')} (run {origin.get('index')}), graded again"
+    which = "with-plugin run" if run.arm == "against" else "run"  # --against's: the old version's with arm
+    return f"{REUSED_MARK} reused from the session of {origin.get('session')} ({which} {origin.get('index')}), graded again"
 
 
 def reused_legend(document: SuiteResult) -> str | None:

@@ -113,8 +113,9 @@ class RunResult(Document):
     attempts: int = field(default=1, metadata=key("attempts", omit=lambda n: not n > 1))
     index: int = field(kw_only=False, metadata=key("index"))  # 1-based, in its arm
     reused: bool = field(default=False, metadata=key("reused", omit="falsy"))  # taken from the last session (--lf)
-    # A without-plugin run: what it depended on (run/conditions.py), so that a later session can tell whether it
-    # may stand for a run of its own (--reuse-baseline); and, when it does, where the agent made it:
+    # What a fresh run depended on (run/conditions.py; a run that loads the plugin adds `plugin`, its content), so
+    # that a later session can tell whether it may stand for a run of its own (--reuse-baseline: without-plugin
+    # runs, and with-plugin runs for --against's version); and, when it does, where the agent made it:
     # {session: that session's startedAt, index, agentCostUsd} — it was graded again in this session, not run.
     conditions: dict[str, Any] | None = field(default=None, metadata=key("conditions", omit="none"))
     reused_from: dict[str, Any] | None = field(default=None, metadata=key("reusedFrom", omit="none"))

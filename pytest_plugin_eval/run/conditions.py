@@ -5,6 +5,11 @@ the plugin, the agent's model, the Claude Code binary and the way the harness is
 plugin. When none of these changed, a stored run can stand for a new one (--reuse-baseline, analysis/baseline.py).
 Files are recorded by a digest of their content, names and numbers as they are, so that the notice of a refusal
 can say what changed ("prompt changed", "Claude Code 2.1.327 → 2.1.330").
+
+A run that loads the plugin (the with arm, or --against's other version) depends on the same, with the mocks served
+with the plugin, its arm of scripted.yaml, and the plugin's content: its conditions add `plugin`, a digest of the
+files the agent is given (version control, caches and the eval dir left out, as a version's copy leaves them out).
+So a stored with-plugin run made on exactly the version --against names can stand for that arm's run.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,15 +49,63 @@ def file_digest(path: Path) -> str:
         return f"unreadable: {e.strerror or e}"
 
 
+# Not what the agent is given: left out of a plugin's digest (a git revision's copy has none of them either).
+NOT_PLUGIN = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
+
+
 def without_conditions(plan: Any, claude_version: str, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The conditions of a without-plugin run of `plan` (run.execute.RunPlan), as the results document keeps
     them (RunResult.conditions). `claude_version`: `claude --version` of the binary the run uses."""
+    return _conditions(plan, "without", plan.case.plugin_dirs, claude_version, environ)
+
+
+def plugin_conditions(
+    plan: Any,
+    claude_version: str,
+    environ: Mapping[str, str] | None = None,
+    digest_of: Callable[[Path, Path], str] | None = None,
+) -> dict[str, Any]:
+    """The conditions of a run of `plan` that loads a version of the plugin (the with arm, --against's): the
+    without-plugin run's, with what it serves and answers with the plugin, and the plugins' content
+    (`digest_of`: plugin_digest, or a session's memo of it — every case loads the same plugin)."""
+    arms = plan.case.script.arms if plan.case.script is not None else {}
+    # the arm of scripted.yaml that answers: the run's own (`against:`), else the with arm's (engine/endpoints.py)
+    arm = plan.arm if plan.arm in arms else "with"
+    folders = plan.plugin_dirs
+    eval_root = plan.case.eval_root
+    return {
+        **_conditions(plan, arm, folders, claude_version, environ),
+        "plugin": digest([(digest_of or plugin_digest)(folder, eval_root) for folder in folders]),
+    }
+
+
+def plugin_digest(folder: Path, eval_root: Path) -> str:
+    """The content of a plugin's folder as the agent is given it: its files but version control, caches and the
+    eval dir (`eval_root`, when inside it)."""
+    folder, eval_root = folder.absolute(), eval_root.absolute()
+    inside = eval_root != folder and eval_root.is_relative_to(folder)
+    try:
+        files = sorted(
+            p
+            for p in folder.rglob("*")
+            if p.is_file()
+            and not NOT_PLUGIN.intersection(p.relative_to(folder).parts)
+            and not (inside and p.is_relative_to(eval_root))
+        )
+        return digest([[p.relative_to(folder).as_posix(), file_digest(p)] for p in files])
+    except OSError as e:
+        return f"unreadable: {e.strerror or e}"
+
+
+def _conditions(
+    plan: Any, arm: str, plugin_dirs: tuple[Path, ...], claude_version: str, environ: Mapping[str, str] | None
+) -> dict[str, Any]:
     case, settings = plan.case, plan.settings
     env: Mapping[str, str] = os.environ if environ is None else environ
     context = case.context
-    script = case.script.arms.get("without") if plan.base_url is not None and case.script is not None else None
-    plugins = {plugin_at(folder).name: folder for folder in case.plugin_dirs}
-    served = plan_mocks(case.mocks, plugins, "without", allow_real_servers=settings.allow_real_servers).stand_ins
+    script = case.script.arms.get(arm) if plan.base_url is not None and case.script is not None else None
+    plugins = {plugin_at(folder).name: folder for folder in plugin_dirs}
+    served = plan_mocks(case.mocks, plugins, arm, allow_real_servers=settings.allow_real_servers).stand_ins
     return {
         "prompt": digest(case.prompt),
         "systemPrompt": digest(case.append_system_prompt),
@@ -78,7 +131,7 @@ def without_conditions(plan: Any, claude_version: str, environ: Mapping[str, str
             }
         ),
         "model": plan.model or env.get("ANTHROPIC_MODEL") or MODEL_DEFAULT,
-        # with --scripted the script's without arm is the model; None: a real model answers
+        # with --scripted the script's arm is the model; None: a real model answers
         "script": digest(repr(script)) if script is not None else None,
         "claudeCode": claude_version,
         "isolation": ISOLATION_VERSION,

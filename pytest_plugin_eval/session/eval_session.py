@@ -108,7 +108,7 @@ class EvalSession:
         self.pool = RunPool(in_process, lambda item, upcoming: item.execute(upcoming))  # collect.PooledItem
         self.prestarts = Prestarts()
         self.versions = PluginVersions(options.against, lambda: self.scratch.path)  # --against, --ablate
-        self.baseline = BaselineReuse(self)  # --reuse-baseline; and the conditions every without run records
+        self.baseline = BaselineReuse(self)  # --reuse-baseline; and the conditions every fresh run records
         # The next run's agent starts while runs work, on a core that would otherwise idle. Where idle cores cannot
         # be measured, only while fewer runs go at once than there are cores (each worker of -n runs one at a time).
         at_once = worker_count(worker) if worker else max(in_process, 1)

@@ -1,6 +1,6 @@
-"""`plugin-eval pr-comment RESULTS [--against OLD]`: keep one comment per suite on the pull request up to date.
+"""`plugin-eval pr-comment RESULTS [--compare-to OLD]`: keep one comment per suite on the pull request up to date.
 
-    plugin-eval pr-comment eval-results/ --against baseline/ [--key NAME] [--baseline-name main] [--pr N] [--dry-run]
+    plugin-eval pr-comment eval-results/ --compare-to baseline/ [--key NAME] [--baseline-name main] [--pr N] [--dry-run]
 
 Parses, calls publish.pr_comment, prints where the comment is. Exit 0 when the comment was written (or printed,
 with --dry-run), 1 when a document cannot be read, the environment names no pull request or GitHub refuses.
@@ -29,11 +29,17 @@ def command_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "results", metavar="RESULTS", help="the session's results folder (a results JSON file, a model matrix's folder)"
     )
+    # --against was this option's first name; it keeps working, though the session's --against REF is another
+    # version of the plugin to run, not a results folder
     parser.add_argument(
+        "--compare-to",
         "--against",
+        dest="compare_to",
         metavar="OLD",
         default=None,
-        help="the baseline's results (the default branch's latest), to compare with as `compare` does",
+        help="the baseline's results folder (the default branch's latest session), to compare with as `compare` "
+        "does (as the session's --compare-to; --against OLD, its former name, still works — it is not the "
+        "session's --against REF, which runs another version of the plugin)",
     )
     parser.add_argument(
         "--key",
@@ -57,9 +63,9 @@ def pr_comment_command(argv: list[str]) -> int:
 
     try:
         args = command_parser().parse_args(argv)
-        against = Path(args.against) if args.against else None
+        compare_to = Path(args.compare_to) if args.compare_to else None
         comment = pr_comment(
-            Path(args.results), against, os.environ, args.key, args.pr, args.baseline_name, args.dry_run
+            Path(args.results), compare_to, os.environ, args.key, args.pr, args.baseline_name, args.dry_run
         )
     except UsageError as e:
         print(f"✗ pr-comment: {e}" if not isinstance(e, Refused) else e, file=sys.stderr)

@@ -5,9 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers.documents import case_result, suite_result
 
-from pytest_plugin_eval.analysis.baseline import Baselines, baseline_origins, differences, shared_baseline
+from pytest_plugin_eval.analysis.baseline import (
+    PLUGIN_ARM,
+    Baselines,
+    Reuse,
+    as_reused,
+    baseline_origins,
+    differences,
+    shared_baseline,
+)
 from pytest_plugin_eval.core.run_id import RunId
 from pytest_plugin_eval.results.model import RunResult
 
@@ -110,3 +119,73 @@ def test_each_without_plugin_run_is_named_by_its_run_id_with_the_session_its_age
         RunId(case_dir, "without", 1): "2026-12-01T10:00:00.000Z",
         RunId(case_dir, "without", 2): "2026-12-01T11:00:00.000Z",
     }
+
+
+# --against's arm: stored with-plugin runs made on that very version stand for its runs
+OLD_VERSION = {**TODAY, "mocks": "m1", "script": "s1", "plugin": "v1"}
+
+
+def with_runs(conditions: dict | None, count: int = 2, **fields) -> list[RunResult]:
+    return [
+        RunResult("with", i, score=1.0, passed=True, cost_usd=0.02, conditions=conditions, **fields)
+        for i in range(1, count + 1)
+    ]
+
+
+def stored_with(folder: Path, started_at: str, runs_with: list[RunResult]):
+    """A results folder holding one case whose with runs are `runs_with` (each with a trace on disk)."""
+    document = suite_result(case_result("greets", runs_with, [0.0] * len(runs_with)), started_at=started_at)
+    for run in runs_with:
+        trace = folder / "runs" / "greets" / f"with-{run.index}" / "trace.jsonl"
+        trace.parent.mkdir(parents=True)
+        trace.write_text('{"type": "result"}\n')
+    return folder, document
+
+
+def against(tmp_path: Path, stored_conditions: dict | None, today: dict = OLD_VERSION, **fields):
+    session = stored_with(tmp_path / "s", "2026-12-01T10:00:00.000Z", with_runs(stored_conditions, **fields))
+    return Baselines([session]).decide("evals/greets", today, [1, 2], PLUGIN_ARM)
+
+
+def test_with_runs_made_on_the_against_version_stand_for_its_runs(tmp_path):
+    decision = against(tmp_path, OLD_VERSION)
+    assert sorted(decision.runs) == [1, 2] and decision.refused is None
+    assert decision.runs[1].stored.run.arm == "with"
+    assert decision.runs[2].origin == {"session": "2026-12-01T10:00:00.000Z", "index": 2, "agentCostUsd": 0.02}
+
+
+def test_the_without_arm_is_never_taken_for_the_against_arm(tmp_path):
+    session = stored(tmp_path / "s", "2026-12-01T10:00:00.000Z", runs(OLD_VERSION))
+    assert Baselines([session]).decide("evals/greets", OLD_VERSION, [1], PLUGIN_ARM).runs == {}
+
+
+@pytest.mark.parametrize(
+    ("stored_conditions", "why"),
+    [
+        ({**OLD_VERSION, "plugin": "v2"}, "made on another version of the plugin"),
+        ({**OLD_VERSION, "script": "s0"}, "scripted.yaml's arm for --against changed"),
+        ({**OLD_VERSION, "mocks": "m0"}, "mocks served with the plugin changed"),
+        ({**OLD_VERSION, "prompt": "p0"}, "prompt changed"),
+        ({**OLD_VERSION, "claudeCode": "2.1.327"}, "Claude Code 2.1.327 → 2.1.328"),
+        ({**OLD_VERSION, "model": "claude-opus-4-5"}, "model claude-opus-4-5 → claude-sonnet-5"),
+        ({k: v for k, v in OLD_VERSION.items() if k != "plugin"}, "made on another version of the plugin"),
+        (None, "its runs were made before conditions were recorded"),
+    ],
+)
+def test_each_changed_condition_refuses_the_with_runs_and_says_it(tmp_path, stored_conditions, why):
+    decision = against(tmp_path, stored_conditions)
+    assert decision.runs == {} and decision.refused == why
+
+
+def test_unfinished_with_runs_and_an_unknown_claude_code_are_refused(tmp_path):
+    unfinished = against(tmp_path / "a", OLD_VERSION, error="the API answered 529", error_kind="api")
+    assert unfinished.runs == {} and unfinished.refused == "its stored runs did not finish, or their files are missing"
+    unknown = {**OLD_VERSION, "claudeCode": "unknown"}
+    assert against(tmp_path / "b", unknown, unknown).refused == "the version of Claude Code is unknown"
+
+
+def test_a_reused_with_run_becomes_a_run_of_the_against_arm(tmp_path):
+    reuse: Reuse = against(tmp_path, OLD_VERSION).runs[1]
+    graded = RunResult("with", 1, score=1.0, passed=True, cost_usd=0.025, judge_cost_usd=0.005)
+    result = as_reused(graded, reuse, OLD_VERSION, "against")
+    assert (result.arm, result.cost_usd, result.reused_from) == ("against", 0.005, reuse.origin)

@@ -1,4 +1,4 @@
-"""`plugin-eval pr-comment RESULTS [--against OLD]` (cli/commands/pr_comment.py, publish/pr_comment.py), in process,
+"""`plugin-eval pr-comment RESULTS [--compare-to OLD]` (cli/commands/pr_comment.py, publish/pr_comment.py), in process,
 against a local fake of GitHub's API: the first run creates the suite's comment, the next updates it, a refusal
 exits 1 with the likely cause; a model matrix gets a section per model; --dry-run prints and posts nothing."""
 
@@ -109,4 +109,19 @@ def test_a_model_matrix_is_one_comment_with_a_section_per_model(tmp_path, monkey
 
 
 def test_usage_lists_the_command():
-    assert "plugin-eval pr-comment RESULTS [--against OLD]" in USAGE
+    assert "plugin-eval pr-comment RESULTS [--compare-to OLD]" in USAGE
+
+
+def test_compare_to_names_the_baseline_and_against_its_former_name_gives_the_same_comment(
+    sessions, monkeypatch, capsys
+):
+    main, pr = sessions
+    use(monkeypatch, {})
+    assert cli.main(["pr-comment", str(pr), "--compare-to", str(main), "--dry-run", "--baseline-name", "main"]) == 0
+    renamed = capsys.readouterr().out
+    assert cli.main(["pr-comment", str(pr), "--against", str(main), "--dry-run", "--baseline-name", "main"]) == 0
+    assert capsys.readouterr().out == renamed and "🔴 worse than main: 1 case" in renamed
+    assert cli.main(["pr-comment", "--help"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "--compare-to OLD, --against OLD" in said
+    assert "--against OLD, its former name, still works — it is not the session's --against REF" in said

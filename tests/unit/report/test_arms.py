@@ -5,6 +5,7 @@ from __future__ import annotations
 from pytest_plugin_eval.report import arms
 from pytest_plugin_eval.report.html import render_report
 from pytest_plugin_eval.report.markdown import SessionPart, suite_markdown
+from pytest_plugin_eval.report.view import reused_text
 from pytest_plugin_eval.results.model import CaseResult, RunResult, SuiteInfo, SuiteResult
 from pytest_plugin_eval.results.scoring import aggregate, suite_aggregates
 
@@ -77,3 +78,19 @@ def test_a_session_without_other_arms_shows_none():
     plain.aggregates = suite_aggregates(plain.cases, 0.0)
     assert arms.terminal_lines(plain) == [] and arms.arms_view(plain).empty
     assert "against-table" not in render_report(plain)
+
+
+def test_against_runs_taken_from_stored_with_runs_are_marked_in_every_view():
+    reused = document()
+    origin = {"session": "2026-12-01T10:00:00.000Z", "index": 1, "agentCostUsd": 0.02}
+    reused.cases[0].arms["against"][0].reused_from = origin
+    legend = "↺ AGAINST from stored runs (--reuse-baseline): 1 of 15 run(s) of the other version"
+    lines = arms.terminal_lines(reused)
+    assert any(line.startswith("same") and "1.00↺" in line for line in lines)
+    assert any(line.startswith(legend) for line in lines)
+    assert "| same | 1.00 | 1.00↺ |" in suite_markdown(SessionPart(reused))
+    assert legend in render_report(reused)
+    assert not any(line.startswith("↺") for line in arms.terminal_lines(document()))
+    assert reused_text(reused.cases[0].arms["against"][0]) == (
+        "↺ reused from the session of 2026-12-01T10:00:00.000Z (with-plugin run 1), graded again"
+    )

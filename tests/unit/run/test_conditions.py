@@ -3,6 +3,7 @@ nothing of the plugin does."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -111,3 +112,57 @@ def test_the_digest_is_the_same_in_another_process(suite):
     import json
 
     assert json.loads(out) == of(suite.load())
+
+
+def plugin_of(case, arm: str = "with", plugins: tuple[Path, ...] | None = None, **settings) -> dict:
+    plan = RunPlan(case=case, arm=arm, index=1, settings=RunSettings(**settings), claude=CLAUDE, plugins=plugins)
+    return conditions.plugin_conditions(plan, "2.1.328", {})
+
+
+def test_a_run_with_the_plugin_adds_the_plugins_content_to_the_conditions(suite):
+    suite.case()
+    base = plugin_of(suite.load())
+    assert set(base) == {*of(suite.load()), "plugin"}
+    (suite.plugin / "skills" / "s" / "SKILL.md").write_text("---\nname: s\ndescription: Edited.\n---\nDo it.\n")
+    after = plugin_of(suite.load())
+    assert sorted(k for k in base if base[k] != after[k]) == ["plugin"]
+
+
+def test_a_copy_without_the_eval_dir_version_control_and_caches_is_the_same_plugin(suite, tmp_path):
+    suite.case()
+    case = suite.load()
+    (suite.plugin / ".git").mkdir()
+    (suite.plugin / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (suite.plugin / "__pycache__").mkdir()
+    (suite.plugin / "__pycache__" / "x.pyc").write_bytes(b"\0")
+    copy = tmp_path / "copy"
+    shutil.copytree(suite.plugin, copy, ignore=shutil.ignore_patterns("evals", ".git", "__pycache__"))
+    assert plugin_of(case) == plugin_of(case, "against", (copy,))
+    (copy / "notes.txt").write_text("a file the agent is given\n")
+    assert plugin_of(case)["plugin"] != plugin_of(case, "against", (copy,))["plugin"]
+
+
+def test_an_eval_dir_outside_the_plugin_leaves_all_of_the_plugin_counted(tmp_path):
+    plugin = tmp_path / "evals" / "plugin"  # the plugin inside the eval dir: none of its files is left out
+    (plugin / "skills").mkdir(parents=True)
+    (plugin / "skills" / "a.md").write_text("one\n")
+    first = conditions.plugin_digest(plugin, tmp_path / "evals")
+    (plugin / "skills" / "a.md").write_text("two\n")
+    assert conditions.plugin_digest(plugin, tmp_path / "evals") != first
+
+
+def test_the_arm_of_scripted_yaml_that_answers_is_a_condition(suite):
+    with_only = "with:\n  - text: Hello.\nwithout:\n  - text: Hi.\n"
+    suite.case(files={"scripted.yaml": with_only})
+    case = suite.load()
+    scripted = {"base_url": lambda cwd: "http://x"}
+    same = [plugin_of_plan(case, arm, **scripted)["script"] for arm in ("with", "against")]
+    assert same[0] == same[1] is not None  # no `against:` arm: the with arm answers both
+    (suite.evals / "c" / "scripted.yaml").write_text(with_only + "against:\n  - text: Hey.\n")
+    case = suite.load()
+    assert plugin_of_plan(case, "against", **scripted)["script"] != plugin_of_plan(case, "with", **scripted)["script"]
+
+
+def plugin_of_plan(case, arm: str, **fields) -> dict:
+    plan = RunPlan(case=case, arm=arm, index=1, settings=RunSettings(), claude=CLAUDE, **fields)
+    return conditions.plugin_conditions(plan, "2.1.328", {})
