@@ -14,7 +14,6 @@ from .model import CaseResult
 from .refused import ARM_LABEL
 
 KIND = "unanswered-question"
-CAPPED = "user-turns-capped"
 ARMS: tuple[Arm, ...] = ("with", "without")
 
 
@@ -52,7 +51,7 @@ def capped_findings(case: CaseResult) -> list[Finding]:
     return [
         Finding(
             case.name,
-            kind=CAPPED,
+            kind="user-turns-capped",
             message="the simulated user wrote its max_user_turns replies and answers before it said the user was "
             f"done, in {where}: those conversations were cut short",
             fix="raise user.max_user_turns (up to 50) in the case, or script the answers it kept giving (answers:, "
