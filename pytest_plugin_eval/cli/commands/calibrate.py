@@ -47,7 +47,8 @@ def command_parser() -> argparse.ArgumentParser:
         "--json",
         metavar="OUT",
         default=None,
-        help="also write the findings as a JSON document to OUT (-: stdout alone)",
+        help="also write the measurements (and with --controls, the controls and their findings) as a JSON "
+        "document to OUT (-: stdout alone)",
     )
     parser.add_argument(
         "--report",
@@ -80,9 +81,11 @@ def read_sessions(folders: list[str], labels_file: str | None) -> list[Session]:
         raise Refused(
             "plugin-eval calibrate: error: --labels goes with one results folder (each folder has its own labels.json)"
         )
-    sessions = []
+    sessions: list[Session] = []
     for name in folders:
         folder = Path(name)
+        if any(folder.resolve() == s.folder.resolve() for s in sessions):
+            continue  # the same folder twice (a glob and its name): its labels count once
         if not folder.is_dir():
             raise Refused(
                 f"Error: {name}: not a results folder — calibrate reads a folder's {RESULTS_FILE} and its {LABELS_FILE}"
@@ -122,9 +125,10 @@ def calibrate_command(argv: list[str]) -> int:
     if args.report:
         from ...report.calibrated import redraw_report
 
+        shown = any(g.n or g.stale for g in result.graders)
+        note = "each judged grader's agreement with the labels" if shown else "no labels to show beside it"
         for session in sessions:
-            target = redraw_report(session, result)
-            _say_to(args.json)(f"Updated {target} (each judged grader's agreement with the labels)")
+            _say_to(args.json)(f"Updated {redraw_report(session, result)} ({note})")
     return status
 
 

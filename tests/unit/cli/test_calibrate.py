@@ -109,3 +109,19 @@ def test_the_text_names_each_control_and_a_finding_for_the_one_passed():
         "PASS): it grades something other than the rubric — make the rubric say what a passing answer must contain"
     )
     assert lines[5].endswith("[judge-misses-control]")
+
+
+def test_the_same_folder_twice_counts_its_labels_once(tmp_path, capsys):
+    folder = folder_with_labels(tmp_path)
+    assert main(["calibrate", str(folder), str(folder) + "/"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("calibrate: 1 results folder(s), 3 label(s)") and "3 labels, agrees 67%" in printed
+
+
+def test_no_labels_says_how_to_give_them_and_the_report_says_it_shows_none(tmp_path, capsys):
+    folder = folder_with_labels(tmp_path)
+    (folder / "labels.json").unlink()
+    assert main(["calibrate", str(folder), "--report"]) == 0
+    printed = capsys.readouterr().out
+    assert "! no labels: label the judged verdicts with `plugin-eval review RESULTS`" in printed
+    assert "(no labels to show beside it)" in printed and "agreement with the labels" not in printed
