@@ -14,9 +14,11 @@ from .compare import CompareError, read_document
 def read_sessions(folders: list[str], labels_file: str | None = None) -> list[Session]:
     """Each folder's results document and labels (its labels.json, or `labels_file` for a single folder). Raises
     UsageError naming a folder that holds no results, SpecError naming a bad labels file's key."""
-    sessions = []
+    sessions: list[Session] = []
     for name in folders:
         folder = Path(name)
+        if any(folder.resolve() == s.folder.resolve() for s in sessions):
+            continue  # the same folder twice (a glob and its name): its labels count once
         if not folder.is_dir():
             raise UsageError(
                 f"Error: {name}: not a results folder — calibrate reads a folder's {RESULTS_FILE} and its {LABELS_FILE}"

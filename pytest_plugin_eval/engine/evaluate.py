@@ -118,6 +118,7 @@ def conversation_record(run) -> dict:
         "messages": [said.to_json() for said in run.said],
         "questions": [asked.to_json() for asked in run.asked],
         "userCostUsd": run.user_cost_usd,
+        "userCapped": run.user_capped,
     }
 
 

@@ -7,7 +7,8 @@
   or a name that cannot be an ordinary word (it holds `-` or `_`, as `commit-message`). A plain word that
   happens to be a skill's name ("record a change in the changelog") is not flagged.
 - A trigger query is asked the same (`named_queries`): one that names what Claude should pick measures nothing
-  about the description — `plugin-eval tune` refuses such a set, and the `init` interview sends it back.
+  about the description — `plugin-eval tune` refuses such a set, the `init` interview sends it back, and `check`
+  says it (`trigger-query-names-skill`, one finding per query).
 - `prompt-quotes-skill`: the prompt repeats QUOTE_WORDS or more consecutive words of a SKILL.md or command file
   (frontmatter left out): the instructions the plugin adds are in both arms.
 """
@@ -62,6 +63,27 @@ def named_queries(target: TriggerSet) -> list[tuple[str, tuple[str, str]]]:
     plugin's skills or commands, or the plugin."""
     plugin = Shipped(plugin_at(target.plugin_root).name, target.components, ())
     return [(q.id, hit) for q in target.queries if (hit := naming(q.query, plugin)) is not None]
+
+
+def named_query_findings(target: TriggerSet) -> list[Finding]:
+    """A finding per query of the set that names what Claude should pick; its `case` is the query as pytest names
+    it (`<file>::<skill>/<query id>`)."""
+    queries = {q.id: q for q in target.queries}
+    out = []
+    for qid, (label, words) in named_queries(target):
+        query = queries[qid]
+        side = "should_fire" if query.should_fire else "should_not_fire"
+        out.append(
+            Finding(
+                f"{target.rel_file}::{target.name}/{qid}",
+                kind="trigger-query-names-skill",
+                message=f'{target.rel_file}: the {side} query "{query.query}" of {target.name} names {label} '
+                f'("{words}"): it tells Claude what to pick, so it does not measure whether the description does',
+                fix="reword it as a user who never heard of the plugin would ask (plugin-eval tune refuses a set "
+                "with such a query)",
+            )
+        )
+    return out
 
 
 def names_finding(case: Case, shipped: Shipped) -> Finding | None:

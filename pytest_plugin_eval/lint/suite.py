@@ -1,5 +1,6 @@
 """Every pre-run finding of a loaded case, as `plugin-eval check`, a session's start and the `init` interview
-ask for them. The plugin's shipped texts are read once per plugin folder."""
+ask for them, and of a loaded trigger set, as `check` asks. The plugin's shipped texts are read once per plugin
+folder."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..load.case import Case
+from ..load.triggers import TriggerSet
 from ..results.findings import Finding
 from .asks import asking_findings
 from .grants import Grants, grant_findings
 from .patterns import pattern_findings
-from .prompt import prompt_findings
+from .prompt import named_query_findings, prompt_findings
 from .rubric import rubric_findings
 from .shipped import Shipped, shipped
 
@@ -36,3 +38,8 @@ def lint_cases(cases: Iterable[Case], grants: Grants) -> list[Finding]:
             plugins[root] = shipped(root)
         out += lint_case(case, grants, plugins.get(root) if root is not None else None)
     return out
+
+
+def lint_trigger_sets(sets: Iterable[TriggerSet]) -> list[Finding]:
+    """The queries that name what Claude should pick (what `plugin-eval tune` refuses)."""
+    return [f for trigger_set in sets for f in named_query_findings(trigger_set)]

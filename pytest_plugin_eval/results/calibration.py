@@ -209,6 +209,11 @@ def calibrate(sessions: Sequence[Session], min_per_kind: int = MIN_LABELS_PER_KI
             f"the judge is the model under test ({', '.join(sorted(same_model))}): a model grading its own kind of "
             "answer shares its blind spots — judge with another model (--judge-model)"
         )
+    if not result.labels and result.graders:
+        result.warnings.append(
+            "no labels: label the judged verdicts with `plugin-eval review RESULTS` (it writes the folder's "
+            "labels.json; a script or an editor may too), then calibrate again"
+        )
     if result.stale:
         result.warnings.append(
             f"{result.stale} label(s) are stale: their grader's rubric changed since they were given; they are "

@@ -1,8 +1,10 @@
-"""What a session's conversations say about their case: the questions the agent asked that nobody answered.
+"""What a session's conversations say about their case: the questions the agent asked that nobody answered, and
+the runs whose simulated user was cut off by its max_user_turns.
 
 A run of a case with `answers:` (or a simulated user) answers the agent's AskUserQuestion calls; a question that
-matched no pattern, with no simulated user to answer it, was refused — the run went on without its answer. The
-results document keeps each question and its answer (RunResult.conversation); this names the unanswered ones."""
+matched no pattern, with no simulated user to answer it (or one that had written its max_user_turns), was refused —
+the run went on without its answer. The results document keeps each question and its answer, and whether the
+simulated user reached its cap (RunResult.conversation); this names the unanswered ones and the capped runs."""
 
 from __future__ import annotations
 
@@ -12,13 +14,13 @@ from .model import CaseResult
 from .refused import ARM_LABEL
 
 KIND = "unanswered-question"
+ARMS: tuple[Arm, ...] = ("with", "without")
 
 
 def unanswered_findings(case: CaseResult) -> list[Finding]:
     """One finding per question nobody answered, with the runs of each arm it went unanswered in."""
     hits: dict[str, dict[Arm, int]] = {}
-    arms: tuple[Arm, ...] = ("with", "without")
-    for arm in arms:
+    for arm in ARMS:
         for run in case.runs(arm):
             questions = (run.conversation or {}).get("questions") or ()
             for question in dict.fromkeys(q.get("question", "") for q in questions if q.get("answer") is None):
@@ -37,3 +39,22 @@ def unanswered_findings(case: CaseResult) -> list[Finding]:
             )
         )
     return out
+
+
+def capped_findings(case: CaseResult) -> list[Finding]:
+    """One finding for a case whose simulated user reached its max_user_turns, with the runs of each arm it did in:
+    those conversations ended (or went on with a question unanswered) before the user said they were done."""
+    counts = {arm: sum(bool((r.conversation or {}).get("userCapped")) for r in case.runs(arm)) for arm in ARMS}
+    if not any(counts.values()):
+        return []
+    where = " and ".join(f"{ARM_LABEL[arm]} runs {n}/{len(case.runs(arm))}" for arm, n in counts.items() if n)
+    return [
+        Finding(
+            case.name,
+            kind="user-turns-capped",
+            message="the simulated user wrote its max_user_turns replies and answers before it said the user was "
+            f"done, in {where}: those conversations were cut short",
+            fix="raise user.max_user_turns (up to 50) in the case, or script the answers it kept giving (answers:, "
+            "turns:)",
+        )
+    ]

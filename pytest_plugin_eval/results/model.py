@@ -107,7 +107,8 @@ class RunResult(Document):
     refused_tools: list[dict[str, str]] = field(default_factory=list, metadata=key("refusedTools", omit="falsy"))
     workspace: str | None = field(default=None, metadata=key("workspace", omit="falsy"))  # kept with --keep-temp
     # A conversation's user side (run/conversation.py): {messages: [{by, text}], questions: [{question, header,
-    # answer, by}], userCostUsd} — who wrote each user message (prompt, scripted, simulated) and each answer.
+    # answer, by}], userCostUsd, userCapped} — who wrote each user message (prompt, scripted, simulated), each
+    # answer, and whether the simulated user reached its max_user_turns.
     conversation: dict[str, Any] | None = field(default=None, metadata=key("conversation", omit="none"))
     # >1 when API errors made the harness run it again
     attempts: int = field(default=1, metadata=key("attempts", omit=lambda n: not n > 1))

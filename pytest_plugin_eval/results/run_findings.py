@@ -17,6 +17,8 @@
 - `tool-refused`: runs in which Claude Code refused the agent a tool (results/refused.py).
 - `unanswered-question`: a question the agent asked (AskUserQuestion) that neither the case's `answers:` nor a
   simulated user answered (results/conversation_findings.py).
+- `user-turns-capped`: runs whose simulated user wrote its max_user_turns replies and answers before it said the
+  user was done (results/conversation_findings.py).
 
 A run with no verdicts (a run error, an errored or skipped grader) counts in none of them, nor does a run of
 --against's or --ablate's arms: "both arms" are with and without the plugin.
@@ -27,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..core.kinds import ARMS, Arm
-from .conversation_findings import unanswered_findings
+from .conversation_findings import capped_findings, unanswered_findings
 from .findings import Finding
 from .hints import missed_calls
 from .model import CaseResult, GraderInfo, RunResult
@@ -160,7 +162,7 @@ def case_findings(case: CaseResult) -> list[Finding]:
                 "the indicator if the plugin works another way",
             )
         )
-    return out + refusal_findings(case) + unanswered_findings(case)
+    return out + refusal_findings(case) + unanswered_findings(case) + capped_findings(case)
 
 
 def session_findings(cases: Iterable[CaseResult]) -> list[Finding]:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -160,11 +160,12 @@ class Dialogue:
     notes: list[str] = field(default_factory=list)
     user_cost_usd: float = 0.0
     error: RunError | None = None
+    user_capped: bool = False  # the simulated user reached its max_user_turns (the results document says so)
     _history: list[tuple[str, str]] = field(default_factory=list)
     _turns_used: int = 0
     _agent_cost: float = 0.0
     _next_turn: int = 0
-    _simulated: int = 0
+    _simulated: int = 0  # what the simulated user wrote: its messages and its answers, both held by max_user_turns
     _over: bool = False
     _answering: dict[str, dict] = field(default_factory=dict)  # tool_use_id → the input with its answers
 
@@ -214,10 +215,10 @@ class Dialogue:
         if self.user is None or self.conversation.user is None:
             self._finish()
             return
-        if self._simulated >= self.conversation.user.max_user_turns:
+        if self._capped():
             self.notes.append(
                 f"the simulated user wrote its max_user_turns ({self.conversation.user.max_user_turns}) "
-                "replies without saying it was done: the conversation ended there"
+                "replies and answers without saying it was done: the conversation ended there"
             )
             self._finish()
             return
@@ -229,6 +230,14 @@ class Dialogue:
             return
         self._simulated += 1
         self._say(reply.text.strip(), "simulated")
+
+    def _capped(self) -> bool:
+        """Whether the simulated user has written its max_user_turns replies (messages and answers alike)."""
+        assert self.conversation.user is not None
+        if self._simulated < self.conversation.user.max_user_turns:
+            return False
+        self.user_capped = True
+        return True
 
     def _out_of_turns(self) -> bool:
         """Whether the conversation has used its max_turns (then it ends as a max_turns error of the run)."""
@@ -281,15 +290,20 @@ class Dialogue:
         data: dict = hook["tool_input"] if isinstance(hook.get("tool_input"), dict) else {}
         answers: dict[str, str] = {}
         missing: list[str] = []
+        capped: list[str] = []  # questions left unanswered because the simulated user had said its max_user_turns
         for question in data.get("questions") or ():
             if not isinstance(question, dict):
                 continue
             text, header = str(question.get("question", "")), str(question.get("header", ""))
             answer: str | None = self.conversation.answer_for(text, header)
             by: str | None = "answers"
-            if answer is None and self.user is not None:
+            if answer is None and self.user is not None and self._capped():
+                capped.append(text)
+            elif answer is None and self.user is not None:
                 reply = self._ask_user(question)
                 answer, by = (reply.text.strip() or None, "simulated") if reply is not None else (None, None)
+                if answer is not None:
+                    self._simulated += 1
             self.asked.append(Asked(text, header, answer, by if answer is not None else None))
             self._history.append(("agent", f"[asks] {text}"))
             if answer is None:
@@ -298,19 +312,31 @@ class Dialogue:
                 answers[text] = answer
                 self._history.append(("user", f"[answers] {answer}"))
         if missing:
-            listed = " · ".join(f'"{q}"' for q in missing)
-            self.notes.append(
-                f"the agent asked {listed} (AskUserQuestion) and nobody answered: no pattern of the case's answers: "
-                "matched it"
-                + ("" if self.user is not None else ", and the case has no user:")
-                + " — add an answer for it"
-            )
+            listed = _quoted(missing)
+            if capped:
+                assert self.conversation.user is not None
+                self.notes.append(
+                    f"the agent asked {_quoted(capped)} (AskUserQuestion) after "
+                    f"the simulated user had written its max_user_turns ({self.conversation.user.max_user_turns}) "
+                    "replies and answers: nobody answered — raise user.max_user_turns, or add an answers: entry for it"
+                )
+            if len(capped) < len(missing):
+                self.notes.append(
+                    f"the agent asked {_quoted(q for q in missing if q not in capped)} "
+                    "(AskUserQuestion) and nobody answered: no pattern of the case's answers: matched it"
+                    + ("" if self.user is not None else ", and the case has no user:")
+                    + " — add an answer for it"
+                )
             reason = UNANSWERED.format(questions=listed)
             self.send(control_reply(request_id, hook_decision("deny", permissionDecisionReason=reason)))
             return
         answered = {**data, "answers": answers}
         self._answering[str(hook.get("tool_use_id", ""))] = answered  # allowed when Claude Code asks (can_use_tool)
         self.send(control_reply(request_id, hook_decision("ask", updatedInput=answered)))
+
+
+def _quoted(questions: Iterable[str]) -> str:
+    return " · ".join(f'"{q}"' for q in questions)
 
 
 class ConversationChild(Child):

@@ -324,6 +324,7 @@ class AgentRun(RunOutput):
     said: tuple[conversation.Said, ...] = ()  # a conversation's user messages, and who wrote each
     asked: tuple[conversation.Asked, ...] = ()  # the questions the agent asked (AskUserQuestion), and their answers
     user_cost_usd: float = 0.0  # what the simulated user's replies cost
+    user_capped: bool = False  # the simulated user reached its max_user_turns
 
     @property
     def trace_path(self) -> Path | None:
@@ -442,6 +443,7 @@ class StartedAgent:
             said=tuple(dialogue.said) if dialogue is not None else (),
             asked=tuple(dialogue.asked) if dialogue is not None else (),
             user_cost_usd=dialogue.user_cost_usd if dialogue is not None else 0.0,
+            user_capped=dialogue.user_capped if dialogue is not None else False,
         )
 
     def discard(self) -> None:

@@ -140,7 +140,7 @@ class Gatherer:
         were answered, the sign-in may have expired or been revoked mid-session: said once, with the fix for what
         signs the runs in, and the session goes on as the reference tool's does (each refused run is a run error of
         its own). Runs of another model answered (a matrix): it may be that model alone the account cannot use."""
-        if not self.collected.runs:
+        if not self.collected.runs and not any(suite.trigger_sets for suite in self.collected.suites.values()):
             self.auth_said = True
             self.stop(AUTH_STOP)
             return
@@ -151,13 +151,15 @@ class Gatherer:
             for case in suite.cases.values()
             for run in case.runs()
             if run.error_kind != "auth"
-        )
+        ) + self.trigger_runs_answered(model)
         if answered:
             self.auth_said = True
             self.collected.notice(f"⚠ {refused_mid_session((self.session.access or {}).get('runs'), answered)}")
 
     def record_trigger(self, report: wire.TriggerReport, nodeid: str) -> None:
         self.in_flight.discard(nodeid)
+        if report.run.error_kind == "auth" and not self.auth_said:
+            self.refused(report.model)  # as a case run's: trigger runs are signed in the same way
         self.triggers.record(report, nodeid)
         suite = self.collected.of(report.eval_root, report.model)
         suite.suite = merge_suite(suite.suite, report.suite)
@@ -166,6 +168,18 @@ class Gatherer:
         if self.progress is not None:
             run = report.run
             self.progress.finished(RunResult("with", run.index, score=None, passed=False, cost_usd=run.cost_usd))
+
+    def trigger_runs_answered(self, model: str | None) -> int:
+        """The trigger runs of `model` recorded so far whose credentials were accepted (--against's included)."""
+        return sum(
+            1
+            for suite in self.collected.suites.values()
+            if suite.model == model
+            for trigger_set in suite.trigger_sets.values()
+            for query in trigger_set.queries
+            for run in (*query.runs, *query.against_runs)
+            if run.error_kind != "auth"
+        )
 
     def record_skip(self, report: wire.SkipReport) -> None:
         self.collected.of(report.eval_root, report.model).skipped.append(report.run)

@@ -3,8 +3,9 @@
 Before the pilot nothing has run, so the bound is built from what the suite says: for every case and arm, one
 run of at most `max_turns` model requests (each resending Claude Code's context, cached after the first), per
 judged grader (llm, baseline), up to three judge votes and, for a conversation with a simulated user (`user:`), up
-to `max_user_turns` calls of the user's model (its replies when the agent ends a turn; an answer it writes to a
-question no `answers:` pattern matches is not capped by max_user_turns, nor counted here). It is meant as a ceiling the pilot should stay under —
+to `max_user_turns` calls of the user's model (its replies when the agent ends a turn and its answers to questions
+no `answers:` pattern matches, which max_user_turns caps together). It is meant as a ceiling the pilot should stay
+under —
 the pilot command carries it as `--max-cost-usd` — not as a forecast: most runs use far fewer turns.
 
 After the pilot the price of a full suite is measured, not guessed: each case's pilot cost (one run per arm)
@@ -58,7 +59,7 @@ class Estimate:
     judge_calls_in_pilot: int  # at most
     models: int = 1  # the agent models the suite runs on (a model matrix: each case on each of its models)
     trigger_runs_in_pilot: int = 0  # one per trigger query, arm and model: the pilot runs the trigger sets too
-    user_calls_in_pilot: int = 0  # the simulated users' replies at the ends of turns, at most (max_user_turns)
+    user_calls_in_pilot: int = 0  # the simulated users' replies and answers, at most (max_user_turns)
 
 
 def agent_run_cost(model: str | None, max_turns: int) -> float:

@@ -43,7 +43,7 @@ from ..grade.judge import resolve_judge_model
 from ..grade.skill_patterns import skill_pattern_warnings
 from ..grade.types import grader_types
 from ..lint.grants import Grants
-from ..lint.suite import lint_cases
+from ..lint.suite import lint_cases, lint_trigger_sets
 from ..load.case import CASE_FILE, PROMPT_FILE, Case
 from ..load.manifest_rules import manifest_problems
 from ..load.on_disk import SuiteOnDisk, read_suite
@@ -97,6 +97,9 @@ class CheckResult:
 
 
 # ---- the whole check --------------------------------------------------------------------------------------
+
+
+TRIGGER_QUERY = "trigger-query-names-skill"  # lint/prompt.py's finding of a trigger query, named as one
 
 
 def check_triggers(result: CheckResult, suite: SuiteOnDisk) -> None:
@@ -204,6 +207,8 @@ def check_suite(
     # As the pilot this check prints would run them: with the gated tools the cases ask for granted.
     result.findings = lint_cases(linted, Grants(allow_tools=tuple(requested_grants(result.cases))))
     check_triggers(result, suite)
+    if in_scope is None:  # the whole suite (the interview checks each trigger file as it is written)
+        result.findings += lint_trigger_sets(result.trigger_sets)
     if result.trigger_sets and not result.cases:
         return result  # a suite of trigger sets alone: the cases' floor is not asked of it
     if not result.cases and not result.load_problems:
@@ -343,9 +348,14 @@ def summary(result: CheckResult) -> list[str]:
     else:
         lines.append(f"✗ {where}: {len(result.problems)} problem(s); {len(result.cases)} case(s) load")
     if result.findings:
-        cases = len({f.case for f in result.findings})
+        queries = len({f.case for f in result.findings if f.kind == TRIGGER_QUERY})
+        cases = len({f.case for f in result.findings if f.kind != TRIGGER_QUERY})
+        where = " and ".join(
+            [f"{cases} case(s)"] * bool(cases)
+            + [f"{queries} trigger quer{'y' if queries == 1 else 'ies'}"] * bool(queries)
+        )
         lines.append(
-            f"⚑ {len(result.findings)} finding(s) in {cases} case(s): they may measure less than they seem "
+            f"⚑ {len(result.findings)} finding(s) in {where}: they may measure less than they seem "
             "(each says its fix; docs/findings.md)"
         )
     if result.estimate and result.cases:
@@ -403,5 +413,6 @@ def to_json(result: CheckResult) -> dict:
 
 
 def finding_lines(findings: list[Finding]) -> list[str]:
-    """The findings under their case: `⚑ case "c": grader "g": message — fix [kind]`."""
-    return [f'⚑ case "{f.case}": {f.line()}' for f in findings]
+    """The findings under their case: `⚑ case "c": grader "g": message — fix [kind]` (a trigger query's:
+    `⚑ trigger query "file::skill/id": …`)."""
+    return [f'⚑ {"trigger query" if f.kind == TRIGGER_QUERY else "case"} "{f.case}": {f.line()}' for f in findings]

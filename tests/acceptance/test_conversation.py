@@ -176,6 +176,31 @@ def test_a_question_no_pattern_matches_is_answered_by_the_simulated_user(suite):
     ]
 
 
+def test_max_user_turns_caps_the_simulated_users_answers_and_the_results_say_so(suite):
+    # One reply allowed: the simulated user answers the first question; the second goes unanswered.
+    suite.case(
+        "capped",
+        "Pick a colour and a size for me.",
+        frontmatter={"runs": 1, "user": {"persona": "Ada, who likes blue.", "max_user_turns": 1}},
+        graders=SUMMARY,
+        script={
+            "all": [ask("Which colour do you like?", "Colour"), ask("Which size?", "Size"), {"text": "Summary."}],
+            "judge": {"user": ["Blue", "M"]},
+        },
+    )
+    run = suite.run("--ablation", "none")
+    [result] = run.case("capped")["arms"]["with"]
+    talk = result["conversation"]
+    assert [(q["question"], q["answer"]) for q in talk["questions"]] == [
+        ("Which colour do you like?", "Blue"),
+        ("Which size?", None),
+    ]
+    assert talk["userCapped"] is True and [m["by"] for m in talk["messages"]] == ["prompt"]
+    [finding] = [f for f in run.doc["findings"] if f["kind"] == "user-turns-capped"]
+    assert finding["case"] == "capped" and "with-plugin runs 1/1" in finding["message"]
+    assert "max_user_turns (1)" in run.out  # the notice
+
+
 def test_the_cost_ceiling_stops_a_runaway_simulated_conversation(suite):
     # The user never says it is done and the agent never stops asking: only the ceiling ends it.
     suite.case(

@@ -236,6 +236,43 @@ def test_a_login_that_expires_during_the_session_is_said_once_with_the_fix_and_t
     assert tree_digest(operator_home) == before  # nothing rewrote the operator's login
 
 
+def test_a_login_that_expires_during_trigger_runs_is_said_once_and_each_refused_trigger_run_is_a_run_error(
+    suite, operator_home, monkeypatch
+):
+    write_login(operator_home, expires_at=4_000_000_000_000)
+    suite.case("a-first", frontmatter={"runs": 1}, graders={"said-it": GRADERS["said-it"]})
+    queries = {"should_fire": [{"query": "hi there!", "id": "hi"}], "should_not_fire": [{"query": "what time?"}]}
+    (suite.root / "evals" / "triggers.yaml").write_text(json.dumps({"runs": 2, "skills": {"greet": queries}}))
+    with ScriptedEndpoint(expire_after=1) as endpoint:  # one run is answered, whichever comes first
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url())
+        run = suite.run("--ablation", "none", scripted=False)
+    assert run.rc == 2 and run.doc["partial"] is True, run.out
+    trigger_runs = [r for q in run.doc["triggers"][0]["queries"] for r in q["runs"]]
+    case_run = run.case("a-first")["arms"]["with"][0]
+    refused = [r for r in [*trigger_runs, case_run] if r.get("errorKind") == "auth"]
+    assert len(trigger_runs) == 4 and len(refused) == 4, [r.get("errorKind") for r in [*trigger_runs, case_run]]
+    assert all(r["fired"] is None for r in refused if r in trigger_runs)  # a refused run decides nothing
+    [said] = [n for n in run.doc["notices"] if "credentials were rejected" in n]  # once, shared by both kinds
+    assert "after 1 run(s) had been answered" in said and "run `claude` once" in said
+    assert run.out.count("credentials were rejected") == 1
+
+
+def test_a_login_refused_at_the_first_trigger_run_stops_the_session_as_at_a_first_case_run(
+    suite, operator_home, monkeypatch
+):
+    write_login(operator_home, expires_at=4_000_000_000_000)
+    queries = {"should_fire": [{"query": f"hi number {n}!", "id": f"hi-{n}"} for n in range(4)]}
+    (suite.root / "evals" / "triggers.yaml").write_text(json.dumps({"runs": 2, "skills": {"greet": queries}}))
+    with ScriptedEndpoint(expire_after=0) as endpoint:  # refused from the first request on
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint.session_url())
+        run = suite.run("--concurrency", "1", scripted=False)  # one at a time: none started ahead of the stop
+    assert run.rc == 2 and run.doc["partial"] is True and run.doc["partialReason"] == "auth_failed", run.out
+    ran = [r for q in run.doc["triggers"][0]["queries"] for r in q["runs"]]
+    assert ran and len(ran) < 8 and all(r["errorKind"] == "auth" for r in ran)  # stopped: not every run started
+    [stop] = [n for n in run.doc["notices"] if "credentials were rejected" in n]
+    assert "the session stops here" in stop and "`claude /login`" in stop
+
+
 def test_an_agent_mock_on_an_api_key_helper_asks_its_model_with_the_helpers_key(suite, operator_home, monkeypatch):
     helper_key = "sk-ant-api03-made-up-helper-key"
     settings = {"apiKeyHelper": f"echo {helper_key}"}

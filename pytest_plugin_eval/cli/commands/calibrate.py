@@ -47,7 +47,8 @@ def command_parser() -> argparse.ArgumentParser:
         "--json",
         metavar="OUT",
         default=None,
-        help="also write the findings as a JSON document to OUT (-: stdout alone)",
+        help="also write the measurements (and with --controls, the controls and their findings) as a JSON "
+        "document to OUT (-: stdout alone)",
     )
     parser.add_argument(
         "--report",
@@ -111,9 +112,14 @@ def calibrate_command(argv: list[str]) -> int:
     if args.report:
         from ...report.calibrated import redraw_reports
 
-        shown = "agreement with the labels" + (" and answers to the controls" if args.controls else "")
+        labelled = any(g.n or g.stale for g in result.graders)
+        parts = [
+            *(["agreement with the labels"] if labelled else []),
+            *(["answers to the controls"] if args.controls else []),
+        ]
+        shown = f"each judged grader's {' and '.join(parts)}" if parts else "no labels to show beside it"
         for target in redraw_reports(sessions, result):
-            print(f"Updated {target} (each judged grader's {shown})", file=_out(args.json))
+            print(f"Updated {target} ({shown})", file=_out(args.json))
     return status
 
 

@@ -120,3 +120,19 @@ def test_labels_go_with_one_folder_and_report_redraws_each_folders_page(tmp_path
     assert main(["calibrate", str(folder), "--report"]) == 0
     assert f"Updated {folder / 'report.html'} (each judged grader's agreement" in capsys.readouterr().out
     assert "reads-well" in (folder / "report.html").read_text()
+
+
+def test_the_same_folder_twice_counts_its_labels_once(tmp_path, capsys):
+    folder = folder_with_labels(tmp_path)
+    assert main(["calibrate", str(folder), str(folder) + "/"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("calibrate: 1 results folder(s), 3 label(s)") and "3 labels, agrees 67%" in printed
+
+
+def test_no_labels_says_how_to_give_them_and_the_report_says_it_shows_none(tmp_path, capsys):
+    folder = folder_with_labels(tmp_path)
+    (folder / "labels.json").unlink()
+    assert main(["calibrate", str(folder), "--report"]) == 0
+    printed = capsys.readouterr().out
+    assert "! no labels: label the judged verdicts with `plugin-eval review RESULTS`" in printed
+    assert "(no labels to show beside it)" in printed and "agreement with the labels" not in printed

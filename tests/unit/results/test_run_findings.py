@@ -164,3 +164,18 @@ def test_the_same_finding_twice_is_kept_once():
         f,
         Finding("b", kind="k", message="m", fix="f"),
     ]
+
+
+def test_runs_whose_simulated_user_reached_its_cap_are_one_finding_and_uncapped_runs_none():
+    def talked(arm: str, index: int, capped: bool) -> RunResult:
+        r = run(arm, index, answer=index == 1)
+        r.conversation = {"messages": [], "questions": [], "userCostUsd": 0.0, "userCapped": capped}
+        return r
+
+    case = case_of(talked("with", 1, True), talked("with", 2, False), talked("without", 1, False),
+                   talked("without", 2, False), graders=[ANSWER])  # fmt: skip
+    [finding] = [f for f in case_findings(case) if f.kind == "user-turns-capped"]
+    assert "with-plugin runs 1/2" in finding.message and "without" not in finding.message
+    assert "max_user_turns" in finding.fix
+    calm = case_of(*(talked(arm, i, False) for arm in ("with", "without") for i in (1, 2)), graders=[ANSWER])
+    assert "user-turns-capped" not in [f.kind for f in case_findings(calm)]

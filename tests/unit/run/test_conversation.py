@@ -207,6 +207,29 @@ def test_the_simulated_user_stops_at_max_user_turns_and_at_the_cost_ceiling():
     assert "cost ceiling" in talk.notes[-1] and talk.user_cost_usd == 0.2
 
 
+def test_max_user_turns_counts_the_simulated_users_answers_as_well_as_its_messages():
+    wire = Wire()
+    asked = []
+
+    def user(history, question):
+        asked.append(question)
+        return UserReply("Blue" if question else "more", False, 0.1)
+
+    talk = wire.dialogue(Conversation(user=SimulatedUser("p", max_user_turns=2)), user=user)
+    talk.open("go")
+    talk.on_event(ask(("Which colour?", "Colour"), request_id="r1", tool_use_id="t1"))
+    talk.on_event(result())
+    assert not talk.user_capped  # one answer and one message: two, not over the cap yet
+    talk.on_event(ask(("Which size?", "Size"), request_id="r2", tool_use_id="t2"))
+    assert len(asked) == 2  # the third question was not put to the simulated user
+    decision = wire.sent[-1]["response"]["response"]["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny" and "Which size?" in decision["permissionDecisionReason"]
+    assert talk.asked[-1].answer is None and talk.user_capped
+    assert any('"Which size?"' in n and "max_user_turns (2)" in n for n in talk.notes), talk.notes
+    talk.on_event(result())
+    assert wire.texts() == ["go", "more"] and wire.closed and "max_user_turns (2)" in talk.notes[-1]
+
+
 def test_the_trace_tail_reads_whole_lines_only(tmp_path):
     path = tmp_path / "trace.jsonl"
     tail = TraceTail(path)

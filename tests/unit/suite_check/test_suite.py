@@ -575,3 +575,29 @@ def test_a_simulated_user_is_in_the_bound_and_the_estimate_says_its_calls(clean,
     out = capsys.readouterr().out
     assert "Cost: a pilot (6 runs, 1 per case and arm, up to 0 judge calls, 6 simulated-user turns)" in out
     assert f"--max-cost-usd {talks.pilot_bound:.2f}" in out
+
+
+def test_a_trigger_query_that_names_the_skill_is_a_finding_in_text_and_json(clean, capsys):
+    named = {
+        "skills": {
+            "greet": {
+                "should_fire": [{"query": "use the greet skill to say hi", "id": "named"}, {"query": "hi there!"}],
+                "should_not_fire": [{"query": "what is 2 + 2?"}],
+            }
+        }
+    }
+    (clean / "evals" / "triggers.yaml").write_text(yaml.safe_dump(named))
+    assert check([str(clean)]) == 0
+    out = capsys.readouterr().out
+    [line] = [line for line in out.splitlines() if line.startswith("⚑ trigger query")]
+    assert line.startswith('⚑ trigger query "evals/triggers.yaml::greet/named": evals/triggers.yaml: the should_fire')
+    assert '"use the greet skill to say hi"' in line and '("greet skill")' in line and "reword it" in line
+    assert "⚑ 1 finding(s) in 1 trigger query:" in out
+    assert check([str(clean), "--json"]) == 0
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["kind"] == "trigger-query-names-skill" and finding["case"] == "evals/triggers.yaml::greet/named"
+    assert "evals/triggers.yaml" in finding["message"] and "user who never heard of the plugin" in finding["fix"]
+    assert check([str(clean), "--strict"]) == 1
+    capsys.readouterr()
+    (clean / "evals" / "triggers.yaml").write_text(TRIGGERS)  # a query that does not name it: nothing said
+    assert check_suite(clean).findings == []
