@@ -64,7 +64,9 @@ def init(argv: list[str]) -> int:
     written = write_case(folder, plugin, skill)
     print("Created " + ", ".join(str(p.relative_to(root)) for p in written))
     if skill is None:
-        print(f"No skills/<name>/SKILL.md found: edit the skill name ({PLACEHOLDER_SKILL}) in the case's files")
+        print(
+            f"The plugin has no skill or command the model may pick: edit the name ({PLACEHOLDER_SKILL}) in the case's files"
+        )
     results = f"{folder.parent.relative_to(root).as_posix()}/results/"
     try:
         if ignore(root / GITIGNORE, results):
