@@ -75,6 +75,7 @@ def help_text() -> str:
 
     rows = [(spelling(o), o.help) for o in OPTIONS]
     rows += [
+        ("--verbose", "A line per run with its score and failing graders (pytest's --verbose; traces are always kept)"),
         ("--version", "Print plugin-eval's version and the Claude Code binary it would use"),
         ("-h, --help", "Show this help"),
     ]
