@@ -28,6 +28,9 @@ def command_parser() -> argparse.ArgumentParser:
         "name", nargs="?", metavar="NAME|TARGET", help="--bare: the case's name; else the plugin folder"
     )
     parser.add_argument("--bare", action="store_true", help="write one case from the template without asking anything")
+    parser.add_argument(  # the reference tool's spelling of the default
+        "-i", "--interactive", action="store_true", help="the interview (the default; needs an interactive terminal)"
+    )
     parser.add_argument(
         "--triggers",
         action="store_true",
@@ -40,6 +43,11 @@ def command_parser() -> argparse.ArgumentParser:
 
 def init(argv: list[str]) -> int:
     args = command_parser().parse_args(argv)
+    if args.interactive and (args.bare or args.draft or args.triggers):
+        print(
+            "Error: -i is the interview; --bare, --draft and --triggers write without one — pick one", file=sys.stderr
+        )
+        return 1
     if args.triggers:
         return init_triggers(Path(args.name or "."), args.eval_dir)
     if not args.bare:

@@ -181,3 +181,18 @@ def test_check_names_the_placeholder_skill_init_bare_wrote_for_a_plugin_without_
     assert check(["."]) == 1
     out = capsys.readouterr().out
     assert "evals/hello/graders/skill-fired.md: input_match: names your-skill (init --bare's placeholder" in out
+
+
+def test_the_reference_tools_interactive_flag_is_the_interview(in_plugin, monkeypatch, capsys):
+    """`claude plugin eval init -i` asks for the interview, the default: plugin-eval init refused -i (exit 2)."""
+    import pytest_plugin_eval.cli.commands.init as init_command
+
+    asked = []
+    monkeypatch.setattr(init_command, "author", lambda args, target: asked.append(target) or 0)
+    plugin(in_plugin, "greeter", {"greet": "greet"})
+    assert init(["-i"]) == 0
+    assert init(["--interactive", "."]) == 0
+    assert asked == [None, "."]
+    assert init(["-i", "--bare", "x"]) == 1
+    assert "-i is the interview" in capsys.readouterr().err
+    assert not (in_plugin / "evals").exists()
