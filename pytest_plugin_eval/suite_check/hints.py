@@ -4,6 +4,7 @@ grader."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from ..load.case import Case
@@ -53,8 +54,11 @@ def mechanical_hints(case: Case) -> list[str]:
     for grader in case.graders:
         if grader.type != "llm":
             continue
-        text = expectation_of(grader.body or "") or (grader.body or "").strip()
+        text = " ".join((expectation_of(grader.body or "") or grader.body or "").split())  # a notice is one line
         hint = mechanical_hint(text) if len(text) <= 200 else None
+        focus = getattr(grader.config, "focus", "last_message")
+        if hint and hint.startswith("a regex grader") and focus != "last_message":
+            hint += f", target: {json.dumps(focus)}"  # what the judge reads, not the reply the regex reads by default
         if hint:
             out.append(
                 f'case "{case.name}": grader {grader.name} ("{text}") looks mechanical — {hint} checks it '
