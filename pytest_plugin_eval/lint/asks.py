@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from ..grade import ecmaregex
+from ..grade.skill_patterns import skill_call_input
 from ..load.case import Case
 from ..results.findings import Finding
 from .shipped import Shipped
@@ -22,16 +24,8 @@ ASKS = re.compile(
 
 def _named(case: Case) -> list[str]:
     """The input_match patterns of the case's tool_used graders on Skill."""
-    out = []
-    for spec in case.graders:
-        config = spec.config
-        if (
-            spec.type == "tool_used"
-            and getattr(config, "tool", None) == "Skill"
-            and getattr(config, "input_match", None)
-        ):
-            out.append(str(config.input_match))
-    return out
+    calls = [getattr(spec.config, "call", None) for spec in case.graders if spec.type == "tool_used"]
+    return [call.input_match for call in calls if call is not None and call.tool == "Skill" and call.input_match]
 
 
 def asking_findings(case: Case, plugin: Shipped | None) -> list[Finding]:
@@ -40,7 +34,8 @@ def asking_findings(case: Case, plugin: Shipped | None) -> list[Finding]:
     skills = [c for c in plugin.components if c.kind == "skill"]
     patterns = _named(case)
     if patterns:
-        named = [c for c in skills if any(re.search(p, c.qualified_name) or re.search(p, c.name) for p in patterns)]
+        # tested as the grader tests them: on the Skill call's input (`{"skill":"plugin:name"}`), as ECMAScript
+        named = [c for c in skills if any(ecmaregex.search(p, "", skill_call_input(c)) for p in patterns)]
         skills = named or skills
     texts = {t.path: t.text for t in plugin.texts}
     out = []
