@@ -10,6 +10,7 @@ import re
 
 from ..grade import ecmaregex
 from ..grade.skill_patterns import skill_call_input
+from ..grade.types.tools import ToolUsedConfig
 from ..load.case import Case
 from ..results.findings import Finding
 from .shipped import Shipped
@@ -22,17 +23,19 @@ ASKS = re.compile(
 )
 
 
-def _named(case: Case) -> list[str]:
-    """The input_match patterns of the case's tool_used graders on Skill."""
-    calls = [getattr(spec.config, "call", None) for spec in case.graders if spec.type == "tool_used"]
-    return [call.input_match for call in calls if call is not None and call.tool == "Skill" and call.input_match]
+def _skill_graders(case: Case) -> list[ToolUsedConfig]:
+    """The case's tool_used graders on Skill."""
+    return [g.config for g in case.graders if isinstance(g.config, ToolUsedConfig) and g.config.call.tool == "Skill"]
 
 
 def asking_findings(case: Case, plugin: Shipped | None) -> list[Finding]:
     if plugin is None or case.conversation.active or case.trigger is not None:
         return []
     skills = [c for c in plugin.components if c.kind == "skill"]
-    patterns = _named(case)
+    graders = _skill_graders(case)
+    if any(g.max == 0 and not g.call.input_match for g in graders):
+        return []  # a should-not-fire case: no skill is meant to run, so none is there to ask
+    patterns = [g.call.input_match for g in graders if g.call.input_match and g.max != 0]
     if patterns:
         # tested as the grader tests them: on the Skill call's input (`{"skill":"plugin:name"}`), as ECMAScript
         named = [c for c in skills if any(ecmaregex.search(p, "", skill_call_input(c)) for p in patterns)]

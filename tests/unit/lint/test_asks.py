@@ -42,3 +42,10 @@ def test_only_the_skill_the_cases_indicator_names_is_looked_at(suite):
     fired = '---\ntype: tool_used\ntool: Skill\ninput_match: \'"skill":"(p:)?t"\'\n---\n'
     found = findings(suite, graders={"ok": "---\ntype: regex\npattern: x\n---\n", "fired": fired})
     assert [f.message.split(" asks")[0] for f in found] == ["skill p:t"]
+
+
+def test_a_should_not_fire_case_is_not_a_case_of_a_skill_that_asks(suite):
+    """Its Skill indicator says no skill may run (max: 0): no skill of the plugin is there to ask."""
+    (suite.plugin / "skills" / "s" / "SKILL.md").write_text(ASKING)
+    none = "---\ntype: tool_used\ntool: Skill\nmin: 0\nmax: 0\n---\n"
+    assert findings(suite, graders={"ok": "---\ntype: regex\npattern: x\n---\n", "none": none}) == []
