@@ -18,6 +18,11 @@ def fix_for(tool: str, why: str) -> str:
     """What to change so that the run is given the tool (said in a few words, for the note)."""
     if why == "not granted":
         return f"pass --allow-tools {tool} (a tool the case's disallowed_tools removes: take it out of that list)"
+    if why == "permission denied" and tool == "Skill":
+        return (
+            "a skill or command whose frontmatter has allowed-tools needs Skill pre-approved: list Skill in the "
+            "case's allowed_tools"
+        )
     if why == "permission denied":
         # Claude Code guards some folders even inside a granted working directory (hookify writes its rules to
         # .claude/): in a `-p` run nobody can approve the write, so it is refused like one outside.

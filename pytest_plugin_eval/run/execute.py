@@ -270,12 +270,19 @@ def skill_failures(transcript: Transcript) -> list[str]:
 # Claude Code runs a SKILL.md's !`command` lines as it loads the skill, under the run's permissions: a refused one
 # fails the whole Skill call, although the name was right (a skill that documents that syntax meets it too).
 _SHELL_REFUSED = re.compile(r"Shell command permission check failed|Permission to use \w+ has been denied")
+# The Skill call itself refused: a skill or command with `allowed-tools` in its frontmatter needs Skill pre-approved.
+_SKILL_REFUSED = re.compile(r"Permission to use Skill has been denied")
 # A granted !`command` that exits non-zero fails the call too: mostly the workspace lacks what it reads (a run's
 # working directory is a fresh git repository with no commit, so `git diff HEAD` or `git log` fail there).
 _SHELL_FAILED = re.compile(r"Shell command failed for pattern")
 
 
 def _skill_failure_fix(answer: str) -> str:
+    if _SKILL_REFUSED.search(answer):
+        return (
+            "Claude Code asks before it runs a skill or command whose frontmatter has allowed-tools, and nobody can "
+            "answer in a run: list Skill in the case's allowed_tools (granted by default, but not pre-approved)"
+        )
     if _SHELL_REFUSED.search(answer):
         return (
             "the skill's SKILL.md runs a !`command` as it loads, and this run does not grant that tool: grant it "

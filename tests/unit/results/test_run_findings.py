@@ -113,6 +113,10 @@ def test_a_write_denied_inside_the_workspace_names_the_folders_claude_code_guard
     case = case_of(*runs, *(run("without", i, answer=False) for i in (1, 2)), graders=[ANSWER])
     [finding] = [f for f in case_findings(case) if f.kind == "tool-refused"]
     assert ".claude/" in finding.fix and ".git/" in finding.fix
+    runs = [run("with", 1, refused=[{"tool": "Skill", "why": "permission denied"}], answer=False)]
+    case = case_of(*runs, run("without", 1, answer=False), graders=[ANSWER])
+    [finding] = [f for f in case_findings(case) if f.kind == "tool-refused"]
+    assert "list Skill in the case's allowed_tools" in finding.fix  # a command with allowed-tools, not a path
 
 
 def test_refused_runs_become_a_finding_and_the_first_note():

@@ -75,3 +75,14 @@ def test_a_skill_whose_shell_line_failed_is_not_blamed_on_its_name():
     assert "[stderr] fatal: ambiguous argument 'HEAD'" in note
     assert "scaffold_script" in note
     assert "name in its SKILL.md" not in note
+
+
+def test_a_command_with_allowed_tools_refused_as_a_skill_call_names_the_case_grant():
+    """commit-commands' commit.md has `allowed-tools:`; Claude Code asks before it runs such a command, and in a
+    run with the default tools (Skill offered, not pre-approved) the call is refused: the fix is Skill in the case's
+    allowed_tools, not a !`command`'s tool."""
+    refused = "Permission to use Skill has been denied because Claude Code is running in don't ask mode."
+    t = trace(call("a", "Skill", skill="commit-commands:commit"), answer("a", refused))
+    [note] = skill_failures(t)
+    assert "list Skill in the case's allowed_tools" in note
+    assert "!`command`" not in note
