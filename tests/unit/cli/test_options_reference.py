@@ -47,7 +47,10 @@ def test_every_subcommand_argument_has_a_row_under_its_command():
         section = page.split(f"### plugin-eval {command}\n", 1)[1].split("\n### ", 1)[0]
         for action in make()._actions:
             if action.option_strings and not isinstance(action, argparse._HelpAction):
-                assert f"| `{action.option_strings[-1]}` |" in section, (command, action.option_strings)
+                assert f"`{action.option_strings[-1]}` |" in section, (
+                    command,
+                    action.option_strings,
+                )  # `-i`, `--interactive`
 
 
 def test_a_subcommand_argument_without_help_text_is_refused_with_its_name():
