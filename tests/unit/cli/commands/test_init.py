@@ -196,3 +196,18 @@ def test_the_reference_tools_interactive_flag_is_the_interview(in_plugin, monkey
     assert init(["-i", "--bare", "x"]) == 1
     assert "-i is the interview" in capsys.readouterr().err
     assert not (in_plugin / "evals").exists()
+
+
+def test_check_marks_every_warning(in_plugin, capsys):
+    """check printed some warnings with ⚠ (a tool only the operator grants) and others bare (an indicator that
+    matches no skill), so a bare one read as part of the line above."""
+    from pytest_plugin_eval.cli.commands.check import check
+
+    plugin(in_plugin, "greeter", {"greet": "greet"})
+    assert init(["--bare", "hello"]) == 0
+    fired = in_plugin / "evals" / "hello" / "graders" / "skill-fired.md"
+    fired.write_text(fired.read_text().replace("a-first", "x").replace('greet"', 'gret"'))
+    capsys.readouterr()
+    check(["."])
+    out = capsys.readouterr().out
+    assert '\n⚠ case "hello": grader "skill-fired": input_match' in out
