@@ -4,7 +4,6 @@ grader."""
 
 from __future__ import annotations
 
-import json
 import re
 
 from ..load.case import Case
@@ -56,9 +55,6 @@ def mechanical_hints(case: Case) -> list[str]:
             continue
         text = " ".join((expectation_of(grader.body or "") or grader.body or "").split())  # a notice is one line
         hint = mechanical_hint(text) if len(text) <= 200 else None
-        focus = getattr(grader.config, "focus", "last_message")
-        if hint and hint.startswith("a regex grader") and focus != "last_message":
-            hint += f", target: {json.dumps(focus)}"  # what the judge reads, not the reply the regex reads by default
         if hint:
             out.append(
                 f'case "{case.name}": grader {grader.name} ("{text}") looks mechanical — {hint} checks it '
