@@ -3,7 +3,7 @@
 The reference tool's template fails to load until edited (its TODO lines are load errors). This one is a
 working case from the start — a placeholder prompt, a free grader and a plugin-fired indicator, and a
 scripted.yaml so `pytest evals/NAME --scripted` runs it offline — to be edited into the real thing. The
-indicator and the script name the plugin's real skill (`plugin:skill`).
+indicator and the script name the plugin's real skill, or command when it has no skill (`plugin:name`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..core.errors import UsageError
 from ..load.case_template import PLACEHOLDER_SKILL, PROMPT, REPLIED, SCRIPT, SKILL_FIRED
-from ..load.plugin_facts import skills_of
+from ..load.skills import components_of
 from ..load.suite import RESERVED_DIR, plugin_at, plugin_eval_dir
 from .gitignore import GITIGNORE, ignore
 
@@ -39,10 +39,11 @@ def name_problem(name: str) -> str | None:
 
 
 def first_skill(root: Path) -> str | None:
-    """The name of the plugin's first skill the model may invoke, as Claude Code names it (load.plugin_facts: by
-    its folder), or None when the plugin has none (a `disable-model-invocation: true` skill never fires)."""
-    skills = [s for s in skills_of(root) if s.model_invocable]
-    return skills[0].name if skills else None
+    """The name of the first skill the model may pick, as Claude Code names it (load.skills: its skills, then its
+    commands, which the agent calls through Skill too), or None when it has neither (a `disable-model-invocation:
+    true` skill never fires)."""
+    components = components_of(root)
+    return components[0].name if components else None
 
 
 def skill_match(plugin: str, skill: str) -> str:

@@ -24,7 +24,8 @@ skills:
 
 
 def skill_block(component: Component) -> str:
-    about = component.description.splitlines()[0][:100] if component.description else "(no description)"
+    first = component.description.splitlines()[0] if component.description else "(no description)"
+    about = first if len(first) <= 100 else first[:99] + "…"  # cut, and said to be
     return (
         f"  {component.name}:  # {component.kind}: {about}\n"
         "    should_fire:\n"

@@ -20,6 +20,9 @@ from ..load.suite import eval_dir_name, is_plugin_dir
 FLAGS = {name for o in OPTIONS if o.kind == "flag" for name in o.names}
 VALUES = {name for o in OPTIONS if o.kind in ("value", "append") for name in o.names}
 LISTS = {name for o in OPTIONS if o.kind == "list" for name in o.names}
+# The reference tool's `--verbose` logs trace events to its debug log; every run's trace is kept here anyway, so it
+# becomes pytest's own --verbose: a line per run with its score and failing graders.
+PYTEST_FLAGS = {"--verbose"}
 
 
 class CliError(UsageError):
@@ -49,7 +52,7 @@ def parse(argv: list[str]) -> Command:
         if arg == "--":
             cmd.passthrough = argv[i + 1 :]
             break
-        if name in FLAGS:
+        if name in FLAGS or arg in PYTEST_FLAGS:
             cmd.options.append(name)
         elif name == "--json":
             following = argv[i + 1] if i + 1 < len(argv) else None

@@ -15,6 +15,7 @@ USAGE = """usage: plugin-eval [TARGET] [options] [-- pytest arguments]
        plugin-eval init [TARGET] [--trust-plugin] [--from FILE…]
        plugin-eval init --draft [TARGET] [--trust-plugin] [--from FILE…]
        plugin-eval init --bare NAME [--eval-dir DIR]
+       plugin-eval init --triggers [TARGET] [--eval-dir DIR]
        plugin-eval check [TARGET] [--eval-dir DIR] [--json] [--strict] [--model M] [--judge-model M] [--scripted]
                          [--against REF] [--ablate C,…]
        plugin-eval import [TARGET] [--eval-dir DIR]
@@ -40,7 +41,8 @@ commands:
                chosen on validation by a paired interval, scored once on test (plugin-eval tune --help)
   init         write the eval suite with Claude Code, interviewing you at a terminal (the plugin stays
                read-only; every file is checked); --draft: a first draft without questions, from the plugin
-               and real prompts (--from prompts.txt or session .jsonl); --bare NAME: one blank case
+               and real prompts (--from prompts.txt or session .jsonl); --bare NAME: one blank case;
+               --triggers: a trigger set per skill and command, queries to fill in
   check        load the suite and check its floor (a should-not-fire case, an outcome grader per case,
                runs >= 3, two arms) without running it: exit 0 or 1, each problem named
   import       write skill-creator's evals/evals.json of each skill as case folders (prompt.md, graders/*.md,
@@ -75,6 +77,7 @@ def help_text() -> str:
 
     rows = [(spelling(o), o.help) for o in OPTIONS]
     rows += [
+        ("--verbose", "A line per run with its score and failing graders (pytest's --verbose; traces are always kept)"),
         ("--version", "Print plugin-eval's version and the Claude Code binary it would use"),
         ("-h, --help", "Show this help"),
     ]

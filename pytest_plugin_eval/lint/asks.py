@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 
+from ..grade import ecmaregex
+from ..grade.skill_patterns import skill_call_input
+from ..grade.types.tools import ToolUsedConfig
 from ..load.case import Case
 from ..results.findings import Finding
 from .shipped import Shipped
@@ -20,27 +23,22 @@ ASKS = re.compile(
 )
 
 
-def _named(case: Case) -> list[str]:
-    """The input_match patterns of the case's tool_used graders on Skill."""
-    out = []
-    for spec in case.graders:
-        config = spec.config
-        if (
-            spec.type == "tool_used"
-            and getattr(config, "tool", None) == "Skill"
-            and getattr(config, "input_match", None)
-        ):
-            out.append(str(config.input_match))
-    return out
+def _skill_graders(case: Case) -> list[ToolUsedConfig]:
+    """The case's tool_used graders on Skill."""
+    return [g.config for g in case.graders if isinstance(g.config, ToolUsedConfig) and g.config.call.tool == "Skill"]
 
 
 def asking_findings(case: Case, plugin: Shipped | None) -> list[Finding]:
     if plugin is None or case.conversation.active or case.trigger is not None:
         return []
     skills = [c for c in plugin.components if c.kind == "skill"]
-    patterns = _named(case)
+    graders = _skill_graders(case)
+    if any(g.max == 0 and not g.call.input_match for g in graders):
+        return []  # a should-not-fire case: no skill is meant to run, so none is there to ask
+    patterns = [g.call.input_match for g in graders if g.call.input_match and g.max != 0]
     if patterns:
-        named = [c for c in skills if any(re.search(p, c.qualified_name) or re.search(p, c.name) for p in patterns)]
+        # tested as the grader tests them: on the Skill call's input (`{"skill":"plugin:name"}`), as ECMAScript
+        named = [c for c in skills if any(ecmaregex.search(p, "", skill_call_input(c)) for p in patterns)]
         skills = named or skills
     texts = {t.path: t.text for t in plugin.texts}
     out = []

@@ -18,8 +18,19 @@ def fix_for(tool: str, why: str) -> str:
     """What to change so that the run is given the tool (said in a few words, for the note)."""
     if why == "not granted":
         return f"pass --allow-tools {tool} (a tool the case's disallowed_tools removes: take it out of that list)"
+    if why == "permission denied" and tool == "Skill":
+        return (
+            "a skill or command whose frontmatter has allowed-tools needs Skill pre-approved: list Skill in the "
+            "case's allowed_tools"
+        )
     if why == "permission denied":
-        return "the call reached outside what the grant covers (the run's working directory): keep the task inside it"
+        # Claude Code guards some folders even inside a granted working directory (hookify writes its rules to
+        # .claude/): in a `-p` run nobody can approve the write, so it is refused like one outside.
+        return (
+            "the call reached outside what the grant covers (the run's working directory), or into a folder Claude "
+            "Code guards even there (.claude/, .git/, .vscode/, at any depth): keep the task inside the working "
+            "directory and out of those"
+        )
     if why == "sandbox":
         return "the OS sandbox refused the command: keep its effects inside the run's working directory"
     if why == "unanswerable":

@@ -259,7 +259,7 @@ def skill_failures(transcript: Transcript) -> list[str]:
     the indicator still counts the call, so say it, with the fix that fits Claude Code's answer."""
     out = []
     for call, error in transcript.failed_calls("Skill"):
-        text = re.sub(r"</?tool_use_error>", "", error).strip()
+        text = " ".join(re.sub(r"</?tool_use_error>", "", error).split())  # one line: stderr comes in several
         out.append(
             f'the agent called Skill "{call.get("skill") or call.get("command") or "?"}" and Claude Code answered '
             f'"{text[:160]}" — {_skill_failure_fix(text)}'
@@ -270,13 +270,29 @@ def skill_failures(transcript: Transcript) -> list[str]:
 # Claude Code runs a SKILL.md's !`command` lines as it loads the skill, under the run's permissions: a refused one
 # fails the whole Skill call, although the name was right (a skill that documents that syntax meets it too).
 _SHELL_REFUSED = re.compile(r"Shell command permission check failed|Permission to use \w+ has been denied")
+# The Skill call itself refused: a skill or command with `allowed-tools` in its frontmatter needs Skill pre-approved.
+_SKILL_REFUSED = re.compile(r"Permission to use Skill has been denied")
+# A granted !`command` that exits non-zero fails the call too: mostly the workspace lacks what it reads (a run's
+# working directory is a fresh git repository with no commit, so `git diff HEAD` or `git log` fail there).
+_SHELL_FAILED = re.compile(r"Shell command failed for pattern")
 
 
 def _skill_failure_fix(answer: str) -> str:
+    if _SKILL_REFUSED.search(answer):
+        return (
+            "Claude Code asks before it runs a skill or command whose frontmatter has allowed-tools, and nobody can "
+            "answer in a run: list Skill in the case's allowed_tools (granted by default, but not pre-approved)"
+        )
     if _SHELL_REFUSED.search(answer):
         return (
             "the skill's SKILL.md runs a !`command` as it loads, and this run does not grant that tool: grant it "
             "(the case's allowed_tools, or --allow-tools) or take the command out of the SKILL.md"
+        )
+    if _SHELL_FAILED.search(answer):
+        return (
+            "the name was right, but a !`command` its file runs as it loads failed in the run's workspace (a fresh "
+            "git repository with no commit): give the case what the command reads (context files, or a "
+            "scaffold_script run with --scaffold)"
         )
     return "check that the skill's folder and the name in its SKILL.md match what Claude calls"
 

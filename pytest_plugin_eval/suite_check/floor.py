@@ -101,7 +101,7 @@ def placeholder_problems(case: Case) -> list[Problem]:
                 Problem(
                     grader_file(case, grader),
                     "input_match",
-                    f"names {PLACEHOLDER_SKILL} (init --bare's placeholder: the plugin had no skill it could name) — "
+                    f"names {PLACEHOLDER_SKILL} (init --bare's placeholder: the plugin had no skill or command it could name) — "
                     "write the name of the skill this case is about",
                 )
             )

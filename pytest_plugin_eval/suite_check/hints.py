@@ -53,7 +53,7 @@ def mechanical_hints(case: Case) -> list[str]:
     for grader in case.graders:
         if grader.type != "llm":
             continue
-        text = expectation_of(grader.body or "") or (grader.body or "").strip()
+        text = " ".join((expectation_of(grader.body or "") or grader.body or "").split())  # a notice is one line
         hint = mechanical_hint(text) if len(text) <= 200 else None
         if hint:
             out.append(

@@ -442,6 +442,32 @@ def test_a_skill_claude_code_does_not_know_is_named_in_a_notice(suite):
     assert "check that the skill's folder" in notice
 
 
+def test_a_command_whose_shell_line_fails_in_the_fresh_repository_is_not_blamed_on_its_name(suite):
+    """commit-commands' commit.md runs !`git log` as it loads; a run's working directory is a git repository with no
+    commit, so git fails and Claude Code fails the Skill call. The notice says the name was right, on one line."""
+    (suite.root / "commands").mkdir()
+    (suite.root / "commands" / "last.md").write_text(
+        "---\ndescription: Show the last commit.\nallowed-tools: Bash(git log:*)\n---\nLast: !`git log --oneline -1`\n"
+    )
+    script = {"with": [{"tool": "Skill", "input": {"skill": "greeter:last"}}, {"text": "Hello."}], "without": ["Hi."]}
+    suite.case(
+        "last", frontmatter={"runs": 1, "allowed_tools": ["Skill", "Bash"]}, graders=GREETING_GRADERS, script=script
+    )
+    run = suite.run("--threshold", "0", "--allow-tools=Bash")
+    notice = next(n for n in run.doc["notices"] if "Skill" in n)
+    assert notice.startswith(
+        'last: the agent called Skill "greeter:last" and Claude Code answered "Shell command failed'
+    ), notice
+    assert "\n" not in notice and "scaffold_script" in notice
+    assert "check that the skill's folder" not in notice
+    # with the default tools, Skill is offered but not pre-approved: a command with allowed-tools is refused
+    suite.case("default-tools", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=script)
+    run = suite.run("--threshold", "0", "--allow-tools=Bash", "--case", "default-tools")
+    notice = next(n for n in run.doc["notices"] if "Skill" in n)
+    assert "Permission to use Skill has been denied" in notice
+    assert "list Skill in the case's allowed_tools" in notice
+
+
 def test_a_case_that_improves_while_the_skill_never_fired_says_so(suite):
     """Issue 23 item 3: the with arm answers better without ever calling the skill (as a plugin's MCP tool or
     command would make it): a notice and a hint, although Δ is not flat."""

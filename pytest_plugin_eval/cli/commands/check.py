@@ -63,8 +63,8 @@ def check(argv: list[str]) -> int:
         return status
     for line in result.render_problems():
         print(f"✗ {line}")
-    for warning in result.warnings:
-        print(warning)
+    for warning in result.warnings:  # each marked, as problems (✗) and findings (⚑) are
+        print(warning if warning.startswith(("⚠", "💡")) else f"⚠ {warning}")
     for line in finding_lines(result.findings):
         print(line)
     for line in summary(result):

@@ -29,6 +29,9 @@ def command_parser() -> argparse.ArgumentParser:
         "name", nargs="?", metavar="NAME|TARGET", help="--bare: the case's name; else the plugin folder"
     )
     parser.add_argument("--bare", action="store_true", help="write one case from the template without asking anything")
+    parser.add_argument(  # the reference tool's spelling of the default
+        "-i", "--interactive", action="store_true", help="the interview (the default; needs an interactive terminal)"
+    )
     parser.add_argument(
         "--triggers",
         action="store_true",
@@ -41,6 +44,11 @@ def command_parser() -> argparse.ArgumentParser:
 
 def init(argv: list[str]) -> int:
     args = command_parser().parse_args(argv)
+    if args.interactive and (args.bare or args.draft or args.triggers):
+        print(
+            "Error: -i is the interview; --bare, --draft and --triggers write without one — pick one", file=sys.stderr
+        )
+        return 1
     if args.triggers:
         return init_triggers(Path(args.name or "."), args.eval_dir)
     if not args.bare:
@@ -58,7 +66,9 @@ def init(argv: list[str]) -> int:
         return 1
     print("Created " + ", ".join(str(p.relative_to(root)) for p in made.written))
     if made.skill is None:
-        print(f"No skills/<name>/SKILL.md found: edit the skill name ({PLACEHOLDER_SKILL}) in the case's files")
+        print(
+            f"The plugin has no skill or command the model may pick: edit the name ({PLACEHOLDER_SKILL}) in the case's files"
+        )
     if made.ignored:
         print(f"Added {made.results} to {GITIGNORE}")
     if made.ignore_error:

@@ -41,6 +41,20 @@ def test_judgments_get_no_hint(expectation):
     assert mechanical_hint(expectation) is None
 
 
+def test_a_hint_quotes_a_rubric_of_several_lines_on_one(tmp_path):
+    """A notice is one line: a rubric written over two lines broke check's output in the middle of the quote."""
+    from pytest_plugin_eval.suite_check.hints import mechanical_hints
+
+    case_dir = tmp_path / "evals" / "writes-a-rule"
+    (case_dir / "graders").mkdir(parents=True)
+    (case_dir / "prompt.md").write_text("Warn me on console.log.\n")
+    (case_dir / "graders" / "rule.md").write_text(
+        "---\ntype: llm\n---\nThe rule file it wrote has\n`event: file` in its frontmatter.\n"
+    )
+    [hint] = mechanical_hints(load_case(case_dir, tmp_path / "evals", grader_types()))
+    assert '("The rule file it wrote has `event: file` in its frontmatter.")' in hint and "\n" not in hint
+
+
 @pytest.fixture
 def root(tmp_path) -> Path:
     root = tmp_path / "p"

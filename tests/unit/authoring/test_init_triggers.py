@@ -36,6 +36,18 @@ def test_init_triggers_writes_a_set_per_component_whose_placeholders_refuse_to_r
     assert "is a placeholder" in problem.message
 
 
+def test_a_long_description_is_cut_with_an_ellipsis(plugin):
+    """frontend-design's description ran on past the comment's 100 characters and stopped mid-word ("an existing on")."""
+    long = (
+        "Guidance for distinctive, intentional visual design when building new UI or reshaping an existing one today."
+    )
+    (plugin / "skills" / "greet" / "SKILL.md").write_text(f"---\nname: greet\ndescription: {long}\n---\nBody\n")
+    assert init(["--triggers", str(plugin)]) == 0
+    text = (plugin / "evals" / "triggers.yaml").read_text()
+    assert f"  greet:  # skill: {long[:99]}…\n" in text
+    assert "  wave:  # command: Waves.\n" in text
+
+
 def test_init_triggers_never_overwrites(plugin, capsys):
     (plugin / "evals").mkdir()
     (plugin / "evals" / "triggers.yaml").write_text("mine\n")

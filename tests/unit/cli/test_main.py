@@ -122,6 +122,18 @@ def test_plugin_eval_takes_the_other_arms_options():
         parse_options(pytest_namespace([*parse(["--fail-on-worse"]).options, "evals"]))
 
 
+def test_help_names_init_triggers(capsys):
+    """`init --triggers` wrote the trigger sets, but `plugin-eval --help` named it nowhere."""
+    text = usage.help_text()
+    assert "plugin-eval init --triggers [TARGET]" in text and "--triggers: a trigger set per skill" in text
+
+
+def test_the_reference_tools_verbose_is_pytests():
+    """`claude plugin eval --verbose` is the reference tool's option: plugin-eval refused it as unknown."""
+    cmd = parse([".", "--trust-plugin", "--verbose"])
+    assert cmd.options == ["--trust-plugin", "--verbose"]
+
+
 def test_a_list_option_stops_at_the_target(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "plugin").mkdir()

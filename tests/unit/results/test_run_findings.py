@@ -106,6 +106,19 @@ def test_an_indicator_that_never_fired_while_a_delta_is_reported():
     assert kinds(case_of(*runs, graders=[ANSWER, FIRED])) == []
 
 
+def test_a_write_denied_inside_the_workspace_names_the_folders_claude_code_guards():
+    """hookify's skill writes .claude/hookify.*.local.md, inside the run's working directory: Claude Code refused it
+    all the same, and the fix said only to keep the task inside the working directory, where it was."""
+    runs = [run("with", i, refused=[{"tool": "Write", "why": "permission denied"}], answer=False) for i in (1, 2)]
+    case = case_of(*runs, *(run("without", i, answer=False) for i in (1, 2)), graders=[ANSWER])
+    [finding] = [f for f in case_findings(case) if f.kind == "tool-refused"]
+    assert ".claude/" in finding.fix and ".git/" in finding.fix
+    runs = [run("with", 1, refused=[{"tool": "Skill", "why": "permission denied"}], answer=False)]
+    case = case_of(*runs, run("without", 1, answer=False), graders=[ANSWER])
+    [finding] = [f for f in case_findings(case) if f.kind == "tool-refused"]
+    assert "list Skill in the case's allowed_tools" in finding.fix  # a command with allowed-tools, not a path
+
+
 def test_refused_runs_become_a_finding_and_the_first_note():
     runs = [run("with", i, refused=WRITE_REFUSED, answer=False) for i in (1, 2, 3)]
     runs += [run("without", i, answer=False) for i in (1, 2, 3)]

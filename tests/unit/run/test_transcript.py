@@ -58,3 +58,31 @@ def test_a_skill_whose_shell_line_was_refused_is_not_blamed_on_its_name():
     assert "name in its SKILL.md" not in note
     [unknown] = skill_failures(trace(call("a", "Skill", skill="x:gret"), answer("a", "Unknown skill: x:gret")))
     assert unknown.endswith("check that the skill's folder and the name in its SKILL.md match what Claude calls")
+
+
+def test_a_skill_whose_shell_line_failed_is_not_blamed_on_its_name():
+    """commit-commands' commit.md runs !`git diff HEAD` as it loads; in a run's fresh repository (no commit) git
+    fails. The name was right: the advice is to give the workspace what the command reads, on one line."""
+    failed = (
+        'Shell command failed for pattern "!`git diff HEAD`": [stderr]\n'
+        "fatal: ambiguous argument 'HEAD': unknown revision or path not in the working tree."
+    )
+    t = trace(
+        call("a", "Skill", skill="commit-commands:commit"), answer("a", f"<tool_use_error>{failed}</tool_use_error>")
+    )
+    [note] = skill_failures(t)
+    assert "\n" not in note
+    assert "[stderr] fatal: ambiguous argument 'HEAD'" in note
+    assert "scaffold_script" in note
+    assert "name in its SKILL.md" not in note
+
+
+def test_a_command_with_allowed_tools_refused_as_a_skill_call_names_the_case_grant():
+    """commit-commands' commit.md has `allowed-tools:`; Claude Code asks before it runs such a command, and in a
+    run with the default tools (Skill offered, not pre-approved) the call is refused: the fix is Skill in the case's
+    allowed_tools, not a !`command`'s tool."""
+    refused = "Permission to use Skill has been denied because Claude Code is running in don't ask mode."
+    t = trace(call("a", "Skill", skill="commit-commands:commit"), answer("a", refused))
+    [note] = skill_failures(t)
+    assert "list Skill in the case's allowed_tools" in note
+    assert "!`command`" not in note

@@ -149,7 +149,7 @@ def test_a_model_the_price_table_does_not_know_is_named_not_silently_priced(clea
     said = (
         f'model "claude-haiku-45" is not in the price table: the cost estimate prices it as {default} — check its name'
     )
-    assert said in out.splitlines()
+    assert f"⚠ {said}" in out.splitlines()  # marked as every warning of check is
     assert out.count("is not in the price table") == 1  # the known one and the judge's alias are not named
     assert check_suite(clean, model="claude-sonnet-4-6").warnings == []
 

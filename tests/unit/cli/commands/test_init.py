@@ -84,7 +84,21 @@ def test_names_fall_back_to_folders(in_plugin, manifest, skills, expected, capsy
     plugin(in_plugin, manifest, skills)
     assert init(["--bare", "c"]) == 0
     assert scripted_skill(in_plugin / "evals" / "c") == expected.format(root=in_plugin.name)
-    assert ("No skills/<name>/SKILL.md found" in capsys.readouterr().out) is (not skills)
+    assert ("has no skill or command the model may pick" in capsys.readouterr().out) is (not skills)
+
+
+def test_a_plugin_of_commands_only_gets_its_first_command(in_plugin, capsys):
+    """commit-commands has commands/ and no skills/: the agent calls a command through Skill, so the case names one
+    (the first by name) rather than a placeholder that `check` then refuses."""
+    plugin(in_plugin, "commit-commands")
+    (in_plugin / "commands").mkdir()
+    for name in ("commit", "clean_gone"):
+        (in_plugin / "commands" / f"{name}.md").write_text("---\ndescription: A command.\n---\nDo it.\n")
+    assert init(["--bare", "c"]) == 0
+    case = in_plugin / "evals" / "c"
+    assert scripted_skill(case) == "commit-commands:clean_gone"
+    assert skill_fired(case)["input_match"] == '"skill":"(commit-commands:)?clean_gone"'
+    assert "no skill or command" not in capsys.readouterr().out
 
 
 def test_regex_characters_in_names_are_escaped():
@@ -160,8 +174,8 @@ def test_check_names_the_placeholder_skill_init_bare_wrote_for_a_plugin_without_
     from pytest_plugin_eval.cli.commands.check import check
 
     plugin(in_plugin, "greeter", {})
-    (in_plugin / "commands").mkdir()  # something to load, but no skill to name
-    (in_plugin / "commands" / "hi.md").write_text("---\ndescription: Hi.\n---\nSay hi.\n")
+    (in_plugin / "agents").mkdir()  # something to load, but no skill or command to name
+    (in_plugin / "agents" / "hi.md").write_text("---\nname: hi\ndescription: Hi.\n---\nSay hi.\n")
     assert init(["--bare", "hello"]) == 0
     capsys.readouterr()
     assert check(["."]) == 1
@@ -175,3 +189,33 @@ def test_init_refuses_an_empty_model_name_as_a_session_does(in_plugin, capsys):
     assert init(["--draft", str(in_plugin), "--model", "claude-haiku-4-5,"]) == 1
     assert "Error: --model claude-haiku-4-5,: an empty model name" in capsys.readouterr().err
     assert not (in_plugin / "evals").exists()
+
+
+def test_the_reference_tools_interactive_flag_is_the_interview(in_plugin, monkeypatch, capsys):
+    """`claude plugin eval init -i` asks for the interview, the default: plugin-eval init refused -i (exit 2)."""
+    import pytest_plugin_eval.cli.commands.init as init_command
+
+    asked = []
+    monkeypatch.setattr(init_command, "author", lambda args, target: asked.append(target) or 0)
+    plugin(in_plugin, "greeter", {"greet": "greet"})
+    assert init(["-i"]) == 0
+    assert init(["--interactive", "."]) == 0
+    assert asked == [None, "."]
+    assert init(["-i", "--bare", "x"]) == 1
+    assert "-i is the interview" in capsys.readouterr().err
+    assert not (in_plugin / "evals").exists()
+
+
+def test_check_marks_every_warning(in_plugin, capsys):
+    """check printed some warnings with ⚠ (a tool only the operator grants) and others bare (an indicator that
+    matches no skill), so a bare one read as part of the line above."""
+    from pytest_plugin_eval.cli.commands.check import check
+
+    plugin(in_plugin, "greeter", {"greet": "greet"})
+    assert init(["--bare", "hello"]) == 0
+    fired = in_plugin / "evals" / "hello" / "graders" / "skill-fired.md"
+    fired.write_text(fired.read_text().replace("a-first", "x").replace('greet"', 'gret"'))
+    capsys.readouterr()
+    check(["."])
+    out = capsys.readouterr().out
+    assert '\n⚠ case "hello": grader "skill-fired": input_match' in out
