@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,8 @@ def file_digest(path: Path) -> str:
 
 # Not what the agent is given: left out of a plugin's digest (a git revision's copy has none of them either).
 NOT_PLUGIN = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
+# results/store.RESULTS_FILE and results/matrix.MATRIX_FILE (results/ sits above run/; a unit test keeps them equal)
+RESULTS_MARKERS = frozenset({"aggregate-result.json", "matrix.json"})
 
 
 def without_conditions(plan: Any, claude_version: str, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -80,21 +83,46 @@ def plugin_conditions(
 
 
 def plugin_digest(folder: Path, eval_root: Path) -> str:
-    """The content of a plugin's folder as the agent is given it: its files but version control, caches and the
-    eval dir (`eval_root`, when inside it)."""
-    folder, eval_root = folder.absolute(), eval_root.absolute()
-    inside = eval_root != folder and eval_root.is_relative_to(folder)
+    """The content of a plugin's folder as the agent is given it (see plugin_files)."""
     try:
-        files = sorted(
-            p
-            for p in folder.rglob("*")
-            if p.is_file()
-            and not NOT_PLUGIN.intersection(p.relative_to(folder).parts)
-            and not (inside and p.is_relative_to(eval_root))
-        )
-        return digest([[p.relative_to(folder).as_posix(), file_digest(p)] for p in files])
+        return digest([[rel, file_digest(folder / rel)] for rel in plugin_files(folder, eval_root)])
     except OSError as e:
         return f"unreadable: {e.strerror or e}"
+
+
+def plugin_files(folder: Path, eval_root: Path) -> list[str]:
+    """The plugin's files, relative and sorted: in a git work tree, those git tracks or would track (what a
+    checkout of a revision holds, with the edits not yet committed; build output, a virtualenv and results
+    folders are ignored files there); elsewhere every file. Never version control, caches, the eval dir
+    (`eval_root`, when inside it) or a results folder the tool wrote (a folder holding a results document or a
+    matrix): a report written beside the plugin is not a new version of it."""
+    folder, eval_root = folder.absolute(), eval_root.absolute()
+    skipped = [eval_root] if eval_root != folder and eval_root.is_relative_to(folder) else []
+    found: list[str] = []
+    for here, dirs, files in os.walk(folder):
+        top = Path(here)
+        if top != folder and (top in skipped or RESULTS_MARKERS.intersection(files)):
+            dirs.clear()
+            continue
+        dirs[:] = [d for d in dirs if d not in NOT_PLUGIN]
+        found += [(top / f).relative_to(folder).as_posix() for f in files if (top / f).is_file()]
+    listed = _git_listed(folder)
+    return sorted(found if listed is None else listed.intersection(found))
+
+
+def _git_listed(folder: Path) -> set[str] | None:
+    """The files below `folder` that git tracks or does not ignore (relative to it), or None outside a work tree."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(folder), "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
+            capture_output=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    return {os.fsdecode(name) for name in done.stdout.split(b"\0") if name}
 
 
 def _conditions(

@@ -166,3 +166,46 @@ def test_the_arm_of_scripted_yaml_that_answers_is_a_condition(suite):
 def plugin_of_plan(case, arm: str, **fields) -> dict:
     plan = RunPlan(case=case, arm=arm, index=1, settings=RunSettings(), claude=CLAUDE, **fields)
     return conditions.plugin_conditions(plan, "2.1.328", {})
+
+
+def test_a_results_folder_written_beside_the_plugin_is_not_a_new_version_of_it(tmp_path):
+    """A matrix's or a session's results folder inside the plugin (`--output-dir out`) changed the digest, so the
+    next session refused to reuse runs of the very same plugin."""
+    plugin = tmp_path / "plugin"
+    (plugin / "skills").mkdir(parents=True)
+    (plugin / "skills" / "a.md").write_text("one\n")
+    first = conditions.plugin_digest(plugin, plugin / "evals")
+    (plugin / "out" / "haiku" / "runs").mkdir(parents=True)
+    (plugin / "out" / "matrix.json").write_text("{}")
+    (plugin / "out" / "haiku" / "aggregate-result.json").write_text("{}")
+    (plugin / "alone").mkdir()
+    (plugin / "alone" / "aggregate-result.json").write_text("{}")
+    (plugin / "alone" / "report.html").write_text("<p>")
+    assert conditions.plugin_digest(plugin, plugin / "evals") == first
+    (plugin / "skills" / "b.md").write_text("two\n")
+    assert conditions.plugin_digest(plugin, plugin / "evals") != first
+
+
+def test_in_a_git_work_tree_ignored_files_are_not_the_plugin_and_untracked_ones_are(tmp_path):
+    plugin = tmp_path / "plugin"
+    (plugin / "skills").mkdir(parents=True)
+    (plugin / "skills" / "a.md").write_text("one\n")
+    (plugin / ".gitignore").write_text(".venv/\n*.xml\n")
+    subprocess.run(["git", "init", "-q", str(plugin)], check=True)
+    subprocess.run(["git", "-C", str(plugin), "add", "."], check=True)
+    first = conditions.plugin_files(plugin, plugin / "evals")
+    assert first == [".gitignore", "skills/a.md"]
+    (plugin / ".venv" / "lib").mkdir(parents=True)
+    (plugin / ".venv" / "lib" / "x.py").write_text("x = 1\n")
+    (plugin / "junit.xml").write_text("<testsuite/>")
+    assert conditions.plugin_files(plugin, plugin / "evals") == first
+    (plugin / "scripts").mkdir()
+    (plugin / "scripts" / "new.sh").write_text("echo\n")  # not committed yet, but the agent is given it
+    assert conditions.plugin_files(plugin, plugin / "evals") == [".gitignore", "scripts/new.sh", "skills/a.md"]
+
+
+def test_the_results_markers_are_the_names_the_results_are_written_under():
+    from pytest_plugin_eval.results.matrix import MATRIX_FILE
+    from pytest_plugin_eval.results.store import RESULTS_FILE
+
+    assert {RESULTS_FILE, MATRIX_FILE} == conditions.RESULTS_MARKERS
