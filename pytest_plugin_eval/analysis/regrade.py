@@ -21,6 +21,7 @@ import json
 import math
 import os
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -244,12 +245,19 @@ def artefacts_problem(stored: StoredRun) -> str | None:
 
 
 def regrade_run(
-    case: Case, stored: StoredRun, two_arm: bool, judge: Any, artefacts: RunFolder, stop: Any = None
+    case: Case,
+    stored: StoredRun,
+    two_arm: bool,
+    judge: Any,
+    artefacts: RunFolder,
+    stop: Any = None,
+    judge_allowed: Callable[[], bool] = lambda: True,
 ) -> RunResult:
     """Grade a stored run with the case's current graders, keeping a copy of its artefacts in `artefacts`. Runs
     that never reached the model stay ungraded, as they were; a run whose artefacts are missing or unreadable is
     a `missing_artefacts` error (not scored); one the harness fails on is a `harness` error. `stop` (a
-    threading.Event) set while grading leaves the run `interrupted`."""
+    threading.Event) set while grading leaves the run `interrupted`. `judge_allowed()` false (the session's cost
+    ceiling, for a reused run) skips a paid grader as it would begin, as a fresh run's are skipped."""
     old = stored.run
     agent_cost = old.cost_usd - old.judge_cost_usd
     result = dataclasses.replace(
@@ -280,7 +288,8 @@ def regrade_run(
         if problem is not None or output is None:
             return dataclasses.replace(result, score=None, passed=False, error=problem, error_kind=MISSING)
         with_only = case.mocks_all_shadow and stored.mocks_served  # as the run itself decided (run.execute)
-        graded = grade(graders_for(case.graders, old.arm, two_arm, with_only), output, judge, stop=stop)
+        specs = graders_for(case.graders, old.arm, two_arm, with_only)
+        graded = grade(specs, output, judge, judge_allowed, stop=stop)
     except GradingStopped:
         return dataclasses.replace(
             result,
@@ -303,5 +312,6 @@ def regrade_run(
         passed=score == 1.0,
         judge_cost_usd=cost,
         cost_usd=agent_cost + cost,
+        skipped_paid_graders=any(g.skipped for g in graders),
         refused_tools=refused_tools(output.transcript),  # read again: a document older than refusedTools gets them
     )

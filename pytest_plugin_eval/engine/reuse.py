@@ -92,10 +92,12 @@ class BaselineReuse:
         session = self.session
         arm = run.arm
         two_arm = rules.two_arm(case, session.options)
-        again = regrade_run(case, reuse.stored, two_arm, judge, artefacts, stop=session.pool.stopping)
+        ledger = session.ledger
+        within_ceiling = (lambda: not ledger.over()) if ledger is not None else (lambda: True)  # as a fresh run's
+        again = regrade_run(case, reuse.stored, two_arm, judge, artefacts, session.pool.stopping, within_ceiling)
         result = as_reused(again, reuse, self.conditions(case, run), arm)
-        if session.ledger is not None:
-            session.ledger.add(result.cost_usd)  # its judges: the agent was paid for in its own session
+        if ledger is not None:
+            ledger.add(result.cost_usd)  # its judges: the agent was paid for in its own session
         note = REUSED_NOTE if arm == ARM else REUSED_AGAINST_NOTE
         result.notes = [note.format(session=reuse.origin.get("session"))]
         return result
