@@ -140,4 +140,6 @@ class BaselineReuse:
             return []
         refused = self.decision(case, run).refused
         note = REFUSED_NOTE if run.arm == ARM else REFUSED_AGAINST_NOTE
-        return [note.format(case=case.name, why=refused)] if refused else []
+        # a matrix's notices are the session's: each model's refusal names its model
+        name = case.name if run.model is None else f"{case.name} on {run.model}"
+        return [note.format(case=name, why=refused)] if refused else []
