@@ -93,8 +93,8 @@ class BaselineReuse:
         arm = run.arm
         two_arm = rules.two_arm(case, session.options)
         ledger = session.ledger
-        within_ceiling = (lambda: not ledger.over()) if ledger is not None else (lambda: True)  # as a fresh run's
-        again = regrade_run(case, reuse.stored, two_arm, judge, artefacts, session.pool.stopping, within_ceiling)
+        allowed = ledger.allows_judges if ledger is not None else (lambda: True)  # as a fresh run's judges
+        again = regrade_run(case, reuse.stored, two_arm, judge, artefacts, session.pool.stopping, allowed)
         result = as_reused(again, reuse, self.conditions(case, run), arm)
         if ledger is not None:
             ledger.add(result.cost_usd)  # its judges: the agent was paid for in its own session
