@@ -31,6 +31,7 @@ from ..core.run_id import RunId, run_folder_name
 from ..grade.engine import GradingStopped, grade, graders_for
 from ..load.case import Case
 from ..results.jsonmap import json_kind
+from ..results.matrix import matrix_folder_hint
 from ..results.model import RunResult, SuiteResult
 from ..results.record import grader_results
 from ..results.scoring import judge_cost, run_score
@@ -130,7 +131,8 @@ def results_folder_problem(folder: Path, scripted: bool | None = None) -> str | 
     (their judges would ask a real model; checked when `scripted` says whether this session is) — or None."""
     path = Path(folder) / RESULTS_FILE
     if not path.is_file():
-        return f"no {RESULTS_FILE} there — name a results folder such as evals/results/<timestamp>"
+        hint = matrix_folder_hint(Path(folder)) or "name a results folder such as evals/results/<timestamp>"
+        return f"no {RESULTS_FILE} there — {hint}"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as e:
