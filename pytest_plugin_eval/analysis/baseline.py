@@ -115,10 +115,13 @@ class Baselines:
 
     def decide(self, case_dir: str, conditions: dict[str, Any], indexes: Iterable[int], arm: Arm = ARM) -> Decision:
         """Which stored run of `arm` stands for each of `indexes` of the case at `case_dir`: of its without arm, or
-        (arm=PLUGIN_ARM, `conditions` those of --against's version) of its against arm."""
+        (arm=PLUGIN_ARM, `conditions` those of --against's version) of its against arm. None taken, the refusal
+        says what changed in the newest session with runs on the same model (a matrix's folder holds one per
+        model: "model sonnet → haiku" would hide the change that matters), else in the newest with any."""
         wanted = sorted(set(indexes))
         runs: dict[int, Reuse] = {}
-        refused: str | None = None
+        refused: str | None = None  # said of the newest session with runs on this model
+        elsewhere: str | None = None  # of the newest with runs on another (a matrix's other model's folder)
         if conditions.get("claudeCode") in (None, "unknown"):
             return Decision({}, "the version of Claude Code is unknown")
         for folder, document in self._sessions:
@@ -127,7 +130,10 @@ class Baselines:
                 continue
             matching = [run for run in case.runs(arm) if run.conditions == conditions]
             if not matching:
-                if refused is None and not runs:
+                newest = case.runs(arm)[-1].conditions or {}
+                if newest.get("model", conditions.get("model")) != conditions.get("model"):
+                    elsewhere = elsewhere or "; ".join(_first_differences(case, conditions, arm))
+                elif refused is None and not runs:
                     refused = "; ".join(_first_differences(case, conditions, arm))
                 continue
             stored = self._results(folder, document)
@@ -144,7 +150,7 @@ class Baselines:
                 refused = "its stored runs did not finish, or their files are missing"
             if all(i in runs for i in wanted):
                 break
-        return Decision(runs, None if runs else refused)
+        return Decision(runs, None if runs else refused or elsewhere)
 
 
 def _case(document: SuiteResult, case_dir: str) -> CaseResult | None:

@@ -33,6 +33,7 @@ from ..results.comparison import (
     SessionRef,
     Tally,
 )
+from ..results.matrix import matrix_folder_hint
 from ..results.model import CaseResult, GraderInfo, RunResult, SuiteResult
 from ..results.plugin_changes import description_changed, plugin_changes
 from ..results.store import RESULTS_FILE, InvalidDocument, parse_document
@@ -59,7 +60,7 @@ def read_document(source: str | Path) -> SuiteResult:
         raise CompareError(f"{source}: no such file or folder — {hint}")
     file = path / RESULTS_FILE if path.is_dir() else path
     if not file.is_file():
-        raise CompareError(f"{source}: no {RESULTS_FILE} in this folder — {hint}")
+        raise CompareError(f"{source}: no {RESULTS_FILE} in this folder — {matrix_folder_hint(path) or hint}")
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as e:

@@ -21,6 +21,7 @@ import json
 import math
 import os
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from ..core.run_id import RunId, run_folder_name
 from ..grade.engine import GradingStopped, grade, graders_for
 from ..load.case import Case
 from ..results.jsonmap import json_kind
+from ..results.matrix import matrix_folder_hint
 from ..results.model import RunResult, SuiteResult
 from ..results.record import grader_results
 from ..results.scoring import judge_cost, run_score
@@ -129,7 +131,8 @@ def results_folder_problem(folder: Path, scripted: bool | None = None) -> str | 
     (their judges would ask a real model; checked when `scripted` says whether this session is) — or None."""
     path = Path(folder) / RESULTS_FILE
     if not path.is_file():
-        return f"no {RESULTS_FILE} there — name a results folder such as evals/results/<timestamp>"
+        hint = matrix_folder_hint(Path(folder)) or "name a results folder such as evals/results/<timestamp>"
+        return f"no {RESULTS_FILE} there — {hint}"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as e:
@@ -244,12 +247,19 @@ def artefacts_problem(stored: StoredRun) -> str | None:
 
 
 def regrade_run(
-    case: Case, stored: StoredRun, two_arm: bool, judge: Any, artefacts: RunFolder, stop: Any = None
+    case: Case,
+    stored: StoredRun,
+    two_arm: bool,
+    judge: Any,
+    artefacts: RunFolder,
+    stop: Any = None,
+    judge_allowed: Callable[[], bool] = lambda: True,
 ) -> RunResult:
     """Grade a stored run with the case's current graders, keeping a copy of its artefacts in `artefacts`. Runs
     that never reached the model stay ungraded, as they were; a run whose artefacts are missing or unreadable is
     a `missing_artefacts` error (not scored); one the harness fails on is a `harness` error. `stop` (a
-    threading.Event) set while grading leaves the run `interrupted`."""
+    threading.Event) set while grading leaves the run `interrupted`. `judge_allowed()` false (the session's cost
+    ceiling, for a reused run) skips a paid grader as it would begin, as a fresh run's are skipped."""
     old = stored.run
     agent_cost = old.cost_usd - old.judge_cost_usd
     result = dataclasses.replace(
@@ -280,7 +290,8 @@ def regrade_run(
         if problem is not None or output is None:
             return dataclasses.replace(result, score=None, passed=False, error=problem, error_kind=MISSING)
         with_only = case.mocks_all_shadow and stored.mocks_served  # as the run itself decided (run.execute)
-        graded = grade(graders_for(case.graders, old.arm, two_arm, with_only), output, judge, stop=stop)
+        specs = graders_for(case.graders, old.arm, two_arm, with_only)
+        graded = grade(specs, output, judge, judge_allowed, stop=stop)
     except GradingStopped:
         return dataclasses.replace(
             result,
@@ -303,5 +314,6 @@ def regrade_run(
         passed=score == 1.0,
         judge_cost_usd=cost,
         cost_usd=agent_cost + cost,
+        skipped_paid_graders=any(g.skipped for g in graders),
         refused_tools=refused_tools(output.transcript),  # read again: a document older than refusedTools gets them
     )

@@ -37,3 +37,7 @@ class CostLedger:
 
     def over(self) -> bool:
         return self.cap is not None and self.spent() > self.cap
+
+    def allows_judges(self) -> bool:
+        """Whether a paid grader may begin: the session is not past its cap (those begun below it finish)."""
+        return not self.over()

@@ -92,10 +92,12 @@ class BaselineReuse:
         session = self.session
         arm = run.arm
         two_arm = rules.two_arm(case, session.options)
-        again = regrade_run(case, reuse.stored, two_arm, judge, artefacts, stop=session.pool.stopping)
+        ledger = session.ledger
+        allowed = ledger.allows_judges if ledger is not None else (lambda: True)  # as a fresh run's judges
+        again = regrade_run(case, reuse.stored, two_arm, judge, artefacts, session.pool.stopping, allowed)
         result = as_reused(again, reuse, self.conditions(case, run), arm)
-        if session.ledger is not None:
-            session.ledger.add(result.cost_usd)  # its judges: the agent was paid for in its own session
+        if ledger is not None:
+            ledger.add(result.cost_usd)  # its judges: the agent was paid for in its own session
         note = REUSED_NOTE if arm == ARM else REUSED_AGAINST_NOTE
         result.notes = [note.format(session=reuse.origin.get("session"))]
         return result
@@ -138,4 +140,6 @@ class BaselineReuse:
             return []
         refused = self.decision(case, run).refused
         note = REFUSED_NOTE if run.arm == ARM else REFUSED_AGAINST_NOTE
-        return [note.format(case=case.name, why=refused)] if refused else []
+        # a matrix's notices are the session's: each model's refusal names its model
+        name = case.name if run.model is None else f"{case.name} on {run.model}"
+        return [note.format(case=name, why=refused)] if refused else []

@@ -46,6 +46,15 @@ class MatrixError(UsageError):
     """A matrix folder (or its matrix.json) that cannot be read, or a model it does not hold."""
 
 
+def matrix_folder_hint(folder: Path) -> str | None:
+    """For a model matrix's folder named where one session's results are wanted: which folders in it to name
+    instead (None: it is not a matrix's folder)."""
+    if not (folder / MATRIX_FILE).is_file():
+        return None
+    models = sorted(str(sub) for sub in folder.iterdir() if (sub / RESULTS_FILE).is_file())
+    return f"a model matrix's folder holds one results folder per model: name one of them ({', '.join(models)})"
+
+
 def model_dirname(model: str) -> str:
     """The folder a model's results go in: its name, with what a folder name cannot hold (`/`, `:`) as `-`."""
     name = _UNSAFE.sub("-", model).strip(".-")

@@ -388,9 +388,13 @@ class EvalSession:
         judge = self.models.judge_for(case, script, run)
         if self.stored is not None:  # stored runs are named by the case's dir as their document says
             stored = self.stored.runs[replace(run, case=case.rel_dir, model=None)]
-            return regrade_run(
-                case, stored, rules.two_arm(case, self.options), judge, artefacts, stop=self.pool.stopping
-            )
+            ledger = self.ledger  # what a regrade spends is its judges: held to --max-cost-usd as a run's are
+            allowed = ledger.allows_judges if ledger is not None else (lambda: True)
+            two_arm = rules.two_arm(case, self.options)
+            result = regrade_run(case, stored, two_arm, judge, artefacts, self.pool.stopping, allowed)
+            if ledger is not None:
+                ledger.add(result.judge_cost_usd)
+            return result
         reuse = self.baseline.reused(case, run)
         if reuse is not None:  # --reuse-baseline: a stored run stands for this one, graded again
             self.start_ahead(upcoming)

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from helpers.e2e import GREETING_GRADERS
@@ -147,6 +148,25 @@ def test_a_run_that_crosses_the_ceiling_leaves_its_paid_graders_out(suite):
     )
     assert only["skippedPaidGraders"] is True and only["score"] == 1.0  # scored on the free grader alone
     assert run.doc["partialReason"] == "cost_ceiling" and run.rc == 2
+
+
+def test_a_regrade_holds_the_cost_ceiling_over_its_judges(suite):
+    """--regrade spends only judges: they count against --max-cost-usd, so a regrade under a ceiling one run's
+    judge crosses stops there (before, its judges were never counted and every run was judged)."""
+    rubric = "---\ntype: llm\n---\nThe reply greets the user.\n"
+    suite.case("judged", frontmatter={"runs": 3}, graders={**GREETING, "quality": rubric}, script={"all": [HELLO]})
+    first = suite.run("--ablation", "none")
+    assert first.rc == 0, first.out
+    runs = first.case("judged")["arms"]["with"]
+    judge_cost = runs[0]["judgeCostUsd"]
+    assert judge_cost > 0
+    stored = Path(runs[0]["tracePath"]).parents[3]
+    again = suite.run("--regrade", str(stored), "--max-cost-usd", str(judge_cost / 2), "-j", "1")
+    regraded = again.case("judged")["arms"]["with"]
+    assert again.rc == 2 and again.doc["partialReason"] == "cost_ceiling", again.out
+    # the first run is judged (below the cap when it began); no later one asks a judge
+    assert len(regraded) + len(again.doc["skippedRuns"]) == 3
+    assert sum(r["judgeCostUsd"] for r in regraded) == pytest.approx(judge_cost)
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

@@ -84,6 +84,18 @@ def test_the_refusal_says_what_changed_in_the_newest_session(tmp_path):
     )
 
 
+def test_on_a_matrix_the_refusal_is_said_of_the_runs_on_the_same_model(tmp_path):
+    """A matrix's folder holds a document per model, all of one session: the refusal for haiku says what changed
+    since haiku's runs, not that sonnet's were on sonnet."""
+    haiku, sonnet = {**TODAY, "model": "haiku"}, {**TODAY, "model": "sonnet"}
+    made = "2026-12-01T10:00:00.000Z"
+    on_haiku = stored(tmp_path / "haiku", made, runs({**haiku, "prompt": "p0"}))
+    on_sonnet = stored(tmp_path / "sonnet", made, runs({**sonnet, "prompt": "p0"}))
+    assert Baselines([on_sonnet, on_haiku]).decide("evals/greets", haiku, [1]).refused == "prompt changed"
+    # no runs on the model at all: what differs from the newest of another model is said
+    assert Baselines([on_sonnet]).decide("evals/greets", haiku, [1]).refused == "prompt changed; model sonnet → haiku"
+
+
 def test_a_missing_trace_is_not_reused(tmp_path):
     folder, document = stored(tmp_path / "a", "2026-12-01T10:00:00.000Z", runs(TODAY, 1))
     (folder / "runs" / "greets" / "without-1" / "trace.jsonl").unlink()

@@ -11,6 +11,7 @@ from helpers.documents import GREETING, case_result, suite_result
 
 from pytest_plugin_eval import stats
 from pytest_plugin_eval.analysis.compare import CompareError, change_of_delta, compare, read_document
+from pytest_plugin_eval.analysis.regrade import results_folder_problem
 from pytest_plugin_eval.report.comparison import lines, view
 from pytest_plugin_eval.report.html import comparison_page
 from pytest_plugin_eval.report.markdown import comparison_markdown
@@ -321,6 +322,19 @@ def test_what_is_not_a_results_document_is_said_in_one_line(tmp_path, content, w
 def test_a_folder_without_a_document_names_the_file_it_wants(tmp_path):
     with pytest.raises(CompareError, match=r"no aggregate-result.json in this folder — name a results folder"):
         read_document(tmp_path)
+
+
+def test_a_model_matrixs_folder_names_its_models_folders(tmp_path):
+    """calibrate, compare, pr-comment's --compare-to and --regrade read one session's document: a matrix's folder
+    (matrix.json, a folder per model) is answered with the folders to name instead."""
+    (tmp_path / "matrix.json").write_text("{}")
+    for model in ("haiku", "sonnet"):
+        (tmp_path / model).mkdir()
+        (tmp_path / model / "aggregate-result.json").write_text("{}")
+    with pytest.raises(CompareError) as info:
+        read_document(tmp_path)
+    assert str(info.value).endswith(f"name one of them ({tmp_path / 'haiku'}, {tmp_path / 'sonnet'})")
+    assert f"name one of them ({tmp_path / 'haiku'}" in (results_folder_problem(tmp_path) or "")
 
 
 # ---- what changed in the plugin ------------------------------------------------------------------------------

@@ -8,10 +8,12 @@ import json
 import shutil
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from pytest_plugin_eval.analysis import regrade
+from pytest_plugin_eval.analysis.baseline import Reuse
 from pytest_plugin_eval.analysis.regrade import (
     MISSING,
     UNGRADED_KINDS,
@@ -20,6 +22,8 @@ from pytest_plugin_eval.analysis.regrade import (
     results_folder_problem,
 )
 from pytest_plugin_eval.core.run_id import RunId
+from pytest_plugin_eval.engine.ledger import CostLedger
+from pytest_plugin_eval.engine.reuse import BaselineReuse
 from pytest_plugin_eval.grade.engine import grade, graders_for
 from pytest_plugin_eval.grade.judge import Ballot
 from pytest_plugin_eval.grade.types import grader_types
@@ -383,6 +387,54 @@ def test_costs_keep_the_agents_and_recompute_the_judges(tmp_path):
     assert (polite.passed, polite.judge_votes, polite.cost_usd) == (True, [True, False, True], 0.012)
     assert result.judge_cost_usd == pytest.approx(0.012)
     assert result.cost_usd == pytest.approx(0.25 + 0.012)
+
+
+class CountingJudge:
+    model = "claude-haiku-5-5"
+
+    def __init__(self):
+        self.asked = 0
+
+    def ballot(self, grader, content):
+        self.asked += 1
+        return Ballot(votes=[True, True, True], cost_usd=0.012)
+
+
+def polite_stored(tmp_path) -> Stored:
+    stored = Stored(tmp_path, {"says-hello": GRADERS["says-hello"], "polite": "---\ntype: llm\n---\nIs polite.\n"})
+    stored.add(graded_run(cost=0.30, judge=0.05))
+    return stored
+
+
+def test_past_the_cost_ceiling_a_regrade_begins_no_judge(tmp_path):
+    """A reused run (--reuse-baseline) is regraded under the session's --max-cost-usd: its judges are skipped as a
+    fresh run's are, never asked."""
+    stored = polite_stored(tmp_path)
+    results, judge = StoredResults(stored.write()), CountingJudge()
+    run = results.runs[RunId("evals/c", "with", 1)]
+    result = regrade_run(stored.case(), run, False, judge, new_folder(tmp_path), judge_allowed=lambda: False)
+    polite = next(g for g in result.graders if g.name == "polite")
+    assert (polite.skipped, polite.explanation, judge.asked) == (True, "skipped: cost ceiling", 0)
+    assert (result.skipped_paid_graders, result.judge_cost_usd) == (True, 0.0)
+
+
+def test_a_reused_run_is_regraded_under_the_sessions_ceiling(tmp_path):
+    """engine/reuse hands the session's ledger to the regrade: over the ceiling, the stored run's judges are not
+    asked; below it, they are."""
+    stored = polite_stored(tmp_path)
+    results = StoredResults(stored.write())
+    case, run = stored.case(), RunId("evals/c", "without", 1)
+    reuse = Reuse(results.runs[RunId("evals/c", "with", 1)], {"session": "s1"})
+    for spent, asked in ((2.0, 0), (0.5, 1)):
+        ledger = CostLedger(tmp_path / f"ledger-{spent}.sqlite", cap=1.0)
+        ledger.add(spent)
+        options = SimpleNamespace(reuse_baseline=True, ablation="with-without")
+        session = SimpleNamespace(options=options, ledger=ledger, pool=SimpleNamespace(stopping=None), stored=None)
+        baseline = BaselineReuse(session)
+        baseline._conditions[(run.case_key, run.arm)] = {"prompt": "p"}
+        judge = CountingJudge()
+        result = baseline.regraded(case, run, reuse, judge, new_folder(tmp_path, "without", int(asked) + 1))
+        assert (judge.asked, result.skipped_paid_graders) == (asked, not asked)
 
 
 def test_without_paid_graders_the_judge_cost_drops_out(stored, tmp_path):
