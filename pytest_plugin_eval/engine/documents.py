@@ -27,6 +27,7 @@ from ..results.store import RESULTS_DIR
 from ..run.agent import ClaudeNotFound, claude_version
 from . import rules
 from .collected import Collected, SuiteRuns
+from .describe import eval_dir_suite_info
 from .linted_cases import cases_of_results
 from .pool import workers
 from .session_view import SessionView
@@ -286,5 +287,7 @@ class Documents:
         return self.git_states[plugin_path]
 
     def empty_suite(self, eval_root: str) -> SuiteInfo:
-        root = Path(eval_root).parent if eval_root else Path.cwd()
-        return SuiteInfo(root=str(root), ablation=rules.ablation_for(self.session.options, False))
+        """The suite of an eval dir whose cases never reported a run (each a load error, or none at all)."""
+        if eval_root:
+            return eval_dir_suite_info(Path(eval_root), self.session.options)
+        return SuiteInfo(root=str(Path.cwd()), ablation=rules.ablation_for(self.session.options, False))

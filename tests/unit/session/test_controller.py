@@ -480,7 +480,9 @@ def test_without_any_run_the_suite_is_the_first_eval_dirs_plugin(session):
     session.eval_roots = [Path("/work/plugin/evals"), Path("/work/other/evals")]
     controller, _ = finished(session)
     suite = only(controller).suite
-    assert (suite.root, suite.ablation, suite.plugins) == ("/work/plugin", "none", [])
+    # the plugin is known from the folder, although no case of it loaded: compare and history name it
+    assert (suite.root, suite.ablation) == ("/work/plugin", "with-without")
+    assert [(p.name, p.path) for p in suite.plugins] == [("plugin", "/work/plugin")]
     assert list(controller.gather.collected.suites) == [("/work/plugin/evals", None)]
     (written,) = controller.outputs.written
     assert written.label == "plugin"
