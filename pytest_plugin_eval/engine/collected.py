@@ -72,7 +72,9 @@ class Collected:
 
     # (eval root, model) → its runs: a suite per eval dir, in a model matrix one per eval dir and model
     suites: dict[tuple[str, str | None], SuiteRuns] = field(default_factory=dict)
-    notices: list[str] = field(default_factory=list)
+    # each notice once per what it is about: an eval dir (its plugin; in a matrix, every model's document of it: they
+    # speak of the whole matrix), or None for the whole session (every document carries those)
+    said: list[tuple[str, str | None]] = field(default_factory=list)
     models: tuple[str, ...] = ()  # the model matrix (--model A,B): each eval dir gets a suite per model
 
     def of(self, eval_root: str, model: str | None = None) -> SuiteRuns:
@@ -87,9 +89,21 @@ class Collected:
         """The eval dir's suites: one, or in a matrix one per model (what applies to every model goes in each)."""
         return [self.of(eval_root, model) for model in (self.models or (None,))]
 
-    def notice(self, text: str) -> None:
-        if text not in self.notices:
-            self.notices.append(text)
+    def notice(self, text: str, about: SuiteRuns | None = None) -> None:
+        """Say `text` of the eval dir of the suite it is `about` (None: of the whole session)."""
+        said = (text, None if about is None else about.eval_root)
+        if said not in self.said:
+            self.said.append(said)
+
+    def notices_of(self, suite: SuiteRuns) -> list[str]:
+        """What a suite's document says: the session's notices and its eval dir's, in the order they were said."""
+        mine = {None, suite.eval_root}
+        return list(dict.fromkeys(text for text, about in self.said if about in mine))
+
+    @property
+    def notices(self) -> list[str]:
+        """Every notice of the session, each once, whatever it is about."""
+        return list(dict.fromkeys(text for text, _ in self.said))
 
     @property
     def runs(self) -> list[RunResult]:

@@ -10,7 +10,7 @@ from ..load.graders import GraderSpec
 from ..load.suite import plugin_at, resolve_plugin
 from ..results.model import CaseResult, GraderInfo, PluginInfo, SuiteInfo
 from .options import EvalOptions
-from .rules import ablation, grant_warnings, runs_for, single_arm_reason
+from .rules import ablation, ablation_for, grant_warnings, runs_for, single_arm_reason
 
 
 def case_result(case: Case, options: EvalOptions, *, regrading: bool = False) -> CaseResult:
@@ -49,6 +49,13 @@ def suite_info(case: Case, options: EvalOptions) -> SuiteInfo:
     return SuiteInfo(
         root=str(case.plugin_root or case.eval_root.parent), ablation=ablation(case, options), plugins=plugins
     )
+
+
+def eval_dir_suite_info(eval_root: Path, options: EvalOptions) -> SuiteInfo:
+    """The suite of an eval dir none of whose cases loaded: its plugin is known from the folder all the same, as
+    its cases would have named it (else its results say no plugin, and compare and history lose it)."""
+    plugin = resolve_plugin(eval_root, eval_root)
+    return SuiteInfo(root=str(plugin), ablation=ablation_for(options, True), plugins=[plugin_info(plugin)])
 
 
 def suite_label(eval_root: Path, eval_roots: list[Path]) -> str:

@@ -27,6 +27,7 @@ from ..results.store import RESULTS_DIR
 from ..run.agent import ClaudeNotFound, claude_version
 from . import rules
 from .collected import Collected, SuiteRuns
+from .describe import eval_dir_suite_info
 from .linted_cases import cases_of_results
 from .pool import workers
 from .session_view import SessionView
@@ -81,13 +82,13 @@ class Documents:
         info = self.suite_info(suite)
         for old, path in previous:
             if old.suite.root == info.root and (suite.model is None or old.suite.model_override == suite.model):
-                cases = self.with_previous_runs({case.dir: case for case in cases}, old, path, suite.model)
+                cases = self.with_previous_runs({case.dir: case for case in cases}, old, path, suite)
         for case in cases:
             case.hints = hints.case_hints(case)
             if hints.never_fired(case) and case.hints:  # said whatever the verdict: a pass is no proof here
-                self.collected.notice(f"💡 {case.name}: {case.hints[0]}")
+                self.collected.notice(f"💡 {case.name}: {case.hints[0]}", suite)
         for hint in hints.suite_hints(cases):
-            self.collected.notice(f"💡 {hint}")
+            self.collected.notice(f"💡 {hint}", suite)
         runs = [run for case in cases for run in case.runs()]
         partial = scoring.partial_reason(runs, interrupted, bool(suite.skipped)) or trigger_partial_reason(
             suite.sorted_trigger_sets
@@ -108,7 +109,7 @@ class Documents:
             partial_reason=partial,
             load_errors=[suite.load_errors[k] for k in sorted(suite.load_errors, key=lambda k: Path(k).parts)],
             skipped_runs=sorted(suite.skipped, key=lambda r: (Path(r.dir).parts, r.arm != "with", r.index)),
-            notices=list(self.collected.notices),
+            notices=self.collected.notices_of(suite),
             triggers=trigger_sets,
             findings=unique([*self.lint(info, cases), *session_findings(cases)]),
             access=self.session.access,
@@ -125,7 +126,7 @@ class Documents:
         return found
 
     def with_previous_runs(
-        self, fresh: dict[str, CaseResult], previous: SuiteResult, path: str, model: str | None = None
+        self, fresh: dict[str, CaseResult], previous: SuiteResult, path: str, suite: SuiteRuns
     ) -> list[CaseResult]:
         """--lf: complete this session's cases with the previous session's runs of unchanged cases."""
         current = {}
@@ -137,7 +138,7 @@ class Documents:
             except CaseLoadError:
                 loaded = None
             if loaded is not None:
-                current[case.dir] = self.session.case_result(loaded, model)
+                current[case.dir] = self.session.case_result(loaded, suite.model)
         merged, reused = rerun.merge(fresh, previous, current, top_up=self.session.options.auto_runs is None)
         if reused:
             # their cost was paid by the earlier session, yet it is in this one's (the document is the suite's):
@@ -145,7 +146,8 @@ class Documents:
             carried = sum(run.cost_usd for case in merged for run in case.runs() if run.reused)
             self.collected.notice(
                 f"--lf: {reused} run(s) of unchanged cases reused from {display_path(Path(path))} "
-                f"(their {usd(carried)}, paid then, is counted in this session's cost)"
+                f"(their {usd(carried)}, paid then, is counted in this session's cost)",
+                suite,
             )
         return merged
 
@@ -155,7 +157,8 @@ class Documents:
         if folder and recordings:
             self.collected.notice(
                 f"{len(recordings)} agent-mock recording(s) under {display_path(folder.recordings)}"
-                f" — copy them to evals/mocks/.replay/<server>/ to replay them with no model call"
+                f" — copy them to evals/mocks/.replay/<server>/ to replay them with no model call",
+                suite,
             )
 
     def judge_price_notice(self, runs: list[RunResult]) -> None:
@@ -284,5 +287,7 @@ class Documents:
         return self.git_states[plugin_path]
 
     def empty_suite(self, eval_root: str) -> SuiteInfo:
-        root = Path(eval_root).parent if eval_root else Path.cwd()
-        return SuiteInfo(root=str(root), ablation=rules.ablation_for(self.session.options, False))
+        """The suite of an eval dir whose cases never reported a run (each a load error, or none at all)."""
+        if eval_root:
+            return eval_dir_suite_info(Path(eval_root), self.session.options)
+        return SuiteInfo(root=str(Path.cwd()), ablation=rules.ablation_for(self.session.options, False))

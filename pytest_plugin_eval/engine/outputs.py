@@ -99,7 +99,8 @@ class Outputs:
     def write(self, documents: list[SuiteResult], suites: list[SuiteRuns]) -> None:
         """Each suite's document and report, then --json, --md and the step summary."""
         for document, suite in zip(documents, suites, strict=True):
-            document.notices = list(self.collected.notices)  # notices raised while building later documents too
+            # the notices said while building later documents too (the session's), and the suite's own only
+            document.notices = self.collected.notices_of(suite)
             self.written.append(self.write_suite(document, suite, documents))
         if self.session.options.matrix:
             from .matrix_files import write_matrices

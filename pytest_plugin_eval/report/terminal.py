@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from ..core.paths import display_path
@@ -62,6 +63,11 @@ def summary_line(document: SuiteResult) -> str:
     return " · ".join(parts)
 
 
+def shared_notices(documents: list[SuiteResult]) -> list[str]:
+    """The notices every one of a session's documents carries (the session's), in the first's order."""
+    return [n for n in documents[0].notices if all(n in d.notices for d in documents[1:])] if documents else []
+
+
 def write_shared_notices(terminal, notices: list[str], of: str) -> None:
     """The notices of a session of several suites, once above their summaries (`of`: whose they are)."""
     if not notices:
@@ -79,11 +85,13 @@ def write_summary(
     label: str | None = None,
     notices: bool = True,
     expanded: bool = False,
+    said_above: Collection[str] = (),
 ) -> None:
-    """The summary of one suite; `label` names it when the session had several (their notices are shown once,
-    above them all: `notices=False`); `expanded` (-vv) adds what each case's runs spent."""
+    """The summary of one suite; `label` names it when the session had several (the notices of them all are shown
+    once, above them: `said_above`, or every notice: `notices=False`); `expanded` (-vv) adds what each case's runs
+    spent."""
     terminal.write_sep("=", f"plugin eval · {label}" if label else "plugin eval")
-    shown = document.notices if notices else []
+    shown = [n for n in document.notices if n not in said_above] if notices else []
     for notice in grouped([n for n in shown if not n.startswith(INFO_MARK)]):
         terminal.write_line(notice)
     for error in document.load_errors:

@@ -201,12 +201,15 @@ class Controller:
         written = self.outputs.written
         if not written:
             return
-        from ..report.terminal import write_shared_notices, write_summary
+        from ..report.terminal import shared_notices, write_shared_notices, write_summary
 
         many = len(written) > 1
-        if many:  # the session's notices are every suite's (a matrix's models, several eval dirs): not the first's
+        # the notices of every suite (a matrix's models, several eval dirs) once above them, not under the first's
+        # heading; a suite's own (a plugin's hints, its cases' notices) under its own
+        shared = shared_notices([w.document for w in written]) if many else []
+        if many:
             what = "models" if self.outputs.matrices else "suites"
-            write_shared_notices(terminalreporter, written[0].document.notices, f"all {len(written)} {what}")
+            write_shared_notices(terminalreporter, shared, f"all {len(written)} {what}")
         for w in written:
             write_summary(
                 terminalreporter,
@@ -214,8 +217,8 @@ class Controller:
                 w.results_path,
                 w.report_path,
                 w.label if many else None,
-                notices=not many,
                 expanded=getattr(self.session.config.option, "verbose", 0) >= 2,  # -vv: what the runs spent
+                said_above=shared,
             )
             if w.comparison is not None:
                 from ..report.comparison import write_comparison

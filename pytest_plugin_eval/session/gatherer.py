@@ -128,7 +128,7 @@ class Gatherer:
         case.arms.setdefault(run.arm, []).append(run)
         suite.suite = merge_suite(suite.suite, report.suite)
         for text in [*report.notices, *run.notes]:
-            self.collected.notice(text)
+            self.collected.notice(text, suite)
         slot = case_slot_of(nodeid)
         if slot is not None:
             self.items.where[slot] = (report.eval_root, report.case.dir, report.label, report.model)
@@ -164,7 +164,7 @@ class Gatherer:
         suite = self.collected.of(report.eval_root, report.model)
         suite.suite = merge_suite(suite.suite, report.suite)
         for note in report.run.notes:
-            self.collected.notice(note)
+            self.collected.notice(note, suite)
         if self.progress is not None:
             run = report.run
             self.progress.finished(RunResult("with", run.index, score=None, passed=False, cost_usd=run.cost_usd))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -166,3 +167,28 @@ def test_a_description_change_is_recorded_named_and_warned_about_when_both_sessi
     assert listed.returncode == 0, listed.stderr
     changes = [s["pluginChanges"] for s in json.loads(listed.stdout)["sessions"]]
     assert changes[0] == ["the description of skill greeter:greet changed", "plugin content changed"]
+
+
+def test_a_session_where_no_case_loads_still_names_its_plugin(suite):
+    """A walk's first session had one broken case: its results said no plugin and `ablation: none`, so compare
+    said the sessions evaluate different plugins and history showed no version."""
+    broken = suite.case("greet", frontmatter={"runs": 1}, graders={"bad": "---\ntype: no-such-grader\n---\n"})
+    first = plugin_eval(suite.root, ".", "--trust-plugin", "--scripted")
+    assert first.returncode == 1, first.stderr
+    [folder] = (suite.root / "evals" / "results").glob("*/aggregate-result.json")
+    doc = json.loads(folder.read_text())
+    assert [e["case"] for e in doc["loadErrors"]] == ["greet"] and doc["cases"] == []
+    [plugin] = doc["suite"]["plugins"]
+    assert (plugin["name"], plugin["version"], doc["suite"]["ablation"]) == ("greeter", "1.2.3", "with-without")
+
+    shutil.rmtree(broken)
+    suite.case("fixed", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=GREETING_SCRIPT)
+    second = plugin_eval(suite.root, ".", "--trust-plugin", "--scripted")
+    assert second.returncode == 0, second.stderr
+    old, new = sorted(p.parent for p in (suite.root / "evals" / "results").glob("*/aggregate-result.json"))
+    compared = plugin_eval(suite.root, "compare", str(old), str(new))
+    said = compared.stdout + compared.stderr
+    assert "fixed" in said and "different plugins" not in said and "ablation differs" not in said, said
+    history = plugin_eval(suite.root, "history")
+    assert history.returncode == 0, history.stderr
+    assert [line.split()[2] for line in history.stdout.splitlines()[1:3]] == ["1.2.3", "1.2.3"], history.stdout

@@ -123,3 +123,31 @@ def test_two_plugins_under_one_path_keep_their_own_results(pytester, capsys):
     assert f"{pytester.path / 'out.json'}: holds several suites" in capsys.readouterr().err
     out = result.stdout.str()
     assert "plugin eval · alpha" in out and "plugin eval · beta" in out
+
+
+def test_two_plugins_in_one_session_each_carry_their_own_notices(pytester):
+    """A walk at a marketplace root: each plugin's results said the other's hints too. Each plugin's case improves
+    while its skill never fires: the 💡 of that case is its plugin's, in its document, report and summary alone."""
+    improves = {"with": [{"text": "Hello from the plugin, friend."}], "without": [{"text": "Hi there."}]}
+    roots = {}
+    for name in ("alpha", "beta"):
+        suite = Suite(pytester, pytester.path / name, name)
+        suite.case(f"{name}-improves", frontmatter={"runs": 1}, graders=GREETING_GRADERS, script=improves)
+        roots[name] = suite.root
+    result = pytester.runpytest_subprocess(".", "-p", "no:cacheprovider", "--trust-plugin", "--scripted")
+    assert result.ret == 0, result.stdout.str()
+    for name, other in (("alpha", "beta"), ("beta", "alpha")):
+        [document] = (roots[name] / "evals" / "results").glob("*/aggregate-result.json")
+        notices = json.loads(document.read_text())["notices"]
+        assert any(n.startswith(f"💡 {name}-improves: the skill never fired") for n in notices), notices
+        assert not any(other in n for n in notices), notices
+        page = (document.parent / "report.html").read_text()
+        assert f"{name}-improves: the skill never fired" in page and f"{other}-improves" not in page
+    out = result.stdout.str()
+    # each hint under its own plugin's heading, none above them all as the session's
+    alpha, beta = out.index("plugin eval · alpha"), out.index("plugin eval · beta")
+    first, second = (alpha, beta) if alpha < beta else (beta, alpha)
+    assert "notices (all 2 suites)" not in out
+    assert out.count("💡 alpha-improves") == out.count("💡 beta-improves") == 1
+    assert "💡 alpha-improves" in out[alpha:] and "💡 beta-improves" in out[beta:]
+    assert ("💡 alpha-improves" in out[first:second]) == (first == alpha)  # the first's alone under the first

@@ -480,7 +480,9 @@ def test_without_any_run_the_suite_is_the_first_eval_dirs_plugin(session):
     session.eval_roots = [Path("/work/plugin/evals"), Path("/work/other/evals")]
     controller, _ = finished(session)
     suite = only(controller).suite
-    assert (suite.root, suite.ablation, suite.plugins) == ("/work/plugin", "none", [])
+    # the plugin is known from the folder, although no case of it loaded: compare and history name it
+    assert (suite.root, suite.ablation) == ("/work/plugin", "with-without")
+    assert [(p.name, p.path) for p in suite.plugins] == [("plugin", "/work/plugin")]
     assert list(controller.gather.collected.suites) == [("/work/plugin/evals", None)]
     (written,) = controller.outputs.written
     assert written.label == "plugin"
@@ -917,7 +919,7 @@ def test_terminal_summary_of_one_eval_dir(session, monkeypatch):
     controller.pytest_terminal_summary(terminal)
     w = controller.outputs.written[0]
     assert calls == [
-        ((terminal, w.document, w.results_path, w.report_path, None), {"notices": True, "expanded": False})
+        ((terminal, w.document, w.results_path, w.report_path, None), {"expanded": False, "said_above": []})
     ]
 
 
@@ -1056,6 +1058,21 @@ def test_collected_keeps_each_eval_dirs_runs_apart():
     assert collected.notices == ["n"]
 
 
+def test_a_notice_about_an_eval_dir_is_in_its_documents_alone():
+    collected = Collected(models=("a", "b"))
+    x_a, x_b = collected.of_every_model("/x/evals")
+    [y_a, y_b] = collected.of_every_model("/y/evals")
+    collected.notice("of x", x_a)
+    collected.notice("of the session")
+    collected.notice("of y", y_b)
+    collected.notice("of x", x_b)
+    collected.notice("of the session", x_a)  # said of a suite too: still once
+    # a matrix's models share their eval dir's notices (they speak of the whole matrix); other eval dirs do not
+    assert collected.notices_of(x_a) == collected.notices_of(x_b) == ["of x", "of the session"]
+    assert collected.notices_of(y_a) == ["of the session", "of y"]
+    assert collected.notices == ["of x", "of the session", "of y"]
+
+
 def test_each_eval_dir_gets_its_own_document(tmp_path, html_reports):
     session = two_suites(tmp_path, EvalOptions(max_cost_usd=5.0))
     controller, pytest_session = finished(
@@ -1094,7 +1111,7 @@ def test_each_eval_dir_gets_its_own_document(tmp_path, html_reports):
     assert html_reports == [(first, session.folder.report_file), (second, other_folder.report_file)]
 
 
-def test_notices_are_the_sessions_and_every_document_carries_them_all(tmp_path):
+def test_each_document_carries_the_sessions_notices_and_its_own(tmp_path):
     session = two_suites(tmp_path, EvalOptions(max_cost_usd=1.0))
     controller, _ = finished(
         session,
@@ -1102,14 +1119,11 @@ def test_notices_are_the_sessions_and_every_document_carries_them_all(tmp_path):
         other("evals/a", run(cost_usd=0.25), notices=["second suite"]),
         skip_report("c", "with", 1, eval_root=OTHER),  # noticed while building the second document
     )
-    expected = [
-        "first suite",
-        "second suite",
-        "⚠ cost ceiling $1 reached ($0.7500 spent): 1 run(s) not started, in c",
-    ]
-    assert controller.gather.collected.notices == expected
-    assert [d.notices for d in controller.outputs.documents] == [expected, expected]
-    assert [read_results(w.results_path).notices for w in controller.outputs.written] == [expected, expected]
+    ceiling = "⚠ cost ceiling $1 reached ($0.7500 spent): 1 run(s) not started, in c"  # the session's: in both
+    assert controller.gather.collected.notices == ["first suite", "second suite", ceiling]
+    expected = [["first suite", ceiling], ["second suite", ceiling]]  # a plugin's notices are not the other's
+    assert [d.notices for d in controller.outputs.documents] == expected
+    assert [read_results(w.results_path).notices for w in controller.outputs.written] == expected
 
 
 def test_runs_that_skipped_paid_graders_are_counted_over_every_eval_dir(tmp_path):
@@ -1187,13 +1201,41 @@ def test_terminal_summary_names_each_suite_and_shows_the_notices_once(tmp_path, 
     assert calls == [
         (
             (terminal, first.document, first.results_path, first.report_path, "suite"),
-            {"notices": False, "expanded": False},
+            {"expanded": False, "said_above": ["a notice of the whole session"]},
         ),
         (
             (terminal, second.document, second.results_path, second.report_path, "commit-craft"),
-            {"notices": False, "expanded": False},
+            {"expanded": False, "said_above": ["a notice of the whole session"]},
         ),
     ]
+
+
+def test_terminal_summary_shows_each_suites_own_notices_under_it(tmp_path):
+    controller, _ = finished(
+        two_suites(tmp_path),
+        run_report(notices=["first suite", "both"]),
+        other(notices=["second suite", "both"]),
+    )
+
+    class Terminal:
+        def __init__(self) -> None:
+            self.lines: list[str] = []
+
+        def write_sep(self, sep: str, title: str) -> None:
+            self.lines.append(f"{sep} {title}")
+
+        def write_line(self, line: str, **markup) -> None:
+            self.lines.append(line)
+
+    terminal = Terminal()
+    controller.pytest_terminal_summary(terminal)
+    lines = terminal.lines
+    shared, first, second = (
+        lines.index(f"= plugin eval · {t}") for t in ("notices (all 2 suites)", "suite", "commit-craft")
+    )
+    assert lines[shared + 1 : first] == ["both"]
+    assert "first suite" in lines[first:second] and "first suite" not in lines[second:]
+    assert "second suite" in lines[second:] and "second suite" not in lines[:second]
 
 
 # ---- case verdicts ---------------------------------------------------------------------------------------------
