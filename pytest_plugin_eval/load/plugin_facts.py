@@ -23,8 +23,9 @@ from .suite import SKILL_FILE, SKILLS_DIR, component_paths, plugin_at
 _NOT_IN_A_NAME = re.compile(r"[^a-zA-Z0-9_-]")
 # Folders whose files are not the plugin's content: version control, caches, installed dependencies.
 _NOT_CONTENT = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".pytest_cache", ".mypy_cache"})
-# The files that mark a folder as a session's results folder (results/store.py): its result, or its lock.
-_SESSION_OUTPUT = frozenset({"aggregate-result.json", ".plugin-eval.lock"})
+# The files that mark a folder as a session's results folder (results/store.py: its result, or its lock) or a
+# model matrix's (results/matrix.py).
+_SESSION_OUTPUT = frozenset({"aggregate-result.json", ".plugin-eval.lock", "matrix.json"})
 
 
 @dataclass(frozen=True)
@@ -107,23 +108,33 @@ def descriptions_of(plugin_root: Path) -> dict[str, str | None]:
 
 
 def content_hash(plugin_root: Path, exclude: tuple[Path, ...] = ()) -> str:
-    """A sha256 over the plugin's files (sorted relative paths, each with its bytes), but the folders and files in
-    `exclude` (the eval dir: cases and results are not the plugin; a session's own output files) and
-    version-control or dependency folders.
-    Stable across machines and checkouts: it names no absolute path, no time, no permission bit."""
+    """A sha256 over the plugin's files (plugin_files: sorted relative paths, each with its bytes). Stable across
+    machines and checkouts: it names no absolute path, no time, no permission bit."""
+    return hash_files(plugin_files(plugin_root, exclude))
+
+
+def plugin_files(plugin_root: Path, exclude: tuple[Path, ...] = ()) -> list[tuple[str, Path]]:
+    """The plugin's files as (relative path, path), but the folders and files in `exclude` (the eval dir: cases
+    and results are not the plugin; a session's own output files), version-control or dependency folders, and any
+    results folder or matrix kept inside the plugin (--output-dir baseline/)."""
     root = Path(plugin_root).absolute()
     skip = {Path(p).absolute() for p in exclude}
     files: list[tuple[str, Path]] = []
     for folder, subdirs, names in os.walk(root):
         here = Path(folder)
         if _SESSION_OUTPUT.intersection(names):
-            subdirs[:] = []  # a session's results folder kept inside the plugin (--output-dir baseline/)
+            subdirs[:] = []
             continue
         subdirs[:] = [d for d in subdirs if d not in _NOT_CONTENT and here / d not in skip]
         for name in names:
             path = here / name
             if path.is_file() and path not in skip:
                 files.append((path.relative_to(root).as_posix(), path))
+    return files
+
+
+def hash_files(files: list[tuple[str, Path]]) -> str:
+    """The sha256 of files given as (relative path, path), in the order of their relative paths."""
     digest = hashlib.sha256()
     for written, path in sorted(files, key=lambda f: code_units(f[0])):
         rel = written.encode("utf-8", errors="surrogateescape")

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..load.plugin_facts import hash_files, plugin_files
 from ..load.suite import plugin_at
 from .stand_ins import plan_mocks
 
@@ -51,9 +52,6 @@ def file_digest(path: Path) -> str:
 
 
 # Not what the agent is given: left out of a plugin's digest (a git revision's copy has none of them either).
-NOT_PLUGIN = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
-# results/store.RESULTS_FILE and results/matrix.MATRIX_FILE (results/ sits above run/; a unit test keeps them equal)
-RESULTS_MARKERS = frozenset({"aggregate-result.json", "matrix.json"})
 
 
 def without_conditions(plan: Any, claude_version: str, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -83,31 +81,13 @@ def plugin_conditions(
 
 
 def plugin_digest(folder: Path, eval_root: Path) -> str:
-    """The content of a plugin's folder as the agent is given it (see plugin_files)."""
-    try:
-        return digest([[rel, file_digest(folder / rel)] for rel in plugin_files(folder, eval_root)])
-    except OSError as e:
-        return f"unreadable: {e.strerror or e}"
-
-
-def plugin_files(folder: Path, eval_root: Path) -> list[str]:
-    """The plugin's files, relative and sorted: in a git work tree, those git tracks or would track (what a
-    checkout of a revision holds, with the edits not yet committed; build output, a virtualenv and results
-    folders are ignored files there); elsewhere every file. Never version control, caches, the eval dir
-    (`eval_root`, when inside it) or a results folder the tool wrote (a folder holding a results document or a
-    matrix): a report written beside the plugin is not a new version of it."""
-    folder, eval_root = folder.absolute(), eval_root.absolute()
-    skipped = [eval_root] if eval_root != folder and eval_root.is_relative_to(folder) else []
-    found: list[str] = []
-    for here, dirs, files in os.walk(folder):
-        top = Path(here)
-        if top != folder and (top in skipped or RESULTS_MARKERS.intersection(files)):
-            dirs.clear()
-            continue
-        dirs[:] = [d for d in dirs if d not in NOT_PLUGIN]
-        found += [(top / f).relative_to(folder).as_posix() for f in files if (top / f).is_file()]
+    """The content of a plugin's folder as the agent is given it: the files the results' `contentHash` counts
+    (load/plugin_facts.plugin_files: not the eval dir, version control, dependency folders or a results folder
+    kept inside the plugin) and, in a git work tree, only those git tracks or would track — what a checkout of a
+    revision holds, with the edits not yet committed; a file git ignores (build output, a log) is not the plugin."""
+    files = plugin_files(folder, (eval_root,))
     listed = _git_listed(folder)
-    return sorted(found if listed is None else listed.intersection(found))
+    return hash_files(files if listed is None else [(rel, path) for rel, path in files if rel in listed])
 
 
 def _git_listed(folder: Path) -> set[str] | None:

@@ -42,14 +42,9 @@ def read(path: Path) -> dict:
 
 
 def same_session(doc: dict) -> dict:
-    """A document without what differs between two sessions: times, paths, the session's notices, and the digest
-    of the plugin's files (pytester writes each session's stdout and stderr into the plugin's folder)."""
+    """A document without what differs between two sessions: times, paths, and the session's notices."""
     doc = normalized(doc)
     doc.pop("notices", None)
-    for case in doc.get("cases", []):
-        for runs in case.get("arms", {}).values():
-            for run in runs:
-                (run.get("conditions") or {}).pop("plugin", None)
     for trigger_set in doc.get("triggers", []):
         for query in trigger_set["queries"]:
             for run in query["runs"]:

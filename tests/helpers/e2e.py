@@ -169,6 +169,7 @@ def normalized(doc: dict) -> dict:
                 for key in ("startedAt", "durationSeconds", "tracePath"):
                     run.pop(key)
                 run.pop("agentSeconds", None)
+                (run.get("conditions") or {}).pop("plugin", None)  # as contentHash below
         case.get("aggregates", {}).get("efficiency", {}).pop("seconds", None)
     doc.get("aggregates", {}).get("efficiency", {}).pop("seconds", None)
     doc["suite"].pop("concurrency")
