@@ -295,13 +295,17 @@ def pilot_argv(
     scripted: bool = False,
     eval_dir_args: list[str] | None = None,
     model_args: list[str] | None = None,
+    scaffold: bool = False,
 ) -> list[str]:
-    """The pilot, run from the plugin folder: one run per case and arm, both arms, at most `bound` dollars."""
+    """The pilot, run from the plugin folder: one run per case and arm, both arms, at most `bound` dollars; with
+    `--scaffold` when a case has a scaffold script (its runs would otherwise start without what it sets up)."""
     argv = [*pe, ".", "--trust-plugin", *(eval_dir_args or []), "--runs", "1"]
     argv += ["--json", f"{eval_dir}/results/{PILOT_JSON}", *(model_args or [])]
     argv += ["--max-cost-usd", f"{bound:.2f}"]
     if grants:
         argv.append("--allow-tools=" + ",".join(grants))
+    if scaffold:
+        argv.append("--scaffold")
     if scripted:
         argv.append("--scripted")
     return argv
@@ -319,6 +323,7 @@ def pilot_line(result: CheckResult, eval_dir: str | None, scripted: bool, passed
         scripted,
         ["--eval-dir", eval_dir] if eval_dir else [],
         passed_on,
+        scaffold=any(case.context.scaffold_script is not None for case in result.cases),
     )
     return f"Pilot (from the plugin folder): {shell(pilot)}"
 

@@ -601,3 +601,13 @@ def test_a_trigger_query_that_names_the_skill_is_a_finding_in_text_and_json(clea
     capsys.readouterr()
     (clean / "evals" / "triggers.yaml").write_text(TRIGGERS)  # a query that does not name it: nothing said
     assert check_suite(clean).findings == []
+
+
+def test_the_pilot_runs_the_scaffold_scripts_when_a_case_has_one(clean, capsys):
+    """check's pilot left out --scaffold, so a case that needs its scaffold ran in an empty workspace."""
+    check([str(clean)])
+    assert "--scaffold" not in capsys.readouterr().out
+    folder = case(clean, "set-up", FIRES, context={"scaffold_script": "setup.sh"})
+    (folder / "setup.sh").write_text("#!/bin/sh\ntouch ready\n")
+    check([str(clean)])
+    assert "--max-cost-usd" in (out := capsys.readouterr().out) and " --scaffold" in out.split("Pilot (")[1]
