@@ -79,7 +79,8 @@ def mocked_tools(mocks: MockSet, plugin_dirs: tuple[Path, ...]) -> list[str]:
 
 def plan_mocks(mocks: MockSet, plugins: dict[str, Path], arm: str, *, allow_real_servers: bool) -> MockPlan:
     """Which stand-ins a run registers. `plugins`: name → folder of the plugins loaded in this arm."""
-    declared = {server: name for name, folder in plugins.items() for server in declared_servers(folder)}
+    configs = {name: declared_servers(folder) for name, folder in plugins.items()}
+    declared = {server: name for name, servers in configs.items() for server in servers}
     plan = MockPlan()
     for server, found in sorted(mocks.servers.items()):
         plan.notes += found.notes
@@ -101,18 +102,30 @@ def plan_mocks(mocks: MockSet, plugins: dict[str, Path], arm: str, *, allow_real
         if server in mocks.servers and mocks.servers[server].responders:
             continue
         registered = f"plugin:{plugin}:{server}"
+        url = remote_url(configs[plugin][server])
         if allow_real_servers:
             plan.notes.append(
-                f'⚠ mocks: "{registered}" has no mock: its REAL server starts (--allow-real-servers), '
+                f'⚠ mocks: "{registered}" has no mock: the runs connect to its REAL server at {url} '
+                f"(--allow-real-servers)"
+                if url is not None
+                else f'⚠ mocks: "{registered}" has no mock: its REAL server starts (--allow-real-servers), '
                 f"as you, outside the sandbox"
             )
             continue
+        real = f"let the runs connect to {url}" if url is not None else "run the real server"
         plan.notes.append(
-            f'mocks: "{registered}" has no mock and is NOT started — its tools are unavailable to the '
-            f"runs; add mocks/{server}/ to mock it, or pass --allow-real-servers to run the real server"
+            f'mocks: "{registered}" has no mock and is NOT {"connected" if url is not None else "started"} — its '
+            f"tools are unavailable to the runs; add mocks/{server}/ to mock it, or pass --allow-real-servers to {real}"
         )
         plan.stand_ins.append(StandIn(server, registered, "shadow", None))
     return plan
+
+
+def remote_url(config: dict) -> str | None:
+    """The address of a server Claude Code connects to (`type: http` or `sse`, or a `url`), None for one it starts."""
+    if config.get("type") in ("http", "sse") or "url" in config:
+        return str(config.get("url") or "(no url)")
+    return None
 
 
 def write_configs(plan: MockPlan, out: Path, agent: dict | None, record_dir: Path | None, env: dict) -> Path:

@@ -362,3 +362,24 @@ def test_mock_calls_graders_are_indicators_only_when_every_stand_in_shadows(tmp_
     assert mock_calls_with_only(plan(shadow, mocks="off")) is False  # real servers: no stand-in at all
     # The same split as the stand-ins the without arm gets.
     assert [s.kind for s in stand_ins(plan(mixed, "without"), workspace(tmp_path)).stand_ins] == ["standalone"]
+
+
+def test_an_unmocked_remote_server_is_said_to_be_not_connected_and_a_local_one_not_started(tmp_path):
+    """The notice told users of an HTTP server that it was NOT started and to run "the real server": a remote
+    server has nothing to start; the runs would connect to its address."""
+    suite = Suite(tmp_path, mcp=True)
+    servers = {"mcpServers": {"srv": {"command": "srv"}, "web": {"type": "http", "url": "https://mcp.example/x"}}}
+    (suite.plugin / ".mcp.json").write_text(json.dumps(servers))
+    case = suite.loaded()
+    notes = plan_mocks(case.mocks, {"p": suite.plugin}, "with", allow_real_servers=False).notes
+    assert notes == [
+        'mocks: "plugin:p:srv" has no mock and is NOT started — its tools are unavailable to the runs; add '
+        "mocks/srv/ to mock it, or pass --allow-real-servers to run the real server",
+        'mocks: "plugin:p:web" has no mock and is NOT connected — its tools are unavailable to the runs; add '
+        "mocks/web/ to mock it, or pass --allow-real-servers to let the runs connect to https://mcp.example/x",
+    ]
+    allowed = plan_mocks(case.mocks, {"p": suite.plugin}, "with", allow_real_servers=True).notes
+    assert (
+        allowed[1]
+        == '⚠ mocks: "plugin:p:web" has no mock: the runs connect to its REAL server at https://mcp.example/x (--allow-real-servers)'
+    )
