@@ -34,12 +34,11 @@ from ..load.graders import GraderSpec
 from .base import GradeContext, Verdict
 from .conversation import turn_count, turn_view
 from .ecmaregex import RegexAborted
-from .parallel import JUDGES, Beside
+from .parallel import JUDGES, WAIT_SLICE, Beside
 
 # How long one grader may take, in seconds of wall time, before the run gives up on it (its verdict: errored).
 FREE_GRADER_SECONDS = 60.0  # regex, tools, files, Python graders: they compute, and a minute is ample
 PAID_GRADER_SECONDS = 600.0  # judges: up to three votes, each retried with back-off and retry-after
-WAIT_SLICE = 0.2  # how often the wait for a grader looks at the session's stop event
 
 
 def reads_mock_calls(spec: GraderSpec) -> bool:
